@@ -1,0 +1,13 @@
+#pragma once
+// metalsim's host API: metal-cpp's names and call order, RAII through NS::SharedPtr.
+// Host code written for metal-cpp ports almost line for line: include this instead of
+// <Metal/Metal.hpp>. See docs/host_api.md.
+#include "metalsim/Foundation/NSObject.hpp"
+#include "metalsim/Metal/MTLTypes.hpp"
+#include "metalsim/Metal/MTLDevice.hpp"
+#include "metalsim/Metal/MTLBuffer.hpp"
+#include "metalsim/Metal/MTLLibrary.hpp"
+#include "metalsim/Metal/MTLComputePipeline.hpp"
+#include "metalsim/Metal/MTLCommandQueue.hpp"
+#include "metalsim/Metal/MTLCommandBuffer.hpp"
+#include "metalsim/Metal/MTLComputeCommandEncoder.hpp"

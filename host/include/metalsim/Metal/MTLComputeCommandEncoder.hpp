@@ -1,0 +1,58 @@
+#pragma once
+// MTL::ComputeCommandEncoder: binds arguments and encodes dispatches, with Metal's argument
+// order (setBuffer(buffer, offset, index)). Each dispatch snapshots the bindings in force.
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "metalsim/Metal/MTLBuffer.hpp"
+#include "metalsim/Metal/MTLComputePipeline.hpp"
+#include "metalsim/Metal/MTLTypes.hpp"
+#include "simt/engine/kernel.h"
+
+namespace MTL {
+
+class CommandBuffer;
+
+// One binding of a [[buffer(N)]] slot.
+struct BufferBinding {
+  NS::SharedPtr<Buffer> buffer;  // set by setBuffer, or the private copy made by setBytes
+  NS::UInteger offset = 0;
+  bool from_set_bytes = false;
+};
+
+struct EncodedDispatch {
+  NS::SharedPtr<ComputePipelineState> pipeline;
+  std::array<BufferBinding, metalsim::engine::kMaxBufferBindings> buffers;
+  std::array<NS::UInteger, metalsim::engine::kMaxThreadgroupBindings> threadgroup_lengths{};
+  std::array<bool, metalsim::engine::kMaxThreadgroupBindings> threadgroup_set{};
+  Size threadgroups;       // dispatchThreadgroups: the grid in threadgroups
+  Size threads;            // dispatchThreads: the grid in threads
+  Size threads_per_threadgroup;
+  bool by_threads = false;
+};
+
+class ComputeCommandEncoder : public NS::Object {
+ public:
+  void setComputePipelineState(const ComputePipelineState* state);
+  void setBuffer(const Buffer* buffer, NS::UInteger offset, NS::UInteger index);
+  void setBufferOffset(NS::UInteger offset, NS::UInteger index);
+  void setBytes(const void* bytes, NS::UInteger length, NS::UInteger index);
+  void setThreadgroupMemoryLength(NS::UInteger length, NS::UInteger index);
+  void dispatchThreadgroups(Size threadgroupsPerGrid, Size threadsPerThreadgroup);
+  void dispatchThreads(Size threadsPerGrid, Size threadsPerThreadgroup);
+  void endEncoding();
+
+ private:
+  friend class CommandBuffer;
+  explicit ComputeCommandEncoder(CommandBuffer* owner) : owner_(owner) {}
+  ~ComputeCommandEncoder() override = default;
+  void encode(EncodedDispatch d);
+  void misuse(const std::string& what);
+
+  CommandBuffer* owner_;
+  EncodedDispatch state_;
+  bool ended_ = false;
+};
+
+}  // namespace MTL

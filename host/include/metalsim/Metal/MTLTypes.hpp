@@ -1,0 +1,37 @@
+#pragma once
+#include <cstdint>
+
+#include "metalsim/Foundation/NSObject.hpp"
+
+namespace MTL {
+
+struct Size {
+  NS::UInteger width = 1, height = 1, depth = 1;
+  Size() = default;
+  Size(NS::UInteger w, NS::UInteger h, NS::UInteger d) : width(w), height(h), depth(d) {}
+  static Size Make(NS::UInteger w, NS::UInteger h, NS::UInteger d) { return {w, h, d}; }
+};
+
+enum ResourceOptions : NS::UInteger {
+  ResourceStorageModeShared = 0,
+  ResourceCPUCacheModeDefaultCache = 0,
+  ResourceStorageModeManaged = 1 << 4,
+  ResourceStorageModePrivate = 2 << 4,
+};
+
+enum DataType : NS::UInteger {
+  DataTypeNone = 0,
+  DataTypeFloat = 3, DataTypeFloat2 = 4, DataTypeFloat3 = 5, DataTypeFloat4 = 6,
+  DataTypeHalf = 16, DataTypeHalf2 = 17, DataTypeHalf3 = 18, DataTypeHalf4 = 19,
+  DataTypeInt = 29, DataTypeInt2 = 30, DataTypeInt3 = 31, DataTypeInt4 = 32,
+  DataTypeUInt = 33, DataTypeUInt2 = 34, DataTypeUInt3 = 35, DataTypeUInt4 = 36,
+  DataTypeShort = 37, DataTypeUShort = 41,
+  DataTypeChar = 45, DataTypeUChar = 49,
+  DataTypeBool = 53,
+  DataTypeLong = 81, DataTypeULong = 85,
+};
+
+// Bytes of one value of `type`; 0 for types metalsim does not know.
+NS::UInteger dataTypeSize(DataType type);
+
+}  // namespace MTL

@@ -1,0 +1,84 @@
+#include "metalsim/Metal/MTLComputeCommandEncoder.hpp"
+
+#include <cstring>
+
+#include "metalsim/Metal.hpp"
+
+namespace MTL {
+
+void ComputeCommandEncoder::misuse(const std::string& what) {
+  metalsim::check::Report r;
+  r.check = metalsim::check::CheckId::api_misuse;
+  r.message = what;
+  owner_->fail({r});
+}
+
+void ComputeCommandEncoder::setComputePipelineState(const ComputePipelineState* state) {
+  state_.pipeline = NS::RetainPtr(const_cast<ComputePipelineState*>(state));
+}
+
+void ComputeCommandEncoder::setBuffer(const Buffer* buffer, NS::UInteger offset, NS::UInteger index) {
+  if (index >= metalsim::engine::kMaxBufferBindings) {
+    misuse("setBuffer: index " + std::to_string(index) + " is over 30");
+    return;
+  }
+  state_.buffers[index] = {NS::RetainPtr(const_cast<Buffer*>(buffer)), offset, false};
+}
+
+void ComputeCommandEncoder::setBufferOffset(NS::UInteger offset, NS::UInteger index) {
+  if (index < metalsim::engine::kMaxBufferBindings) state_.buffers[index].offset = offset;
+}
+
+// setBytes copies now, as Metal does: later changes to `bytes` do not reach the kernel. The
+// copy is a guarded buffer of its own, so reading past it is caught like any buffer.
+void ComputeCommandEncoder::setBytes(const void* bytes, NS::UInteger length, NS::UInteger index) {
+  if (index >= metalsim::engine::kMaxBufferBindings) {
+    misuse("setBytes: index " + std::to_string(index) + " is over 30");
+    return;
+  }
+  const NS::UInteger limit = owner_->device()->profile().maxSetBytesLength;
+  if (length > limit) {
+    misuse("setBytes: " + std::to_string(length) + " bytes at index " + std::to_string(index) +
+           " exceed Metal's limit of " + std::to_string(limit) + "; use a buffer");
+    return;
+  }
+  Buffer* copy = owner_->device()->newBuffer(bytes, length, ResourceStorageModeShared);
+  state_.buffers[index] = {NS::TransferPtr(copy), 0, true};
+}
+
+void ComputeCommandEncoder::setThreadgroupMemoryLength(NS::UInteger length, NS::UInteger index) {
+  if (index >= metalsim::engine::kMaxThreadgroupBindings) {
+    misuse("setThreadgroupMemoryLength: index " + std::to_string(index) + " is over 30");
+    return;
+  }
+  state_.threadgroup_lengths[index] = length;
+  state_.threadgroup_set[index] = true;
+}
+
+void ComputeCommandEncoder::encode(EncodedDispatch d) {
+  if (ended_) {
+    misuse("dispatch encoded after endEncoding");
+    return;
+  }
+  owner_->dispatches_.push_back(std::move(d));
+}
+
+void ComputeCommandEncoder::dispatchThreadgroups(Size threadgroupsPerGrid, Size threadsPerThreadgroup) {
+  EncodedDispatch d = state_;
+  d.threadgroups = threadgroupsPerGrid;
+  d.threads_per_threadgroup = threadsPerThreadgroup;
+  d.by_threads = false;
+  encode(std::move(d));
+}
+
+void ComputeCommandEncoder::dispatchThreads(Size threadsPerGrid, Size threadsPerThreadgroup) {
+  EncodedDispatch d = state_;
+  d.threads = threadsPerGrid;
+  d.threads_per_threadgroup = threadsPerThreadgroup;
+  d.by_threads = true;
+  encode(std::move(d));
+}
+
+void ComputeCommandEncoder::endEncoding() { ended_ = true; }
+
+}  // namespace MTL

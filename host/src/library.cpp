@@ -1,0 +1,64 @@
+#include "metalsim/Metal/MTLLibrary.hpp"
+
+#include <cstring>
+#include <string>
+
+namespace MTL {
+
+void FunctionConstantValues::setConstantValue(const void* value, DataType type, NS::UInteger index) {
+  if (values_.size() <= index) values_.resize(index + 1);
+  const NS::UInteger size = dataTypeSize(type);
+  auto* bytes = static_cast<const unsigned char*>(value);
+  values_[index].assign(bytes, bytes + size);
+}
+
+void FunctionConstantValues::setConstantValues(const void* values, DataType type, Range range) {
+  auto* bytes = static_cast<const unsigned char*>(values);
+  for (NS::UInteger i = 0; i < range.length; ++i)
+    setConstantValue(bytes + i * dataTypeSize(type), type, range.location + i);
+}
+
+Function::Function(const metalsim::engine::KernelInfo* kernel, FunctionConstantValues* constants)
+    : kernel_(kernel), constants_(NS::RetainPtr(constants)) {}
+
+NS::String* Function::name() const { return NS::String::string(kernel_->name); }
+
+Function* Library::newFunction(NS::String* name) {
+  return name == nullptr ? nullptr : newFunction(name->utf8String());
+}
+
+Function* Library::newFunction(const char* name) {
+  const metalsim::engine::KernelInfo* k = metalsim::engine::KernelRegistry::find(name);
+  return k == nullptr ? nullptr : new Function(k, nullptr);
+}
+
+Function* Library::newFunction(NS::String* name, const FunctionConstantValues* constants,
+                               NS::Error** error) {
+  const char* text = name != nullptr ? name->utf8String() : "";
+  const metalsim::engine::KernelInfo* k = metalsim::engine::KernelRegistry::find(text);
+  if (k == nullptr) {
+    if (error != nullptr) *error = new NS::Error(1, std::string("no kernel named '") + text + "'");
+    return nullptr;
+  }
+  for (const auto& fc : k->function_constants) {
+    const bool set = constants != nullptr && fc.index < constants->values().size() &&
+                     !constants->values()[fc.index].empty();
+    if (set && constants->values()[fc.index].size() != fc.size) {
+      if (error != nullptr)
+        *error = new NS::Error(2, "function constant '" + std::string(fc.name) + "' (index " +
+                                      std::to_string(fc.index) + ") is " + fc.type + " of " +
+                                      std::to_string(fc.size) + " bytes; the value given has " +
+                                      std::to_string(constants->values()[fc.index].size()));
+      return nullptr;
+    }
+  }
+  return new Function(k, const_cast<FunctionConstantValues*>(constants));
+}
+
+std::vector<std::string> Library::functionNames() const {
+  std::vector<std::string> names;
+  for (const auto* k : metalsim::engine::KernelRegistry::all()) names.emplace_back(k->name);
+  return names;
+}
+
+}  // namespace MTL

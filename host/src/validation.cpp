@@ -1,0 +1,167 @@
+#include "validation.h"
+
+#include <string>
+
+namespace metalsim::host {
+namespace {
+
+using check::CheckId;
+
+class Validator {
+ public:
+  Validator(const MTL::EncodedDispatch& d, const MTL::DeviceProfile& p, engine::DispatchRequest& r)
+      : d_(d), profile_(p), req_(r) {}
+
+  std::vector<check::Report> run() {
+    if (!d_.pipeline) {
+      fail(CheckId::api_misuse, "dispatch without a compute pipeline state (call setComputePipelineState)");
+      return std::move(reports_);
+    }
+    kernel_ = &d_.pipeline->kernel();
+    req_.kernel = kernel_;
+    grid();
+    for (const engine::ArgInfo& arg : kernel_->args) argument(arg);
+    threadgroup_memory();
+    req_.function_constants = d_.pipeline->functionConstants();
+    return std::move(reports_);
+  }
+
+ private:
+  void fail(CheckId id, std::string message, std::string memory = {}) {
+    check::Report r;
+    r.check = id;
+    r.kernel = kernel_ != nullptr ? kernel_->name : "";
+    if (kernel_ != nullptr) r.site = {kernel_->source_file, kernel_->source_line, kernel_->name};
+    r.memory = std::move(memory);
+    r.message = std::move(message);
+    reports_.push_back(std::move(r));
+  }
+
+  static engine::Size3 size3(const MTL::Size& s) {
+    return {uint32_t(s.width), uint32_t(s.height), uint32_t(s.depth)};
+  }
+
+  static std::string str(const MTL::Size& s) {
+    return "(" + std::to_string(s.width) + "," + std::to_string(s.height) + "," +
+           std::to_string(s.depth) + ")";
+  }
+
+  void grid() {
+    const MTL::Size& grid = d_.by_threads ? d_.threads : d_.threadgroups;
+    const MTL::Size& tg = d_.threads_per_threadgroup;
+    const char* what = d_.by_threads ? "threads per grid" : "threadgroups per grid";
+    if (grid.width == 0 || grid.height == 0 || grid.depth == 0)
+      fail(CheckId::api_empty_grid, std::string(what) + " " + str(grid) + " has a zero dimension");
+    if (tg.width == 0 || tg.height == 0 || tg.depth == 0)
+      fail(CheckId::api_empty_grid, "threads per threadgroup " + str(tg) + " has a zero dimension");
+    const uint64_t threads = uint64_t(tg.width) * tg.height * tg.depth;
+    const uint64_t limit = d_.pipeline->maxTotalThreadsPerThreadgroup();
+    if (threads > limit)
+      fail(CheckId::limit_threads, "threads per threadgroup " + str(tg) + " = " +
+                                       std::to_string(threads) + " exceeds the pipeline's maximum of " +
+                                       std::to_string(limit));
+    req_.geometry = d_.by_threads
+                        ? engine::DispatchGeometry::for_threads(size3(grid), size3(tg))
+                        : engine::DispatchGeometry::for_threadgroups(size3(grid), size3(tg));
+  }
+
+  void argument(const engine::ArgInfo& arg) {
+    const std::string where = "argument '" + std::string(arg.name) + "'";
+    if (arg.kind == engine::ArgKind::Builtin) return;
+    if (arg.index >= engine::kMaxBufferBindings) {
+      fail(CheckId::api_misuse, where + " uses index " + std::to_string(arg.index) + ", over 30");
+      return;
+    }
+    if (arg.kind == engine::ArgKind::Threadgroup) {
+      if (!d_.threadgroup_set[arg.index] || d_.threadgroup_lengths[arg.index] == 0)
+        fail(CheckId::api_unbound_buffer,
+             where + " [[threadgroup(" + std::to_string(arg.index) +
+                 ")]] has no length: call setThreadgroupMemoryLength(bytes, " +
+                 std::to_string(arg.index) + ")",
+             "threadgroup(" + std::to_string(arg.index) + ")");
+      return;
+    }
+    buffer_argument(arg, where);
+  }
+
+  void buffer_argument(const engine::ArgInfo& arg, const std::string& where) {
+    const std::string slot = "buffer(" + std::to_string(arg.index) + ")";
+    const MTL::BufferBinding& b = d_.buffers[arg.index];
+    if (!b.buffer) {
+      fail(CheckId::api_unbound_buffer,
+           where + " [[" + slot + "]] (" + arg.type + ") is not bound: call setBuffer or setBytes at index " +
+               std::to_string(arg.index),
+           slot);
+      return;
+    }
+    const uint64_t length = b.buffer->length();
+    if (b.offset > length) {
+      fail(CheckId::api_offset, where + " is bound at offset " + std::to_string(b.offset) +
+                                    ", past the end of its " + std::to_string(length) + "-byte buffer",
+           slot);
+      return;
+    }
+    if (arg.element_align > 1 && b.offset % arg.element_align != 0) {
+      fail(CheckId::api_offset, where + " is bound at offset " + std::to_string(b.offset) +
+                                    ", not a multiple of the " + std::to_string(arg.element_align) +
+                                    "-byte alignment of " + arg.type,
+           slot);
+      return;
+    }
+    const uint64_t available = length - b.offset;
+    if (arg.is_reference && available < arg.element_size) {
+      fail(CheckId::api_offset, where + " (" + arg.type + ") needs " + std::to_string(arg.element_size) +
+                                    " bytes but only " + std::to_string(available) + " are bound",
+           slot);
+      return;
+    }
+    if (b.from_set_bytes && arg.kind == engine::ArgKind::DeviceBuffer && !arg.is_const) {
+      fail(CheckId::api_wrong_kind, where + " is a writable device buffer but was bound with setBytes; "
+                                            "its writes would be lost",
+           slot);
+      return;
+    }
+    char* base = static_cast<char*>(b.buffer->contents()) + b.offset;
+    req_.args.buffers[arg.index] = base;
+    req_.args.buffer_lengths[arg.index] = available;
+    std::string name = slot + " '" + arg.name + "'";
+    if (!b.buffer->labelText().empty()) name += " (" + b.buffer->labelText() + ")";
+    req_.memory.push_back({name, base, static_cast<const char*>(b.buffer->contents()) + length,
+                           b.buffer->guardBegin(), b.buffer->guardEnd()});
+  }
+
+  void threadgroup_memory() {
+    uint64_t total = kernel_->static_threadgroup_bytes;
+    for (uint32_t i = 0; i < engine::kMaxThreadgroupBindings; ++i) {
+      const NS::UInteger len = d_.threadgroup_set[i] ? d_.threadgroup_lengths[i] : 0;
+      if (len % 16 != 0)
+        fail(CheckId::api_misuse, "setThreadgroupMemoryLength(" + std::to_string(len) + ", " +
+                                      std::to_string(i) + "): the length must be a multiple of 16");
+      req_.threadgroup_lengths[i] = uint32_t(len);
+      total += len;
+    }
+    if (total > profile_.maxThreadgroupMemoryLength)
+      fail(CheckId::limit_threadgroup_memory,
+           "threadgroup memory of " + std::to_string(total) + " bytes (" +
+               std::to_string(kernel_->static_threadgroup_bytes) +
+               " in kernel-scope variables) exceeds the device's " +
+               std::to_string(profile_.maxThreadgroupMemoryLength) + " bytes");
+    req_.threadgroup_memory_limit = uint32_t(profile_.maxThreadgroupMemoryLength);
+  }
+
+  const MTL::EncodedDispatch& d_;
+  const MTL::DeviceProfile& profile_;
+  engine::DispatchRequest& req_;
+  const engine::KernelInfo* kernel_ = nullptr;
+  std::vector<check::Report> reports_;
+};
+
+}  // namespace
+
+std::vector<check::Report> validate(const MTL::EncodedDispatch& dispatch,
+                                    const MTL::DeviceProfile& profile,
+                                    engine::DispatchRequest& request) {
+  return Validator(dispatch, profile, request).run();
+}
+
+}  // namespace metalsim::host

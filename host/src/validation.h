@@ -1,0 +1,17 @@
+#pragma once
+// API validation of one encoded dispatch against its kernel's reflection and the device
+// profile: bindings, offsets, threadgroup memory, threadgroup size, grid. A valid dispatch
+// becomes an engine::DispatchRequest.
+#include <vector>
+
+#include "metalsim/Metal.hpp"
+#include "simt/check/report.h"
+#include "simt/engine/dispatch.h"
+
+namespace metalsim::host {
+
+std::vector<check::Report> validate(const MTL::EncodedDispatch& dispatch,
+                                    const MTL::DeviceProfile& profile,
+                                    engine::DispatchRequest& request);
+
+}  // namespace metalsim::host

@@ -1,0 +1,53 @@
+#pragma once
+// Every check metalsim makes, one table. Ids read `category.scope`; the family decides which
+// --checks switch turns it on (api checks are always on: misuse is never silently accepted).
+#include <cstdint>
+#include <string_view>
+
+namespace metalsim::check {
+
+enum class Family : uint8_t { sync, init, mem, race, api };
+
+// X(enumerator, "id", family, "what it means")
+#define METALSIM_CHECKS(X)                                                                        \
+  X(barrier_divergent, "barrier.divergent", sync, "lanes of one threadgroup wait at different barriers") \
+  X(barrier_exited, "barrier.exited", sync, "a barrier was reached after other lanes had returned")     \
+  X(simd_partial, "simd.partial", sync, "a simdgroup-wide operation was reached by part of the simdgroup") \
+  X(sync_deadlock, "sync.deadlock", sync, "no lane of the threadgroup can make progress")              \
+  X(stack_overflow, "stack.overflow", mem, "a lane overflowed its stack")                              \
+  X(bounds_device, "bounds.device", mem, "access outside a bound device buffer")                       \
+  X(bounds_threadgroup, "bounds.threadgroup", mem, "access outside threadgroup memory")                \
+  X(kernel_fault, "kernel.fault", mem, "a memory fault outside any known buffer")                      \
+  X(uninit_threadgroup, "uninit.threadgroup", init, "threadgroup memory read before any write")       \
+  X(uninit_output, "uninit.output", init, "an output element the dispatch never wrote")               \
+  X(race_schedule, "race.schedule", race, "the result depends on the schedule")                        \
+  X(kernel_exception, "kernel.exception", api, "the kernel threw a C++ exception")                     \
+  X(watchdog_timeout, "watchdog.timeout", api, "the dispatch ran past its time limit")                 \
+  X(limit_threads, "limit.threads_per_threadgroup", api, "threads per threadgroup over the limit")     \
+  X(limit_threadgroup_memory, "limit.threadgroup_memory", api, "threadgroup memory over the limit")    \
+  X(api_unbound_buffer, "api.unbound_buffer", api, "a kernel argument has no binding")                 \
+  X(api_wrong_kind, "api.wrong_kind", api, "a binding of the wrong kind for the argument")             \
+  X(api_offset, "api.offset", api, "a buffer offset past the end or misaligned")                      \
+  X(api_empty_grid, "api.empty_grid", api, "a dispatch with a zero dimension")                         \
+  X(api_misuse, "api.misuse", api, "an API call out of order or with invalid arguments")
+
+enum class CheckId : uint8_t {
+#define METALSIM_CHECK_ENUM(e, id, fam, what) e,
+  METALSIM_CHECKS(METALSIM_CHECK_ENUM)
+#undef METALSIM_CHECK_ENUM
+};
+
+std::string_view check_name(CheckId id);     // "barrier.divergent"
+std::string_view check_meaning(CheckId id);  // one line
+Family check_family(CheckId id);
+
+// Which families are on. Parsed from "sync,init,mem,race", "all" or "none".
+struct CheckSet {
+  bool sync = true, init = false, mem = true, race = false;
+  bool enabled(Family f) const;
+  static bool parse(std::string_view text, CheckSet& out);
+  static CheckSet all() { return {true, true, true, true}; }
+  static CheckSet from_environment();  // METALSIM_CHECKS, else the defaults above
+};
+
+}  // namespace metalsim::check

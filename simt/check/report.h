@@ -1,0 +1,59 @@
+#pragma once
+// A report, laid out like compute-sanitizer's: the check, the kernel, where in the grid, the
+// .metal line, and what it conflicted with. ReportSink collects them from all workers.
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "simt/check/check_id.h"
+#include "simt/engine/geometry.h"
+
+namespace metalsim::check {
+
+struct SourceSite {
+  std::string file;
+  uint32_t line = 0;
+  std::string function;
+  bool known() const { return line != 0; }
+  std::string str() const;  // "softmax.metal:42"
+};
+
+struct LanePosition {
+  engine::Size3 threadgroup{0, 0, 0};  // threadgroup_position_in_grid
+  engine::Size3 thread{0, 0, 0};       // thread_position_in_threadgroup
+  uint32_t simdgroup = 0;
+  uint32_t simd_lane = 0;
+};
+
+struct Report {
+  CheckId check = CheckId::api_misuse;
+  std::string kernel;
+  bool has_lane = false;
+  LanePosition lane;
+  SourceSite site;
+  SourceSite other_site;      // the conflicting call site or access
+  std::string other_lanes;    // e.g. "threads (32..63,0,0)"
+  std::string memory;         // "buffer(2)", "threadgroup(0)", ...
+  bool has_offset = false;
+  uint64_t offset = 0;
+  std::string message;        // what was wrong, in words
+  uint32_t repeats = 0;       // further identical reports folded into this one
+
+  std::string format() const;
+};
+
+class ReportSink {
+ public:
+  // Folds a report into an earlier one with the same check and site.
+  void add(Report report);
+  bool empty() const;
+  std::vector<Report> take();
+  size_t size() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<Report> reports_;
+};
+
+}  // namespace metalsim::check

@@ -1,0 +1,134 @@
+#include "simt/engine/dispatch.h"
+
+#include <omp.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "simt/engine/dispatch_state.h"
+#include "simt/engine/fault.h"
+#include "simt/engine/threadgroup_runner.h"
+#include "simt/fiber/guarded_stack.h"
+
+namespace metalsim::engine {
+namespace {
+
+// What each OpenMP thread keeps from one dispatch to the next.
+struct Worker {
+  explicit Worker(size_t stack_bytes) : stacks(stack_bytes), runner(stacks, arena) {}
+  fiber::StackPool stacks;
+  ThreadgroupArena arena;
+  ThreadgroupRunner runner;
+};
+
+Worker& this_worker(size_t stack_bytes) {
+  thread_local std::unique_ptr<Worker> worker;
+  if (!worker || worker->stacks.stack_bytes() != stack_bytes)
+    worker = std::make_unique<Worker>(stack_bytes);
+  return *worker;
+}
+
+// The order threadgroups are handed out in: in order, or a seeded permutation.
+std::vector<uint64_t> threadgroup_order(const DispatchRequest& req, uint64_t count) {
+  std::vector<uint64_t> order(count);
+  for (uint64_t i = 0; i < count; ++i) order[i] = i;
+  if (req.options.schedule.kind == ScheduleKind::random) {
+    ScheduleRng rng(req.options.schedule.seed * 0x9e3779b97f4a7c15ull + 7);
+    for (uint64_t i = count; i > 1; --i) std::swap(order[i - 1], order[rng.next() % i]);
+  } else if (req.options.schedule.kind == ScheduleKind::reversed) {
+    std::reverse(order.begin(), order.end());
+  }
+  return order;
+}
+
+// Sends the timeout signal to every worker still running a threadgroup when time is up.
+class Watchdog {
+ public:
+  Watchdog(DispatchState& state, double seconds) : state_(state) {
+    if (seconds <= 0) return;
+    thread_ = std::thread([this, seconds] {
+      std::unique_lock lock(mutex_);
+      if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {
+        state_.timed_out.store(true);
+        state_.stop.store(true);
+        for (pthread_t t : workers_) pthread_kill(t, FaultTrap::timeout_signal());
+      }
+    });
+  }
+  ~Watchdog() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  void add_worker(pthread_t t) {
+    std::lock_guard lock(mutex_);
+    workers_.push_back(t);
+  }
+
+ private:
+  DispatchState& state_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::vector<pthread_t> workers_;
+  std::thread thread_;
+};
+
+uint32_t env_uint(const char* name, uint32_t fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? uint32_t(std::strtoul(v, nullptr, 10)) : fallback;
+}
+
+}  // namespace
+
+ExecutionOptions ExecutionOptions::from_environment() {
+  ExecutionOptions o;
+  o.schedule = SchedulePolicy::from_environment();
+  o.checks = check::CheckSet::from_environment();
+  o.workers = env_uint("METALSIM_THREADS", 0);
+  if (const char* w = std::getenv("METALSIM_WATCHDOG"); w != nullptr) o.watchdog_seconds = std::atof(w);
+  return o;
+}
+
+DispatchOutcome execute_dispatch(const DispatchRequest& request) {
+  DispatchState state(request);
+  const uint64_t count = request.geometry.threadgroups.volume();
+  const std::vector<uint64_t> order = threadgroup_order(request, count);
+  const size_t stack_bytes =
+      request.options.stack_bytes != 0 ? request.options.stack_bytes : fiber::default_stack_bytes();
+  uint32_t static_capacity = request.threadgroup_memory_limit;
+  for (uint32_t len : request.threadgroup_lengths)
+    static_capacity = len >= static_capacity ? 0 : static_capacity - len;
+
+  const int workers = request.options.workers != 0 ? int(request.options.workers)
+                                                   : omp_get_max_threads();
+  Watchdog watchdog(state, request.options.watchdog_seconds);
+#pragma omp parallel num_threads(workers)
+  {
+    Worker& worker = this_worker(stack_bytes);
+    worker.arena.configure(request.threadgroup_lengths, static_capacity);
+    if (request.options.watchdog_seconds > 0) watchdog.add_worker(pthread_self());
+#pragma omp for schedule(dynamic, 1)
+    for (uint64_t i = 0; i < count; ++i) {
+      if (state.stop.load(std::memory_order_relaxed)) continue;
+      worker.runner.run(state, order[i]);
+    }
+  }
+  DispatchOutcome outcome;
+  outcome.reports = state.reports.take();
+  outcome.ok = outcome.reports.empty();
+  return outcome;
+}
+
+}  // namespace metalsim::engine

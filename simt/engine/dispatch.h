@@ -1,0 +1,54 @@
+#pragma once
+// One dispatch: the threadgroups of a grid, run in parallel over OpenMP workers, each
+// threadgroup by one worker's ThreadgroupRunner. The host runtime validates the request first;
+// this layer runs it and collects the reports.
+#include <string>
+#include <vector>
+
+#include "simt/check/check_id.h"
+#include "simt/check/report.h"
+#include "simt/engine/geometry.h"
+#include "simt/engine/kernel.h"
+#include "simt/engine/schedule.h"
+
+namespace metalsim::engine {
+
+struct ExecutionOptions {
+  SchedulePolicy schedule;
+  check::CheckSet checks;
+  uint32_t workers = 0;            // 0: every core (omp_get_max_threads)
+  double watchdog_seconds = 0;     // 0: no limit
+  size_t stack_bytes = 0;          // 0: fiber::default_stack_bytes()
+
+  // METALSIM_SCHEDULE, METALSIM_CHECKS, METALSIM_THREADS, METALSIM_WATCHDOG (seconds).
+  static ExecutionOptions from_environment();
+};
+
+// A range of memory a fault can be attributed to: a bound buffer and its guard pages.
+struct MemoryRange {
+  std::string name;             // "buffer(2) 'B'"
+  const char* origin = nullptr; // byte offset 0 of the report (the bound address)
+  const char* end = nullptr;    // one past the last valid byte
+  const char* guard_begin = nullptr;
+  const char* guard_end = nullptr;
+};
+
+struct DispatchRequest {
+  const KernelInfo* kernel = nullptr;
+  DispatchGeometry geometry;
+  BoundArgs args;  // buffers filled in; threadgroup pointers are per threadgroup
+  uint32_t threadgroup_lengths[kMaxThreadgroupBindings] = {};
+  uint32_t threadgroup_memory_limit = 32 * 1024;
+  std::vector<const void*> function_constants;  // by [[function_constant(N)]] index
+  std::vector<MemoryRange> memory;
+  ExecutionOptions options;
+};
+
+struct DispatchOutcome {
+  bool ok = true;  // false when any report was filed
+  std::vector<check::Report> reports;
+};
+
+DispatchOutcome execute_dispatch(const DispatchRequest& request);
+
+}  // namespace metalsim::engine

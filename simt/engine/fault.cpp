@@ -1,0 +1,161 @@
+// Not fortified: siglongjmp from the alternate signal stack back to the worker's stack is the
+// point, and _FORTIFY_SOURCE's longjmp check would reject it.
+#undef _FORTIFY_SOURCE
+#include "simt/engine/fault.h"
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <ucontext.h>
+
+#include <array>
+#include <csetjmp>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "simt/engine/threadgroup_runner.h"
+
+namespace metalsim::engine {
+namespace {
+
+struct TrapState {
+  sigjmp_buf* recovery = nullptr;
+  volatile sig_atomic_t armed = 0;
+  FaultRecord last;
+};
+
+thread_local TrapState tls_trap;
+thread_local bool tls_altstack_ready = false;
+
+struct sigaction previous_segv, previous_bus;
+
+void chain(int sig, siginfo_t* info, void* context) {
+  const struct sigaction& prev = sig == SIGSEGV ? previous_segv : previous_bus;
+  if ((prev.sa_flags & SA_SIGINFO) != 0 && prev.sa_sigaction != nullptr) {
+    prev.sa_sigaction(sig, info, context);
+    return;
+  }
+  if (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN && prev.sa_handler != nullptr) {
+    prev.sa_handler(sig);
+    return;
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void on_fault(int sig, siginfo_t* info, void* context) {
+  TrapState& trap = tls_trap;
+  if (trap.armed == 0 || trap.recovery == nullptr) {
+    chain(sig, info, context);
+    return;
+  }
+  trap.armed = 0;
+  trap.last = FaultRecord{};
+  trap.last.address = info->si_addr;
+#if defined(__x86_64__)
+  auto* uc = static_cast<ucontext_t*>(context);
+  trap.last.pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
+  trap.last.write = (uc->uc_mcontext.gregs[REG_ERR] & 0x2) != 0;
+#elif defined(__aarch64__)
+  auto* uc = static_cast<ucontext_t*>(context);
+  trap.last.pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
+#endif
+  siglongjmp(*trap.recovery, 1);
+}
+
+void on_timeout(int, siginfo_t*, void* context) {
+  TrapState& trap = tls_trap;
+  if (trap.armed == 0 || trap.recovery == nullptr) return;  // between threadgroups: ignore
+  trap.armed = 0;
+  trap.last = FaultRecord{};
+  trap.last.timeout = true;
+#if defined(__x86_64__)
+  auto* uc = static_cast<ucontext_t*>(context);
+  trap.last.pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
+#else
+  (void)context;
+#endif
+  siglongjmp(*trap.recovery, 1);
+}
+
+void install_handlers_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    struct sigaction sa {};
+    sa.sa_sigaction = &on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &previous_segv);
+    sigaction(SIGBUS, &sa, &previous_bus);
+#endif
+    struct sigaction st {};
+    st.sa_sigaction = &on_timeout;
+    st.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&st.sa_mask);
+    sigaction(FaultTrap::timeout_signal(), &st, nullptr);
+  });
+}
+
+// A stack overflow faults with the stack exhausted: the handler needs a stack of its own.
+void install_altstack_for_thread() {
+  if (tls_altstack_ready) return;
+  tls_altstack_ready = true;
+  stack_t ss{};
+  ss.ss_size = 64 * 1024;
+  ss.ss_sp = std::malloc(ss.ss_size);  // lives as long as the thread
+  ss.ss_flags = 0;
+  sigaltstack(&ss, nullptr);
+}
+
+}  // namespace
+
+FaultTrap::FaultTrap(ThreadgroupRunner& runner) {
+  install_handlers_once();
+  install_altstack_for_thread();
+  tls_trap.recovery = runner.recovery_point();
+}
+
+FaultTrap::~FaultTrap() {
+  tls_trap.armed = 0;
+  tls_trap.recovery = nullptr;
+}
+
+void FaultTrap::arm() { tls_trap.armed = 1; }
+void FaultTrap::disarm() { tls_trap.armed = 0; }
+FaultRecord FaultTrap::last_fault() { return tls_trap.last; }
+int FaultTrap::timeout_signal() { return SIGRTMIN + 5; }
+
+check::SourceSite symbolize(const void* pc) {
+  check::SourceSite site;
+  Dl_info info{};
+  if (pc == nullptr || dladdr(pc, &info) == 0 || info.dli_fname == nullptr) return site;
+  // Position-independent objects are looked up by their offset from the load address.
+  uintptr_t address = reinterpret_cast<uintptr_t>(pc);
+  uintptr_t offset = address - reinterpret_cast<uintptr_t>(info.dli_fbase);
+  char command[1024];
+  std::snprintf(command, sizeof command, "addr2line -f -C -e '%s' 0x%lx 2>/dev/null",
+                info.dli_fname, static_cast<unsigned long>(offset));
+  FILE* pipe = popen(command, "r");
+  if (pipe == nullptr) return site;
+  std::array<char, 1024> function{}, location{};
+  bool ok = std::fgets(function.data(), int(function.size()), pipe) != nullptr &&
+            std::fgets(location.data(), int(location.size()), pipe) != nullptr;
+  pclose(pipe);
+  if (!ok) return site;
+  std::string where(location.data());
+  while (!where.empty() && (where.back() == '\n' || where.back() == ' ')) where.pop_back();
+  if (size_t paren = where.find(" ("); paren != std::string::npos) where.resize(paren);
+  size_t colon = where.rfind(':');
+  if (colon == std::string::npos || where.compare(0, 2, "??") == 0) return site;
+  site.file = where.substr(0, colon);
+  site.line = uint32_t(std::strtoul(where.c_str() + colon + 1, nullptr, 10));
+  std::string fn(function.data());
+  while (!fn.empty() && fn.back() == '\n') fn.pop_back();
+  site.function = fn;
+  return site;
+}
+
+}  // namespace metalsim::engine

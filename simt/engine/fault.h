@@ -1,0 +1,38 @@
+#pragma once
+// Memory faults and timeouts inside kernels. While a worker runs a threadgroup, a SIGSEGV or
+// SIGBUS (a guard page: stack overflow, a buffer's end, a threadgroup region's end) or the
+// watchdog's signal jumps back to the runner's recovery point, which files a report and
+// abandons the threadgroup; the host process goes on. Signals outside an armed trap keep their
+// default meaning.
+#include <cstdint>
+
+#include "simt/check/report.h"
+
+namespace metalsim::engine {
+
+class ThreadgroupRunner;
+
+struct FaultRecord {
+  const void* address = nullptr;  // the faulting data address
+  const void* pc = nullptr;       // the faulting instruction
+  bool write = false;
+  bool timeout = false;           // the watchdog, not a memory fault
+};
+
+class FaultTrap {
+ public:
+  explicit FaultTrap(ThreadgroupRunner& runner);
+  ~FaultTrap();
+  void arm();
+  void disarm();
+  static FaultRecord last_fault();  // of the calling thread
+
+  // The signal the watchdog sends to a worker thread that overran.
+  static int timeout_signal();
+};
+
+// The .metal (or C++) file and line of an instruction, from the debug information, through
+// addr2line. Empty when unknown. Slow: only for reports.
+check::SourceSite symbolize(const void* pc);
+
+}  // namespace metalsim::engine

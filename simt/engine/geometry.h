@@ -1,0 +1,45 @@
+#pragma once
+// Dispatch geometry: the grid, the threadgroups, and what each threadgroup sees of them.
+#include <cstdint>
+
+#include "simt/engine/builtin.h"
+
+namespace metalsim::engine {
+
+struct Size3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t volume() const { return uint64_t(x) * y * z; }
+  friend bool operator==(const Size3&, const Size3&) = default;
+};
+
+// What a dispatch fixes: the grid of threadgroups and the uniform threadgroup size. For
+// dispatchThreads the edge threadgroups are partial: threads_per_grid is not a multiple of
+// the threadgroup size.
+struct DispatchGeometry {
+  Size3 threadgroups;            // threadgroups_per_grid
+  Size3 threads_per_threadgroup; // as dispatched (dispatch_threads_per_threadgroup)
+  Size3 threads;                 // threads_per_grid
+
+  static DispatchGeometry for_threadgroups(Size3 groups, Size3 tg_size);
+  static DispatchGeometry for_threads(Size3 threads, Size3 tg_size);
+
+  Size3 threadgroup_position(uint64_t linear_threadgroup) const;
+  // The actual size of the threadgroup at `pos`: smaller than threads_per_threadgroup at the
+  // edges of a dispatchThreads grid.
+  Size3 threadgroup_size_at(Size3 pos) const;
+};
+
+// Everything the built-ins of one threadgroup's lanes derive from.
+struct ThreadgroupGeometry {
+  const DispatchGeometry* dispatch = nullptr;
+  Size3 position;       // threadgroup_position_in_grid
+  Size3 size;           // threads_per_threadgroup (actual)
+  uint32_t thread_count = 0;
+  uint32_t simdgroup_count = 0;
+  // local[lane] = thread_position_in_threadgroup of linear lane `lane`.
+  const uint16_t (*local)[3] = nullptr;
+
+  BuiltinValue value(Builtin b, uint32_t lane) const;
+};
+
+}  // namespace metalsim::engine

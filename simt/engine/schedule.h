@@ -1,0 +1,49 @@
+#pragma once
+// Schedule policies: the order in which lanes run between sync points and threadgroups are
+// handed to workers. A race-free kernel gives bit-identical results under every policy; a
+// difference reveals a race or a dependence between threadgroups. The same seed always gives
+// the same schedule, whatever the number of workers.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace metalsim::engine {
+
+enum class ScheduleKind : uint8_t { in_order, reversed, random };
+
+struct SchedulePolicy {
+  ScheduleKind kind = ScheduleKind::in_order;
+  uint64_t seed = 0;  // used by `random`
+
+  std::string str() const;  // "in-order", "reversed", "random:42"
+  // Accepts the forms str() prints; "random" alone means seed 1.
+  static bool parse(std::string_view text, SchedulePolicy& out);
+  static SchedulePolicy from_environment();  // METALSIM_SCHEDULE, else in-order
+};
+
+// splitmix64: small, fast, and good enough to shuffle schedules.
+class ScheduleRng {
+ public:
+  explicit ScheduleRng(uint64_t seed) : state_(seed) {}
+  uint64_t next();
+  uint32_t below(uint32_t bound) { return uint32_t(next() % bound); }
+
+ private:
+  uint64_t state_;
+};
+
+// The seed of one threadgroup's lane schedule: independent of which worker runs it.
+uint64_t threadgroup_seed(const SchedulePolicy& policy, uint64_t linear_threadgroup);
+
+template <class T>
+void shuffle(std::span<T> items, ScheduleRng& rng) {
+  for (size_t i = items.size(); i > 1; --i) {
+    size_t j = rng.below(uint32_t(i));
+    T tmp = items[i - 1];
+    items[i - 1] = items[j];
+    items[j] = tmp;
+  }
+}
+
+}  // namespace metalsim::engine

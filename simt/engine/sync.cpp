@@ -1,0 +1,53 @@
+// The sync points and per-lane queries the MSL headers call; each forwards to the runner of
+// the calling worker.
+#include "simt/engine/sync.h"
+
+#include <stdexcept>
+
+#include "simt/engine/threadgroup_memory.h"
+#include "simt/engine/threadgroup_runner.h"
+
+namespace metalsim::engine {
+namespace {
+
+ThreadgroupRunner& runner() {
+  ThreadgroupRunner* r = ThreadgroupRunner::current();
+  if (r == nullptr) throw std::logic_error("metalsim: a sync point was called outside a kernel");
+  return *r;
+}
+
+}  // namespace
+
+const CollectiveMember* CollectiveCall::find(uint32_t lane) const {
+  if ((active_mask & (1u << lane)) == 0) return nullptr;
+  for (uint32_t i = 0; i < count; ++i)
+    if (members[i].simd_lane == lane) return &members[i];
+  return nullptr;
+}
+
+void threadgroup_barrier(std::source_location site) {
+  SyncRequest request{SyncKind::ThreadgroupBarrier, site, nullptr, {}};
+  runner().block(request);
+}
+
+void simdgroup_barrier(std::source_location site) {
+  SyncRequest request{SyncKind::SimdgroupBarrier, site, nullptr, {}};
+  runner().block(request);
+}
+
+void simd_collective(CombineFn combine, const void* in, void* out, uint64_t arg, SyncKind kind,
+                     std::source_location site) {
+  SyncRequest request{kind, site, combine, CollectiveMember{0, in, out, arg}};
+  runner().block(request);
+}
+
+uint32_t current_lane_index() { return runner().current_lane(); }
+uint32_t current_simd_lane() { return runner().current_lane() % kSimdWidth; }
+
+void* threadgroup_variable(ThreadgroupVariableSite& site) {
+  return runner().threadgroup_variable(site);
+}
+
+const void* function_constant(uint32_t index) { return runner().function_constant(index); }
+
+}  // namespace metalsim::engine

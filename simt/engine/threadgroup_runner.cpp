@@ -1,0 +1,521 @@
+#include "simt/engine/threadgroup_runner.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "simt/engine/dispatch_state.h"
+#include "simt/engine/fault.h"
+
+namespace metalsim::engine {
+namespace {
+
+thread_local ThreadgroupRunner* tls_runner = nullptr;
+
+bool same_site(const std::source_location& a, const std::source_location& b) {
+  return a.line() == b.line() && a.column() == b.column() &&
+         (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0);
+}
+
+check::SourceSite to_site(const std::source_location& s) {
+  return {s.file_name(), s.line(), s.function_name()};
+}
+
+std::string lane_list(const std::vector<uint16_t>& lanes) {
+  std::string out = lanes.size() == 1 ? "lane " : "lanes ";
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    size_t j = i;
+    while (j + 1 < lanes.size() && lanes[j + 1] == lanes[j] + 1) ++j;
+    if (i > 0) out += ",";
+    out += std::to_string(lanes[i]);
+    if (j > i) out += ".." + std::to_string(lanes[j]);
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+ThreadgroupRunner::ThreadgroupRunner(fiber::StackPool& stacks, ThreadgroupArena& arena)
+    : stacks_(stacks), arena_(arena) {
+  lanes_.resize(1024);
+  for (size_t i = 0; i < lanes_.size(); ++i) lanes_[i].id = uint16_t(i);
+  ready_.resize(4096);
+}
+
+ThreadgroupRunner* ThreadgroupRunner::current() { return tls_runner; }
+
+// ------------------------------ set-up
+
+void ThreadgroupRunner::prepare_local_positions() {
+  if (tg_.size == local_size_) return;
+  local_size_ = tg_.size;
+  uint32_t i = 0;
+  for (uint32_t z = 0; z < tg_.size.z; ++z)
+    for (uint32_t y = 0; y < tg_.size.y; ++y)
+      for (uint32_t x = 0; x < tg_.size.x; ++x, ++i) {
+        local_[i][0] = uint16_t(x);
+        local_[i][1] = uint16_t(y);
+        local_[i][2] = uint16_t(z);
+      }
+}
+
+void ThreadgroupRunner::prepare(DispatchState& dispatch, uint64_t linear_tg) {
+  const DispatchRequest& req = dispatch.request;
+  dispatch_ = &dispatch;
+  linear_tg_ = linear_tg;
+  tg_.dispatch = &req.geometry;
+  tg_.position = req.geometry.threadgroup_position(linear_tg);
+  tg_.size = req.geometry.threadgroup_size_at(tg_.position);
+  tg_.thread_count = uint32_t(tg_.size.volume());
+  tg_.simdgroup_count = (tg_.thread_count + kSimdWidth - 1) / kSimdWidth;
+  prepare_local_positions();
+  tg_.local = local_;
+
+  args_ = req.args;
+  arena_.begin_threadgroup(req.options.checks.init);
+  for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i) {
+    args_.threadgroup[i] = arena_.region(i);
+    args_.threadgroup_lengths[i] = req.threadgroup_lengths[i];
+  }
+
+  const uint32_t n = tg_.thread_count;
+  order_.resize(n);
+  for (uint32_t i = 0; i < n; ++i) order_[i] = uint16_t(i);
+  const SchedulePolicy& policy = req.options.schedule;
+  if (policy.kind == ScheduleKind::reversed) std::reverse(order_.begin(), order_.end());
+  if (policy.kind == ScheduleKind::random) {
+    rng_ = ScheduleRng(threadgroup_seed(policy, linear_tg));
+    shuffle(std::span<uint16_t>(order_), rng_);
+  }
+
+  for (uint32_t i = 0; i < n; ++i) {
+    lanes_[i].status = Status::NotStarted;
+    lanes_[i].request = nullptr;
+    lanes_[i].error = nullptr;
+  }
+  live_in_simd_.assign(tg_.simdgroup_count, 0);
+  blocked_in_simd_.assign(tg_.simdgroup_count, 0);
+  simd_waiting_.assign(tg_.simdgroup_count, 0);
+  for (uint32_t i = 0; i < n; ++i) ++live_in_simd_[i / kSimdWidth];
+  ready_head_ = 0;
+  ready_.clear();
+  done_ = 0;
+  at_barrier_ = 0;
+  hijacked_ = false;
+  running_ = nullptr;
+  cursor_ = nullptr;
+  abandoned_ = false;
+}
+
+// ------------------------------ run
+
+void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
+  prepare(dispatch, linear_tg);
+  tls_runner = this;
+  fiber::GuardedStack* stack = stacks_.acquire();
+  drive_fiber_.start(stack, &ThreadgroupRunner::drive_entry, this);
+  FaultTrap trap(*this);
+  if (sigsetjmp(recovery_, 1) == 0) {
+    trap.arm();
+    drive_fiber_.resume();
+    trap.disarm();
+    stacks_.release(stack);
+  } else {
+    // A signal (memory fault, watchdog) jumped here from inside a lane: nothing on the lane
+    // stacks can be unwound, so the fibers and their stacks are abandoned and reused.
+    trap.disarm();
+    recover_from_fault();
+    drive_fiber_.abandon();
+    stacks_.release(stack);
+  }
+  tls_runner = nullptr;
+}
+
+void ThreadgroupRunner::drive_entry(void* self) { static_cast<ThreadgroupRunner*>(self)->drive(); }
+
+void ThreadgroupRunner::drive() {
+  const KernelInfo& kernel = *dispatch_->request.kernel;
+  LaneCursor cursor(tg_, order_.data(), tg_.thread_count);
+  cursor_ = &cursor;
+  try {
+    kernel.entry(args_, cursor);
+    cursor_ = nullptr;
+    if (hijacked_) {
+      on_done(lanes_[cursor.lane()]);  // the driver's own return
+      schedule_until(nullptr);
+    }
+  } catch (const Abandon&) {
+    abandon_fibers();
+  } catch (const std::exception& e) {
+    check::Report r = lane_report(check::CheckId::kernel_exception, current_lane(), nullptr);
+    r.message = std::string("the kernel threw: ") + e.what();
+    report(std::move(r));
+    abandon_fibers();
+  } catch (...) {
+    check::Report r = lane_report(check::CheckId::kernel_exception, current_lane(), nullptr);
+    r.message = "the kernel threw a non-standard exception";
+    report(std::move(r));
+    abandon_fibers();
+  }
+  cursor_ = nullptr;
+}
+
+void ThreadgroupRunner::lane_entry(void* p) {
+  auto* lane = static_cast<Lane*>(p);
+  ThreadgroupRunner& self = *tls_runner;
+  try {
+    LaneCursor one(self.tg_, &lane->id, 1);
+    self.dispatch_->request.kernel->entry(self.args_, one);
+  } catch (...) {
+    lane->error = std::current_exception();
+  }
+}
+
+// ------------------------------ blocking and scheduling
+
+uint32_t ThreadgroupRunner::current_lane() const {
+  if (running_ != nullptr) return running_->id;
+  return cursor_ != nullptr ? cursor_->lane() : 0;
+}
+
+void ThreadgroupRunner::block(SyncRequest& request) {
+  if (running_ != nullptr) {  // a fiber lane: hand control back to the driver
+    Lane& lane = *running_;
+    lane.request = &request;
+    lane.status = Status::Blocked;
+    lane.fiber.suspend();
+    return;
+  }
+  // A plain lane: it becomes (or already is) the driver. Lanes before it in the walk have
+  // returned; lanes after it have not started and will run on fibers.
+  Lane& self = lanes_[cursor_->lane()];
+  if (!hijacked_) {
+    hijacked_ = true;
+    const uint32_t first_not_started = cursor_->take_rest();
+    for (uint32_t i = 0; i + 1 < first_not_started; ++i) on_done(lanes_[order_[i]]);
+    for (uint32_t i = first_not_started; i < tg_.thread_count; ++i) release(lanes_[order_[i]]);
+  }
+  self.request = &request;
+  self.status = Status::Blocked;
+  on_blocked(self);
+  schedule_until(&self);
+}
+
+void ThreadgroupRunner::release(Lane& lane) {
+  if (lane.status != Status::NotStarted) lane.status = Status::Ready;
+  lane.request = nullptr;
+  if (ready_.size() == ready_.capacity()) {
+    ready_.erase(ready_.begin(), ready_.begin() + ptrdiff_t(ready_head_));
+    ready_head_ = 0;
+  }
+  ready_.push_back(lane.id);
+}
+
+void ThreadgroupRunner::schedule_until(Lane* target) {
+  for (;;) {
+    if (ready_head_ == ready_.size()) {
+      ready_.clear();
+      ready_head_ = 0;
+      if (target == nullptr && done_ == tg_.thread_count) return;
+      diagnose_stall();  // reports and abandons: with the rules above this is a divergence
+    }
+    Lane& next = lanes_[ready_[ready_head_++]];
+    if (&next == target) {
+      next.status = Status::Running;
+      return;
+    }
+    run_lane(next);
+  }
+}
+
+void ThreadgroupRunner::run_lane(Lane& lane) {
+  if (lane.status == Status::NotStarted) {
+    lane.fiber.start(stacks_.acquire(), &ThreadgroupRunner::lane_entry, &lane);
+  }
+  lane.status = Status::Running;
+  running_ = &lane;
+  lane.fiber.resume();
+  running_ = nullptr;
+  if (lane.fiber.finished()) {
+    stacks_.release(lane.fiber.stack());
+    lane.fiber.abandon();
+    if (lane.error) {
+      try {
+        std::rethrow_exception(lane.error);
+      } catch (const Abandon&) {
+        abandon_threadgroup();  // already reported inside the lane
+      } catch (...) {
+      }
+      check::Report r = lane_report(check::CheckId::kernel_exception, lane.id, nullptr);
+      try {
+        std::rethrow_exception(lane.error);
+      } catch (const std::exception& e) {
+        r.message = std::string("the kernel threw: ") + e.what();
+      } catch (...) {
+        r.message = "the kernel threw a non-standard exception";
+      }
+      report(std::move(r));
+      abandon_threadgroup();
+    }
+    on_done(lane);
+  } else {
+    on_blocked(lane);
+  }
+}
+
+void ThreadgroupRunner::on_blocked(Lane& lane) {
+  const uint32_t sg = lane.id / kSimdWidth;
+  ++blocked_in_simd_[sg];
+  if (lane.request->kind == SyncKind::ThreadgroupBarrier) {
+    ++at_barrier_;
+    try_resolve_simdgroup(sg);
+    try_resolve_barrier();
+  } else {
+    ++simd_waiting_[sg];
+    try_resolve_simdgroup(sg);
+  }
+}
+
+void ThreadgroupRunner::on_done(Lane& lane) {
+  lane.status = Status::Done;
+  ++done_;
+  const uint32_t sg = lane.id / kSimdWidth;
+  --live_in_simd_[sg];
+  try_resolve_simdgroup(sg);
+  try_resolve_barrier();
+}
+
+// ------------------------------ resolution
+
+void ThreadgroupRunner::try_resolve_simdgroup(uint32_t sg) {
+  if (simd_waiting_[sg] == 0 || blocked_in_simd_[sg] != live_in_simd_[sg]) return;
+  const uint32_t first = sg * kSimdWidth;
+  const uint32_t size = std::min(kSimdWidth, tg_.thread_count - first);
+  CollectiveMember members[kSimdWidth];
+  uint16_t ids[kSimdWidth];
+  bool taken[kSimdWidth] = {};
+  for (uint32_t i = 0; i < size; ++i) {
+    Lane& head = lanes_[first + i];
+    if (taken[i] || head.status != Status::Blocked ||
+        head.request->kind == SyncKind::ThreadgroupBarrier)
+      continue;
+    // Every lane blocked at the same call site as `head` joins its call.
+    uint32_t count = 0, mask = 0;
+    for (uint32_t j = i; j < size; ++j) {
+      Lane& l = lanes_[first + j];
+      if (taken[j] || l.status != Status::Blocked ||
+          l.request->kind == SyncKind::ThreadgroupBarrier ||
+          !same_site(l.request->site, head.request->site))
+        continue;
+      taken[j] = true;
+      members[count] = l.request->member;
+      members[count].simd_lane = j;
+      ids[count++] = l.id;
+      mask |= 1u << j;
+    }
+    if (head.request->kind == SyncKind::SimdMatrix && count != live_in_simd_[sg] &&
+        dispatch_->request.options.checks.sync) {
+      check::Report r = lane_report(check::CheckId::simd_partial, head.id, &head.request->site);
+      r.message = "simdgroup_matrix operation reached by " + std::to_string(count) + " of " +
+                  std::to_string(live_in_simd_[sg]) + " live lanes of simdgroup " +
+                  std::to_string(sg);
+      report(std::move(r));
+    }
+    if (head.request->combine != nullptr)
+      head.request->combine(CollectiveCall{members, count, mask, size});
+    blocked_in_simd_[sg] -= uint8_t(count);
+    simd_waiting_[sg] -= uint8_t(count);
+    release_in_policy_order(ids, count);
+  }
+}
+
+void ThreadgroupRunner::try_resolve_barrier() {
+  const uint32_t live = tg_.thread_count - done_;
+  if (at_barrier_ == 0 || at_barrier_ != live) return;
+  // Every live lane waits at a threadgroup barrier: are they at the same one?
+  const std::source_location* site = nullptr;
+  uint32_t site_lane = 0;
+  for (uint32_t i = 0; i < tg_.thread_count; ++i) {
+    const Lane& l = lanes_[i];
+    if (l.status != Status::Blocked) continue;
+    if (site == nullptr) {
+      site = &l.request->site;
+      site_lane = i;
+    } else if (!same_site(*site, l.request->site)) {
+      diagnose_stall();
+    }
+  }
+  if (done_ > 0 && dispatch_->request.options.checks.sync) {
+    check::Report r = lane_report(check::CheckId::barrier_exited, site_lane, site);
+    std::vector<uint16_t> exited;
+    for (uint32_t i = 0; i < tg_.thread_count; ++i)
+      if (lanes_[i].status == Status::Done) exited.push_back(uint16_t(i));
+    r.message = "threadgroup_barrier reached while " + std::to_string(done_) + " of " +
+                std::to_string(tg_.thread_count) + " threads had already returned";
+    r.other_lanes = "returned threads: " + lane_list(exited);
+    report(std::move(r));
+  }
+  at_barrier_ = 0;
+  scratch_.clear();
+  for (uint32_t i = 0; i < tg_.thread_count; ++i) {
+    if (lanes_[i].status != Status::Blocked) continue;
+    --blocked_in_simd_[i / kSimdWidth];
+    scratch_.push_back(uint16_t(i));
+  }
+  release_in_policy_order(scratch_.data(), uint32_t(scratch_.size()));
+}
+
+void ThreadgroupRunner::release_in_policy_order(uint16_t* ids, uint32_t count) {
+  switch (dispatch_->request.options.schedule.kind) {
+    case ScheduleKind::in_order: break;
+    case ScheduleKind::reversed: std::reverse(ids, ids + count); break;
+    case ScheduleKind::random: shuffle(std::span<uint16_t>(ids, count), rng_); break;
+  }
+  for (uint32_t i = 0; i < count; ++i) release(lanes_[ids[i]]);
+}
+
+// Nothing can run: lanes wait at different barriers (or the rules above were broken). Names
+// the call sites and the lanes at each, then abandons the threadgroup.
+void ThreadgroupRunner::diagnose_stall() {
+  std::vector<const std::source_location*> sites;
+  std::vector<std::vector<uint16_t>> lanes_at;
+  for (uint32_t i = 0; i < tg_.thread_count; ++i) {
+    const Lane& l = lanes_[i];
+    if (l.status != Status::Blocked) continue;
+    size_t k = 0;
+    while (k < sites.size() && !same_site(*sites[k], l.request->site)) ++k;
+    if (k == sites.size()) {
+      sites.push_back(&l.request->site);
+      lanes_at.emplace_back();
+    }
+    lanes_at[k].push_back(uint16_t(i));
+  }
+  const bool divergent = sites.size() >= 2;
+  check::Report r = lane_report(divergent ? check::CheckId::barrier_divergent
+                                          : check::CheckId::sync_deadlock,
+                                sites.empty() ? 0 : lanes_at[0][0],
+                                sites.empty() ? nullptr : sites[0]);
+  if (divergent) {
+    r.message = "threads of one threadgroup wait at different barriers; " + lane_list(lanes_at[0]) +
+                " wait here";
+    r.other_site = to_site(*sites[1]);
+    r.other_lanes = lane_list(lanes_at[1]);
+  } else {
+    r.message = "no thread of the threadgroup can make progress";
+  }
+  report(std::move(r));
+  abandon_threadgroup();
+}
+
+// ------------------------------ abandoning
+
+void ThreadgroupRunner::abandon_threadgroup() {
+  abandoned_ = true;
+  throw Abandon{};
+}
+
+void ThreadgroupRunner::abandon_fibers() {
+  for (uint32_t i = 0; i < tg_.thread_count; ++i) {
+    Lane& l = lanes_[i];
+    if (l.fiber.started() && !l.fiber.finished()) {
+      stacks_.release(l.fiber.stack());
+      l.fiber.abandon();
+    }
+  }
+  running_ = nullptr;
+}
+
+void ThreadgroupRunner::recover_from_fault() {
+  const FaultRecord fault = FaultTrap::last_fault();
+  report(classify_fault(fault));
+  abandon_fibers();
+  dispatch_->stop.store(true);
+}
+
+// Names what the faulting address belongs to: a lane stack's guard, a buffer's guard, a
+// threadgroup region's guard; or says it is a timeout.
+check::Report ThreadgroupRunner::classify_fault(const FaultRecord& fault) {
+  const uint32_t lane = current_lane();
+  check::Report r = lane_report(check::CheckId::kernel_fault, lane, nullptr);
+  r.site = symbolize(fault.pc);
+  const DispatchRequest& req = dispatch_->request;
+  if (fault.timeout) {
+    r.check = check::CheckId::watchdog_timeout;
+    r.message = "the dispatch ran past its limit of " +
+                std::to_string(req.options.watchdog_seconds) + " s; this thread was running";
+    return r;
+  }
+  auto* address = static_cast<const char*>(fault.address);
+  std::string region;
+  uint64_t offset = 0;
+  if (stacks_.guard_owner(address) != nullptr) {
+    r.check = check::CheckId::stack_overflow;
+    r.message = "the thread overflowed its " + std::to_string(stacks_.stack_bytes() / 1024) +
+                " KiB stack (set METALSIM_STACK_SIZE for more)";
+    return r;
+  }
+  for (const MemoryRange& m : req.memory) {
+    if (address >= m.guard_begin && address < m.guard_end) {
+      r.check = check::CheckId::bounds_device;
+      r.memory = m.name;
+      r.has_offset = true;
+      r.offset = uint64_t(address - m.origin);
+      r.message = std::string(fault.write ? "write" : "access") + " outside the bound range of " +
+                  std::to_string(m.end - m.origin) + " bytes";
+      return r;
+    }
+  }
+  if (arena_.describe_guard(address, region, offset)) {
+    r.check = check::CheckId::bounds_threadgroup;
+    r.memory = region;
+    r.has_offset = true;
+    r.offset = offset;
+    r.message = "access past the end of " + region;
+    return r;
+  }
+  r.message = "memory fault at address " + std::to_string(uintptr_t(address)) +
+              ", outside every bound buffer";
+  return r;
+}
+
+// ------------------------------ reports
+
+check::Report ThreadgroupRunner::lane_report(check::CheckId id, uint32_t lane,
+                                             const std::source_location* site) {
+  check::Report r;
+  r.check = id;
+  r.kernel = dispatch_->request.kernel->name;
+  r.has_lane = true;
+  r.lane.threadgroup = tg_.position;
+  r.lane.thread = {local_[lane][0], local_[lane][1], local_[lane][2]};
+  r.lane.simdgroup = lane / kSimdWidth;
+  r.lane.simd_lane = lane % kSimdWidth;
+  if (site != nullptr) r.site = to_site(*site);
+  return r;
+}
+
+void ThreadgroupRunner::report(check::Report r) { dispatch_->reports.add(std::move(r)); }
+
+const void* ThreadgroupRunner::function_constant(uint32_t index) const {
+  const auto& constants = dispatch_->request.function_constants;
+  return index < constants.size() ? constants[index] : nullptr;
+}
+
+void* ThreadgroupRunner::threadgroup_variable(ThreadgroupVariableSite& site) {
+  void* p = arena_.allocate_static(site);
+  if (p == nullptr) {
+    check::Report r = lane_report(check::CheckId::limit_threadgroup_memory, current_lane(), nullptr);
+    r.site = {site.file, site.line, ""};
+    r.message = "threadgroup variable '" + std::string(site.name) + "' (" +
+                std::to_string(site.size) + " bytes) does not fit: " +
+                std::to_string(arena_.static_bytes_used()) +
+                " bytes of kernel-scope threadgroup memory are in use and the limit is " +
+                std::to_string(dispatch_->request.threadgroup_memory_limit) + " bytes in all";
+    report(std::move(r));
+    abandon_threadgroup();
+  }
+  return p;
+}
+
+}  // namespace metalsim::engine

@@ -1,0 +1,116 @@
+#pragma once
+// Runs one threadgroup at a time for one worker. Lanes start as plain calls on the runner's
+// own (guarded) stack; the first lane that reaches a sync point becomes the driver: the lanes
+// not yet started move onto fibers, and the driver schedules them until the sync point
+// resolves. A kernel that never synchronises therefore runs as a plain loop with no switch.
+//
+// Resolution rules (DESIGN.md part 3):
+//  - threadgroup_barrier: when every live lane waits at a threadgroup barrier. All at one call
+//    site: released. Different sites: barrier.divergent, the threadgroup is abandoned. Some
+//    lanes already returned: barrier.exited (sync check), released.
+//  - simd functions: when every live lane of the simdgroup is blocked somewhere, the lanes
+//    blocked at the same call site are combined (the active mask), per site.
+#include <csetjmp>
+#include <cstdint>
+#include <exception>
+#include <source_location>
+#include <vector>
+
+#include "simt/check/report.h"
+#include "simt/engine/dispatch.h"
+#include "simt/engine/sync.h"
+#include "simt/engine/threadgroup_arena.h"
+#include "simt/fiber/fiber.h"
+
+namespace metalsim::engine {
+
+struct DispatchState;  // dispatch.cpp: the request plus what its workers share
+
+// What a blocked lane waits for.
+struct SyncRequest {
+  SyncKind kind;
+  std::source_location site;
+  CombineFn combine;
+  CollectiveMember member;
+};
+
+class ThreadgroupRunner {
+ public:
+  ThreadgroupRunner(fiber::StackPool& stacks, ThreadgroupArena& arena);
+
+  // Runs threadgroup `linear_tg` of `dispatch` to the end, or abandons it with a report.
+  void run(DispatchState& dispatch, uint64_t linear_tg);
+
+  // The runner of the calling worker while it runs a threadgroup, else nullptr.
+  static ThreadgroupRunner* current();
+
+  void block(SyncRequest& request);  // the running lane waits at a sync point
+  uint32_t current_lane() const;
+  const void* function_constant(uint32_t index) const;
+  void* threadgroup_variable(ThreadgroupVariableSite& site);
+
+  // Fault recovery (fault.cpp jumps here from a signal handler).
+  sigjmp_buf* recovery_point() { return &recovery_; }
+
+ private:
+  enum class Status : uint8_t { NotStarted, Running, Ready, Blocked, Done };
+  struct Lane {
+    Status status = Status::NotStarted;
+    uint16_t id = 0;
+    SyncRequest* request = nullptr;
+    fiber::Fiber fiber;
+    std::exception_ptr error;
+  };
+  struct Abandon {};  // thrown to unwind the driver when the threadgroup cannot go on
+
+  void prepare(DispatchState& dispatch, uint64_t linear_tg);
+  void prepare_local_positions();
+  static void drive_entry(void* self);
+  void drive();
+  static void lane_entry(void* lane);
+  void schedule_until(Lane* target);
+  void run_lane(Lane& lane);
+  void on_blocked(Lane& lane);
+  void on_done(Lane& lane);
+  void try_resolve_simdgroup(uint32_t simdgroup);
+  void try_resolve_barrier();
+  void release(Lane& lane);
+  void release_in_policy_order(uint16_t* lanes, uint32_t count);
+  void diagnose_stall();
+  void abandon_fibers();
+  void recover_from_fault();
+  check::Report classify_fault(const struct FaultRecord& fault);
+
+  check::Report lane_report(check::CheckId id, uint32_t lane, const std::source_location* site);
+  void report(check::Report r);
+  [[noreturn]] void abandon_threadgroup();
+
+  fiber::StackPool& stacks_;
+  ThreadgroupArena& arena_;
+  DispatchState* dispatch_ = nullptr;
+  ThreadgroupGeometry tg_;
+  BoundArgs args_;
+  uint64_t linear_tg_ = 0;
+  ScheduleRng rng_{0};
+
+  std::vector<Lane> lanes_;
+  std::vector<uint16_t> order_;          // initial order of plain lanes
+  std::vector<uint16_t> ready_;          // FIFO of lanes ready to run
+  size_t ready_head_ = 0;
+  std::vector<uint16_t> scratch_;
+  uint16_t local_[1024][3] = {};         // thread_position_in_threadgroup by linear lane
+  Size3 local_size_{0, 0, 0};
+
+  LaneCursor* cursor_ = nullptr;         // the plain lanes, while the kernel loop runs
+  Lane* running_ = nullptr;              // the fiber lane now running, nullptr: a plain lane
+  bool hijacked_ = false;                // a plain lane became the driver
+  uint32_t done_ = 0;
+  uint32_t at_barrier_ = 0;
+  std::vector<uint8_t> live_in_simd_, blocked_in_simd_, simd_waiting_;
+
+  fiber::Fiber drive_fiber_;
+  sigjmp_buf recovery_;
+  bool abandoned_ = false;
+};
+
+}  // namespace metalsim::engine

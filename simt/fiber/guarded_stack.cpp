@@ -1,0 +1,73 @@
+#include "simt/fiber/guarded_stack.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <new>
+#include <string>
+
+namespace metalsim::fiber {
+namespace {
+
+size_t page_size() {
+  static const size_t size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+}  // namespace
+
+GuardedStack::GuardedStack(size_t usable_bytes) {
+  const size_t page = page_size();
+  usable_size_ = round_up(usable_bytes, page);
+  mapping_size_ = usable_size_ + page;
+  mapping_ = mmap(nullptr, mapping_size_, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+  if (mapping_ == MAP_FAILED) throw std::bad_alloc();
+  mprotect(mapping_, page, PROT_NONE);  // the guard: lowest page, below the stack's growth
+  usable_ = static_cast<char*>(mapping_) + page;
+}
+
+GuardedStack::~GuardedStack() { munmap(mapping_, mapping_size_); }
+
+bool GuardedStack::guard_contains(const void* address) const {
+  auto* a = static_cast<const char*>(address);
+  auto* guard = static_cast<const char*>(mapping_);
+  return a >= guard && a < guard + page_size();
+}
+
+GuardedStack* StackPool::acquire() {
+  if (!free_.empty()) {
+    GuardedStack* s = free_.back();
+    free_.pop_back();
+    return s;
+  }
+  all_.push_back(new GuardedStack(stack_bytes_));
+  return all_.back();
+}
+
+void StackPool::release(GuardedStack* stack) { free_.push_back(stack); }
+
+const GuardedStack* StackPool::guard_owner(const void* address) const {
+  for (const GuardedStack* s : all_)
+    if (s->guard_contains(address)) return s;
+  return nullptr;
+}
+
+StackPool::~StackPool() {
+  for (GuardedStack* s : all_) delete s;
+}
+
+size_t default_stack_bytes() {
+  const char* env = std::getenv("METALSIM_STACK_SIZE");
+  if (env == nullptr || *env == '\0') return 256 * 1024;
+  char* end = nullptr;
+  size_t n = std::strtoull(env, &end, 10);
+  if (end != nullptr && (*end == 'k' || *end == 'K')) n *= 1024;
+  if (end != nullptr && (*end == 'm' || *end == 'M')) n *= 1024 * 1024;
+  return n < 16 * 1024 ? 16 * 1024 : n;
+}
+
+}  // namespace metalsim::fiber
