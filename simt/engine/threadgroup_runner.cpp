@@ -1,6 +1,7 @@
 #include "simt/engine/threadgroup_runner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <string>
 
@@ -11,6 +12,7 @@ namespace metalsim::engine {
 namespace {
 
 thread_local ThreadgroupRunner* tls_runner = nullptr;
+std::atomic<uint64_t> fibers_started{0};
 
 bool same_site(const std::source_location& a, const std::source_location& b) {
   return a.line() == b.line() && a.column() == b.column() &&
@@ -44,6 +46,8 @@ ThreadgroupRunner::ThreadgroupRunner(fiber::StackPool& stacks, ThreadgroupArena&
 }
 
 ThreadgroupRunner* ThreadgroupRunner::current() { return tls_runner; }
+
+uint64_t fibers_started_total() { return fibers_started.load(); }
 
 // ------------------------------ set-up
 
@@ -232,6 +236,7 @@ void ThreadgroupRunner::schedule_until(Lane* target) {
 void ThreadgroupRunner::run_lane(Lane& lane) {
   if (lane.status == Status::NotStarted) {
     lane.fiber.start(stacks_.acquire(), &ThreadgroupRunner::lane_entry, &lane);
+    fibers_started.fetch_add(1, std::memory_order_relaxed);
   }
   lane.status = Status::Running;
   running_ = &lane;
