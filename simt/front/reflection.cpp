@@ -1,0 +1,209 @@
+#include "simt/front/reflection.h"
+
+#include <cctype>
+#include <string_view>
+
+#include "simt/engine/builtin.h"
+#include "simt/front/diagnostics.h"
+#include "simt/front/token_util.h"
+
+namespace metalsim::front {
+namespace {
+
+bool is_builtin_name(std::string_view n) {
+#define METALSIM_FRONT_BUILTIN_NAME(name, comps) \
+  if (n == #name) return true;
+  METALSIM_BUILTINS(METALSIM_FRONT_BUILTIN_NAME)
+#undef METALSIM_FRONT_BUILTIN_NAME
+  return false;
+}
+
+// Attributes of kernel parameters that metalsim does not run (graphics, textures, ...).
+bool is_unsupported_param_attribute(std::string_view n) {
+  return n == "texture" || n == "sampler" || n == "stage_in" || n == "payload" || n == "imageblock" ||
+         n == "threadgroup_imageblock" || n == "color" || n == "raster_order_group" || n == "id" ||
+         n == "amplification_count" || n == "amplification_id" || n == "mesh" ||
+         n == "primitive_id" || n == "vertex_id" || n == "instance_id" || n == "position";
+}
+
+// Splits [b, e) at top-level commas.
+std::vector<std::pair<size_t, size_t>> split_commas(const Tokens& t, size_t b, size_t e) {
+  std::vector<std::pair<size_t, size_t>> out;
+  size_t start = b;
+  for (size_t i = b; i < e; ++i) {
+    if (t[i].is("(") || t[i].is("[") || t[i].is("{")) {
+      i = match_close(t, i);
+    } else if (t[i].is("<") && i > b && t[i - 1].ident()) {
+      i = match_close(t, i);
+    } else if (t[i].is(",")) {
+      out.emplace_back(start, i);
+      start = i + 1;
+    }
+  }
+  if (start < e) out.emplace_back(start, e);
+  return out;
+}
+
+std::vector<std::string> template_arg_names(const Tokens& t, size_t b, size_t e) {
+  std::vector<std::string> names;
+  for (auto [pb, pe] : split_commas(t, b, e)) {
+    std::string name;
+    bool pack = false;
+    for (size_t i = pb; i < pe && !t[i].is("="); ++i) {
+      if (t[i].is("<")) i = match_close(t, i);
+      else if (t[i].is("...")) pack = true;
+      else if (t[i].ident()) name = t[i].text;
+    }
+    if (name.empty()) throw FrontError(t[pb].file, t[pb].line, "unnamed template parameter of a kernel");
+    names.push_back(pack ? name + "..." : name);
+  }
+  return names;
+}
+
+bool qualifier_word(const Token& k) {
+  return k.is("const") || k.is("volatile") || k.is("::") || k.is("unsigned") || k.is("signed") ||
+         k.is("long") || k.is("struct") || k.is("typename") || is_address_space(k);
+}
+
+KernelArg parse_param(const Tokens& t, size_t b, size_t e, size_t position) {
+  std::vector<Attribute> attrs;
+  Tokens decl;
+  for (size_t i = b; i < e; ++i) {
+    if (is_attribute_start(t, i)) {
+      auto a = parse_attributes(t, i);
+      attrs.insert(attrs.end(), a.begin(), a.end());
+      i = attribute_end(t, i) - 1;
+      continue;
+    }
+    decl.push_back(t[i]);
+  }
+  const Token& at = t[b];
+  KernelArg arg;
+  if (decl.size() >= 2 && decl.back().ident() && !qualifier_word(decl[decl.size() - 2])) {
+    arg.name = decl.back().text;
+    decl.pop_back();
+  }
+  std::string shown = arg.name.empty() ? "#" + std::to_string(position) : "'" + arg.name + "'";
+  arg.type = join(decl, 0, decl.size());
+
+  const Attribute* binding = nullptr;
+  for (const Attribute& a : attrs) {
+    if (a.name == "function_constant") continue;  // optional argument: still reflected
+    if (is_unsupported_param_attribute(a.name)) {
+      throw FrontError(at.file, a.line, "kernel parameter " + shown + ": [[" + a.name + "]] is not supported by metalsim");
+    }
+    if (a.name == "buffer" || a.name == "threadgroup" || is_builtin_name(a.name)) {
+      if (binding) throw FrontError(at.file, a.line, "kernel parameter " + shown + " has two bindings");
+      binding = &a;
+    }
+  }
+  if (!binding) {
+    throw FrontError(at.file, at.line, "kernel parameter " + shown + " has no [[buffer(N)]], [[threadgroup(N)]] or built-in attribute");
+  }
+
+  bool has_device = false, has_constant = false, has_threadgroup = false, has_thread = false;
+  Tokens elem;
+  for (const Token& k : decl) {
+    if (k.is("device")) has_device = true;
+    else if (k.is("constant")) has_constant = true;
+    else if (k.is("threadgroup")) has_threadgroup = true;
+    else if (k.is("thread")) has_thread = true;
+    else elem.push_back(k);
+  }
+  for (const Token& k : elem) {
+    if (k.is("const")) arg.is_const = true;
+  }
+
+  if (binding->name == "buffer" || binding->name == "threadgroup") {
+    arg.index = binding->args;
+    if (arg.index.empty()) throw FrontError(at.file, binding->line, "kernel parameter " + shown + ": [[" + binding->name + "]] needs an index");
+    if (elem.empty() || !(elem.back().is("*") || elem.back().is("&"))) {
+      throw FrontError(at.file, at.line, "kernel parameter " + shown + " bound to [[" + binding->name + "]] must be a pointer or a reference");
+    }
+    arg.is_reference = elem.back().is("&");
+    elem.pop_back();
+    if (binding->name == "buffer") {
+      if (has_device) {
+        arg.kind = ArgKind::DeviceBuffer;
+      } else if (has_constant) {
+        arg.kind = ArgKind::ConstantBuffer;
+        arg.is_const = true;
+      } else {
+        throw FrontError(at.file, at.line, "kernel parameter " + shown + " bound to [[buffer]] needs the device or constant address space");
+      }
+    } else {
+      if (!has_threadgroup) {
+        throw FrontError(at.file, at.line, "kernel parameter " + shown + " bound to [[threadgroup]] needs the threadgroup address space");
+      }
+      arg.kind = ArgKind::Threadgroup;
+    }
+    arg.element_type = join(elem, 0, elem.size());
+    if (arg.is_const && arg.element_type.find("const") == std::string::npos) arg.element_type = "const " + arg.element_type;
+    return arg;
+  }
+
+  // A built-in: uint, ushort, uint2, ushort3, ... (any integer scalar or vector name).
+  if (has_device || has_constant || has_threadgroup || has_thread) {
+    throw FrontError(at.file, at.line, "built-in kernel parameter " + shown + " cannot have an address space");
+  }
+  arg.kind = ArgKind::Builtin;
+  arg.builtin = binding->name;
+  Tokens value;
+  for (const Token& k : elem) {
+    if (!k.is("const")) value.push_back(k);
+  }
+  if (value.empty() || !value.back().ident()) {
+    throw FrontError(at.file, at.line, "built-in kernel parameter " + shown + ": expected a scalar or vector type name, got '" + arg.type + "'");
+  }
+  arg.element_type = join(value, 0, value.size());
+  std::string last = value.back().text;
+  std::string prefix = join(value, 0, value.size() - 1);
+  char d = last.back();
+  if (d == '2' || d == '3' || d == '4') {
+    arg.builtin_components = d - '0';
+    arg.builtin_scalar = prefix + last.substr(0, last.size() - 1);
+  } else {
+    arg.builtin_components = 1;
+    arg.builtin_scalar = arg.element_type;
+  }
+  return arg;
+}
+
+}  // namespace
+
+KernelDecl parse_kernel_signature(const Tokens& t, size_t head, size_t name_at) {
+  KernelDecl k;
+  k.name = t[name_at].text;
+  k.host_name = "\"" + k.name + "\"";
+  k.file = t[name_at].file;
+  k.line = t[name_at].line;
+  size_t i = head;
+  if (t[i].is("template") && i + 1 < name_at && t[i + 1].is("<")) {
+    size_t close = match_close(t, i + 1);
+    k.is_template = true;
+    k.template_params = join(t, i + 2, close);
+    k.template_arg_names = template_arg_names(t, i + 2, close);
+    i = close + 1;
+  }
+  for (; i < name_at; ++i) {
+    if (!is_attribute_start(t, i)) continue;
+    for (const Attribute& a : parse_attributes(t, i)) {
+      if (a.name == "max_total_threads_per_threadgroup") k.max_total_threads = a.args;
+      if (a.name == "host_name") {
+        if (k.is_template) throw FrontError(k.file, a.line, "[[host_name]] on a kernel template: put it on an explicit instantiation");
+        k.host_name = a.args;
+      }
+    }
+    i = attribute_end(t, i) - 1;
+  }
+  size_t open = name_at + 1;
+  size_t close = match_close(t, open);
+  size_t position = 0;
+  for (auto [pb, pe] : split_commas(t, open + 1, close)) {
+    if (pe - pb == 1 && t[pb].is("void")) continue;
+    k.args.push_back(parse_param(t, pb, pe, position++));
+  }
+  return k;
+}
+
+}  // namespace metalsim::front

@@ -1,0 +1,93 @@
+// ------------------------------ [[host_name]] instantiations
+// `template [[host_name("f_float")]] [[kernel]] decltype(f<float>) f<float>;` (clang and gcc
+// reject host_name there) becomes the registration of `ms_kernel_f<float>` (the entry struct
+// emitted after the kernel template) under the host name. Inside a #define body (MLX's
+// instantiate_kernel) the struct name is pasted, `ms_kernel_ ## func`, and the object gets a
+// __COUNTER__ name, so the macro may be expanded many times.
+#include "simt/front/diagnostics.h"
+#include "simt/front/rewrites.h"
+#include "simt/front/token_util.h"
+
+namespace metalsim::front {
+namespace {
+
+struct Instance {
+  std::string host_name;
+  std::string qualifier;  // "ns::" when the template is named qualified
+  std::string function;
+  std::string template_args;  // "<float, 4>"
+};
+
+bool parse_instance(const Tokens& t, size_t b, size_t e, Instance& out) {
+  bool kernel = false;
+  size_t k = b + 1;
+  while (k < e && is_attribute_start(t, k)) {
+    for (const Attribute& a : parse_attributes(t, k)) {
+      if (a.name == "host_name") out.host_name = a.args;
+      if (a.name == "kernel") kernel = true;
+    }
+    k = attribute_end(t, k);
+  }
+  size_t cand = 0, cand_close = 0;
+  for (; k < e; ++k) {
+    if (t[k].is("kernel")) kernel = true;
+    if (is_attribute_start(t, k)) {
+      for (const Attribute& a : parse_attributes(t, k)) kernel = kernel || a.name == "kernel";
+      k = attribute_end(t, k) - 1;
+      continue;
+    }
+    if (t[k].is("(")) {
+      if (cand) break;
+      k = match_close(t, k);
+      continue;
+    }
+    if (t[k].ident() && k + 1 < e && t[k + 1].is("<")) {
+      cand = k;
+      cand_close = match_close(t, k + 1);
+      k = cand_close;
+    }
+  }
+  if (!kernel && out.host_name.empty()) return false;  // an ordinary explicit instantiation
+  const Token& at = t[b];
+  if (out.host_name.empty()) throw FrontError(at.file, at.line, "explicit instantiation of a kernel needs [[host_name(\"...\")]]");
+  if (!cand) throw FrontError(at.file, at.line, "[[host_name]] instantiation: expected the kernel template as name<args>");
+  size_t q = cand;
+  while (q >= 2 && t[q - 1].is("::") && t[q - 2].ident()) q -= 2;
+  out.qualifier = join(t, q, cand);
+  out.function = t[cand].text;
+  out.template_args = join(t, cand + 1, cand_close + 1);
+  return true;
+}
+
+}  // namespace
+
+void rewrite_host_name_instances(Tokens& t, RewriteContext& ctx) {
+  Tokens out;
+  out.reserve(t.size());
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (!(t[i].is("template") && is_attribute_start(t, i + 1))) {
+      out.push_back(t[i]);
+      continue;
+    }
+    size_t e = statement_end(t, i);
+    if (e >= t.size() || !t[e].is(";")) throw FrontError(t[i].file, t[i].line, "explicit instantiation: expected ';'");
+    Instance inst;
+    if (!parse_instance(t, i, e, inst)) {
+      out.push_back(t[i]);
+      continue;
+    }
+    std::string code;
+    if (ctx.macro_body) {
+      code = kernel_instance_code(inst.host_name, inst.qualifier + "ms_kernel_ ## " + inst.function + inst.template_args,
+                                  "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__)");
+    } else {
+      code = kernel_instance_code(inst.host_name, inst.qualifier + "ms_kernel_" + inst.function + inst.template_args,
+                                  "ms_inst_" + std::to_string(ctx.counter++));
+    }
+    out.push_back(make_token(TokKind::Raw, code, t[i], t[i].space_before));
+    i = e;
+  }
+  t = std::move(out);
+}
+
+}  // namespace metalsim::front
