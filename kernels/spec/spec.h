@@ -1,0 +1,115 @@
+#pragma once
+// KernelSpec: one kernel (variant) of a family, as every consumer sees it. Tests, `metalsim
+// check/run/fuzz/bench` and the benchmarks all go through this one interface, so a kernel's
+// parameter space, inputs, host dispatch, reference and tolerance are written once.
+//
+// A case is a spec name plus integer parameters; its id reads like a call and pastes back as a
+// filter or a reproduction: `softmax(cols=4097,rows=3,tg=256)`.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simt/check/report.h"
+#include "simt/engine/dispatch.h"
+
+namespace metalsim::spec {
+
+using Params = std::map<std::string, int64_t>;
+
+// One parameter: its range, or its only allowed values, and the boundary values that fuzzing
+// and sweeps favour (1, tile-1, tile, tile+1, the largest allowed ...).
+struct ParamDef {
+  std::string name;
+  int64_t min = 1;
+  int64_t max = 1;
+  std::vector<int64_t> choices;     // non-empty: only these values are allowed
+  std::vector<int64_t> boundaries;  // favoured values (within the range)
+  int64_t fallback = 1;             // used when a case leaves the parameter out
+  std::string help;
+};
+
+// How close is close enough, for one output, with the reason written down once per family.
+struct Tolerance {
+  double abs = 0;  // |got - ref| <= abs + rel * scale, where scale is max |ref| over the output
+  double rel = 0;
+  std::string why;
+};
+
+struct CaseResult {
+  bool passed = false;
+  double max_error = 0;       // worst |got - ref| / (abs + rel * scale): <= 1 passes
+  size_t elements = 0;        // output elements compared
+  size_t unwritten = 0;       // still holding the poison bit pattern
+  size_t non_finite = 0;      // NaN or inf where the reference is finite
+  std::string worst;          // where the worst error is, in words
+  std::vector<check::Report> reports;  // from the command buffer and the harness
+  std::string failure;        // why it failed, in one line
+  double kernel_seconds = 0;
+  double reference_seconds = 0;
+};
+
+struct RunOptions {
+  engine::ExecutionOptions execution;  // schedule, checks, workers, watchdog
+  uint64_t seed = 1;                   // inputs
+};
+
+// A case with inputs generated and outputs poisoned; kernel and reference can be run (and
+// timed) separately, then compared.
+class PreparedCase {
+ public:
+  virtual ~PreparedCase() = default;
+  virtual void run_kernel() = 0;      // dispatches; keeps the command buffer's reports
+  virtual void run_reference() = 0;   // the Eigen (or scalar) reference
+  virtual CaseResult compare() = 0;   // after both ran
+  virtual void repoison() {}          // before timing the kernel again
+};
+
+// What running the kernel is expected to show. `_as_documented` kernels reproduce a known
+// bug of their source document: docs/findings.md records what the tools report on them.
+enum class Expectation { pass, known_bug };
+
+class KernelSpec {
+ public:
+  virtual ~KernelSpec() = default;
+  virtual std::string name() const = 0;     // "softmax", "softmax_as_documented"
+  virtual std::string family() const = 0;   // "softmax": the stem of .metal/_ref/_spec files
+  virtual std::string summary() const = 0;  // one line for `metalsim list`
+  virtual std::vector<ParamDef> params() const = 0;
+  // Constraints between parameters; `why` says what is wrong.
+  virtual bool valid(const Params& p, std::string* why) const = 0;
+  // The boundary sweep `metalsim check` and the tests run.
+  virtual std::vector<Params> sweep() const = 0;
+  // Model-scale shapes for benchmarks.
+  virtual std::vector<Params> bench_cases() const { return {}; }
+  virtual Expectation expectation() const { return Expectation::pass; }
+  virtual std::string known_bug() const { return {}; }  // for Expectation::known_bug
+  virtual std::unique_ptr<PreparedCase> prepare(const Params& p, const RunOptions& o) const = 0;
+
+  // prepare, run the kernel and the reference, compare.
+  CaseResult run(const Params& p, const RunOptions& o) const;
+  // `p` with every parameter present (defaults filled in).
+  Params complete(const Params& p) const;
+};
+
+std::string case_id(const std::string& spec, const Params& p);
+// Parses "name(a=1,b=2)" or "name"; false on malformed text.
+bool parse_case_id(const std::string& text, std::string& spec, Params& p);
+
+class SpecRegistry {
+ public:
+  static void add(std::unique_ptr<KernelSpec> spec);
+  static const KernelSpec* find(const std::string& name);
+  static std::vector<const KernelSpec*> all();  // sorted by name
+};
+
+// Registers a spec from a static initialiser: `METALSIM_REGISTER_SPEC(SoftmaxSpec);`.
+// Spec libraries are OBJECT libraries so the linker keeps these.
+#define METALSIM_REGISTER_SPEC(Type)                                                 \
+  static const bool metalsim_registered_##Type = [] {                               \
+    ::metalsim::spec::SpecRegistry::add(std::make_unique<Type>());                  \
+    return true;                                                                    \
+  }()
+
+}  // namespace metalsim::spec
