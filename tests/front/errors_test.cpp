@@ -1,0 +1,50 @@
+// What the front cannot handle is an error naming the .metal file and line.
+#include "front_test_util.h"
+
+namespace metalsim::front {
+namespace {
+
+using testing::translate;
+
+TEST(FrontErrors, ParameterWithoutBinding) {
+  auto r = translate("\n\nkernel void k(device float* x) {}\n");
+  EXPECT_EQ(r.error, "t.metal:3: error: kernel parameter 'x' has no [[buffer(N)]], [[threadgroup(N)]] or built-in attribute");
+}
+
+TEST(FrontErrors, TextureParameterUnsupported) {
+  auto r = translate("kernel void k(\n  texture2d<float> t [[texture(0)]]) {}\n");
+  EXPECT_EQ(r.error, "t.metal:2: error: kernel parameter 't': [[texture]] is not supported by metalsim");
+}
+
+TEST(FrontErrors, BufferWithoutAddressSpace) {
+  auto r = translate("kernel void k(float* x [[buffer(0)]]) {}\n");
+  EXPECT_EQ(r.error, "t.metal:1: error: kernel parameter 'x' bound to [[buffer]] needs the device or constant address space");
+}
+
+TEST(FrontErrors, BufferByValue) {
+  auto r = translate("kernel void k(\n\n device float x [[buffer(0)]]) {}\n");
+  EXPECT_EQ(r.error, "t.metal:3: error: kernel parameter 'x' bound to [[buffer]] must be a pointer or a reference");
+}
+
+TEST(FrontErrors, HostNameInstanceWithoutTemplate) {
+  auto r = translate("int a;\ntemplate [[host_name(\"x\")]] [[kernel]] void f;\n");
+  EXPECT_EQ(r.error, "t.metal:2: error: [[host_name]] instantiation: expected the kernel template as name<args>");
+}
+
+TEST(FrontErrors, KernelInsideMacro) {
+  auto r = translate("int a;\n#define K kernel void k(device float* x [[buffer(0)]]) {}\n");
+  EXPECT_EQ(r.error, "t.metal:2: error: a kernel defined inside a macro is not supported; instantiate with [[host_name]] instead");
+}
+
+TEST(FrontErrors, UnterminatedString) {
+  auto r = translate("int a;\n\nconst char* s = \"abc;\n");
+  EXPECT_EQ(r.error, "t.metal:3: error: unterminated string literal");
+}
+
+TEST(FrontErrors, Unbalanced) {
+  auto r = translate("void f() {\n  if (x {\n}\n");
+  EXPECT_EQ(r.error, "t.metal:1: error: unbalanced '{'");
+}
+
+}  // namespace
+}  // namespace metalsim::front

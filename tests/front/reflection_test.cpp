@@ -1,0 +1,100 @@
+// Kernel signatures -> the reflection table, and the entry the front generates.
+#include "front_test_util.h"
+
+namespace metalsim::front {
+namespace {
+
+using testing::contains;
+using testing::translate;
+
+const char* kAttention =
+    "#include <metal_stdlib>\n"
+    "using namespace metal;\n"
+    "struct P { uint n; };\n"
+    "[[max_total_threads_per_threadgroup(256)]]\n"
+    "kernel void k(device const half* q [[buffer(0)]],\n"
+    "              constant P& p [[buffer(4)]],\n"
+    "              threadgroup float* s [[threadgroup(0)]],\n"
+    "              device atomic_uint* counter [[buffer(ARG_COUNTER)]],\n"
+    "              uint3 tid [[thread_position_in_threadgroup]],\n"
+    "              ushort2 tg [[threadgroup_position_in_grid]],\n"
+    "              uint lane [[thread_index_in_simdgroup]]) {\n"
+    "}\n";
+
+TEST(FrontReflection, EveryArgumentKind) {
+  auto r = translate(kAttention);
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.ctx.kernels.size(), 1u);
+  const KernelDecl& k = r.ctx.kernels[0];
+  EXPECT_EQ(k.name, "k");
+  EXPECT_EQ(k.line, 5);
+  EXPECT_EQ(k.max_total_threads, "256");
+  ASSERT_EQ(k.args.size(), 7u);
+
+  EXPECT_EQ(k.args[0].kind, ArgKind::DeviceBuffer);
+  EXPECT_EQ(k.args[0].index, "0");
+  EXPECT_EQ(k.args[0].type, "device const half*");
+  EXPECT_EQ(k.args[0].element_type, "const half");
+  EXPECT_TRUE(k.args[0].is_const);
+  EXPECT_FALSE(k.args[0].is_reference);
+
+  EXPECT_EQ(k.args[1].kind, ArgKind::ConstantBuffer);
+  EXPECT_EQ(k.args[1].element_type, "const P");
+  EXPECT_TRUE(k.args[1].is_const);
+  EXPECT_TRUE(k.args[1].is_reference);
+
+  EXPECT_EQ(k.args[2].kind, ArgKind::Threadgroup);
+  EXPECT_EQ(k.args[2].index, "0");
+  EXPECT_EQ(k.args[2].element_type, "float");
+
+  EXPECT_EQ(k.args[3].index, "ARG_COUNTER");
+  EXPECT_FALSE(k.args[3].is_const);
+
+  EXPECT_EQ(k.args[4].kind, ArgKind::Builtin);
+  EXPECT_EQ(k.args[4].builtin, "thread_position_in_threadgroup");
+  EXPECT_EQ(k.args[4].builtin_components, 3);
+  EXPECT_EQ(k.args[4].builtin_scalar, "uint");
+  EXPECT_EQ(k.args[5].builtin_components, 2);
+  EXPECT_EQ(k.args[5].builtin_scalar, "ushort");
+  EXPECT_EQ(k.args[6].builtin_components, 1);
+}
+
+TEST(FrontReflection, EntryBindsAndWalksLanes) {
+  auto r = translate(kAttention);
+  EXPECT_TRUE(contains(r.code, "auto* ms_p0 = static_cast<const half*>(ms_a.buffers[0]);"));
+  EXPECT_TRUE(contains(r.code, "auto& ms_p1 = *static_cast<const P*>(ms_a.buffers[4]);"));
+  EXPECT_TRUE(contains(r.code, "auto* ms_p2 = static_cast<float*>(ms_a.threadgroup[0]);"));
+  EXPECT_TRUE(contains(r.code, "while (ms_c.next()) k(ms_p0, ms_p1, ms_p2, ms_p3, ::metalsim::front::rt::builtin_cast<uint3, uint, 3>"
+                               "(ms_c.value(::metalsim::engine::Builtin::thread_position_in_threadgroup))"));
+  EXPECT_TRUE(contains(r.code, ".max_total_threads_per_threadgroup = static_cast<uint32_t>(256)"));
+  EXPECT_TRUE(contains(r.code, "ms_inst_k{ms_kernel_k::info(\"k\")};"));
+  EXPECT_TRUE(contains(r.code, "#line 5 \"t.metal\"\nstruct ms_kernel_k {"));
+}
+
+TEST(FrontReflection, TemplateKernelStructIsATemplate) {
+  auto r = translate("template <typename T, int N = 4>\n[[kernel]] void tk(device T* x [[buffer(0)]]) {}\n");
+  ASSERT_EQ(r.error, "");
+  const KernelDecl& k = r.ctx.kernels.at(0);
+  EXPECT_TRUE(k.is_template);
+  EXPECT_EQ(k.template_params, "typename T, int N = 4");
+  ASSERT_EQ(k.template_arg_names.size(), 2u);
+  EXPECT_TRUE(contains(r.code, "template <typename T, int N = 4>\nstruct ms_kernel_tk {"));
+  EXPECT_TRUE(contains(r.code, "tk<T, N>(ms_p0)"));
+  EXPECT_FALSE(contains(r.code, "KernelInstance ms_inst_tk"));
+}
+
+TEST(FrontReflection, HostNameOnPlainKernelRenames) {
+  auto r = translate("[[host_name(\"renamed\")]] kernel void k(device float* x [[buffer(0)]]) {}\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(contains(r.code, "ms_kernel_k::info(\"renamed\")"));
+}
+
+TEST(FrontReflection, KernelDeclarationWithoutBodyIsNotRegistered) {
+  auto r = translate("kernel void k(device float* x [[buffer(0)]]);\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(r.ctx.kernels.empty());
+  EXPECT_TRUE(contains(r.code, "void k( float* x );"));
+}
+
+}  // namespace
+}  // namespace metalsim::front

@@ -1,0 +1,183 @@
+// One test group per rewrite rule: MSL snippet in, expected C++ out.
+#include "front_test_util.h"
+
+namespace metalsim::front {
+namespace {
+
+using testing::body;
+using testing::contains;
+using testing::translate;
+
+// ------------------------------ literals
+TEST(FrontLiterals, HalfSuffixBecomesHalfConstruction) {
+  auto r = translate("float a = 1.0h + 1h - .5h * 2e-3H; int b = 0x1Fh; float c = 1.0f;\n");
+  EXPECT_EQ(body(r.code), "float a = half(1.0) + half(1) - half(.5) * half(2e-3); int b = 0x1Fh; float c = 1.0f;\n");
+}
+
+// ------------------------------ range designators
+TEST(FrontRangeDesignators, ExpandedToPositionalList) {
+  auto r = translate("const int a[6] = { [0 ... 2] = 7, [4] = 1, 9 };\n");
+  EXPECT_EQ(body(r.code), "const int a[6] = { 7, 7, 7, {}, 1, 9 };\n");
+}
+
+TEST(FrontRangeDesignators, ConstantExpressionBounds) {
+  auto r = translate("float a[4] = { [0 ... (2*2)-1] = 1.0f };\n");
+  EXPECT_EQ(body(r.code), "float a[4] = { 1.0f, 1.0f, 1.0f, 1.0f };\n");
+}
+
+TEST(FrontRangeDesignators, LambdaCaptureIsNotADesignator) {
+  auto r = translate("void f() { [&]() { }(); }\n");
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(body(r.code), "void f() { [&]() { }(); }\n");
+}
+
+TEST(FrontRangeDesignators, NonConstantBoundIsAnError) {
+  auto r = translate("\nint a[4] = { [0 ... N-1] = 1 };\n");
+  EXPECT_EQ(r.error, "t.metal:2: error: range designator bound is not an integer constant the front can evaluate");
+}
+
+// ------------------------------ address spaces
+TEST(FrontAddressSpace, WordsErasedConstantBecomesConst) {
+  auto r = translate(
+      "void f(device float* a, constant float* b, constant const float* c, thread float& d,\n"
+      "       threadgroup half* e, const constant int& g) {}\n"
+      "constant float kPi = 3.14f;\n");
+  EXPECT_EQ(body(r.code),
+            "void f( float* a, const float* b, const float* c, float& d,\n"
+            "half* e, const int& g) {}\n"
+            "const float kPi = 3.14f;\n");
+}
+
+TEST(FrontAddressSpace, ThreadgroupAttributeIsNotMangled) {
+  auto r = translate("kernel void k(threadgroup float* s [[threadgroup(0)]]) {}\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(contains(r.code, "void k( float* s ) {}"));
+  EXPECT_TRUE(contains(r.code, "ms_a.threadgroup[0]"));
+}
+
+TEST(FrontAddressSpace, CastsAndTemplateArguments) {
+  auto r = translate("void f(device char* p) { auto q = (device float*)p; auto r = static_cast<threadgroup int*>(0); }\n");
+  EXPECT_EQ(body(r.code), "void f( char* p) { auto q = ( float*)p; auto r = static_cast< int*>(0); }\n");
+}
+
+TEST(FrontAddressSpaceOverloads, IdenticalBodiesKeepOne) {
+  auto r = translate(
+      "template <typename T> void load(device T* p, thread T& v) { v = p[0]; }\n"
+      "template <typename T> void load(threadgroup T* p, thread T& v) { v = p[0]; }\n"
+      "void use(device float* a, threadgroup float* b) { float x; load(a, x); load(b, x); }\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(body(r.code),
+            "template <typename T> void load( T* p, T& v) { v = p[0]; }\n"
+            "void use( float* a, float* b) { float x; load(a, x); load(b, x); }\n");
+}
+
+TEST(FrontAddressSpaceOverloads, DifferentBodiesAreAnError) {
+  auto r = translate(
+      "void f(device float* p) { p[0] = 1; }\n"
+      "void f(threadgroup float* p) { p[0] = 2; }\n");
+  EXPECT_TRUE(contains(r.error, "t.metal:2: error: overloads that differ only in address space")) << r.error;
+}
+
+TEST(FrontAddressSpaceOverloads, MemberFunctionsOnThisAddressSpace) {
+  auto r = translate(
+      "struct S { float v; float get() const device { return v; } float get() const thread { return v; } };\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(body(r.code), "struct S { float v; float get() const { return v; } };\n");
+}
+
+// ------------------------------ attributes
+TEST(FrontAttributes, MslDroppedStandardKept) {
+  auto r = translate("[[maybe_unused]] static int x; [[visible]] void f() { if (x) [[likely]] {} }\n");
+  EXPECT_EQ(body(r.code), "[[maybe_unused]] static int x; void f() { if (x) [[likely]] {} }\n");
+}
+
+// ------------------------------ threadgroup variables
+TEST(FrontThreadgroupVariables, KernelScopeArrayBecomesSharedStorage) {
+  auto r = translate("kernel void k(uint i [[thread_index_in_threadgroup]]) {\n  threadgroup float buf[64][2], n;\n  buf[i][0] = n;\n}\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(contains(r.code, "using ms_tg_t_buf = float[64][2]; static ::metalsim::engine::ThreadgroupVariableSite ms_tg_site_buf{"));
+  EXPECT_TRUE(contains(r.code, "\"buf\", \"t.metal\", 2}; ms_tg_t_buf& buf = *static_cast<ms_tg_t_buf*>(::metalsim::engine::threadgroup_variable(ms_tg_site_buf));"));
+  EXPECT_TRUE(contains(r.code, "using ms_tg_t_n = float;"));
+  EXPECT_TRUE(contains(r.code, ".static_threadgroup_bytes = ::metalsim::front::rt::threadgroup_bytes({{sizeof(float[64][2]), alignof(float[64][2])}, {sizeof(float), alignof(float)}})"));
+  ASSERT_EQ(r.ctx.kernels.size(), 1u);
+  ASSERT_EQ(r.ctx.kernels[0].threadgroup_variables.size(), 2u);
+  EXPECT_TRUE(r.ctx.kernels[0].threadgroup_variables[0].static_size);
+}
+
+TEST(FrontThreadgroupVariables, LocalExtentIsNotCountedStatically) {
+  auto r = translate("kernel void k(uint i [[thread_index_in_threadgroup]]) {\n  constexpr int BN = 32;\n  threadgroup float a[BN];\n}\n");
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.ctx.kernels[0].threadgroup_variables.size(), 1u);
+  EXPECT_FALSE(r.ctx.kernels[0].threadgroup_variables[0].static_size);
+  EXPECT_TRUE(contains(r.code, "threadgroup_bytes({})"));
+}
+
+TEST(FrontThreadgroupVariables, HelperFunctionScopeAndPointersUntouched) {
+  auto r = translate("void h(threadgroup float* p) { threadgroup int cnt; threadgroup float* q = p; }\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(contains(r.code, "using ms_tg_t_cnt = int;"));
+  EXPECT_TRUE(contains(r.code, "float* q = p;"));
+}
+
+TEST(FrontThreadgroupVariables, InitializerIsAnError) {
+  auto r = translate("void h() {\n  threadgroup int x = 0;\n}\n");
+  EXPECT_EQ(r.error, "t.metal:2: error: threadgroup variable 'x' cannot have an initializer");
+}
+
+TEST(FrontThreadgroupVariables, NamespaceScopeIsAnError) {
+  auto r = translate("threadgroup int x;\n");
+  EXPECT_EQ(r.error, "t.metal:1: error: threadgroup variables are only allowed in kernel and function bodies");
+}
+
+// ------------------------------ function constants
+TEST(FrontFunctionConstants, GlobalBecomesPerDispatchValue) {
+  auto r = translate(
+      "constant bool has_bias [[function_constant(0)]];\n"
+      "constant short nsg [[function_constant(FC_BASE + 1)]];\n"
+      "constant bool both = has_bias && is_function_constant_defined(nsg);\n"
+      "constant int plain = 4;\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(body(r.code),
+            "const ::metalsim::front::rt::FunctionConstant<bool> has_bias{static_cast<uint32_t>(0)};\n"
+            "const ::metalsim::front::rt::FunctionConstant<short> nsg{static_cast<uint32_t>(FC_BASE + 1)};\n"
+            "const ::metalsim::front::rt::DerivedConstant<bool> both{+[]() -> bool { return has_bias && "
+            "is_function_constant_defined(nsg); }};\n"
+            "const int plain = 4;\n");
+  ASSERT_EQ(r.ctx.function_constants.size(), 2u);
+  EXPECT_EQ(r.ctx.function_constants[1].name, "nsg");
+  EXPECT_EQ(r.ctx.function_constants[1].index, "FC_BASE + 1");
+  EXPECT_EQ(r.ctx.function_constants[1].type, "short");
+  EXPECT_TRUE(contains(r.code, "{\"nsg\", static_cast<uint32_t>(FC_BASE + 1), \"short\", static_cast<uint32_t>(sizeof(short))}"));
+}
+
+// ------------------------------ host_name instantiations
+TEST(FrontHostName, ExplicitInstantiationBecomesRegistration) {
+  auto r = translate(
+      "template <typename T> [[kernel]] void f(device T* x [[buffer(0)]]) {}\n"
+      "template [[host_name(\"f_float\")]] [[kernel]] decltype(f<float>) f<float>;\n"
+      "template [[host_name(\"f_half\")]] kernel void f<half>(device half*, uint);\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(contains(r.code, "template <typename T>\nstruct ms_kernel_f {"));
+  EXPECT_TRUE(contains(r.code, "static const ::metalsim::front::rt::KernelInstance ms_inst_0{ms_kernel_f<float>::info(\"f_float\")};"));
+  EXPECT_TRUE(contains(r.code, "ms_inst_1{ms_kernel_f<half>::info(\"f_half\")};"));
+}
+
+TEST(FrontHostName, InstantiationMacroIsRewrittenInItsBody) {
+  auto r = translate(
+      "#define instantiate_kernel(name, func, ...) \\\n"
+      "  template [[host_name(name)]] [[kernel]] decltype(func<__VA_ARGS__>) func<__VA_ARGS__>;\n"
+      "int after;\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(contains(r.code,
+                       "#define instantiate_kernel(name, func, ...) static const ::metalsim::front::rt::KernelInstance "
+                       "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){ms_kernel_ ## func<__VA_ARGS__>::info(name)};\n\nint after;"))
+      << r.code;
+}
+
+TEST(FrontHostName, OrdinaryExplicitInstantiationUntouched) {
+  auto r = translate("template <typename T> T g(T x) { return x; }\ntemplate float g<float>(float);\n");
+  EXPECT_TRUE(contains(r.code, "template float g<float>(float);"));
+}
+
+}  // namespace
+}  // namespace metalsim::front
