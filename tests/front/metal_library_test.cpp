@@ -1,0 +1,182 @@
+// tests/front/metal/*.metal compiled through metalsim_add_metal_library: the reflection table
+// the host reads (KernelRegistry::find) and, with the host runtime, the kernels running.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "simt/engine/kernel.h"
+
+namespace {
+
+using metalsim::engine::ArgKind;
+using metalsim::engine::Builtin;
+using metalsim::engine::KernelInfo;
+using metalsim::engine::KernelRegistry;
+
+const KernelInfo& kernel(std::string_view name) {
+  const KernelInfo* k = KernelRegistry::find(name);
+  if (!k) throw std::runtime_error("kernel not registered: " + std::string(name));
+  return *k;
+}
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+TEST(FrontMetalLibrary, RulesKernelReflection) {
+  const KernelInfo& k = kernel("front_rules");
+  EXPECT_TRUE(ends_with(k.source_file, "front_rules.metal")) << k.source_file;
+  EXPECT_EQ(k.source_line, 22u);
+  EXPECT_EQ(k.max_total_threads_per_threadgroup, 64u);
+  EXPECT_EQ(k.static_threadgroup_bytes, 32u * 4 + 8 * 4);  // tile[32] + counts[2][4]
+  ASSERT_NE(k.entry, nullptr);
+  ASSERT_EQ(k.args.size(), 8u);
+
+  EXPECT_STREQ(k.args[0].name, "in");
+  EXPECT_EQ(k.args[0].kind, ArgKind::DeviceBuffer);
+  EXPECT_EQ(k.args[0].index, 0u);
+  EXPECT_STREQ(k.args[0].type, "device const float*");
+  EXPECT_TRUE(k.args[0].is_const);
+  EXPECT_EQ(k.args[0].element_size, 4u);
+
+  EXPECT_EQ(k.args[1].kind, ArgKind::ConstantBuffer);
+  EXPECT_TRUE(k.args[1].is_reference);
+  EXPECT_EQ(k.args[1].element_size, 8u);  // Params
+  EXPECT_EQ(k.args[1].element_align, 4u);
+
+  EXPECT_EQ(k.args[2].kind, ArgKind::DeviceBuffer);
+  EXPECT_FALSE(k.args[2].is_const);
+  EXPECT_EQ(k.args[3].kind, ArgKind::Threadgroup);
+  EXPECT_EQ(k.args[3].index, 0u);
+  EXPECT_EQ(k.args[4].index, 3u);
+
+  EXPECT_EQ(k.args[5].kind, ArgKind::Builtin);
+  EXPECT_EQ(k.args[5].builtin, Builtin::thread_position_in_threadgroup);
+  EXPECT_EQ(k.args[5].element_size, 16u);  // uint3 is 16 bytes in MSL
+  EXPECT_EQ(k.args[6].builtin, Builtin::thread_index_in_simdgroup);
+  EXPECT_EQ(k.args[6].element_size, 2u);
+  EXPECT_EQ(k.args[7].builtin, Builtin::thread_position_in_grid);
+
+  ASSERT_EQ(k.function_constants.size(), 2u);
+  EXPECT_STREQ(k.function_constants[0].name, "has_bias");
+  EXPECT_EQ(k.function_constants[0].index, 0u);
+  EXPECT_STREQ(k.function_constants[1].type, "int");
+  EXPECT_EQ(k.function_constants[1].size, 4u);
+}
+
+TEST(FrontMetalLibrary, AttributeKernelRegistered) {
+  const KernelInfo& k = kernel("front_no_args_used");
+  EXPECT_EQ(k.args.size(), 1u);
+  EXPECT_EQ(k.static_threadgroup_bytes, 0u);
+  EXPECT_EQ(k.max_total_threads_per_threadgroup, 0u);
+}
+
+TEST(FrontMetalLibrary, HostNameInstancesOfATemplate) {
+  for (const char* name : {"scale_by_float", "scale_by_int_x3", "scale_by_half_x4", "scale_by_float_x4"}) {
+    SCOPED_TRACE(name);
+    const KernelInfo& k = kernel(name);
+    EXPECT_STREQ(k.name, name);
+    EXPECT_TRUE(ends_with(k.source_file, "front_templates.metal"));
+    ASSERT_EQ(k.args.size(), 3u);
+    EXPECT_STREQ(k.args[0].type, "device T*");
+    EXPECT_EQ(k.args[1].kind, ArgKind::ConstantBuffer);
+  }
+  EXPECT_EQ(kernel("scale_by_float").args[0].element_size, 4u);
+  EXPECT_EQ(kernel("scale_by_half_x4").args[0].element_size, 2u);
+  EXPECT_EQ(KernelRegistry::find("scale_by"), nullptr);  // the template itself is not a kernel
+}
+
+}  // namespace
+
+#if METALSIM_FRONT_TEST_HAS_HOST
+#include "metalsim/Metal.hpp"
+
+namespace {
+
+struct HostRun {
+  NS::SharedPtr<MTL::Device> device = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
+  NS::SharedPtr<MTL::CommandQueue> queue = NS::TransferPtr(device->newCommandQueue());
+  NS::SharedPtr<MTL::Library> library = NS::TransferPtr(device->newDefaultLibrary());
+
+  NS::SharedPtr<MTL::Buffer> buffer(const std::vector<float>& v) {
+    return NS::TransferPtr(device->newBuffer(v.data(), v.size() * sizeof(float), MTL::ResourceStorageModeShared));
+  }
+
+  MTL::CommandBuffer* dispatch(const char* name, MTL::FunctionConstantValues* constants,
+                               const std::function<void(MTL::ComputeCommandEncoder*)>& bind, MTL::Size groups,
+                               MTL::Size tg) {
+    NS::Error* error = nullptr;
+    auto fn = NS::TransferPtr(constants ? library->newFunction(NS::String::string(name, NS::UTF8StringEncoding), constants, &error)
+                                        : library->newFunction(name));
+    EXPECT_TRUE(fn) << name;
+    auto pso = NS::TransferPtr(device->newComputePipelineState(fn.get(), &error));
+    EXPECT_TRUE(pso) << name;
+    MTL::CommandBuffer* cb = queue->commandBuffer();
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(pso.get());
+    bind(enc);
+    enc->dispatchThreadgroups(groups, tg);
+    enc->endEncoding();
+    cb->commit();
+    cb->waitUntilCompleted();
+    return cb;
+  }
+};
+
+struct Params {
+  uint32_t n;
+  float scale;
+};
+
+TEST(FrontMetalRun, RulesKernelComputesWithFunctionConstants) {
+  HostRun r;
+  const uint32_t n = 64;
+  std::vector<float> in(n);
+  for (uint32_t i = 0; i < n; ++i) in[i] = float(i);
+  auto bin = r.buffer(in);
+  auto bout = r.buffer(std::vector<float>(n, -1.0f));
+  auto bout2 = r.buffer(std::vector<float>(n, -1.0f));
+  Params p{n, 2.0f};
+  auto constants = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
+  bool has_bias = true;
+  int bias = 100;
+  constants->setConstantValue(&has_bias, MTL::DataTypeBool, 0);
+  constants->setConstantValue(&bias, MTL::DataTypeInt, 1);
+  MTL::CommandBuffer* cb = r.dispatch("front_rules", constants.get(), [&](MTL::ComputeCommandEncoder* e) {
+    e->setBuffer(bin.get(), 0, 0);
+    e->setBytes(&p, sizeof(p), 1);
+    e->setBuffer(bout.get(), 0, 2);
+    e->setThreadgroupMemoryLength(32 * sizeof(float), 0);
+    e->setBuffer(bout2.get(), 0, 3);
+  }, MTL::Size(2, 1, 1), MTL::Size(32, 1, 1));
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+  const float* out = static_cast<const float*>(bout->contents());
+  const float* out2 = static_cast<const float*>(bout2->contents());
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t lane = i % 32;
+    float w = (lane % 8) < 4 ? 1.0f : 2.0f;
+    float v = float(i) * 2.0f + w + 0.5f + 100.0f;
+    ASSERT_EQ(out[i], v) << i;
+    float first = float(i - lane) * 2.0f + 1.0f + 0.5f + 100.0f;  // tile[0]: lane 0 of this group
+    ASSERT_EQ(out2[i], first + 0.0f + 1.0f + 32.0f) << i;
+  }
+}
+
+TEST(FrontMetalRun, TemplateInstanceRuns) {
+  HostRun r;
+  std::vector<float> x{1, 2, 3, 4};
+  auto bx = r.buffer(x);
+  float factor = 0.5f;
+  MTL::CommandBuffer* cb = r.dispatch("scale_by_float_x4", nullptr, [&](MTL::ComputeCommandEncoder* e) {
+    e->setBuffer(bx.get(), 0, 0);
+    e->setBytes(&factor, sizeof(factor), 1);
+  }, MTL::Size(1, 1, 1), MTL::Size(4, 1, 1));
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+  const float* out = static_cast<const float*>(bx->contents());
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i], x[size_t(i)] * 0.5f * 4.0f);
+}
+
+}  // namespace
+#endif
