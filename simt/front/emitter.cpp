@@ -54,9 +54,17 @@ void Emitter::raw_line(const std::string& text) {
 void Emitter::emit(const Tokens& t) {
   for (const Token& k : t) {
     if (k.kind == TokKind::Raw && k.block) {
-      line_directive(k.file, k.line);
-      out_ += k.text;
-      if (!k.text.empty() && k.text.back() != '\n') out_ += '\n';
+      // Every generated line maps to the kernel's line: a debugger stepping into the entry
+      // shows the kernel's signature, not whatever source follows it.
+      size_t i = 0;
+      while (i < k.text.size()) {
+        size_t e = k.text.find('\n', i);
+        if (e == std::string::npos) e = k.text.size();
+        line_directive(k.file, k.line);
+        out_.append(k.text, i, e - i);
+        out_ += '\n';
+        i = e + 1;
+      }
       file_ = -1;  // resynchronise before the next token
       at_line_start_ = true;
       prev_ = nullptr;

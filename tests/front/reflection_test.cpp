@@ -78,7 +78,7 @@ TEST(FrontReflection, TemplateKernelStructIsATemplate) {
   EXPECT_TRUE(k.is_template);
   EXPECT_EQ(k.template_params, "typename T, int N = 4");
   ASSERT_EQ(k.template_arg_names.size(), 2u);
-  EXPECT_TRUE(contains(r.code, "template <typename T, int N = 4>\nstruct ms_kernel_tk {"));
+  EXPECT_TRUE(contains(r.code, "template <typename T, int N = 4>\n#line 2 \"t.metal\"\nstruct ms_kernel_tk {"));
   EXPECT_TRUE(contains(r.code, "tk<T, N>(ms_p0)"));
   EXPECT_FALSE(contains(r.code, "KernelInstance ms_inst_tk"));
 }

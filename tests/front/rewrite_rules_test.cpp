@@ -157,7 +157,7 @@ TEST(FrontHostName, ExplicitInstantiationBecomesRegistration) {
       "template [[host_name(\"f_float\")]] [[kernel]] decltype(f<float>) f<float>;\n"
       "template [[host_name(\"f_half\")]] kernel void f<half>(device half*, uint);\n");
   ASSERT_EQ(r.error, "");
-  EXPECT_TRUE(contains(r.code, "template <typename T>\nstruct ms_kernel_f {"));
+  EXPECT_TRUE(contains(r.code, "template <typename T>\n#line 1 \"t.metal\"\nstruct ms_kernel_f {"));
   EXPECT_TRUE(contains(r.code, "static const ::metalsim::front::rt::KernelInstance ms_inst_0{ms_kernel_f<float>::info(\"f_float\")};"));
   EXPECT_TRUE(contains(r.code, "ms_inst_1{ms_kernel_f<half>::info(\"f_half\")};"));
 }
