@@ -97,8 +97,18 @@ KernelArg parse_param(const Tokens& t, size_t b, size_t e, size_t position) {
       binding = &a;
     }
   }
+  Attribute implicit;
   if (!binding) {
-    throw FrontError(at.file, at.line, "kernel parameter " + shown + " has no [[buffer(N)]], [[threadgroup(N)]] or built-in attribute");
+    // ggml writes `device const char * src0,` without [[buffer(N)]]: Metal gives such buffers
+    // the lowest indices left free, in parameter order (resolved in parse_kernel_signature).
+    bool buffer_space = false;
+    for (const Token& k : decl) buffer_space = buffer_space || k.is("device") || k.is("constant");
+    if (!buffer_space) {
+      throw FrontError(at.file, at.line, "kernel parameter " + shown + " has no [[buffer(N)]], [[threadgroup(N)]] or built-in attribute");
+    }
+    implicit.name = "buffer";
+    implicit.line = at.line;
+    binding = &implicit;
   }
 
   bool has_device = false, has_constant = false, has_threadgroup = false, has_thread = false;
@@ -116,7 +126,8 @@ KernelArg parse_param(const Tokens& t, size_t b, size_t e, size_t position) {
 
   if (binding->name == "buffer" || binding->name == "threadgroup") {
     arg.index = binding->args;
-    if (arg.index.empty()) throw FrontError(at.file, binding->line, "kernel parameter " + shown + ": [[" + binding->name + "]] needs an index");
+    arg.implicit_index = binding == &implicit;
+    if (arg.index.empty() && !arg.implicit_index) throw FrontError(at.file, binding->line, "kernel parameter " + shown + ": [[" + binding->name + "]] needs an index");
     if (elem.empty() || !(elem.back().is("*") || elem.back().is("&"))) {
       throw FrontError(at.file, at.line, "kernel parameter " + shown + " bound to [[" + binding->name + "]] must be a pointer or a reference");
     }
@@ -202,6 +213,30 @@ KernelDecl parse_kernel_signature(const Tokens& t, size_t head, size_t name_at) 
   for (auto [pb, pe] : split_commas(t, open + 1, close)) {
     if (pe - pb == 1 && t[pb].is("void")) continue;
     k.args.push_back(parse_param(t, pb, pe, position++));
+  }
+  // Implicit buffer indices: the lowest ones no [[buffer(N)]] names, in parameter order. An
+  // explicit index that is not a literal makes the assignment unknowable here: error.
+  std::vector<bool> used(64, false);
+  bool any_implicit = false;
+  for (const KernelArg& a : k.args) any_implicit = any_implicit || a.implicit_index;
+  if (any_implicit) {
+    for (const KernelArg& a : k.args) {
+      if (a.implicit_index || a.kind == ArgKind::Builtin || a.kind == ArgKind::Threadgroup) continue;
+      size_t n = 0;
+      bool literal = !a.index.empty() && a.index.find_first_not_of("0123456789") == std::string::npos;
+      if (literal) n = std::stoul(a.index);
+      if (!literal || n >= used.size()) {
+        throw FrontError(k.file, k.line, "kernel '" + k.name + "' mixes buffers without [[buffer(N)]] and a non-literal buffer index '" + a.index + "'");
+      }
+      used[n] = true;
+    }
+    size_t next = 0;
+    for (KernelArg& a : k.args) {
+      if (!a.implicit_index) continue;
+      while (used[next]) ++next;
+      used[next] = true;
+      a.index = std::to_string(next);
+    }
   }
   return k;
 }

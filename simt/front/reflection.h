@@ -14,6 +14,7 @@ struct KernelArg {
   std::string name;          // as declared ("" when unnamed)
   ArgKind kind = ArgKind::DeviceBuffer;
   std::string index;         // N of [[buffer(N)]] / [[threadgroup(N)]] as a C++ expression
+  bool implicit_index = false;  // a buffer without [[buffer(N)]]: the lowest free index
   std::string type;          // as written: "device const half*"
   std::string element_type;  // C++ pointee (or the built-in's type): "const half"
   bool is_const = false;

@@ -7,8 +7,13 @@ namespace {
 using testing::translate;
 
 TEST(FrontErrors, ParameterWithoutBinding) {
-  auto r = translate("\n\nkernel void k(device float* x) {}\n");
+  auto r = translate("\n\nkernel void k(uint x) {}\n");
   EXPECT_EQ(r.error, "t.metal:3: error: kernel parameter 'x' has no [[buffer(N)]], [[threadgroup(N)]] or built-in attribute");
+}
+
+TEST(FrontErrors, ImplicitBufferIndexWithNonLiteralExplicitOne) {
+  auto r = translate("kernel void k(device float* a, device float* b [[buffer(IDX)]]) {}\n");
+  EXPECT_EQ(r.error, "t.metal:1: error: kernel 'k' mixes buffers without [[buffer(N)]] and a non-literal buffer index 'IDX'");
 }
 
 TEST(FrontErrors, TextureParameterUnsupported) {

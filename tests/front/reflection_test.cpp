@@ -89,6 +89,22 @@ TEST(FrontReflection, HostNameOnPlainKernelRenames) {
   EXPECT_TRUE(contains(r.code, "ms_kernel_k::info(\"renamed\")"));
 }
 
+TEST(FrontReflection, BuffersWithoutAttributeTakeTheLowestFreeIndices) {
+  // ggml's style: `constant args & args, device const char * src0, ...` with no [[buffer]].
+  auto r = translate(
+      "kernel void kernel_add(constant Args & args, device const char * src0, device char * dst [[buffer(0)]],\n"
+      "                       device char * src1, uint3 tgpig[[threadgroup_position_in_grid]]) {}\n");
+  ASSERT_EQ(r.error, "");
+  const KernelDecl& k = r.ctx.kernels.at(0);
+  EXPECT_EQ(k.args[0].index, "1");
+  EXPECT_EQ(k.args[0].kind, ArgKind::ConstantBuffer);
+  EXPECT_EQ(k.args[1].index, "2");
+  EXPECT_EQ(k.args[2].index, "0");
+  EXPECT_EQ(k.args[3].index, "3");
+  EXPECT_EQ(k.args[4].builtin, "threadgroup_position_in_grid");
+  EXPECT_TRUE(contains(r.code, "void kernel_add(const Args & args, const char * src0, char * dst ,"));
+}
+
 TEST(FrontReflection, KernelDeclarationWithoutBodyIsNotRegistered) {
   auto r = translate("kernel void k(device float* x [[buffer(0)]]);\n");
   ASSERT_EQ(r.error, "");
