@@ -1,0 +1,45 @@
+#pragma once
+// Helpers shared by the MSL header tests: a fixed-seed generator and ulp distances.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+
+#include <metal_stdlib>
+
+namespace metalsim::msl_test {
+
+inline std::mt19937& rng() {
+  static std::mt19937 g(20240611u);
+  return g;
+}
+inline float uniform(float lo, float hi) {
+  return std::uniform_real_distribution<float>(lo, hi)(rng());
+}
+inline int32_t uniform_int(int32_t lo, int32_t hi) {
+  return std::uniform_int_distribution<int32_t>(lo, hi)(rng());
+}
+// A random finite half from its bit pattern (every exponent equally likely).
+inline metal::half random_half() {
+  for (;;) {
+    const auto bits = uint16_t(rng()() & 0xffffu);
+    const auto h = __builtin_bit_cast(metal::half, bits);
+    if (std::isfinite(float(h))) return h;
+  }
+}
+// Distance in units in the last place of float between a and b (0 when both are NaN).
+inline double ulp_float(float a, float b) {
+  if (std::isnan(a) && std::isnan(b)) return 0.0;
+  if (a == b) return 0.0;
+  const double u = std::ldexp(1.0, std::max(std::ilogb(b), -126) - 23);
+  return std::fabs(double(a) - double(b)) / u;
+}
+// Distance in ulps of half (binary16, 10 fraction bits; subnormal spacing 2^-24).
+inline double ulp_half(float a, float b) {
+  if (std::isnan(a) && std::isnan(b)) return 0.0;
+  if (a == b) return 0.0;
+  const double u = std::ldexp(1.0, std::max(std::ilogb(b), -14) - 10);
+  return std::fabs(double(a) - double(b)) / u;
+}
+
+}  // namespace metalsim::msl_test
