@@ -8,11 +8,18 @@
 namespace metalsim::engine {
 
 struct DispatchState {
-  explicit DispatchState(const DispatchRequest& r) : request(r) {}
+  explicit DispatchState(const DispatchRequest& r) : request(r), serial(next_serial()) {}
   const DispatchRequest& request;
+  const uint64_t serial;  // unique per dispatch: workers re-read the request when it changes
   check::ReportSink reports;
   std::atomic<bool> stop{false};  // a fault or the watchdog: skip the threadgroups not begun
   std::atomic<bool> timed_out{false};
+
+ private:
+  static uint64_t next_serial() {
+    static std::atomic<uint64_t> counter{0};
+    return ++counter;
+  }
 };
 
 }  // namespace metalsim::engine

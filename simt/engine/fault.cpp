@@ -93,7 +93,7 @@ void install_handlers_once() {
 #endif
     struct sigaction st {};
     st.sa_sigaction = &on_timeout;
-    st.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    st.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&st.sa_mask);
     sigaction(FaultTrap::timeout_signal(), &st, nullptr);
   });

@@ -34,7 +34,7 @@ Size3 DispatchGeometry::threadgroup_size_at(Size3 pos) const {
           edge(pos.z, threads_per_threadgroup.z, threads.z)};
 }
 
-BuiltinValue ThreadgroupGeometry::value(Builtin b, uint32_t lane) const {
+BuiltinValue ThreadgroupGeometry::slow_value(Builtin b, uint32_t lane) const {
   const uint16_t* t = local[lane];
   const Size3& d = dispatch->threads_per_threadgroup;
   switch (b) {

@@ -39,7 +39,23 @@ struct ThreadgroupGeometry {
   // local[lane] = thread_position_in_threadgroup of linear lane `lane`.
   const uint16_t (*local)[3] = nullptr;
 
-  BuiltinValue value(Builtin b, uint32_t lane) const;
+  // Inline: the generated lane loop calls it once per built-in per lane.
+  BuiltinValue value(Builtin b, uint32_t lane) const {
+    const uint16_t* t = local[lane];
+    const Size3& d = dispatch->threads_per_threadgroup;
+    switch (b) {
+      case Builtin::thread_position_in_grid:
+        return {position.x * d.x + t[0], position.y * d.y + t[1], position.z * d.z + t[2]};
+      case Builtin::thread_position_in_threadgroup: return {t[0], t[1], t[2]};
+      case Builtin::thread_index_in_threadgroup: return {lane};
+      case Builtin::thread_index_in_simdgroup: return {lane % kSimdWidth};
+      case Builtin::simdgroup_index_in_threadgroup: return {lane / kSimdWidth};
+      case Builtin::threadgroup_position_in_grid: return {position.x, position.y, position.z};
+      case Builtin::threads_per_threadgroup: return {size.x, size.y, size.z};
+      default: return slow_value(b, lane);
+    }
+  }
+  BuiltinValue slow_value(Builtin b, uint32_t lane) const;
 };
 
 }  // namespace metalsim::engine

@@ -64,9 +64,13 @@ class LaneCursor {
   bool next() {
     if (pos_ >= end_) return false;
     lane_ = order_[pos_++];
+    published_lane_ = lane_;
     return true;
   }
   uint32_t lane() const { return lane_; }
+  // The lane as a signal handler sees it (a fault report names the faulting lane even when
+  // the compiler keeps lane_ in a register across the kernel body).
+  uint32_t published_lane() const { return published_lane_; }
   BuiltinValue value(Builtin b) const { return tg_->value(b, lane_); }
 
   // Engine side: stops the walk after the current lane; returns the first lane not started.
@@ -83,6 +87,7 @@ class LaneCursor {
   uint32_t pos_ = 0;
   uint32_t end_;
   uint32_t lane_ = 0;
+  volatile uint32_t published_lane_ = 0;
 };
 
 using KernelEntry = void (*)(const BoundArgs& args, LaneCursor& lanes);

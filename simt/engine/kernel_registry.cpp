@@ -1,3 +1,4 @@
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,18 @@ std::string_view arg_kind_name(ArgKind k) {
   return "?";
 }
 
-void KernelRegistry::add(const KernelInfo& kernel) { kernels().push_back(&kernel); }
+// Two kernels under one name would make newFunction ambiguous: the first stays, the second is
+// named on stderr (static initialisation has no better channel).
+void KernelRegistry::add(const KernelInfo& kernel) {
+  if (const KernelInfo* earlier = find(kernel.name); earlier != nullptr) {
+    std::fprintf(stderr, "metalsim: kernel '%s' from %s:%u is registered twice (first from %s:%u); "
+                         "newFunction returns the first\n",
+                 kernel.name, kernel.source_file, kernel.source_line, earlier->source_file,
+                 earlier->source_line);
+    return;
+  }
+  kernels().push_back(&kernel);
+}
 
 const KernelInfo* KernelRegistry::find(std::string_view name) {
   for (const KernelInfo* k : kernels())

@@ -1,6 +1,7 @@
 #include "simt/engine/threadgroup_runner.h"
 
 #include <algorithm>
+#include <utility>
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -41,8 +42,14 @@ std::string lane_list(const std::vector<uint16_t>& lanes) {
 ThreadgroupRunner::ThreadgroupRunner(fiber::StackPool& stacks, ThreadgroupArena& arena)
     : stacks_(stacks), arena_(arena) {
   lanes_.resize(1024);
-  for (size_t i = 0; i < lanes_.size(); ++i) lanes_[i].id = uint16_t(i);
-  ready_.resize(4096);
+  fibers_.resize(1024);
+  errors_.resize(1024);
+  identity_order_.resize(1024);
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    lanes_[i].id = uint16_t(i);
+    identity_order_[i] = uint16_t(i);
+  }
+  ready_.reserve(4096);
 }
 
 ThreadgroupRunner* ThreadgroupRunner::current() { return tls_runner; }
@@ -64,10 +71,25 @@ void ThreadgroupRunner::prepare_local_positions() {
       }
 }
 
+// Once per dispatch and worker: the bound arguments and this worker's threadgroup regions.
+void ThreadgroupRunner::prepare_dispatch(DispatchState& dispatch) {
+  if (prepared_serial_ == dispatch.serial) return;
+  prepared_serial_ = dispatch.serial;
+  const DispatchRequest& req = dispatch.request;
+  args_ = req.args;
+  for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i) {
+    args_.threadgroup[i] = arena_.region(i);
+    args_.threadgroup_lengths[i] = req.threadgroup_lengths[i];
+  }
+}
+
+// Per threadgroup: only what the plain path needs. Lane states are set up lazily, when a lane
+// first reaches a sync point (prepare_lane_states), so barrier-free kernels never pay for them.
 void ThreadgroupRunner::prepare(DispatchState& dispatch, uint64_t linear_tg) {
   const DispatchRequest& req = dispatch.request;
   dispatch_ = &dispatch;
   linear_tg_ = linear_tg;
+  prepare_dispatch(dispatch);
   tg_.dispatch = &req.geometry;
   tg_.position = req.geometry.threadgroup_position(linear_tg);
   tg_.size = req.geometry.threadgroup_size_at(tg_.position);
@@ -75,28 +97,38 @@ void ThreadgroupRunner::prepare(DispatchState& dispatch, uint64_t linear_tg) {
   tg_.simdgroup_count = (tg_.thread_count + kSimdWidth - 1) / kSimdWidth;
   prepare_local_positions();
   tg_.local = local_;
-
-  args_ = req.args;
   arena_.begin_threadgroup(req.options.checks.init);
-  for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i) {
-    args_.threadgroup[i] = arena_.region(i);
-    args_.threadgroup_lengths[i] = req.threadgroup_lengths[i];
-  }
 
   const uint32_t n = tg_.thread_count;
-  order_.resize(n);
-  for (uint32_t i = 0; i < n; ++i) order_[i] = uint16_t(i);
   const SchedulePolicy& policy = req.options.schedule;
-  if (policy.kind == ScheduleKind::reversed) std::reverse(order_.begin(), order_.end());
-  if (policy.kind == ScheduleKind::random) {
-    rng_ = ScheduleRng(threadgroup_seed(policy, linear_tg));
-    shuffle(std::span<uint16_t>(order_), rng_);
+  switch (policy.kind) {
+    case ScheduleKind::in_order: order_ = identity_order_.data(); break;
+    case ScheduleKind::reversed:
+      if (reversed_order_.size() != n) {
+        reversed_order_.resize(n);
+        for (uint32_t i = 0; i < n; ++i) reversed_order_[i] = uint16_t(n - 1 - i);
+      }
+      order_ = reversed_order_.data();
+      break;
+    case ScheduleKind::random:
+      rng_ = ScheduleRng(threadgroup_seed(policy, linear_tg));
+      shuffled_order_.assign(identity_order_.begin(), identity_order_.begin() + n);
+      shuffle(std::span<uint16_t>(shuffled_order_), rng_);
+      order_ = shuffled_order_.data();
+      break;
   }
+  hijacked_ = false;
+  running_ = nullptr;
+  cursor_ = nullptr;
+  abandoned_ = false;
+}
 
+void ThreadgroupRunner::prepare_lane_states() {
+  const uint32_t n = tg_.thread_count;
   for (uint32_t i = 0; i < n; ++i) {
     lanes_[i].status = Status::NotStarted;
     lanes_[i].request = nullptr;
-    lanes_[i].error = nullptr;
+    lanes_[i].failed = false;
   }
   live_in_simd_.assign(tg_.simdgroup_count, 0);
   blocked_in_simd_.assign(tg_.simdgroup_count, 0);
@@ -106,10 +138,6 @@ void ThreadgroupRunner::prepare(DispatchState& dispatch, uint64_t linear_tg) {
   ready_.clear();
   done_ = 0;
   at_barrier_ = 0;
-  hijacked_ = false;
-  running_ = nullptr;
-  cursor_ = nullptr;
-  abandoned_ = false;
 }
 
 // ------------------------------ run
@@ -120,7 +148,9 @@ void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
   fiber::GuardedStack* stack = stacks_.acquire();
   drive_fiber_.start(stack, &ThreadgroupRunner::drive_entry, this);
   FaultTrap trap(*this);
-  if (sigsetjmp(recovery_, 1) == 0) {
+  // savemask 0: no sigprocmask system call per threadgroup; the handlers run with
+  // SA_NODEFER, so jumping out of them leaves nothing blocked.
+  if (sigsetjmp(recovery_, 0) == 0) {
     trap.arm();
     drive_fiber_.resume();
     trap.disarm();
@@ -140,7 +170,7 @@ void ThreadgroupRunner::drive_entry(void* self) { static_cast<ThreadgroupRunner*
 
 void ThreadgroupRunner::drive() {
   const KernelInfo& kernel = *dispatch_->request.kernel;
-  LaneCursor cursor(tg_, order_.data(), tg_.thread_count);
+  LaneCursor cursor(tg_, order_, tg_.thread_count);
   cursor_ = &cursor;
   try {
     kernel.entry(args_, cursor);
@@ -172,7 +202,8 @@ void ThreadgroupRunner::lane_entry(void* p) {
     LaneCursor one(self.tg_, &lane->id, 1);
     self.dispatch_->request.kernel->entry(self.args_, one);
   } catch (...) {
-    lane->error = std::current_exception();
+    self.errors_[lane->id] = std::current_exception();
+    lane->failed = true;
   }
 }
 
@@ -180,7 +211,7 @@ void ThreadgroupRunner::lane_entry(void* p) {
 
 uint32_t ThreadgroupRunner::current_lane() const {
   if (running_ != nullptr) return running_->id;
-  return cursor_ != nullptr ? cursor_->lane() : 0;
+  return cursor_ != nullptr ? cursor_->published_lane() : 0;
 }
 
 void ThreadgroupRunner::block(SyncRequest& request) {
@@ -188,7 +219,7 @@ void ThreadgroupRunner::block(SyncRequest& request) {
     Lane& lane = *running_;
     lane.request = &request;
     lane.status = Status::Blocked;
-    lane.fiber.suspend();
+    fibers_[lane.id].suspend();
     return;
   }
   // A plain lane: it becomes (or already is) the driver. Lanes before it in the walk have
@@ -196,6 +227,7 @@ void ThreadgroupRunner::block(SyncRequest& request) {
   Lane& self = lanes_[cursor_->lane()];
   if (!hijacked_) {
     hijacked_ = true;
+    prepare_lane_states();
     const uint32_t first_not_started = cursor_->take_rest();
     for (uint32_t i = 0; i + 1 < first_not_started; ++i) on_done(lanes_[order_[i]]);
     for (uint32_t i = first_not_started; i < tg_.thread_count; ++i) release(lanes_[order_[i]]);
@@ -234,27 +266,29 @@ void ThreadgroupRunner::schedule_until(Lane* target) {
 }
 
 void ThreadgroupRunner::run_lane(Lane& lane) {
+  fiber::Fiber& fiber = fibers_[lane.id];
   if (lane.status == Status::NotStarted) {
-    lane.fiber.start(stacks_.acquire(), &ThreadgroupRunner::lane_entry, &lane);
+    fiber.start(stacks_.acquire(), &ThreadgroupRunner::lane_entry, &lane);
     fibers_started.fetch_add(1, std::memory_order_relaxed);
   }
   lane.status = Status::Running;
   running_ = &lane;
-  lane.fiber.resume();
+  fiber.resume();
   running_ = nullptr;
-  if (lane.fiber.finished()) {
-    stacks_.release(lane.fiber.stack());
-    lane.fiber.abandon();
-    if (lane.error) {
+  if (fiber.finished()) {
+    stacks_.release(fiber.stack());
+    fiber.abandon();
+    if (lane.failed) {
+      std::exception_ptr error = std::exchange(errors_[lane.id], nullptr);
       try {
-        std::rethrow_exception(lane.error);
+        std::rethrow_exception(error);
       } catch (const Abandon&) {
         abandon_threadgroup();  // already reported inside the lane
       } catch (...) {
       }
       check::Report r = lane_report(check::CheckId::kernel_exception, lane.id, nullptr);
       try {
-        std::rethrow_exception(lane.error);
+        std::rethrow_exception(error);
       } catch (const std::exception& e) {
         r.message = std::string("the kernel threw: ") + e.what();
       } catch (...) {
@@ -421,11 +455,12 @@ void ThreadgroupRunner::abandon_threadgroup() {
 }
 
 void ThreadgroupRunner::abandon_fibers() {
+  if (!hijacked_) return;
   for (uint32_t i = 0; i < tg_.thread_count; ++i) {
-    Lane& l = lanes_[i];
-    if (l.fiber.started() && !l.fiber.finished()) {
-      stacks_.release(l.fiber.stack());
-      l.fiber.abandon();
+    fiber::Fiber& f = fibers_[i];
+    if (f.started() && !f.finished()) {
+      stacks_.release(f.stack());
+      f.abandon();
     }
   }
   running_ = nullptr;

@@ -54,16 +54,18 @@ class ThreadgroupRunner {
 
  private:
   enum class Status : uint8_t { NotStarted, Running, Ready, Blocked, Done };
+  // Kept small (scanned at every barrier); fibers and errors live in arrays of their own.
   struct Lane {
     Status status = Status::NotStarted;
+    bool failed = false;
     uint16_t id = 0;
     SyncRequest* request = nullptr;
-    fiber::Fiber fiber;
-    std::exception_ptr error;
   };
   struct Abandon {};  // thrown to unwind the driver when the threadgroup cannot go on
 
   void prepare(DispatchState& dispatch, uint64_t linear_tg);
+  void prepare_dispatch(DispatchState& dispatch);
+  void prepare_lane_states();
   void prepare_local_positions();
   static void drive_entry(void* self);
   void drive();
@@ -94,7 +96,11 @@ class ThreadgroupRunner {
   ScheduleRng rng_{0};
 
   std::vector<Lane> lanes_;
-  std::vector<uint16_t> order_;          // initial order of plain lanes
+  std::vector<fiber::Fiber> fibers_;
+  std::vector<std::exception_ptr> errors_;
+  const uint16_t* order_ = nullptr;      // initial order of plain lanes
+  std::vector<uint16_t> identity_order_, reversed_order_, shuffled_order_;
+  uint64_t prepared_serial_ = 0;         // the dispatch args_ was copied from
   std::vector<uint16_t> ready_;          // FIFO of lanes ready to run
   size_t ready_head_ = 0;
   std::vector<uint16_t> scratch_;

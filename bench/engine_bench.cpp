@@ -1,0 +1,125 @@
+// The engine's costs: a threadgroup_barrier per lane (256 and 1024 lanes), a simd collective
+// per lane, an empty threadgroup, and a barrier-free kernel against the same loop in plain C++.
+// Run: build/release/bench/engine_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "support/hand_kernel.h"
+#include "support/host_harness.h"
+
+namespace metalsim::testing {
+namespace {
+
+constexpr uint32_t kBarriersPerLane = 64;
+
+void many_barriers(const BoundArgs&, const LaneCursor&) {
+  for (uint32_t k = 0; k < kBarriersPerLane; ++k) engine::threadgroup_barrier();
+}
+HandKernel barrier_kernel("bench_barriers", {}, &lane_loop<many_barriers>);
+
+void sum_combine(const engine::CollectiveCall& call) {
+  float sum = 0;
+  for (uint32_t i = 0; i < call.count; ++i) sum += *static_cast<const float*>(call.members[i].in);
+  for (uint32_t i = 0; i < call.count; ++i) *static_cast<float*>(call.members[i].out) = sum;
+}
+
+void many_simd_sums(const BoundArgs& a, const LaneCursor& lane) {
+  float x = float(lane.value(Builtin::thread_index_in_simdgroup).x);
+  for (uint32_t k = 0; k < kBarriersPerLane; ++k) {
+    float out = 0;
+    engine::simd_collective(&sum_combine, &x, &out, 0, engine::SyncKind::SimdCollective);
+    x = out * 0.5f;
+  }
+  if (x == 12345.0f) buffer<float>(a, 0)[0] = x;  // keep the result alive
+}
+HandKernel simd_kernel("bench_simd_sum", {device_arg("sink", 0, 4)}, &lane_loop<many_simd_sums>);
+
+void empty_body(const BoundArgs&, const LaneCursor&) {}
+HandKernel empty_kernel("bench_empty", {}, &lane_loop<empty_body>);
+
+inline float silu(float v) { return v / (1.0f + std::exp(-v)); }
+
+void silu_lane(const BoundArgs& a, const LaneCursor& lane) {
+  const uint32_t i = lane.value(Builtin::thread_position_in_grid).x;
+  buffer<float>(a, 1)[i] = silu(buffer<const float>(a, 0)[i]);
+}
+HandKernel silu_kernel("bench_silu", {device_arg("x", 0, 4, true), device_arg("y", 1, 4)}, &lane_loop<silu_lane>);
+
+// One worker: the per-lane cost of the engine itself, without parallel speed-up.
+void BM_ThreadgroupBarrier(benchmark::State& state) {
+  Harness h;
+  h.options().workers = 1;
+  h.options().checks = {false, false, false, false};
+  const uint32_t lanes = uint32_t(state.range(0));
+  for (auto _ : state) h.run("bench_barriers", [](auto*) {}, {4, 1, 1}, {lanes, 1, 1});
+  const double lane_barriers = double(state.iterations()) * 4 * lanes * kBarriersPerLane;
+  state.counters["ns_per_lane_barrier"] =
+      benchmark::Counter(lane_barriers, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_ThreadgroupBarrier)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
+
+void BM_SimdSum(benchmark::State& state) {
+  Harness h;
+  h.options().workers = 1;
+  h.options().checks = {false, false, false, false};
+  auto sink = h.buffer(4);
+  for (auto _ : state)
+    h.run("bench_simd_sum", [&](auto* e) { e->setBuffer(sink.get(), 0, 0); }, {4, 1, 1}, {256, 1, 1});
+  const double lane_ops = double(state.iterations()) * 4 * 256 * kBarriersPerLane;
+  state.counters["ns_per_lane_simd_sum"] =
+      benchmark::Counter(lane_ops, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_SimdSum)->Unit(benchmark::kMillisecond);
+
+void BM_EmptyThreadgroup(benchmark::State& state) {
+  Harness h;
+  h.options().workers = 1;
+  h.options().checks = {false, false, false, false};
+  const uint32_t groups = 4096, lanes = uint32_t(state.range(0));
+  for (auto _ : state) h.run("bench_empty", [](auto*) {}, {groups, 1, 1}, {lanes, 1, 1});
+  state.counters["ns_per_threadgroup"] = benchmark::Counter(
+      double(state.iterations()) * groups, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_EmptyThreadgroup)->Arg(1)->Arg(256)->Unit(benchmark::kMillisecond);
+
+// Emulated silu over n floats against the same loop in plain C++, both on `workers` threads
+// (the native loop with OpenMP). Reports ratio = emulated / native, measured in this run.
+void BM_BarrierFreeVsNative(benchmark::State& state) {
+  const uint32_t n = 1u << 22;
+  const int workers = int(state.range(0));
+  Harness h;
+  h.options().workers = uint32_t(workers);
+  h.options().checks = {false, false, false, false};
+  std::vector<float> x(n);
+  for (uint32_t i = 0; i < n; ++i) x[i] = float(int(i % 2001) - 1000) / 100.0f;
+  auto xb = h.buffer(x);
+  auto yb = h.buffer(size_t(n) * 4);
+  std::vector<float> y(n);
+  double emulated = 0, native = 0;
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    h.run("bench_silu", [&](auto* e) {
+      e->setBuffer(xb.get(), 0, 0);
+      e->setBuffer(yb.get(), 0, 1);
+    }, {n, 1, 1}, {256, 1, 1}, true);
+    auto t1 = std::chrono::steady_clock::now();
+#pragma omp parallel for num_threads(workers) schedule(static)
+    for (uint32_t i = 0; i < n; ++i) y[i] = silu(x[i]);
+    auto t2 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(y.data());
+    emulated += std::chrono::duration<double>(t1 - t0).count();
+    native += std::chrono::duration<double>(t2 - t1).count();
+  }
+  state.counters["emulated_ms"] = emulated * 1e3 / double(state.iterations());
+  state.counters["native_ms"] = native * 1e3 / double(state.iterations());
+  state.counters["ratio"] = emulated / native;
+}
+BENCHMARK(BM_BarrierFreeVsNative)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace metalsim::testing
+
+BENCHMARK_MAIN();
