@@ -1,0 +1,116 @@
+// Specs of the softmax family: softmax (corrected) and softmax_as_documented (ADR-003 as
+// written). Tolerances: docs/kernels/softmax.md; findings: docs/findings/softmax.md.
+#include <cmath>
+#include <limits>
+
+#include "kernels/elementwise/spec_case.h"
+#include "kernels/softmax/softmax_ref.h"
+#include "kernels/spec/inputs.h"
+
+namespace metalsim::kernels::softmax {
+namespace {
+
+using spec::ParamDef;
+using spec::Params;
+using spec::RunOptions;
+using spec::Tolerance;
+
+// fill: 0 random N(0, 3); 1 a quarter of the entries -inf (masked, each row keeps one finite);
+// 2 as 0 but row 0 entirely -inf (a fully masked row).
+std::vector<half_t> make_input(uint64_t seed, uint32_t rows, uint32_t cols, int64_t fill) {
+  spec::InputGenerator gen(seed);
+  std::vector<half_t> x(size_t(rows) * cols);
+  for (half_t& v : x) v = half_t(3 * gen.normal());
+  if (fill == 1)
+    for (size_t i = 0; i < x.size(); ++i)
+      if (i % cols != 0 && gen.integer(0, 3) == 0) x[i] = half_t(-std::numeric_limits<float>::infinity());
+  if (fill == 2)
+    for (uint32_t c = 0; c < cols; ++c) x[c] = half_t(-std::numeric_limits<float>::infinity());
+  return x;
+}
+
+class SoftmaxSpec : public spec::KernelSpec {
+ public:
+  explicit SoftmaxSpec(bool documented) : documented_(documented) {}
+  std::string name() const override { return documented_ ? "softmax_as_documented" : "softmax"; }
+  std::string family() const override { return "softmax"; }
+  std::string summary() const override {
+    return documented_ ? "ADR-003 row softmax as written (256-thread strides and tree, half exp storage)"
+                       : "row softmax in place, any cols and threadgroup size, masked rows give 0";
+  }
+  std::vector<ParamDef> params() const override {
+    return {{"rows", 1, 1 << 16, {}, {1, 2, 3}, 2, "rows, one threadgroup each"},
+            {"cols", 1, 1 << 20, {}, {1, 255, 256, 257, 4097}, 256, "row length"},
+            {"tg", 1, 1024, {}, {1, 32, 33, 256, 1024}, 256, "threads per threadgroup"},
+            {"fill", 0, 2, {0, 1, 2}, {0, 1, 2}, 0, "0 random, 1 some -inf, 2 row 0 all -inf"}};
+  }
+  bool valid(const Params& p, std::string* why) const override {
+    if (p.at("rows") < 1 || p.at("cols") < 1 || p.at("tg") < 1 || p.at("tg") > 1024 || p.at("fill") < 0 || p.at("fill") > 2) {
+      if (why) *why = "rows, cols >= 1, 1 <= tg <= 1024, fill in 0..2";
+      return false;
+    }
+    return true;
+  }
+  std::vector<Params> sweep() const override {
+    if (documented_)  // the smallest case of each finding (docs/findings/softmax.md)
+      return {{{"rows", 1}, {"cols", 1}, {"tg", 1}},                  // tree reads shared[128]
+              {{"rows", 1}, {"cols", 2}, {"tg", 256}},                // shared[0]: max overwritten by a sum
+              {{"rows", 1}, {"cols", 257}, {"tg", 512}},              // threads 256+ redo elements
+              {{"rows", 1}, {"cols", 1}, {"tg", 256}, {"fill", 2}}};  // all -inf row: NaN
+    return {{{"rows", 1}, {"cols", 1}, {"tg", 1}},
+            {{"rows", 3}, {"cols", 255}, {"tg", 256}},
+            {{"rows", 2}, {"cols", 257}, {"tg", 256}, {"fill", 1}},
+            {{"rows", 2}, {"cols", 100}, {"tg", 33}, {"fill", 2}},
+            {{"rows", 1}, {"cols", 4097}, {"tg", 1024}},
+            {{"rows", 2}, {"cols", 1000}, {"tg", 1000}, {"fill", 1}}};
+  }
+  std::vector<Params> bench_cases() const override { return {{{"rows", 4096}, {"cols", 4096}, {"tg", 256}}}; }
+  spec::Expectation expectation() const override {
+    return documented_ ? spec::Expectation::known_bug : spec::Expectation::pass;
+  }
+  std::string known_bug() const override {
+    return documented_ ? "hard-coded 256-thread strides and tree (other threadgroup sizes read past "
+                         "threadgroup memory or process elements twice); row_max is read from shared[0] while thread 0 "
+                         "overwrites it with its partial sum (no barrier); an all -inf row gives NaN"
+                       : "";
+  }
+
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, const RunOptions& o) const override {
+    const uint32_t rows = uint32_t(p.at("rows")), cols = uint32_t(p.at("cols")), tg = uint32_t(p.at("tg"));
+    auto c = std::make_unique<FunctionCase>();
+    auto input = std::make_shared<std::vector<half_t>>(make_input(o.seed, rows, cols, p.at("fill")));
+    auto ref = std::make_shared<std::vector<double>>();
+    auto x = spec::SpecDevice::get().buffer(*input);
+    const std::string kernel = name();
+    c->kernel = [=](CaseResult& r) {
+      dispatch(o, kernel, [&](auto* e) {
+        e->setBuffer(x.get(), 0, 0);
+        e->setBytes(&rows, 4, 1);
+        e->setBytes(&cols, 4, 2);
+        e->setThreadgroupMemoryLength(tg_bytes(tg * sizeof(float)), 0);  // one float per thread
+      }, {rows, 1, 1}, {tg, 1, 1}, false, r);
+    };
+    c->reference = [=] { *ref = softmax_ref(*input, rows, cols); };
+    // Half output: half an ulp at the output scale; the float sum adds ~cols * 2^-24 relative;
+    // abs: outputs below half's normal range round to multiples of 2^-24.
+    const Tolerance tol{0x1p-25, 0x1p-11 + (cols + 16) * 0x1p-24, "half output + float row sum"};
+    c->check = [=](CaseResult& r) { compare_in_place("x", contents<half_t>(x), *input, *ref, tol, r); };
+    c->poison_again = [=] { fill(x, *input); };
+    return c;
+  }
+
+ private:
+  bool documented_;
+};
+
+struct SoftmaxFixedSpec : SoftmaxSpec {
+  SoftmaxFixedSpec() : SoftmaxSpec(false) {}
+};
+struct SoftmaxDocumentedSpec : SoftmaxSpec {
+  SoftmaxDocumentedSpec() : SoftmaxSpec(true) {}
+};
+METALSIM_REGISTER_SPEC(SoftmaxFixedSpec);
+METALSIM_REGISTER_SPEC(SoftmaxDocumentedSpec);
+
+}  // namespace
+}  // namespace metalsim::kernels::softmax
