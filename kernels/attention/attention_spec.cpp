@@ -1,0 +1,469 @@
+// The attention family's specs: flash_attention_forward, flash_attention_forward_masked,
+// decode_attention and flash_attention_forward_as_documented. One PreparedCase serves all four;
+// the spec classes only differ in parameters, sweep and dispatch geometry.
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <cmath>
+#include <limits>
+
+#include "kernels/attention/attention_ref.h"
+#include "kernels/attention/attention_spec.h"
+#include "kernels/spec/compare.h"
+#include "kernels/spec/inputs.h"
+#include "kernels/spec/spec_device.h"
+
+namespace metalsim::kernels::attention {
+namespace {
+
+using spec::CaseResult;
+using spec::Params;
+using spec::ParamDef;
+
+// ------------------------------ kernel argument structs (mirrors of attention.metal)
+
+struct AttentionParams {  // the document's
+  uint32_t seq_q, seq_kv, head_dim, num_heads;
+  float scale;
+  uint32_t kv_cache_offset;
+};
+
+struct FlashAttentionParams {
+  uint64_t q_strides[3], k_strides[3], v_strides[3], o_strides[3], mask_strides[2];
+  uint32_t batch, num_heads, num_kv_heads, seq_q, seq_kv, head_dim, kv_offset, causal;
+  float scale;
+};
+
+struct DecodeParams {
+  uint64_t q_strides[2], k_strides[3], v_strides[3], o_strides[2];
+  uint32_t num_heads, num_kv_heads, kv_len, head_dim;
+  float scale;
+};
+
+enum class Kind { documented, flash, masked, decode };
+
+constexpr int64_t kMaxElements = int64_t(1) << 27;  // per tensor: keeps a fuzzed case in memory
+
+// Threadgroup memory (bytes) each kernel asks for, per head_dim.
+int64_t documented_threadgroup_bytes(int64_t d) { return (3 * 64 * d * 2 + 64 * 64 * 4 + 15) / 16 * 16; }
+int64_t flash_threadgroup_bytes(int64_t d) { return 3 * 32 * d * 2 + 32 * 32 * 4; }
+
+void copy_strides(const View& v, uint64_t* s, int n) {
+  const int64_t all[3] = {v.batch, v.head, v.seq};
+  for (int i = 0; i < n; ++i) s[i] = uint64_t(all[i]);
+}
+
+// ------------------------------ one prepared case
+
+class AttentionCase : public spec::PreparedCase {
+ public:
+  AttentionCase(Kind kind, const Params& p, const spec::RunOptions& o) : kind_(kind), options_(o) {
+    auto get = [&](const char* n, int64_t dflt) { return p.contains(n) ? int(p.at(n)) : int(dflt); };
+    AttentionProblem& a = problem_;
+    a.batch = get("batch", 1);
+    a.heads = get("heads", 1);
+    a.kv_heads = kind == Kind::documented || get("kv_heads", 0) == 0 ? a.heads : get("kv_heads", 0);
+    a.head_dim = get("head_dim", 64);
+    a.seq_q = kind == Kind::decode ? 1 : get("seq_q", 1);
+    a.seq_kv = kind == Kind::decode ? get("kv_len", 1) : get("seq_kv", 1);
+    a.causal = kind == Kind::documented || get("causal", 0) != 0;
+    a.kv_offset = get("kv_offset", 0);
+    a.scale = double(1.0f / std::sqrt(float(a.head_dim)));  // the float the kernel gets
+    const bool interleaved = get("layout", 0) == 1;
+    const int capacity = a.seq_kv + get("cache_slack", 0);
+    if (kind == Kind::decode) {
+      a.q = a.o = View{int64_t(a.heads) * a.head_dim, a.head_dim, 0};
+      a.k = a.v = interleaved ? interleaved_view(a.kv_heads, capacity, a.head_dim)
+                              : contiguous_view(a.kv_heads, capacity, a.head_dim);
+    } else {
+      auto view = interleaved ? interleaved_view : contiguous_view;
+      a.q = a.o = view(a.heads, a.seq_q, a.head_dim);
+      a.k = a.v = view(a.kv_heads, a.seq_kv, a.head_dim);
+    }
+    const size_t q_n = size_t(a.batch) * a.heads * a.seq_q * a.head_dim;
+    const size_t kv_n = size_t(a.batch) * a.kv_heads * capacity * a.head_dim;
+
+    spec::InputGenerator gen(o.seed);
+    q_ = gen.uniform_vector<half_t>(q_n, -2.0, 2.0);
+    k_.assign(kv_n, half_t(std::numeric_limits<float>::quiet_NaN()));  // cache slack: NaN
+    v_ = k_;
+    for (int b = 0; b < a.batch; ++b)
+      for (int h = 0; h < a.kv_heads; ++h)
+        for (int j = 0; j < a.seq_kv; ++j)
+          for (int d = 0; d < a.head_dim; ++d) {
+            k_[a.k.at(b, h, j) + d] = half_t(gen.uniform(-1.0, 1.0));
+            v_[a.v.at(b, h, j) + d] = half_t(gen.uniform(-1.0, 1.0));
+          }
+    if (kind == Kind::masked) make_mask(gen, get("mask_type", 0), get("mask_batch", 0), get("masked_rows", 0));
+    o_.resize(q_n);
+    spec::poison(o_.data(), o_.size());
+    ref_.assign(q_n, 0.0);
+
+    auto& dev = spec::SpecDevice::get();
+    qb_ = dev.buffer(q_);
+    kb_ = dev.buffer(k_);
+    vb_ = dev.buffer(v_);
+    ob_ = dev.buffer(o_);
+    if (kind == Kind::masked)
+      mb_ = mask_half_ ? dev.buffer(mask_h_) : dev.buffer(mask_f_);
+  }
+
+  void run_kernel() override {
+    auto& dev = spec::SpecDevice::get();
+    MTL::CommandBuffer* cb = dev.command_buffer(options_.execution);
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(dev.pipeline(kernel_name()));
+    enc->setBuffer(qb_.get(), 0, 0);
+    enc->setBuffer(kb_.get(), 0, 1);
+    enc->setBuffer(vb_.get(), 0, 2);
+    enc->setBuffer(ob_.get(), 0, 3);
+    const AttentionProblem& a = problem_;
+    const NS::UInteger bq = kind_ == Kind::documented ? 64 : 32;
+    const NS::UInteger q_tiles = (NS::UInteger(a.seq_q) + bq - 1) / bq;
+    if (kind_ == Kind::documented) {
+      const AttentionParams p{uint32_t(a.seq_q), uint32_t(a.seq_kv), uint32_t(a.head_dim),
+                              uint32_t(a.heads), float(a.scale), uint32_t(a.kv_offset)};
+      enc->setBytes(&p, sizeof p, 4);
+      enc->setThreadgroupMemoryLength(NS::UInteger(documented_threadgroup_bytes(a.head_dim)), 0);
+      enc->dispatchThreadgroups(MTL::Size(q_tiles, a.heads, a.batch), MTL::Size(256, 1, 1));
+    } else if (kind_ == Kind::decode) {
+      DecodeParams p{};
+      copy_strides(a.q, p.q_strides, 2);
+      copy_strides(a.k, p.k_strides, 3);
+      copy_strides(a.v, p.v_strides, 3);
+      copy_strides(a.o, p.o_strides, 2);
+      p.num_heads = uint32_t(a.heads);
+      p.num_kv_heads = uint32_t(a.kv_heads);
+      p.kv_len = uint32_t(a.seq_kv);
+      p.head_dim = uint32_t(a.head_dim);
+      p.scale = float(a.scale);
+      enc->setBytes(&p, sizeof p, 4);
+      enc->dispatchThreadgroups(MTL::Size(a.heads, a.batch, 1), MTL::Size(128, 1, 1));
+    } else {
+      FlashAttentionParams p{};
+      copy_strides(a.q, p.q_strides, 3);
+      copy_strides(a.k, p.k_strides, 3);
+      copy_strides(a.v, p.v_strides, 3);
+      copy_strides(a.o, p.o_strides, 3);
+      p.mask_strides[0] = uint64_t(a.mask_batch_stride);
+      p.mask_strides[1] = uint64_t(a.seq_kv);
+      p.batch = uint32_t(a.batch);
+      p.num_heads = uint32_t(a.heads);
+      p.num_kv_heads = uint32_t(a.kv_heads);
+      p.seq_q = uint32_t(a.seq_q);
+      p.seq_kv = uint32_t(a.seq_kv);
+      p.head_dim = uint32_t(a.head_dim);
+      p.kv_offset = uint32_t(a.kv_offset);
+      p.causal = a.causal ? 1 : 0;
+      p.scale = float(a.scale);
+      enc->setBytes(&p, sizeof p, 4);
+      if (kind_ == Kind::masked) enc->setBuffer(mb_.get(), 0, 5);
+      enc->setThreadgroupMemoryLength(NS::UInteger(flash_threadgroup_bytes(a.head_dim)), 0);
+      enc->dispatchThreadgroups(MTL::Size(q_tiles, a.heads, a.batch), MTL::Size(128, 1, 1));
+    }
+    enc->endEncoding();
+    result_.reports.clear();
+    spec::SpecDevice::finish(cb, result_);
+  }
+
+  void run_reference() override {
+    AttentionProblem a = problem_;
+    if (kind_ == Kind::masked) a.mask = mask_ref_.data();
+    attention_reference(a, q_.data(), k_.data(), v_.data(), ref_.data());
+  }
+
+  CaseResult compare() override {
+    CaseResult r = result_;
+    const auto* got = static_cast<const half_t*>(ob_->contents());
+    spec::compare_output("O", got, ref_.data(), ref_.size(), tolerance(), r);
+    spec::finish(r);
+    return r;
+  }
+
+  // For run_attention: the kernel's output and the reference's.
+  void outputs(AttentionRun& run) const {
+    const auto* got = static_cast<const half_t*>(ob_->contents());
+    run.got.assign(got, got + o_.size());
+    run.ref = ref_;
+    run.row_stride = problem_.o.seq;
+  }
+
+  void repoison() override { spec::poison(static_cast<half_t*>(ob_->contents()), o_.size()); }
+
+  static spec::Tolerance tolerance() {
+    return {1e-6, 1e-3,
+            "half output: the output's own rounding is 2^-11 of |O| <= 4.9e-4 of max|O|; float "
+            "accumulation and exp add < 1e-5; ADR-003's criterion is 1e-3 of the largest output"};
+  }
+
+ private:
+  const char* kernel_name() const {
+    switch (kind_) {
+      case Kind::documented: return "flash_attention_forward_as_documented";
+      case Kind::flash: return "flash_attention_forward";
+      case Kind::masked: return mask_half_ ? "flash_attention_forward_masked_half" : "flash_attention_forward_masked_float";
+      case Kind::decode: return "decode_attention";
+    }
+    return "";
+  }
+
+  // 0 attends, -inf ignores, and a few finite biases in [-3, 0]; masked_rows: every third row
+  // (1, 4, 7, ...) fully masked out.
+  void make_mask(spec::InputGenerator& gen, int type, int per_batch, int masked_rows) {
+    AttentionProblem& a = problem_;
+    mask_half_ = type == 0;
+    const int mb = per_batch ? a.batch : 1;
+    a.mask_batch_stride = per_batch ? int64_t(a.seq_q) * a.seq_kv : 0;
+    const size_t n = size_t(mb) * a.seq_q * a.seq_kv;
+    mask_ref_.resize(n);
+    const double inf = std::numeric_limits<double>::infinity();
+    for (size_t e = 0; e < n; ++e) {
+      const int row = int((e / size_t(a.seq_kv)) % size_t(a.seq_q));
+      const double u = gen.uniform(0.0, 1.0);
+      double x = u < 0.3 ? -inf : u < 0.8 ? 0.0 : gen.uniform(-3.0, 0.0);
+      if (masked_rows && row % 3 == 1) x = -inf;
+      mask_ref_[e] = mask_half_ ? double(half_t(x)) : double(float(x));
+    }
+    if (mask_half_) for (double x : mask_ref_) mask_h_.push_back(half_t(x));
+    else for (double x : mask_ref_) mask_f_.push_back(float(x));
+  }
+
+  Kind kind_;
+  spec::RunOptions options_;
+  AttentionProblem problem_;
+  std::vector<half_t> q_, k_, v_, o_, mask_h_;
+  std::vector<float> mask_f_;
+  std::vector<double> mask_ref_, ref_;
+  bool mask_half_ = true;
+  NS::SharedPtr<MTL::Buffer> qb_, kb_, vb_, ob_, mb_;
+  CaseResult result_;
+};
+
+// ------------------------------ parameters
+
+ParamDef def(std::string name, int64_t lo, int64_t hi, int64_t fallback, std::vector<int64_t> bounds,
+             std::string help, std::vector<int64_t> choices = {}) {
+  return {std::move(name), lo, hi, std::move(choices), std::move(bounds), fallback, std::move(help)};
+}
+
+const std::vector<int64_t> kSeqBounds = {1, 31, 32, 33, 63, 64, 65, 1024};
+const std::vector<int64_t> kHeadDims = {64, 80, 96, 128};
+
+std::vector<ParamDef> shape_params(bool decode) {
+  std::vector<ParamDef> v = {
+      def("batch", 1, 8, 1, {1, 2}, "batch size"),
+      def("heads", 1, 64, 1, {1, 2, 4, 8}, "query heads"),
+      def("kv_heads", 0, 64, 0, {0, 1, 2}, "key/value heads, dividing heads (GQA); 0: as many as heads")};
+  if (decode) {
+    v.push_back(def("head_dim", 1, 128, 64, {32, 64, 80, 96, 128}, "dimension per head"));
+    v.push_back(def("kv_len", 1, 1 << 16, 128, {1, 31, 32, 33, 127, 128, 129}, "valid cache entries"));
+    v.push_back(def("cache_slack", 0, 4096, 0, {0, 3}, "cache capacity beyond kv_len (NaN-filled)"));
+    v.push_back(def("layout", 0, 1, 0, {0, 1}, "cache 0: [B,Hkv,cap,D], 1: [B,cap,Hkv*D]", {0, 1}));
+    return v;
+  }
+  v.push_back(def("head_dim", 64, 128, 64, kHeadDims, "dimension per head", kHeadDims));
+  v.push_back(def("seq_q", 1, 1 << 16, 32, kSeqBounds, "query rows"));
+  v.push_back(def("seq_kv", 1, 1 << 16, 32, kSeqBounds, "key/value rows"));
+  v.push_back(def("layout", 0, 1, 0, {0, 1}, "0: contiguous [B,H,L,D], 1: view of [B,L,H*D]", {0, 1}));
+  return v;
+}
+
+int64_t value(const Params& p, const char* name, int64_t fallback) {
+  return p.contains(name) ? p.at(name) : fallback;
+}
+
+bool shape_valid(const Params& p, std::string* why) {
+  const int64_t heads = value(p, "heads", 1);
+  const int64_t kv = value(p, "kv_heads", 0) == 0 ? heads : value(p, "kv_heads", 0);
+  if (heads % kv != 0) return *why = "kv_heads must divide heads", false;
+  const int64_t seq_q = value(p, "seq_q", 1);
+  const int64_t seq_kv = value(p, "seq_kv", 0) + value(p, "kv_len", 0) + value(p, "cache_slack", 0);
+  const int64_t bd = value(p, "batch", 1) * value(p, "head_dim", 64);
+  if (bd * heads * seq_q > kMaxElements || bd * kv * seq_kv > kMaxElements)
+    return *why = "tensors over 2^27 elements", false;
+  return true;
+}
+
+// ------------------------------ the specs
+
+class AttentionSpecBase : public spec::KernelSpec {
+ public:
+  std::string family() const override { return "attention"; }
+  bool valid(const Params& p, std::string* why) const override {
+    for (const ParamDef& d : params()) {
+      const int64_t x = p.at(d.name);
+      const bool ok = d.choices.empty() ? x >= d.min && x <= d.max
+                                        : std::find(d.choices.begin(), d.choices.end(), x) != d.choices.end();
+      if (!ok) return *why = d.name + " out of range", false;
+    }
+    return shape_valid(p, why);
+  }
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, const spec::RunOptions& o) const override {
+    return std::make_unique<AttentionCase>(kind(), p, o);
+  }
+
+ protected:
+  virtual Kind kind() const = 0;
+};
+
+class FlashAttentionSpec : public AttentionSpecBase {
+ public:
+  std::string name() const override { return "flash_attention_forward"; }
+  std::string summary() const override {
+    return "flash attention, half in/out, causal with kv_offset, GQA, strided views; 192*D+4096 B threadgroup memory";
+  }
+  std::vector<ParamDef> params() const override {
+    auto v = shape_params(false);
+    v.push_back(def("causal", 0, 1, 0, {0, 1}, "key j attends to row i when j <= kv_offset + i", {0, 1}));
+    v.push_back(def("kv_offset", 0, 1 << 16, 0, {0, 1, 31, 32, 33}, "position of query row 0"));
+    return v;
+  }
+  std::vector<Params> sweep() const override {
+    return {
+        {{"seq_q", 1}, {"seq_kv", 1}},
+        {{"seq_q", 31}, {"seq_kv", 31}, {"head_dim", 80}, {"causal", 1}},
+        {{"seq_q", 32}, {"seq_kv", 32}, {"head_dim", 96}},
+        {{"seq_q", 33}, {"seq_kv", 33}, {"head_dim", 128}, {"causal", 1}},
+        {{"seq_q", 33}, {"seq_kv", 65}, {"causal", 1}, {"kv_offset", 32}},
+        {{"seq_q", 1}, {"seq_kv", 97}, {"head_dim", 128}, {"causal", 1}, {"kv_offset", 96}},
+        {{"seq_q", 65}, {"seq_kv", 31}, {"head_dim", 80}},
+        {{"seq_q", 40}, {"seq_kv", 33}, {"causal", 1}},
+        {{"batch", 2}, {"heads", 4}, {"kv_heads", 2}, {"seq_q", 17}, {"seq_kv", 40}, {"causal", 1}, {"kv_offset", 23}},
+        {{"heads", 4}, {"kv_heads", 1}, {"seq_q", 33}, {"seq_kv", 33}, {"head_dim", 96}, {"causal", 1}, {"layout", 1}},
+        {{"batch", 2}, {"heads", 2}, {"kv_heads", 2}, {"seq_q", 31}, {"seq_kv", 64}, {"head_dim", 128}, {"layout", 1}},
+        {{"heads", 3}, {"kv_heads", 1}, {"seq_q", 63}, {"seq_kv", 95}, {"head_dim", 80}, {"causal", 1}, {"kv_offset", 32}, {"layout", 1}},
+    };
+  }
+  std::vector<Params> bench_cases() const override {
+    std::vector<Params> v;
+    for (int64_t d : {64, 128})
+      for (int64_t c : {0, 1})
+        v.push_back({{"heads", 8}, {"kv_heads", 8}, {"seq_q", 1024}, {"seq_kv", 1024}, {"head_dim", d}, {"causal", c}});
+    return v;
+  }
+
+ protected:
+  Kind kind() const override { return Kind::flash; }
+};
+
+class MaskedAttentionSpec : public AttentionSpecBase {
+ public:
+  std::string name() const override { return "flash_attention_forward_masked"; }
+  std::string summary() const override {
+    return "flash attention with an additive mask [B or 1,1,seq_q,seq_kv] (half or float); fully masked rows give 0";
+  }
+  std::vector<ParamDef> params() const override {
+    auto v = shape_params(false);
+    v.push_back(def("mask_type", 0, 1, 0, {0, 1}, "0: half mask, 1: float mask", {0, 1}));
+    v.push_back(def("mask_batch", 0, 1, 0, {0, 1}, "0: one mask for all batches, 1: one per batch", {0, 1}));
+    v.push_back(def("masked_rows", 0, 1, 0, {0, 1}, "1: rows 1, 4, 7, ... fully masked out", {0, 1}));
+    return v;
+  }
+  std::vector<Params> sweep() const override {
+    return {
+        {{"seq_q", 1}, {"seq_kv", 1}},
+        {{"seq_q", 33}, {"seq_kv", 31}, {"masked_rows", 1}},
+        {{"batch", 2}, {"heads", 2}, {"kv_heads", 1}, {"seq_q", 32}, {"seq_kv", 65}, {"head_dim", 80},
+         {"mask_type", 1}, {"mask_batch", 1}},
+        {{"seq_q", 31}, {"seq_kv", 33}, {"head_dim", 128}, {"layout", 1}, {"masked_rows", 1}},
+        {{"batch", 2}, {"seq_q", 5}, {"seq_kv", 40}, {"head_dim", 96}, {"mask_type", 1}, {"masked_rows", 1}},
+    };
+  }
+  std::vector<Params> bench_cases() const override {
+    return {{{"heads", 8}, {"kv_heads", 8}, {"seq_q", 1024}, {"seq_kv", 1024}, {"head_dim", 64}},
+            {{"heads", 8}, {"kv_heads", 8}, {"seq_q", 1024}, {"seq_kv", 1024}, {"head_dim", 128}}};
+  }
+
+ protected:
+  Kind kind() const override { return Kind::masked; }
+};
+
+class DecodeAttentionSpec : public AttentionSpecBase {
+ public:
+  std::string name() const override { return "decode_attention"; }
+  std::string summary() const override {
+    return "one query token per head against a KV cache (GQA, any cache layout), 4.6 KiB threadgroup memory";
+  }
+  std::vector<ParamDef> params() const override { return shape_params(true); }
+  std::vector<Params> sweep() const override {
+    return {
+        {{"kv_len", 1}},
+        {{"kv_len", 31}, {"head_dim", 80}, {"cache_slack", 3}},
+        {{"kv_len", 32}, {"head_dim", 96}, {"layout", 1}},
+        {{"kv_len", 33}, {"head_dim", 128}},
+        {{"batch", 2}, {"heads", 8}, {"kv_heads", 2}, {"kv_len", 129}, {"cache_slack", 3}, {"layout", 1}},
+        {{"heads", 4}, {"kv_heads", 1}, {"kv_len", 257}, {"head_dim", 128}, {"cache_slack", 1}},
+    };
+  }
+  std::vector<Params> bench_cases() const override {
+    return {{{"heads", 32}, {"kv_heads", 8}, {"kv_len", 4096}, {"head_dim", 128}}};
+  }
+
+ protected:
+  Kind kind() const override { return Kind::decode; }
+};
+
+class DocumentedAttentionSpec : public AttentionSpecBase {
+ public:
+  std::string name() const override { return "flash_attention_forward_as_documented"; }
+  std::string summary() const override { return "ADR-003's flash attention kernel as written (known bugs)"; }
+  std::vector<ParamDef> params() const override {
+    return {def("batch", 1, 8, 1, {1, 2}, "batch size"),
+            def("heads", 1, 64, 1, {1, 2}, "heads"),
+            def("seq_q", 1, 1 << 16, 1, {1, 2, 63, 64, 65}, "query rows"),
+            def("seq_kv", 1, 1 << 16, 1, {1, 2, 63, 64, 65}, "key/value rows"),
+            def("head_dim", 1, 256, 32, {1, 32, 42, 43, 64, 128}, "dimension per head"),
+            def("kv_offset", 0, 1 << 16, 0, {0, 1}, "kv_cache_offset: position of query row 0")};
+  }
+  // The smallest case of each finding (docs/findings/attention.md).
+  std::vector<Params> sweep() const override {
+    return {
+        {{"seq_q", 1}, {"seq_kv", 1}, {"head_dim", 43}},                  // threadgroup memory
+        {{"seq_q", 1}, {"seq_kv", 1}, {"head_dim", 64}},                  // ... at head_dim 64
+        {{"seq_q", 2}, {"seq_kv", 2}, {"head_dim", 1}},                   // row 1 gets row 0
+        {{"heads", 2}, {"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 8}},     // Q/O offset uses seq_kv
+        {{"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 1}, {"kv_offset", 1}}, // offset ignored
+    };
+  }
+  spec::Expectation expectation() const override { return spec::Expectation::known_bug; }
+  std::string known_bug() const override {
+    return "threadgroup memory 384*D+16384 B > 32 KiB from head_dim 43; output row i of a tile "
+           "holds row 0's result; Q/O head offset uses seq_kv; causal mask ignores kv_cache_offset";
+  }
+
+ protected:
+  Kind kind() const override { return Kind::documented; }
+};
+
+}  // namespace
+
+AttentionRun run_attention(const std::string& name, const Params& given, const spec::RunOptions& o) {
+  const spec::KernelSpec* s = spec::SpecRegistry::find(name);
+  if (s == nullptr || s->family() != "attention") throw std::invalid_argument("no attention spec " + name);
+  const Params p = s->complete(given);
+  std::string why;
+  if (!s->valid(p, &why)) throw std::invalid_argument(spec::case_id(name, p) + ": " + why);
+  const auto* base = static_cast<const AttentionSpecBase*>(s);
+  auto prepared = base->prepare(p, o);
+  auto& c = static_cast<AttentionCase&>(*prepared);
+  AttentionRun run;
+  auto t0 = std::chrono::steady_clock::now();
+  c.run_kernel();
+  run.result.kernel_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  t0 = std::chrono::steady_clock::now();
+  c.run_reference();
+  const double ref_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double kernel_seconds = run.result.kernel_seconds;
+  run.result = c.compare();
+  run.result.kernel_seconds = kernel_seconds;
+  run.result.reference_seconds = ref_seconds;
+  c.outputs(run);
+  return run;
+}
+
+METALSIM_REGISTER_SPEC(FlashAttentionSpec);
+METALSIM_REGISTER_SPEC(MaskedAttentionSpec);
+METALSIM_REGISTER_SPEC(DecodeAttentionSpec);
+METALSIM_REGISTER_SPEC(DocumentedAttentionSpec);
+
+}  // namespace metalsim::kernels::attention
