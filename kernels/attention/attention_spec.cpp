@@ -62,7 +62,7 @@ class AttentionCase : public spec::PreparedCase {
     AttentionProblem& a = problem_;
     a.batch = get("batch", 1);
     a.heads = get("heads", 1);
-    a.kv_heads = kind == Kind::documented || get("kv_heads", 0) == 0 ? a.heads : get("kv_heads", 0);
+    a.kv_heads = get("kv_heads", 0) == 0 ? a.heads : get("kv_heads", 0);
     a.head_dim = get("head_dim", 64);
     a.seq_q = kind == Kind::decode ? 1 : get("seq_q", 1);
     a.seq_kv = kind == Kind::decode ? get("kv_len", 1) : get("seq_kv", 1);
@@ -410,6 +410,7 @@ class DocumentedAttentionSpec : public AttentionSpecBase {
   std::vector<ParamDef> params() const override {
     return {def("batch", 1, 8, 1, {1, 2}, "batch size"),
             def("heads", 1, 64, 1, {1, 2}, "heads"),
+            def("kv_heads", 0, 64, 0, {0, 1}, "heads of the KV cache (ADR-003's KVCache holds NumKVHeads); 0: as heads"),
             def("seq_q", 1, 1 << 16, 1, {1, 2, 63, 64, 65}, "query rows"),
             def("seq_kv", 1, 1 << 16, 1, {1, 2, 63, 64, 65}, "key/value rows"),
             def("head_dim", 1, 256, 32, {1, 32, 42, 43, 64, 128}, "dimension per head"),
@@ -423,12 +424,13 @@ class DocumentedAttentionSpec : public AttentionSpecBase {
         {{"seq_q", 2}, {"seq_kv", 2}, {"head_dim", 1}},                   // row 1 gets row 0
         {{"heads", 2}, {"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 8}},     // Q/O offset uses seq_kv
         {{"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 1}, {"kv_offset", 1}}, // offset ignored
+        {{"heads", 2}, {"kv_heads", 1}, {"head_dim", 8}},                 // K/V indexed by query head
     };
   }
   spec::Expectation expectation() const override { return spec::Expectation::known_bug; }
   std::string known_bug() const override {
     return "threadgroup memory 384*D+16384 B > 32 KiB from head_dim 43; output row i of a tile "
-           "holds row 0's result; Q/O head offset uses seq_kv; causal mask ignores kv_cache_offset";
+           "holds row 0's result; Q/O head offset uses seq_kv; causal mask ignores kv_cache_offset; K/V indexed by the query head (no GQA)";
   }
 
  protected:

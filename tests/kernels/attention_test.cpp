@@ -185,6 +185,14 @@ TEST(AttentionAsDocumented, CausalMaskIgnoresKvCacheOffset) {
   EXPECT_EQ(r.got, no_offset.got);  // the kernel never reads kv_cache_offset
 }
 
+// ADR-003's KVCache holds NumKVHeads heads ("may differ from Q heads (GQA)"); the kernel reads
+// K and V at the query head: head 1 of a one-head cache is past the end of K.
+TEST(AttentionAsDocumented, KAndVAreIndexedByTheQueryHead) {
+  const AttentionRun r = run_attention(kDocumented, {{"heads", 2}, {"kv_heads", 1}, {"head_dim", 8}}, checked());
+  EXPECT_FALSE(r.result.passed);
+  EXPECT_TRUE(has_report(r.result, "buffer(1)")) << r.result.failure << "\n" << all_reports(r.result);
+}
+
 // The "double normalisation" O_acc *= scale_prev * l_i / l_new, then + exp(s - m_new) / l_new,
 // rescales an accumulator that is already divided by l_i: algebraically exact. Row 64 (the
 // first row of the second query tile, which the row bug leaves right) spans two KV tiles.
