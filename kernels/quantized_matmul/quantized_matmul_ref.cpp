@@ -1,0 +1,68 @@
+#include "kernels/quantized_matmul/quantized_matmul_ref.h"
+
+#include <Eigen/Core>
+
+namespace metalsim::kernels::quantized_matmul {
+namespace {
+
+// Sub-block j's 6-bit scale and min (GGML's get_scale_min_k4).
+void scale_min(int j, const uint8_t* q, int& sc, int& mn) {
+  if (j < 4) {
+    sc = q[j] & 63;
+    mn = q[j + 4] & 63;
+  } else {
+    sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+    mn = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+  }
+}
+
+template <class Block>
+void dequantize_k(const Block* blocks, int64_t k, double* out, bool five_bit) {
+  for (int64_t e = 0; e < k; ++e) {
+    const Block& b = blocks[e / 256];
+    const int i = int(e % 256), s = i / 32, l = i % 32;
+    const uint8_t byte = b.qs[32 * (s / 2) + l];
+    int q = (s & 1) ? byte >> 4 : byte & 0xF;
+    if constexpr (sizeof(Block) == sizeof(BlockQ5_K))
+      if (five_bit) q += 16 * ((b.qh[l] >> s) & 1);
+    int sc = 0, mn = 0;
+    scale_min(s, b.scales, sc, mn);
+    out[e] = double(b.d) * sc * q - double(b.dmin) * mn;
+  }
+}
+
+}  // namespace
+
+void dequantize(const BlockQ4_0* blocks, int64_t k, double* out) {
+  for (int64_t e = 0; e < k; ++e) {
+    const BlockQ4_0& b = blocks[e / 32];
+    const int j = int(e % 32);
+    const int q = j < 16 ? b.qs[j] & 0xF : b.qs[j - 16] >> 4;
+    out[e] = double(q - 8) * double(b.d);
+  }
+}
+
+void dequantize(const BlockQ8_0* blocks, int64_t k, double* out) {
+  for (int64_t e = 0; e < k; ++e) out[e] = double(blocks[e / 32].qs[e % 32]) * double(blocks[e / 32].d);
+}
+
+void dequantize(const BlockQ4_K* blocks, int64_t k, double* out) { dequantize_k(blocks, k, out, false); }
+void dequantize(const BlockQ5_K* blocks, int64_t k, double* out) { dequantize_k(blocks, k, out, true); }
+
+template <class Block>
+std::vector<double> matmul_ref(const std::vector<Block>& a, int64_t blocks_per_row, const std::vector<half_t>& b,
+                               int64_t m, int64_t n, int64_t k) {
+  using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Matrix am(m, k), bm(k, n);
+  for (int64_t r = 0; r < m; ++r) dequantize(a.data() + r * blocks_per_row, k, am.row(r).data());
+  for (int64_t i = 0; i < k * n; ++i) bm.data()[i] = double(b[size_t(i)]);
+  const Matrix c = am * bm;
+  return {c.data(), c.data() + c.size()};
+}
+
+template std::vector<double> matmul_ref(const std::vector<BlockQ4_0>&, int64_t, const std::vector<half_t>&, int64_t, int64_t, int64_t);
+template std::vector<double> matmul_ref(const std::vector<BlockQ8_0>&, int64_t, const std::vector<half_t>&, int64_t, int64_t, int64_t);
+template std::vector<double> matmul_ref(const std::vector<BlockQ4_K>&, int64_t, const std::vector<half_t>&, int64_t, int64_t, int64_t);
+template std::vector<double> matmul_ref(const std::vector<BlockQ5_K>&, int64_t, const std::vector<half_t>&, int64_t, int64_t, int64_t);
+
+}  // namespace metalsim::kernels::quantized_matmul
