@@ -15,7 +15,8 @@ std::vector<double> softmax_ref(const std::vector<half_t>& x, int64_t rows, int6
       m.row(r).setZero();
       continue;
     }
-    m.row(r) = (m.row(r) - row_max).exp();
+    // std::exp, not Eigen's vectorised exp, which clamps -inf to a denormal instead of 0.
+    m.row(r) = (m.row(r) - row_max).unaryExpr([](double v) { return std::exp(v); });
     m.row(r) /= m.row(r).sum();
   }
   return {m.data(), m.data() + m.size()};
