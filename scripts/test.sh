@@ -9,8 +9,8 @@ jobs="$(nproc)"
 scripts/build.sh release
 ctest --preset release -j "$jobs"
 
-# AddressSanitizer: the engine's fibers, stacks and sync points, every switch annotated.
-# (Faults.* deliberately touch guard pages, which ASan turns into a fatal report of its own.)
-scripts/build.sh asan --target engine_test fiber_test
+# AddressSanitizer: the engine, fibers and host runtime again, every fiber switch annotated.
+scripts/build.sh asan --target engine_test fiber_test host_test
 build/asan/tests/fiber/fiber_test
-build/asan/tests/engine/engine_test --gtest_filter='-Faults.*'
+build/asan/tests/engine/engine_test
+build/asan/tests/host/host_test

@@ -62,6 +62,11 @@ void Fiber::suspend() {
 }
 
 void Fiber::abandon() {
+#if METALSIM_ASAN
+  // Frames left on an abandoned stack never returned: clear their redzones, or the next
+  // fiber to use the stack trips over them.
+  if (stack_ != nullptr && !finished_) ASAN_UNPOISON_MEMORY_REGION(stack_->bottom(), stack_->size());
+#endif
 #if METALSIM_TSAN
   if (tsan_fiber_ != nullptr) __tsan_destroy_fiber(tsan_fiber_);
   tsan_fiber_ = nullptr;
