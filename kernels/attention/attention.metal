@@ -246,19 +246,23 @@ inline void flash_attention_impl(
         threadgroup_barrier(mem_flags::mem_threadgroup);
         if (!active) continue;
 
-        // Scores: lane = key k0 + lane, for each of this simdgroup's rows.
+        // Scores: lane = key k0 + lane, for each of this simdgroup's rows (each K element is
+        // read once and used for the 8 rows).
         const uint j = k0 + lane;
         float s[FA_ROWS];
+        for (uint i = 0; i < FA_ROWS; ++i) s[i] = 0.0f;
+        threadgroup const half* krow = Ks + lane * D;
+        threadgroup const half* qrows = Qs + row0 * D;
+        for (uint d = 0; d < D; ++d) {
+            const float kd = float(krow[d]);
+            for (uint i = 0; i < FA_ROWS; ++i) s[i] += float(qrows[i * D + d]) * kd;
+        }
         for (uint i = 0; i < FA_ROWS; ++i) {
             const uint r = row0 + i;
-            float x = -INFINITY;
-            if (r < q_rows && j < kv_end && (p.causal == 0 || j <= p.kv_offset + q0 + r)) {
-                float dot = 0.0f;
-                for (uint d = 0; d < D; ++d) dot += float(Qs[r * D + d]) * float(Ks[lane * D + d]);
-                x = dot * p.scale;
-                if (HAS_MASK) x += float(mask[batch * p.mask_strides[0] + (q0 + r) * p.mask_strides[1] + j]);
-            }
-            s[i] = x;
+            const bool attends = r < q_rows && j < kv_end && (p.causal == 0 || j <= p.kv_offset + q0 + r);
+            float x = s[i] * p.scale;
+            if (HAS_MASK && attends) x += float(mask[batch * p.mask_strides[0] + (q0 + r) * p.mask_strides[1] + j]);
+            s[i] = attends ? x : -INFINITY;
         }
 
         // Online softmax: the tile's row max and row sum across the 32 lanes.
@@ -280,14 +284,13 @@ inline void flash_attention_impl(
         }
         simdgroup_barrier(mem_flags::mem_threadgroup);
 
-        // O = O * alpha + P V, lane l owning dims l + 32k.
-        for (uint i = 0; i < FA_ROWS && row0 + i < q_rows; ++i) {
-            threadgroup const float* prow = Ps + (row0 + i) * FA_BK;
+        // O = O * alpha + P V, lane l owning dims l + 32k; rows past q_rows have P = 0.
+        for (uint i = 0; i < FA_ROWS; ++i)
+            for (uint k = 0; k < FA_DPL; ++k) acc[i][k] *= alpha[i];
+        for (uint jj = 0; jj < FA_BK; ++jj) {
             for (uint k = 0; k < FA_DPL && lane + 32 * k < D; ++k) {
-                const uint d = lane + 32 * k;
-                float a = acc[i][k] * alpha[i];
-                for (uint jj = 0; jj < FA_BK; ++jj) a += prow[jj] * float(Vs[jj * D + d]);
-                acc[i][k] = a;
+                const float vd = float(Vs[jj * D + lane + 32 * k]);
+                for (uint i = 0; i < FA_ROWS; ++i) acc[i][k] += Ps[(row0 + i) * FA_BK + jj] * vd;
             }
         }
     }
