@@ -1,10 +1,21 @@
 #include "metalsim/Metal/MTLDevice.hpp"
 
 #include <cstring>
+#include <string>
 
 #include "metalsim/Metal.hpp"
 
 namespace MTL {
+namespace {
+
+// Errors through out-parameters are autoreleased, as in metal-cpp: the caller does not own them.
+NS::Error* make_error(NS::Integer code, std::string text) {
+  auto* e = new NS::Error(code, std::move(text));
+  NS::autorelease(e);
+  return e;
+}
+
+}  // namespace
 
 Device::Device(DeviceProfile profile)
     : profile_(std::move(profile)), options_(metalsim::engine::ExecutionOptions::from_environment()) {}
@@ -25,7 +36,7 @@ Library* Device::newDefaultLibrary() { return new Library(); }
 
 ComputePipelineState* Device::newComputePipelineState(Function* function, NS::Error** error) {
   if (function == nullptr) {
-    if (error != nullptr) *error = new NS::Error(1, "newComputePipelineState: function is null");
+    if (error != nullptr) *error = make_error(1, "newComputePipelineState: function is null");
     return nullptr;
   }
   return new ComputePipelineState(*function, profile_.maxThreadsPerThreadgroup);

@@ -1,3 +1,4 @@
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -11,11 +12,20 @@ namespace NS {
 // code creates them per call (MTLSTR) and never releases them.
 String* String::string(const char* text, StringEncoding encoding) {
   static std::mutex mutex;
-  static std::map<std::string, String*> interned;
+  static auto* interned = new std::map<std::string, String*>;  // never destroyed: see above
   std::lock_guard lock(mutex);
-  String*& s = interned[text];
+  String*& s = (*interned)[text];
   if (s == nullptr) s = alloc()->init(text, encoding);
   return s;
+}
+
+void autorelease(Object* object) {
+  constexpr size_t kKept = 256;
+  static std::mutex mutex;
+  static auto* pool = new std::deque<SharedPtr<Object>>;
+  std::lock_guard lock(mutex);
+  pool->push_back(TransferPtr(object));
+  if (pool->size() > kKept) pool->pop_front();
 }
 
 }  // namespace NS

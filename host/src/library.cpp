@@ -4,6 +4,16 @@
 #include <string>
 
 namespace MTL {
+namespace {
+
+// Errors through out-parameters are autoreleased, as in metal-cpp: the caller does not own them.
+NS::Error* make_error(NS::Integer code, std::string text) {
+  auto* e = new NS::Error(code, std::move(text));
+  NS::autorelease(e);
+  return e;
+}
+
+}  // namespace
 
 void FunctionConstantValues::setConstantValue(const void* value, DataType type, NS::UInteger index) {
   if (values_.size() <= index) values_.resize(index + 1);
@@ -37,7 +47,7 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
   const char* text = name != nullptr ? name->utf8String() : "";
   const metalsim::engine::KernelInfo* k = metalsim::engine::KernelRegistry::find(text);
   if (k == nullptr) {
-    if (error != nullptr) *error = new NS::Error(1, std::string("no kernel named '") + text + "'");
+    if (error != nullptr) *error = make_error(1, std::string("no kernel named '") + text + "'");
     return nullptr;
   }
   for (const auto& fc : k->function_constants) {
@@ -45,7 +55,7 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
                      !constants->values()[fc.index].empty();
     if (set && constants->values()[fc.index].size() != fc.size) {
       if (error != nullptr)
-        *error = new NS::Error(2, "function constant '" + std::string(fc.name) + "' (index " +
+        *error = make_error(2, "function constant '" + std::string(fc.name) + "' (index " +
                                       std::to_string(fc.index) + ") is " + fc.type + " of " +
                                       std::to_string(fc.size) + " bytes; the value given has " +
                                       std::to_string(constants->values()[fc.index].size()));

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "simt/engine/threadgroup_runner.h"
 
@@ -130,34 +131,51 @@ void FaultTrap::disarm() { tls_trap.armed = 0; }
 FaultRecord FaultTrap::last_fault() { return tls_trap.last; }
 int FaultTrap::timeout_signal() { return SIGRTMIN + 5; }
 
+namespace {
+
+// One "function\nfile:line" pair per frame of addr2line -i output, innermost first.
+std::vector<check::SourceSite> read_frames(FILE* pipe) {
+  std::vector<check::SourceSite> frames;
+  std::array<char, 1024> function{}, location{};
+  while (std::fgets(function.data(), int(function.size()), pipe) != nullptr &&
+         std::fgets(location.data(), int(location.size()), pipe) != nullptr) {
+    std::string where(location.data());
+    while (!where.empty() && (where.back() == '\n' || where.back() == ' ')) where.pop_back();
+    if (size_t paren = where.find(" ("); paren != std::string::npos) where.resize(paren);
+    const size_t colon = where.rfind(':');
+    if (colon == std::string::npos || where.compare(0, 2, "??") == 0) continue;
+    std::string fn(function.data());
+    while (!fn.empty() && fn.back() == '\n') fn.pop_back();
+    frames.push_back({where.substr(0, colon),
+                      uint32_t(std::strtoul(where.c_str() + colon + 1, nullptr, 10)), fn});
+  }
+  return frames;
+}
+
+bool is_metal_file(const std::string& file) {
+  return file.size() > 6 && file.compare(file.size() - 6, 6, ".metal") == 0;
+}
+
+}  // namespace
+
 check::SourceSite symbolize(const void* pc) {
-  check::SourceSite site;
   Dl_info info{};
-  if (pc == nullptr || dladdr(pc, &info) == 0 || info.dli_fname == nullptr) return site;
+  if (pc == nullptr || dladdr(pc, &info) == 0 || info.dli_fname == nullptr) return {};
   // Position-independent objects are looked up by their offset from the load address.
-  uintptr_t address = reinterpret_cast<uintptr_t>(pc);
-  uintptr_t offset = address - reinterpret_cast<uintptr_t>(info.dli_fbase);
+  const uintptr_t offset = reinterpret_cast<uintptr_t>(pc) - reinterpret_cast<uintptr_t>(info.dli_fbase);
   char command[1024];
-  std::snprintf(command, sizeof command, "addr2line -f -C -e '%s' 0x%lx 2>/dev/null",
+  std::snprintf(command, sizeof command, "addr2line -i -f -C -e '%s' 0x%lx 2>/dev/null",
                 info.dli_fname, static_cast<unsigned long>(offset));
   FILE* pipe = popen(command, "r");
-  if (pipe == nullptr) return site;
-  std::array<char, 1024> function{}, location{};
-  bool ok = std::fgets(function.data(), int(function.size()), pipe) != nullptr &&
-            std::fgets(location.data(), int(location.size()), pipe) != nullptr;
+  if (pipe == nullptr) return {};
+  const std::vector<check::SourceSite> frames = read_frames(pipe);
   pclose(pipe);
-  if (!ok) return site;
-  std::string where(location.data());
-  while (!where.empty() && (where.back() == '\n' || where.back() == ' ')) where.pop_back();
-  if (size_t paren = where.find(" ("); paren != std::string::npos) where.resize(paren);
-  size_t colon = where.rfind(':');
-  if (colon == std::string::npos || where.compare(0, 2, "??") == 0) return site;
-  site.file = where.substr(0, colon);
-  site.line = uint32_t(std::strtoul(where.c_str() + colon + 1, nullptr, 10));
-  std::string fn(function.data());
-  while (!fn.empty() && fn.back() == '\n') fn.pop_back();
-  site.function = fn;
-  return site;
+  if (frames.empty()) return {};
+  // A fault inside an inlined MSL library function (max, simd_sum...) is reported at the
+  // .metal line that called it: the innermost frame that is in a .metal file.
+  for (const check::SourceSite& f : frames)
+    if (is_metal_file(f.file)) return f;
+  return frames.front();
 }
 
 }  // namespace metalsim::engine

@@ -95,7 +95,7 @@ TEST(Library, UnknownKernelIsNullAndAnError) {
   EXPECT_EQ(library->newFunction(MTLSTR("nope"), nullptr, &error), nullptr);
   ASSERT_NE(error, nullptr);
   EXPECT_NE(std::string(error->localizedDescription()->utf8String()).find("nope"), std::string::npos);
-  error->release();
+  // Autoreleased, as in metal-cpp: not released here.
 }
 
 }  // namespace

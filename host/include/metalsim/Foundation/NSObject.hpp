@@ -81,6 +81,11 @@ SharedPtr<T> RetainPtr(T* p) {
   return TransferPtr(p);
 }
 
+// metal-cpp returns some objects "autoreleased" (errors through NS::Error** out-parameters,
+// command buffers): the caller does not own them. metalsim keeps the most recent ones alive in
+// a bounded process-wide pool; retain() one to keep it longer.
+void autorelease(Object* object);
+
 enum StringEncoding : UInteger { ASCIIStringEncoding = 1, UTF8StringEncoding = 4 };
 
 class String : public Object {
