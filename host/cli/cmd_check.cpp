@@ -1,0 +1,141 @@
+// metalsim check [FILTER...]: every spec over its boundary sweep against its reference with the
+// checks on; a table per kernel, the failures with their repro commands, and `N passed, M failed`.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+
+#include "host/cli/commands.h"
+#include "host/cli/output_json.h"
+#include "host/cli/output_junit.h"
+#include "host/cli/output_table.h"
+#include "host/cli/progress_bar.h"
+
+namespace metalsim::cli {
+namespace {
+
+// One row of the table: a kernel's cases folded together.
+struct KernelRow {
+  const KernelSpec* spec = nullptr;
+  size_t cases = 0, ok = 0, bugs_reproduced = 0;
+  double worst = std::nan("");
+  double seconds = 0;
+};
+
+std::string row_status(const KernelRow& r) {
+  if (r.spec->expectation() == spec::Expectation::known_bug) {
+    if (r.ok == r.cases) return "known bug reproduced";
+    return "known bug NOT reproduced (" + std::to_string(r.cases - r.ok) + " of " +
+           std::to_string(r.cases) + " cases passed)";
+  }
+  if (r.ok == r.cases) return "pass";
+  return "FAIL (" + std::to_string(r.cases - r.ok) + " of " + std::to_string(r.cases) + ")";
+}
+
+void print_failure(std::ostream& out, const CaseOutcome& o) {
+  out << verdict_name(o.verdict) << "  " << o.request.id() << ": "
+      << (o.result.failure.empty() ? "passed" : o.result.failure) << "\n";
+  const size_t shown = std::min<size_t>(o.result.reports.size(), 3);
+  for (size_t i = 0; i < shown; ++i) {
+    std::istringstream lines(o.result.reports[i].format());
+    for (std::string line; std::getline(lines, line);) out << "    " << line << "\n";
+  }
+  if (o.result.reports.size() > shown)
+    out << "    ... " << o.result.reports.size() - shown << " more reports\n";
+  out << "  reproduce: " << repro_command(o.request) << "\n";
+}
+
+}  // namespace
+
+Action setup_check(CLI::App& sub, Io& io) {
+  struct Options {
+    std::vector<std::string> filters;
+    RunFlags flags;
+    bool json = false;
+    std::string junit;
+    std::string shard = "0/1";
+  };
+  auto o = std::make_shared<Options>();
+  sub.add_option("FILTER", o->filters, "spec names, families, globs or case ids (default: all)");
+  o->flags.add_to(sub, "sync,init,mem");
+  sub.add_flag("--json", o->json, "one JSON object per case and line on stdout, instead of the table");
+  sub.add_option("--junit", o->junit, "also write JUnit XML, one testcase per case, to FILE");
+  sub.add_option("--shard", o->shard, "i/N: run cases k with k % N == i")->capture_default_str();
+  return [o, &io] {
+    CaseRequest base;
+    Shard shard;
+    if (!o->flags.fill(base, io.err)) return kExitUsage;
+    if (!Shard::parse(o->shard, shard)) {
+      io.err << "metalsim: bad --shard '" << o->shard << "' (i/N with 0 <= i < N)\n";
+      return kExitUsage;
+    }
+    const Selection sel = select_sweep(o->filters);
+    for (const auto& f : sel.unmatched) io.err << "metalsim: no kernel or case matches '" << f << "'\n";
+    if (!sel.unmatched.empty()) return kExitUsage;
+
+    std::vector<size_t> mine;
+    for (size_t k = 0; k < sel.cases.size(); ++k)
+      if (shard.owns(k)) mine.push_back(k);
+    std::vector<CaseOutcome> outcomes;
+    std::vector<KernelRow> rows;
+    std::map<const KernelSpec*, size_t> row_of;
+    ProgressBar bar(io.err, io.progress, mine.size());
+    for (size_t n = 0; n < mine.size(); ++n) {
+      CaseRequest req = base;
+      req.spec = sel.cases[mine[n]].spec;
+      req.params = sel.cases[mine[n]].params;
+      bar.update(n, req.id());
+      CaseOutcome out = run_case(req);
+      if (o->json) write_json_line(io.out, case_json("check", out));
+      auto [it, added] = row_of.emplace(req.spec, rows.size());
+      if (added) rows.emplace_back().spec = req.spec;
+      KernelRow& row = rows[it->second];
+      ++row.cases;
+      row.ok += verdict_ok(out.verdict);
+      if (out.result.elements > 0 && !(out.result.max_error <= row.worst)) row.worst = out.result.max_error;
+      row.seconds += out.seconds;
+      outcomes.push_back(std::move(out));
+    }
+    bar.finish();
+
+    size_t passed = 0, failed = 0;
+    for (const auto& out : outcomes) (verdict_ok(out.verdict) ? passed : failed)++;
+    std::ostream& summary = o->json ? io.err : io.out;
+    if (!o->json) {
+      Table t({"kernel", "cases", "worst error", "checks", "time", "status"});
+      t.align_right(1);
+      t.align_right(2);
+      t.align_right(4);
+      for (const auto& r : rows)
+        t.add({r.spec->name(), std::to_string(r.cases), format_ratio(r.worst), checks_str(base.checks),
+               format_seconds(r.seconds), row_status(r)});
+      t.print(io.out);
+      bool header = false;
+      for (const auto& out : outcomes) {
+        if (verdict_ok(out.verdict)) continue;
+        if (!header) io.out << "\nfailures:\n";
+        header = true;
+        print_failure(io.out, out);
+      }
+    }
+    bool header = false;
+    for (const auto& r : rows) {
+      if (r.spec->expectation() != spec::Expectation::known_bug || r.ok == 0) continue;
+      if (!header) summary << "\nknown bugs reproduced (counted as passed):\n";
+      header = true;
+      summary << "  " << r.spec->name() << " (" << r.ok << " cases): " << r.spec->known_bug() << "\n";
+    }
+    if (!o->junit.empty()) {
+      std::vector<JunitCase> cases;
+      for (const auto& out : outcomes) cases.push_back(junit_case(out));
+      if (!write_junit_file(o->junit, "metalsim check", cases)) {
+        io.err << "metalsim: cannot write " << o->junit << "\n";
+        return kExitUsage;
+      }
+    }
+    summary << (header || !o->json ? "\n" : "") << passed << " passed, " << failed << " failed\n";
+    return failed == 0 ? kExitOk : kExitFailed;
+  };
+}
+
+}  // namespace metalsim::cli

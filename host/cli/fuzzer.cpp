@@ -1,0 +1,153 @@
+#include "host/cli/fuzzer.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/spec/inputs.h"
+
+namespace metalsim::cli {
+namespace {
+
+uint64_t fnv1a(const std::string& text) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// Log-uniform over [lo, hi], so small and large sizes are both common.
+int64_t log_uniform(spec::InputGenerator& rng, int64_t lo, int64_t hi) {
+  if (hi <= lo) return lo;
+  const double span = double(hi - lo) + 2.0;  // offset so that lo itself is reachable
+  const double x = std::exp(rng.uniform(0.0, std::log(span)));
+  return std::clamp(lo - 1 + int64_t(x), lo, hi);
+}
+
+int64_t random_value(const spec::ParamDef& def, spec::InputGenerator& rng) {
+  if (!def.choices.empty()) return def.choices[size_t(rng.next_u64() % def.choices.size())];
+  if (rng.uniform(0.0, 1.0) < 0.6) {
+    const auto favoured = boundary_values(def);
+    return favoured[size_t(rng.next_u64() % favoured.size())];
+  }
+  return log_uniform(rng, def.min, def.max);
+}
+
+engine::SchedulePolicy random_schedule(spec::InputGenerator& rng) {
+  const double r = rng.uniform(0.0, 1.0);
+  if (r < 0.5) return {engine::ScheduleKind::in_order, 0};
+  if (r < 0.7) return {engine::ScheduleKind::reversed, 0};
+  return {engine::ScheduleKind::random, uint64_t(rng.integer(1, 999999))};
+}
+
+bool is_valid(const KernelSpec& spec, const Params& p) {
+  std::string why;
+  return spec.valid(p, &why);
+}
+
+// Smaller values worth trying for one parameter, smallest first.
+std::vector<int64_t> smaller_values(const spec::ParamDef& def, int64_t v) {
+  std::vector<int64_t> c;
+  if (!def.choices.empty()) {
+    c = def.choices;
+  } else {
+    c = boundary_values(def);
+    c.push_back(def.min);
+    c.push_back(v / 2);
+    c.push_back(v - 1);
+  }
+  std::erase_if(c, [&](int64_t x) { return x >= v || x < def.min || (def.choices.empty() && x > def.max); });
+  std::sort(c.begin(), c.end());
+  c.erase(std::unique(c.begin(), c.end()), c.end());
+  return c;
+}
+
+}  // namespace
+
+// ------------------------------ generation
+
+std::vector<int64_t> boundary_values(const spec::ParamDef& def) {
+  if (!def.choices.empty()) return def.choices;
+  std::vector<int64_t> v = {def.min, def.max, 1};
+  for (int64_t b : def.boundaries) {
+    v.push_back(b - 1);
+    v.push_back(b);
+    v.push_back(b + 1);
+  }
+  std::erase_if(v, [&](int64_t x) { return x < def.min || x > def.max; });
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  if (v.empty()) v.push_back(def.fallback);
+  return v;
+}
+
+FuzzCase CaseGenerator::generate(size_t index) const {
+  spec::InputGenerator rng(seed_ ^ fnv1a(spec_->name()) ^ (uint64_t(index) * 0xd1b54a32d192ed03ull));
+  FuzzCase c;
+  c.index = index;
+  const auto defs = spec_->params();
+  bool found = false;
+  for (int attempt = 0; attempt < 200 && !found; ++attempt) {
+    Params p;
+    for (const auto& d : defs) p[d.name] = random_value(d, rng);
+    p = spec_->complete(p);
+    if (is_valid(*spec_, p)) {
+      c.params = std::move(p);
+      found = true;
+    }
+  }
+  if (!found) {  // a constrained space: fall back to the boundary sweep
+    const auto sweep = spec_->sweep();
+    c.params = spec_->complete(sweep.empty() ? Params{} : sweep[index % sweep.size()]);
+  }
+  c.seed = uint64_t(rng.integer(1, 999999));
+  c.schedule = random_schedule(rng);
+  return c;
+}
+
+// ------------------------------ shrinking
+
+bool same_failure(const CaseOutcome& original, const CaseOutcome& candidate) {
+  return !candidate.result.passed && failure_kind(candidate.result) == failure_kind(original.result);
+}
+
+ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs,
+                    const std::function<CaseOutcome(const CaseRequest&)>& run) {
+  ShrinkResult s{failing.request, failing, 0};
+  const KernelSpec& spec = *failing.request.spec;
+  // Runs `trial`; keeps it when the failure persists.
+  auto attempt = [&](const CaseRequest& trial) {
+    if (s.runs >= max_runs || !is_valid(spec, trial.params)) return false;
+    CaseOutcome o = run(trial);
+    ++s.runs;
+    if (!same_failure(failing, o)) return false;
+    s.minimal = trial;
+    s.outcome = std::move(o);
+    return true;
+  };
+  for (bool changed = true; changed && s.runs < max_runs;) {
+    changed = false;
+    for (const auto& def : spec.params()) {
+      const int64_t v = s.minimal.params.at(def.name);
+      for (int64_t candidate : smaller_values(def, v)) {
+        CaseRequest trial = s.minimal;
+        trial.params[def.name] = candidate;
+        if (attempt(trial)) {
+          changed = true;
+          break;
+        }
+      }
+    }
+    if (s.minimal.schedule.kind != engine::ScheduleKind::in_order) {
+      CaseRequest trial = s.minimal;
+      trial.schedule = {engine::ScheduleKind::in_order, 0};
+      changed = attempt(trial) || changed;
+    }
+    if (s.minimal.seed != 1) {
+      CaseRequest trial = s.minimal;
+      trial.seed = 1;
+      changed = attempt(trial) || changed;
+    }
+  }
+  return s;
+}
+
+}  // namespace metalsim::cli

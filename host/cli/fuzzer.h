@@ -1,0 +1,52 @@
+#pragma once
+// Fuzzing: random valid cases biased to boundaries, and shrinking a failure to a minimal case.
+//
+// Case k of a campaign depends only on (spec, seed, k): generating it needs no earlier case,
+// so shards and time-bounded runs see the same cases a plain run does.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "host/cli/case_runner.h"
+
+namespace metalsim::cli {
+
+struct FuzzCase {
+  size_t index = 0;
+  Params params;                    // completed and valid
+  uint64_t seed = 1;                // inputs
+  engine::SchedulePolicy schedule;
+};
+
+class CaseGenerator {
+ public:
+  CaseGenerator(const KernelSpec& spec, uint64_t seed) : spec_(&spec), seed_(seed) {}
+  FuzzCase generate(size_t index) const;
+
+ private:
+  const KernelSpec* spec_;
+  uint64_t seed_;
+};
+
+// The values a parameter is pushed towards: its boundaries and their neighbours, 1, min and
+// max (or its choices), sorted, within range.
+std::vector<int64_t> boundary_values(const spec::ParamDef& def);
+
+struct ShrinkResult {
+  CaseRequest minimal;
+  CaseOutcome outcome;  // of the minimal case
+  size_t runs = 0;      // cases run while shrinking
+};
+
+// Still fails in the same way (failure_kind): the default test while shrinking.
+bool same_failure(const CaseOutcome& original, const CaseOutcome& candidate);
+
+// Drives each parameter in turn to smaller and boundary values while the failure persists
+// (`still_fails`), then the schedule to in-order and the input seed to 1; repeats until
+// nothing changes or `max_runs` cases have run.
+ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs,
+                    const std::function<CaseOutcome(const CaseRequest&)>& run = run_case);
+
+}  // namespace metalsim::cli

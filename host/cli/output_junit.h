@@ -1,0 +1,31 @@
+#pragma once
+// --junit FILE: JUnit XML, one <testcase> per case, for CI dashboards. A known bug reproduced
+// passes (with a note in <system-out>); a failure carries its reason, reports and repro.
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "host/cli/case_runner.h"
+
+namespace metalsim::cli {
+
+struct JunitCase {
+  std::string classname;  // "metalsim.<family>.<kernel>"
+  std::string name;       // the case id
+  double seconds = 0;
+  bool failed = false;
+  std::string message;    // one line
+  std::string details;    // reports and the repro command
+  std::string system_out;
+};
+
+JunitCase junit_case(const CaseOutcome& outcome);
+void write_junit(std::ostream& out, const std::string& suite, const std::vector<JunitCase>& cases);
+// Writes to `path`; false when it cannot be opened.
+bool write_junit_file(const std::string& path, const std::string& suite,
+                      const std::vector<JunitCase>& cases);
+// Escapes &<>"' and drops characters XML 1.0 forbids.
+std::string xml_escape(std::string_view text);
+
+}  // namespace metalsim::cli

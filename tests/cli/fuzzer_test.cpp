@@ -1,0 +1,132 @@
+// The fuzzer finds the planted off-by-one (wrong only when n % 64 == 63) from a fixed seed
+// within a bounded number of cases, shrinks it to the boundary n = 63, and the corpus replays.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.h"
+#include "host/cli/fuzzer.h"
+
+namespace metalsim::cli::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const KernelSpec& planted() {
+  const KernelSpec* s = spec::SpecRegistry::find("cli_planted_tile");
+  EXPECT_NE(s, nullptr);
+  return *s;
+}
+
+TEST(Fuzzer, GeneratedCasesAreValidAndDeterministic) {
+  const CaseGenerator a(planted(), 7), b(planted(), 7), c(planted(), 8);
+  bool differs = false;
+  for (size_t k = 0; k < 50; ++k) {
+    const FuzzCase x = a.generate(k), y = b.generate(k);
+    EXPECT_EQ(x.params, y.params) << k;
+    EXPECT_EQ(x.seed, y.seed) << k;
+    EXPECT_EQ(x.schedule.str(), y.schedule.str()) << k;
+    std::string why;
+    EXPECT_TRUE(planted().valid(x.params, &why)) << why;
+    differs = differs || x.params != c.generate(k).params;
+  }
+  EXPECT_TRUE(differs) << "the seed changes the cases";
+}
+
+TEST(Fuzzer, CasesFavourBoundaries) {
+  const CaseGenerator gen(planted(), 1);
+  size_t near_boundary = 0;
+  for (size_t k = 0; k < 200; ++k) {
+    const int64_t n = gen.generate(k).params.at("n");
+    near_boundary += n == 1 || n == 4096 || n % 64 == 0 || n % 64 == 1 || n % 64 == 63;
+  }
+  EXPECT_GT(near_boundary, 100u);
+}
+
+TEST(Fuzzer, BoundaryValuesIncludeNeighboursOneAndMax) {
+  const auto v = boundary_values({"n", 1, 4096, {}, {64}, 64, ""});
+  EXPECT_EQ(v, (std::vector<int64_t>{1, 63, 64, 65, 4096}));
+  EXPECT_EQ(boundary_values({"tg", 32, 256, {32, 64, 256}, {}, 64, ""}), (std::vector<int64_t>{32, 64, 256}));
+}
+
+TEST(Fuzzer, FindsThePlantedOffByOneAndShrinksItToTheBoundary) {
+  constexpr size_t kBudget = 40;
+  const CaseGenerator gen(planted(), 1);
+  size_t found_at = kBudget;
+  CaseOutcome failing;
+  for (size_t k = 0; k < kBudget && found_at == kBudget; ++k) {
+    const FuzzCase fc = gen.generate(k);
+    CaseRequest r;
+    r.spec = &planted();
+    r.params = fc.params;
+    r.seed = fc.seed;
+    r.schedule = fc.schedule;
+    r.checks = check::CheckSet::all();
+    r.checks.race = false;
+    failing = run_case(r);
+    if (!failing.result.passed) found_at = k;
+  }
+  ASSERT_LT(found_at, kBudget) << "no failure within " << kBudget << " cases from seed 1";
+  EXPECT_EQ(failing.request.params.at("n") % 64, 63) << failing.request.id();
+
+  const ShrinkResult s = shrink(failing, 200);
+  EXPECT_EQ(s.minimal.params, (Params{{"n", 63}, {"rows", 1}})) << s.minimal.id();
+  EXPECT_EQ(s.minimal.schedule.str(), "in-order");
+  EXPECT_EQ(s.minimal.seed, 1u);
+  EXPECT_FALSE(s.outcome.result.passed);
+  EXPECT_LT(s.runs, 50u);
+}
+
+TEST(Fuzzer, ShrinkKeepsTheFailureKind) {
+  // A case that passes stays where it is: nothing smaller fails the same way.
+  CaseRequest r;
+  r.spec = &planted();
+  r.params = {{"n", 64}, {"rows", 1}};
+  const CaseOutcome ok = run_case(r);
+  ASSERT_TRUE(ok.result.passed);
+  EXPECT_FALSE(same_failure(ok, ok));
+}
+
+TEST(FuzzCommand, PrintsTheReproAndSavesACorpusThatReplays) {
+  const fs::path dir = fs::temp_directory_path() / ("metalsim_cli_corpus_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const CliRun r = cli({"fuzz", "cli_planted_tile", "--cases", "40", "--seed", "1", "--corpus", dir.string()});
+  EXPECT_EQ(r.code, kExitFailed) << r.out << r.err;
+  EXPECT_NE(r.out.find("reproduce: metalsim run 'cli_planted_tile(n=63,rows=1)' --seed 1 --schedule in-order"),
+            std::string::npos) << r.out;
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    ++files;
+    std::ifstream in(e.path());
+    const auto j = nlohmann::json::parse(in);
+    EXPECT_EQ(j.at("kernel"), "cli_planted_tile");
+    EXPECT_EQ(j.at("params").at("n"), 63);
+  }
+  EXPECT_GE(files, 1u);
+
+  // The bug is not fixed: replay reports the entry as still failing.
+  const CliRun replay = cli({"fuzz", "--replay", dir.string()});
+  EXPECT_EQ(replay.code, kExitFailed) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("STILL FAILS"), std::string::npos) << replay.out;
+  fs::remove_all(dir);
+}
+
+TEST(FuzzCommand, KnownBugFailuresAreExpected) {
+  const CliRun r = cli({"fuzz", "cli_planted_tile_as_documented", "--cases", "20", "--seed", "1",
+                        "--max-shrink-runs", "30"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_NE(r.out.find("known bug reproduced"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cli_planted_tile_as_documented(n=63,rows=1)"), std::string::npos) << r.out;
+}
+
+TEST(FuzzCommand, NeedsAKernel) {
+  EXPECT_EQ(cli({"fuzz"}).code, kExitUsage);
+  EXPECT_EQ(cli({"fuzz", "no_such_kernel"}).code, kExitUsage);
+  EXPECT_EQ(cli({"fuzz", "cli_scale", "--shard", "3/3"}).code, kExitUsage);
+}
+
+}  // namespace
+}  // namespace metalsim::cli::testing
