@@ -51,7 +51,8 @@ void attention_reference(const AttentionProblem& p, const half_t* q, const half_
           S.row(i).setZero();  // fully masked: output 0
           continue;
         }
-        S.row(i) = (S.row(i).array() - mx).exp().matrix();
+        // std::exp, not Eigen's vectorised exp: exp(-inf) must be exactly 0.
+        S.row(i) = S.row(i).unaryExpr([mx](double x) { return std::exp(x - mx); });
         S.row(i) /= S.row(i).sum();
       }
       const Matrix O = S * V;
