@@ -32,6 +32,7 @@ struct Options {
   std::string replay;
   std::string shrink = "kind";
   size_t max_shrink_runs = 200;
+  int64_t limit = 0;
   bool json = false;
   std::string junit;
 };
@@ -177,7 +178,7 @@ int fuzz(const Options& o, Io& io, bool fixed_schedule) {
     SpecTally tally;
     tally.spec = spec;
     std::map<std::string, std::string> shrunk_kinds;  // failure kind -> minimal repro
-    const CaseGenerator gen(*spec, base.seed);
+    const CaseGenerator gen(*spec, base.seed, o.limit);
     const auto start = std::chrono::steady_clock::now();
     ProgressBar bar(io.err, io.progress, cases == SIZE_MAX ? 0 : (cases + shard.count - 1 - shard.index) / shard.count);
     for (size_t k = 0; k < cases; ++k) {
@@ -280,6 +281,7 @@ Action setup_fuzz(CLI::App& sub, Io& io) {
       ->capture_default_str();
   sub.add_option("--max-shrink-runs", o->max_shrink_runs, "cases run while shrinking one failure")
       ->capture_default_str();
+  sub.add_option("--limit", o->limit, "draw no parameter above this value (choices exempt; 0: each one's max)");
   sub.add_flag("--json", o->json, "one JSON object per case and line on stdout");
   sub.add_option("--junit", o->junit, "also write JUnit XML, one testcase per case, to FILE");
   CLI::App* app = &sub;

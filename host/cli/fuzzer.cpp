@@ -22,8 +22,9 @@ int64_t log_uniform(spec::InputGenerator& rng, int64_t lo, int64_t hi) {
   return std::clamp(lo - 1 + int64_t(x), lo, hi);
 }
 
-int64_t random_value(const spec::ParamDef& def, spec::InputGenerator& rng) {
+int64_t random_value(spec::ParamDef def, int64_t limit, spec::InputGenerator& rng) {
   if (!def.choices.empty()) return def.choices[size_t(rng.next_u64() % def.choices.size())];
+  if (limit > 0) def.max = std::max(def.min, std::min(def.max, limit));
   if (rng.uniform(0.0, 1.0) < 0.6) {
     const auto favoured = boundary_values(def);
     return favoured[size_t(rng.next_u64() % favoured.size())];
@@ -87,7 +88,7 @@ FuzzCase CaseGenerator::generate(size_t index) const {
   bool found = false;
   for (int attempt = 0; attempt < 200 && !found; ++attempt) {
     Params p;
-    for (const auto& d : defs) p[d.name] = random_value(d, rng);
+    for (const auto& d : defs) p[d.name] = random_value(d, limit_, rng);
     p = spec_->complete(p);
     if (is_valid(*spec_, p)) {
       c.params = std::move(p);

@@ -22,12 +22,15 @@ struct FuzzCase {
 
 class CaseGenerator {
  public:
-  CaseGenerator(const KernelSpec& spec, uint64_t seed) : spec_(&spec), seed_(seed) {}
+  // limit > 0: no parameter drawn above it (choices exempt), to keep a short campaign cheap.
+  CaseGenerator(const KernelSpec& spec, uint64_t seed, int64_t limit = 0)
+      : spec_(&spec), seed_(seed), limit_(limit) {}
   FuzzCase generate(size_t index) const;
 
  private:
   const KernelSpec* spec_;
   uint64_t seed_;
+  int64_t limit_;
 };
 
 // The values a parameter is pushed towards: its boundaries and their neighbours, 1, min and
