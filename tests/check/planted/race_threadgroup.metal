@@ -1,0 +1,35 @@
+// race.* (threadgroup memory): a missing threadgroup_barrier between writes and reads of
+// threadgroup memory. The result depends on the order the lanes run in: the in-order and the
+// reversed schedules give different outputs.
+#include <metal_stdlib>
+using namespace metal;
+
+// Reverse through threadgroup memory with no barrier between the store and the load.
+kernel void planted_race_tg_reverse(device const float* in [[buffer(0)]],
+                                    device float* out [[buffer(1)]],
+                                    uint tid [[thread_position_in_threadgroup]],
+                                    uint n [[threads_per_threadgroup]],
+                                    uint gid [[thread_position_in_grid]]) {
+  threadgroup float tile[64];
+  tile[tid] = in[gid];
+  // missing: threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[gid] = tile[n - 1 - tid];  // PLANT: planted_race_tg_reverse
+}
+
+// Tree reduction with the barrier inside the loop missing: a lane reads its partner's
+// partial sum before the partner has added into it.
+kernel void planted_race_tg_reduce(device const float* in [[buffer(0)]],
+                                   device float* out [[buffer(1)]],
+                                   uint tid [[thread_position_in_threadgroup]],
+                                   uint n [[threads_per_threadgroup]],
+                                   uint gid [[thread_position_in_grid]],
+                                   uint tg [[threadgroup_position_in_grid]]) {
+  threadgroup float sums[64];
+  sums[tid] = in[gid];
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  for (uint s = n / 2; s > 0; s /= 2) {
+    if (tid < s) sums[tid] += sums[tid + s];  // PLANT: planted_race_tg_reduce
+    // missing: threadgroup_barrier(mem_flags::mem_threadgroup);
+  }
+  if (tid == 0) out[tg] = sums[0];
+}

@@ -1,0 +1,188 @@
+#pragma once
+// The planted-bug table: one row per planted kernel (tests/check/planted/*.metal), with the
+// report it must produce. Lines are never written here: the row names the marker comment
+// (`// PLANT: <kernel>`, `// PLANT2: <kernel>` for the other site) and the test finds its line by
+// scanning the .metal file, so the expectation follows the file.
+//
+// Check ids are strings, not CheckId enumerators, so rows can name checks that the table in
+// simt/check/check_id.h does not have yet; such rows are skipped with the reason.
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+#include "simt/check/check_id.h"
+#include "simt/engine/geometry.h"
+
+namespace metalsim::testing::planted {
+
+// How the finding is made: the engine or the host files it (a report on the command buffer),
+// the test compares schedules (race.schedule, always available), the test poisons outputs
+// (uninit.output), or ThreadSanitizer does (race.threadgroup / race.device, tsan preset only).
+enum class Finder : uint8_t { engine, schedules, poison, tsan };
+
+struct Expectation {
+  const char* kernel;
+  const char* check;           // "bounds.device"
+  Finder finder;
+  const char* file;            // the .metal file under tests/check/planted
+  const char* bug;             // in words, for docs/checks_planted.md
+  bool has_lane;               // the report names a thread
+  engine::Size3 threadgroup;   // threadgroup_position_in_grid
+  engine::Size3 thread;        // thread_position_in_threadgroup
+  bool has_line;               // the report names the PLANT line
+  uint32_t line_slack;         // the reported line may be up to this many lines after the marker
+  bool other_line;             // the report also names the PLANT2 line (other_site)
+  const char* memory;          // substring of Report::memory, or nullptr
+  int64_t offset;              // Report::offset in bytes, or -1
+};
+
+constexpr engine::Size3 tg0{0, 0, 0};
+constexpr engine::Size3 any{0, 0, 0};
+
+// clang-format off
+inline constexpr Expectation kTable[] = {
+  // 1. bounds.device: 64 floats (256 bytes); 2 threadgroups of 32.
+  {"planted_oob_device_read", "bounds.device", Finder::engine, "bounds_device.metal",
+   "reads in[gid + 1]: the last thread reads one element past the end",
+   true, {1, 0, 0}, {31, 0, 0}, true, 0, false, "buffer(0)", 256},
+  {"planted_oob_device_write", "bounds.device", Finder::engine, "bounds_device.metal",
+   "2-D store with row pitch width + 1: row 3 runs past the end",
+   true, tg0, {13, 3, 0}, true, 0, false, "buffer(0)", 256},
+  // 2. bounds.threadgroup: 64 floats of threadgroup memory, threadgroups of 64.
+  {"planted_oob_tg_region", "bounds.threadgroup", Finder::engine, "bounds_threadgroup.metal",
+   "scratch[tid + 1] in a 256-byte [[threadgroup(0)]] region",
+   true, tg0, {63, 0, 0}, true, 0, false, "threadgroup(0)", 256},
+  {"planted_oob_tg_array", "bounds.threadgroup", Finder::engine, "bounds_threadgroup.metal",
+   "sentinel at tile[(tid + 1) * 128] in a kernel-scope threadgroup float tile[8192] (32 KiB)",
+   true, tg0, {63, 0, 0}, true, 0, false, "kernel-scope threadgroup variables", 32768},
+  // 3. race on threadgroup memory (missing barrier): schedules, then TSan.
+  {"planted_race_tg_reverse", "race.schedule", Finder::schedules, "race_threadgroup.metal",
+   "tile[tid] = in; out = tile[n - 1 - tid] with no barrier between",
+   true, tg0, {0, 0, 0}, false, 0, false, "buffer(1)", 0},
+  {"planted_race_tg_reduce", "race.schedule", Finder::schedules, "race_threadgroup.metal",
+   "tree reduction without the barrier inside the loop",
+   true, tg0, {0, 0, 0}, false, 0, false, "buffer(1)", 0},
+  {"planted_race_tg_reverse", "race.threadgroup", Finder::tsan, "race_threadgroup.metal",
+   "tile[tid] = in; out = tile[n - 1 - tid] with no barrier between",
+   true, tg0, any, true, 0, false, nullptr, -1},
+  {"planted_race_tg_reduce", "race.threadgroup", Finder::tsan, "race_threadgroup.metal",
+   "tree reduction without the barrier inside the loop",
+   true, tg0, any, true, 0, false, nullptr, -1},
+  // 4. two threadgroups write one device element: schedules, then TSan.
+  {"planted_race_device_same_element", "race.schedule", Finder::schedules, "race_device.metal",
+   "every threadgroup stores its index into out[0]",
+   false, tg0, any, false, 0, false, "buffer(0)", 0},
+  {"planted_race_device_ticket", "race.schedule", Finder::schedules, "race_device.metal",
+   "non-atomic counter[0] = counter[0] + 1 shared by all threadgroups",
+   false, tg0, any, false, 0, false, "buffer(1)", 0},
+  {"planted_race_device_same_element", "race.device", Finder::tsan, "race_device.metal",
+   "every threadgroup stores its index into out[0]",
+   false, tg0, any, true, 0, false, nullptr, -1},
+  {"planted_race_device_ticket", "race.device", Finder::tsan, "race_device.metal",
+   "non-atomic counter[0] = counter[0] + 1 shared by all threadgroups",
+   false, tg0, any, true, 0, false, nullptr, -1},
+  // 5. barrier.exited: the report names the first thread waiting at the barrier.
+  {"planted_barrier_after_return", "barrier.exited", Finder::engine, "barrier_exited.metal",
+   "if (gid >= n) return; before a threadgroup_barrier (n = 48, threadgroup of 64)",
+   true, tg0, {0, 0, 0}, true, 0, false, nullptr, -1},
+  {"planted_barrier_return_in_loop", "barrier.exited", Finder::engine, "barrier_exited.metal",
+   "odd threads return in the third pass of a loop ending in a barrier",
+   true, tg0, {0, 0, 0}, true, 0, false, nullptr, -1},
+  // 6. barrier.divergent: both barrier lines.
+  {"planted_divergent_if_else", "barrier.divergent", Finder::engine, "barrier_divergent.metal",
+   "a threadgroup_barrier in each arm of if (tid < 16)",
+   true, tg0, {0, 0, 0}, true, 0, true, nullptr, -1},
+  {"planted_divergent_data", "barrier.divergent", Finder::engine, "barrier_divergent.metal",
+   "a barrier inside if (in[gid] > 0) and another after it",
+   true, tg0, {0, 0, 0}, true, 0, true, nullptr, -1},
+  // 7. simd.partial: simdgroup_matrix operations reached by part of the simdgroup.
+  {"planted_simd_partial_multiply", "simd.partial", Finder::engine, "simd_partial.metal",
+   "simdgroup_multiply inside if (lane < 16)",
+   true, tg0, {0, 0, 0}, true, 0, false, nullptr, -1},
+  {"planted_simd_partial_load", "simd.partial", Finder::engine, "simd_partial.metal",
+   "simdgroup_load inside if (flags[lane] != 0), flags set for lanes 4..31",
+   true, tg0, {4, 0, 0}, true, 0, false, nullptr, -1},
+  // 8. uninit.threadgroup (initcheck).
+  {"planted_uninit_tg_partial_fill", "uninit.threadgroup", Finder::engine, "uninit_threadgroup.metal",
+   "threads 0..15 fill tile[64]; every thread reads tile[tid]",
+   true, tg0, {16, 0, 0}, true, 0, false, nullptr, -1},
+  {"planted_uninit_tg_region_accumulate", "uninit.threadgroup", Finder::engine, "uninit_threadgroup.metal",
+   "acc[tid] += in[gid] on a [[threadgroup(0)]] region never cleared",
+   true, tg0, {0, 0, 0}, true, 0, false, nullptr, -1},
+  // 9. uninit.output: the offset is the first unwritten element's byte offset.
+  {"planted_uninit_output_guard", "uninit.output", Finder::poison, "uninit_output.metal",
+   "if (gid < n - 1): out[n - 1] is never written",
+   false, tg0, any, false, 0, false, "buffer(1)", 63 * 4},
+  {"planted_uninit_output_stride", "uninit.output", Finder::poison, "uninit_output.metal",
+   "writes out[2 * gid] only: every odd element is never written",
+   false, tg0, any, false, 0, false, "buffer(1)", 1 * 4},
+  // 10. limit.threadgroup_memory (validation at commit: no thread).
+  {"planted_limit_tg_dynamic", "limit.threadgroup_memory", Finder::engine, "limit_threadgroup_memory.metal",
+   "setThreadgroupMemoryLength(40960, 0)",
+   false, tg0, any, false, 0, false, nullptr, -1},
+  {"planted_limit_tg_static", "limit.threadgroup_memory", Finder::engine, "limit_threadgroup_memory.metal",
+   "threadgroup float big[6144] (24 KiB) plus a 12 KiB [[threadgroup(0)]] region",
+   false, tg0, any, false, 0, false, nullptr, -1},
+  // 11, 12. API misuse (validation at commit: no thread, no line).
+  {"planted_api_copy", "api.unbound_buffer", Finder::engine, "api_binding.metal",
+   "[[buffer(1)]] never set",
+   false, tg0, any, false, 0, false, nullptr, -1},
+  {"planted_api_scale", "api.unbound_buffer", Finder::engine, "api_binding.metal",
+   "setThreadgroupMemoryLength for [[threadgroup(0)]] never called",
+   false, tg0, any, false, 0, false, nullptr, -1},
+  {"planted_api_copy", "api.offset", Finder::engine, "api_binding.metal",
+   "setBuffer(out, 512, 1) on a 256-byte buffer",
+   false, tg0, any, false, 0, false, nullptr, -1},
+  {"planted_api_scale", "api.offset", Finder::engine, "api_binding.metal",
+   "setBuffer(in, 4, 0) for a device float4* (16-byte alignment)",
+   false, tg0, any, false, 0, false, nullptr, -1},
+  // 13. stack.overflow.
+  {"planted_stack_recursion", "stack.overflow", Finder::engine, "stack_overflow.metal",
+   "unbounded recursion with a 512-byte frame on thread 5",
+   true, tg0, {5, 0, 0}, true, 4, false, nullptr, -1},
+  {"planted_stack_big_array", "stack.overflow", Finder::engine, "stack_overflow.metal",
+   "a 384 KiB local array on thread 3 (the stack is 256 KiB)",
+   true, tg0, {3, 0, 0}, true, 0, false, nullptr, -1},
+  // 14. watchdog.timeout (watchdog 0.3 s).
+  {"planted_watchdog_spin", "watchdog.timeout", Finder::engine, "watchdog.metal",
+   "thread 3 spins on a flag nobody sets",
+   true, tg0, {3, 0, 0}, true, 0, false, nullptr, -1},
+  {"planted_watchdog_step", "watchdog.timeout", Finder::engine, "watchdog.metal",
+   "for (i = 0; i != 9; i += 2) on thread 7",
+   true, tg0, {7, 0, 0}, true, 0, false, nullptr, -1},
+};
+// clang-format on
+
+// Planted bugs the checks do not find yet: the test runs each and skips with the reason while
+// no report comes; once one is reported the test fails, asking for the row to move to kTable.
+struct KnownGap {
+  const char* kernel;
+  const char* check;
+  const char* file;
+  const char* bug;
+  const char* reason;
+};
+
+inline constexpr KnownGap kKnownGaps[] = {
+  {"planted_oob_tg_small_array", "bounds.threadgroup", "bounds_threadgroup.metal",
+   "tile[tid * 2] in a kernel-scope threadgroup float tile[64]",
+   "kernel-scope variables are allocated from the start of a region sized to the rest of the "
+   "32 KiB budget; only the end of that budget touches the guard page"},
+};
+
+// The line of `// <marker>: <kernel>` in the planted .metal file, 0 if absent.
+inline uint32_t marker_line(const std::string& file, const std::string& kernel,
+                            const std::string& marker = "PLANT") {
+  std::ifstream in(std::string(METALSIM_PLANTED_DIR) + "/" + file);
+  const std::string needle = "// " + marker + ": " + kernel;
+  std::string line;
+  for (uint32_t n = 1; std::getline(in, line); ++n) {
+    const size_t at = line.find(needle);
+    if (at == std::string::npos) continue;
+    const size_t end = at + needle.size();
+    if (end == line.size() || line[end] == ' ') return n;  // not a prefix of a longer name
+  }
+  return 0;
+}
+
+}  // namespace metalsim::testing::planted
