@@ -23,6 +23,10 @@ bool check_implemented(Id) {
 }  // namespace metalsim::check
 
 namespace metalsim::testing::planted {
+
+// gtest names a row by kernel and check, not by its bytes.
+void PrintTo(const Expectation& e, std::ostream* os) { *os << e.kernel << " " << e.check; }
+
 namespace {
 
 using check::CheckId;
