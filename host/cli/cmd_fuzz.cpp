@@ -273,7 +273,7 @@ Action setup_fuzz(CLI::App& sub, Io& io) {
   sub.add_option("--time", o->time, "seconds for the whole campaign, shared among the kernels");
   o->flags.add_to(sub, "sync,init,mem");
   sub.get_option("--seed")->description("campaign seed: case k of a kernel depends only on (seed, k)");
-  sub.get_option("--schedule")->description("run every case under this schedule (default: random per case)");
+  sub.get_option("--schedule")->description("run every case under this schedule")->default_str("random per case");
   sub.add_option("--shard", o->shard, "i/N: run cases k with k % N == i")->capture_default_str();
   sub.add_option("--corpus", o->corpus, "save each shrunk failure as DIR/<case>.json");
   sub.add_option("--replay", o->replay, "rerun the corpus in DIR as a regression test");

@@ -162,7 +162,10 @@ void print_case(std::ostream& out, const CaseOutcome& o) {
       << format_seconds(res.reference_seconds) << "\n";
   if (!o.race.empty()) out << "race       " << o.race << "\n";
   out << "reports    " << res.reports.size() << "\n";
-  for (const auto& rep : res.reports) out << rep.format() << "\n";
+  for (const auto& rep : res.reports) {
+    const std::string text = rep.format();
+    out << text << (text.ends_with('\n') ? "" : "\n");
+  }
   out << "reproduce  " << repro_command(r) << "\n";
 }
 
