@@ -2,6 +2,8 @@
 // within a bounded number of cases, shrinks it to the boundary n = 63, and the corpus replays.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 

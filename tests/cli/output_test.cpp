@@ -2,6 +2,8 @@
 // a JSON array of trace events, and the table and progress bar lay out as documented.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <cstring>
 #include <fstream>
