@@ -43,6 +43,7 @@ struct DecodeParams {
 enum class Kind { documented, flash, masked, decode };
 
 constexpr int64_t kMaxElements = int64_t(1) << 27;  // per tensor: keeps a fuzzed case in memory
+constexpr int64_t kMaxWork = int64_t(1) << 31;      // B*H*seq_q*seq_kv*D: a fuzzed case runs in seconds
 
 // Threadgroup memory (bytes) each kernel asks for, per head_dim.
 int64_t documented_threadgroup_bytes(int64_t d) { return (3 * 64 * d * 2 + 64 * 64 * 4 + 15) / 16 * 16; }
@@ -281,6 +282,7 @@ bool shape_valid(const Params& p, std::string* why) {
   const int64_t bd = value(p, "batch", 1) * value(p, "head_dim", 64);
   if (bd * heads * seq_q > kMaxElements || bd * kv * seq_kv > kMaxElements)
     return *why = "tensors over 2^27 elements", false;
+  if (bd * heads * seq_q * seq_kv > kMaxWork) return *why = "batch*heads*seq_q*seq_kv*head_dim over 2^31", false;
   return true;
 }
 
