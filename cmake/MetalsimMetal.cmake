@@ -8,6 +8,21 @@
 # lines (`break softmax.metal:42`), since the generated code carries #line directives.
 include_guard(GLOBAL)
 
+# half <-> float conversions in hardware (F16C) when the build machine has it: without it
+# every conversion is a call into libgcc, 3-5x slower on half-heavy kernels. Rounding after
+# every operation is the same either way. The binaries then need an F16C CPU (every x86-64
+# since 2012); set METALSIM_KERNEL_ARCH_FLAGS to override.
+if(NOT DEFINED METALSIM_KERNEL_ARCH_FLAGS)
+  set(METALSIM_KERNEL_ARCH_FLAGS "")
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND EXISTS /proc/cpuinfo)
+    file(READ /proc/cpuinfo metalsim_cpuinfo)
+    if(metalsim_cpuinfo MATCHES " f16c")
+      set(METALSIM_KERNEL_ARCH_FLAGS -mf16c)
+    endif()
+  endif()
+  set(METALSIM_KERNEL_ARCH_FLAGS "${METALSIM_KERNEL_ARCH_FLAGS}" CACHE STRING "Extra flags for kernels compiled from .metal")
+endif()
+
 function(metalsim_add_metal_library target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES;INCLUDE_DIRS")
   if(NOT ARG_SOURCES)
@@ -42,6 +57,9 @@ function(metalsim_add_metal_library target)
   target_link_libraries(${target} PUBLIC metalsim_msl metalsim_simt)
   # Kernels are MSL, not metalsim's own code: -g for gdb on .metal lines, and no warnings
   # that MSL idioms trip over (unused built-ins, shadowed names in instantiation macros).
-  target_compile_options(${target} PRIVATE -g -Wno-unused-parameter -Wno-unused-variable -Wno-attributes)
+  # -gdwarf-4: binutils' addr2line (the .metal lines of fault reports) misreads GCC 12's
+  # default DWARF 5 line tables for these objects.
+  target_compile_options(${target} PRIVATE -g -gdwarf-4 -Wno-unused-parameter -Wno-unused-variable -Wno-attributes
+                         ${METALSIM_KERNEL_ARCH_FLAGS})
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()

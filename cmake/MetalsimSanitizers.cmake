@@ -7,6 +7,8 @@ if(METALSIM_SANITIZER STREQUAL "address")
 elseif(METALSIM_SANITIZER STREQUAL "thread")
   add_compile_options(-fsanitize=thread)
   add_link_options(-fsanitize=thread)
+  # Racecheck annotations in the engine, which is itself built uninstrumented.
+  add_compile_definitions(METALSIM_RACECHECK=1)
 elseif(NOT METALSIM_SANITIZER STREQUAL "")
   message(FATAL_ERROR "METALSIM_SANITIZER must be '', 'address' or 'thread'")
 endif()

@@ -23,6 +23,19 @@ std::string_view check_name(CheckId id) { return kRows[static_cast<int>(id)].nam
 std::string_view check_meaning(CheckId id) { return kRows[static_cast<int>(id)].meaning; }
 Family check_family(CheckId id) { return kRows[static_cast<int>(id)].family; }
 
+bool check_implemented(CheckId id) {
+#if defined(METALSIM_RACECHECK)
+  constexpr bool racecheck = true;
+#else
+  constexpr bool racecheck = false;
+#endif
+  switch (id) {
+    case CheckId::race_threadgroup:
+    case CheckId::race_device: return racecheck;
+    default: return true;
+  }
+}
+
 bool CheckSet::enabled(Family f) const {
   switch (f) {
     case Family::sync: return sync;

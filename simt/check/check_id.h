@@ -20,6 +20,8 @@ enum class Family : uint8_t { sync, init, mem, race, api };
   X(kernel_fault, "kernel.fault", mem, "a memory fault outside any known buffer")                      \
   X(uninit_threadgroup, "uninit.threadgroup", init, "threadgroup memory read before any write")       \
   X(uninit_output, "uninit.output", init, "an output element the dispatch never wrote")               \
+  X(race_threadgroup, "race.threadgroup", race, "conflicting threadgroup-memory accesses with no barrier between") \
+  X(race_device, "race.device", race, "conflicting device-memory accesses with no ordering between")   \
   X(race_schedule, "race.schedule", race, "the result depends on the schedule")                        \
   X(kernel_exception, "kernel.exception", api, "the kernel threw a C++ exception")                     \
   X(watchdog_timeout, "watchdog.timeout", api, "the dispatch ran past its time limit")                 \
@@ -40,6 +42,10 @@ enum class CheckId : uint8_t {
 std::string_view check_name(CheckId id);     // "barrier.divergent"
 std::string_view check_meaning(CheckId id);  // one line
 Family check_family(CheckId id);
+
+// Whether this build can detect `id` at all: race.threadgroup and race.device need the tsan
+// preset; every other check is always available. Tests of a check skip when it is not.
+bool check_implemented(CheckId id);
 
 // Which families are on. Parsed from "sync,init,mem,race", "all" or "none".
 struct CheckSet {

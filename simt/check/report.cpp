@@ -49,7 +49,9 @@ void ReportSink::add(Report report) {
   std::lock_guard lock(mutex_);
   for (Report& r : reports_) {
     if (r.check == report.check && r.kernel == report.kernel && r.site.file == report.site.file &&
-        r.site.line == report.site.line && r.memory == report.memory) {
+        r.site.line == report.site.line && r.memory == report.memory &&
+        (r.site_trace.empty() ? report.site_trace.empty()
+                              : !report.site_trace.empty() && r.site_trace[0] == report.site_trace[0])) {
       ++r.repeats;
       return;
     }

@@ -39,6 +39,9 @@ struct Report {
   uint64_t offset = 0;
   std::string message;        // what was wrong, in words
   uint32_t repeats = 0;       // further identical reports folded into this one
+  // Stack traces still to be turned into `site` and `other_site` (a sanitizer callback may
+  // not run the symbolizer; the dispatch does it when it ends).
+  std::vector<const void*> site_trace, other_trace;
 
   std::string format() const;
 };

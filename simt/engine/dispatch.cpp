@@ -14,6 +14,7 @@
 
 #include "simt/engine/dispatch_state.h"
 #include "simt/engine/fault.h"
+#include "simt/engine/race_annotations.h"
 #include "simt/engine/threadgroup_runner.h"
 #include "simt/fiber/guarded_stack.h"
 
@@ -85,12 +86,22 @@ class Watchdog {
   std::thread thread_;
 };
 
+uint64_t steady_ns() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
+}
+
 uint32_t env_uint(const char* name, uint32_t fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? uint32_t(std::strtoul(v, nullptr, 10)) : fallback;
 }
 
 }  // namespace
+
+void link_race_reporting();  // race_report.cpp
+
+bool racecheck_available() { return race::kEnabled; }
 
 ExecutionOptions ExecutionOptions::from_environment() {
   ExecutionOptions o;
@@ -102,6 +113,7 @@ ExecutionOptions ExecutionOptions::from_environment() {
 }
 
 DispatchOutcome execute_dispatch(const DispatchRequest& request) {
+  link_race_reporting();
   DispatchState state(request);
   const uint64_t count = request.geometry.threadgroups.volume();
   const std::vector<uint64_t> order = threadgroup_order(request, count);
@@ -114,19 +126,38 @@ DispatchOutcome execute_dispatch(const DispatchRequest& request) {
   const int workers = request.options.workers != 0 ? int(request.options.workers)
                                                    : omp_get_max_threads();
   Watchdog watchdog(state, request.options.watchdog_seconds);
+  race::release(&state.start_token);
 #pragma omp parallel num_threads(workers)
   {
+    race::acquire(&state.start_token);
     Worker& worker = this_worker(stack_bytes);
     worker.arena.configure(request.threadgroup_lengths, static_capacity);
     if (request.options.watchdog_seconds > 0) watchdog.add_worker(pthread_self());
 #pragma omp for schedule(dynamic, 1)
     for (uint64_t i = 0; i < count; ++i) {
       if (state.stop.load(std::memory_order_relaxed)) continue;
+      if (!request.options.on_threadgroup) {
+        worker.runner.run(state, order[i]);
+        continue;
+      }
+      ThreadgroupEvent event;
+      event.worker = uint32_t(omp_get_thread_num());
+      event.linear_threadgroup = order[i];
+      event.position = request.geometry.threadgroup_position(order[i]);
+      event.begin_ns = steady_ns();
       worker.runner.run(state, order[i]);
+      event.end_ns = steady_ns();
+      request.options.on_threadgroup(event);
     }
+    race::release(&state.finish_token);  // the worker's reads of the request, before the host reuses it
   }
+  race::acquire(&state.finish_token);
   DispatchOutcome outcome;
   outcome.reports = state.reports.take();
+  for (check::Report& r : outcome.reports) {
+    if (!r.site_trace.empty()) r.site = symbolize_trace(r.site_trace);
+    if (!r.other_trace.empty()) r.other_site = symbolize_trace(r.other_trace);
+  }
   outcome.ok = outcome.reports.empty();
   return outcome;
 }

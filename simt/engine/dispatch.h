@@ -2,6 +2,7 @@
 // One dispatch: the threadgroups of a grid, run in parallel over OpenMP workers, each
 // threadgroup by one worker's ThreadgroupRunner. The host runtime validates the request first;
 // this layer runs it and collects the reports.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,12 +14,22 @@
 
 namespace metalsim::engine {
 
+// One threadgroup as a worker ran it, for traces (metalsim trace).
+struct ThreadgroupEvent {
+  uint32_t worker = 0;
+  uint64_t linear_threadgroup = 0;
+  Size3 position;
+  uint64_t begin_ns = 0, end_ns = 0;  // std::chrono::steady_clock
+};
+
 struct ExecutionOptions {
   SchedulePolicy schedule;
   check::CheckSet checks;
   uint32_t workers = 0;            // 0: every core (omp_get_max_threads)
   double watchdog_seconds = 0;     // 0: no limit
   size_t stack_bytes = 0;          // 0: fiber::default_stack_bytes()
+  // Called by the worker after each threadgroup, from several threads at once; empty: off.
+  std::function<void(const ThreadgroupEvent&)> on_threadgroup;
 
   // METALSIM_SCHEDULE, METALSIM_CHECKS, METALSIM_THREADS, METALSIM_WATCHDOG (seconds).
   static ExecutionOptions from_environment();
@@ -50,6 +61,10 @@ struct DispatchOutcome {
 };
 
 DispatchOutcome execute_dispatch(const DispatchRequest& request);
+
+// True in the tsan preset: ThreadSanitizer reports races between lanes and threadgroups as
+// race.threadgroup / race.device (docs/checks.md). Other builds have schedule fuzzing only.
+bool racecheck_available();
 
 // Lanes moved onto fibers since the program started: 0 growth across a dispatch shows it ran
 // as a plain loop.

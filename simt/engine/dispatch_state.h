@@ -14,6 +14,10 @@ struct DispatchState {
   check::ReportSink reports;
   std::atomic<bool> stop{false};  // a fault or the watchdog: skip the threadgroups not begun
   std::atomic<bool> timed_out{false};
+  // Racecheck: the host's writes happen before the dispatch's lanes; the lanes' writes happen
+  // before the host reads the results (race_annotations.h).
+  char start_token = 0;
+  char finish_token = 0;
 
  private:
   static uint64_t next_serial() {

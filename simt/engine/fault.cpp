@@ -179,3 +179,18 @@ check::SourceSite symbolize(const void* pc) {
 }
 
 }  // namespace metalsim::engine
+
+namespace metalsim::engine {
+
+check::SourceSite symbolize_trace(const std::vector<const void*>& trace) {
+  check::SourceSite first;
+  for (const void* pc : trace) {
+    check::SourceSite s = symbolize(pc);
+    if (!s.known()) continue;
+    if (is_metal_file(s.file)) return s;
+    if (!first.known()) first = s;
+  }
+  return first;
+}
+
+}  // namespace metalsim::engine

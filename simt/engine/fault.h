@@ -5,6 +5,7 @@
 // abandons the threadgroup; the host process goes on. Signals outside an armed trap keep their
 // default meaning.
 #include <cstdint>
+#include <vector>
 
 #include "simt/check/report.h"
 
@@ -34,5 +35,7 @@ class FaultTrap {
 // The .metal (or C++) file and line of an instruction, from the debug information, through
 // addr2line. Empty when unknown. Slow: only for reports.
 check::SourceSite symbolize(const void* pc);
+// The first frame of `trace` in a .metal file, else the first frame that symbolizes.
+check::SourceSite symbolize_trace(const std::vector<const void*>& trace);
 
 }  // namespace metalsim::engine

@@ -18,6 +18,8 @@ constexpr size_t kRegionAlign = 16;
 
 std::atomic<int32_t> next_slot{0};
 
+size_t slab_bytes(size_t capacity) { return round_up(round_up(capacity, kRegionAlign), page_size()) + page_size(); }
+
 }  // namespace
 
 ThreadgroupArena::~ThreadgroupArena() { unmap(); }
@@ -25,9 +27,19 @@ ThreadgroupArena::~ThreadgroupArena() { unmap(); }
 void ThreadgroupArena::unmap() {
   if (mapping_ != nullptr) munmap(mapping_, mapping_size_);
   mapping_ = nullptr;
-  guards_.clear();
-  guard_names_.clear();
-  guard_origins_.clear();
+  slabs_.clear();
+}
+
+ThreadgroupArena::Slab& ThreadgroupArena::place(char*& cursor, size_t capacity, std::string name) {
+  Slab s;
+  s.guard = cursor + slab_bytes(capacity) - page_size();
+  s.capacity = round_up(capacity, kRegionAlign);
+  s.data = s.guard - s.capacity;
+  s.name = std::move(name);
+  mprotect(s.guard, page_size(), PROT_NONE);
+  cursor += slab_bytes(capacity);
+  slabs_.push_back(std::move(s));
+  return slabs_.back();
 }
 
 void ThreadgroupArena::configure(const uint32_t (&lengths)[kMaxThreadgroupBindings],
@@ -38,42 +50,41 @@ void ThreadgroupArena::configure(const uint32_t (&lengths)[kMaxThreadgroupBindin
   unmap();
   std::memcpy(lengths_, lengths, sizeof lengths_);
   static_capacity_ = static_capacity;
-  const size_t page = page_size();
-  // Each region (the used [[threadgroup(N)]] indices, then the static one) takes whole pages
-  // of data followed by one guard page; data sits flush against its guard.
-  auto slab = [&](size_t bytes) { return round_up(round_up(bytes, kRegionAlign), page) + page; };
-  size_t total = slab(static_capacity);
+  size_t total = kGuardedVariableSlabs * slab_bytes(static_capacity);
   for (uint32_t len : lengths_)
-    if (len > 0) total += slab(len);
+    if (len > 0) total += slab_bytes(len);
   mapping_size_ = total;
-  mapping_ = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  mapping_ = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mapping_ == MAP_FAILED) throw std::bad_alloc();
   char* cursor = static_cast<char*>(mapping_);
-  auto place = [&](size_t bytes, const std::string& name) {
-    size_t data = round_up(bytes, kRegionAlign);
-    char* guard = cursor + slab(bytes) - page;
-    mprotect(guard, page, PROT_NONE);
-    guards_.push_back(guard);
-    guard_names_.push_back(name);
-    guard_origins_.push_back(guard - data);
-    cursor += slab(bytes);
-    return guard - data;
-  };
   for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i)
-    regions_[i] = lengths_[i] > 0 ? place(lengths_[i], "threadgroup(" + std::to_string(i) + ")")
+    regions_[i] = lengths_[i] > 0 ? place(cursor, lengths_[i], "threadgroup(" + std::to_string(i) + ")").data
                                   : nullptr;
-  static_base_ = place(static_capacity, "kernel-scope threadgroup variables");
+  first_variable_slab_ = slabs_.size();
+  for (uint32_t k = 0; k < kGuardedVariableSlabs; ++k) place(cursor, static_capacity, "");
 }
 
 void ThreadgroupArena::begin_threadgroup(bool poison) {
+#if defined(METALSIM_RACECHECK)
+  // Fresh pages per threadgroup: ThreadSanitizer must not see two threadgroups' accesses to
+  // one worker's arena as a race.
+  uint32_t lengths[kMaxThreadgroupBindings];
+  std::memcpy(lengths, lengths_, sizeof lengths);
+  unmap();
+  configure(lengths, static_capacity_);
+#endif
   for (int32_t slot : used_slots_) static_slots_[slot] = nullptr;
   used_slots_.clear();
   static_used_ = 0;
+  variables_placed_ = 0;
+  poison_ = poison;
   if (!poison) return;
-  for (size_t i = 0; i < guards_.size(); ++i)
-    std::memset(guard_origins_[i], kThreadgroupPoisonByte, size_t(guards_[i] - guard_origins_[i]));
+  for (size_t i = 0; i < first_variable_slab_; ++i)
+    std::memset(slabs_[i].data, kThreadgroupPoisonByte, slabs_[i].capacity);
 }
 
+// The first kGuardedVariableSlabs variables of a threadgroup each end at a guard page of their
+// own; later ones are stacked below the last, sharing its guard.
 void* ThreadgroupArena::allocate_static(ThreadgroupVariableSite& site) {
   int32_t slot = site.slot.load(std::memory_order_acquire);
   if (slot < 0) {
@@ -82,21 +93,50 @@ void* ThreadgroupArena::allocate_static(ThreadgroupVariableSite& site) {
   }
   if (size_t(slot) >= static_slots_.size()) static_slots_.resize(slot + 1, nullptr);
   if (static_slots_[slot] != nullptr) return static_slots_[slot];
-  uint32_t offset = uint32_t(round_up(static_used_, site.align));
-  if (offset + site.size > static_capacity_) return nullptr;
-  static_used_ = offset + site.size;
-  static_slots_[slot] = static_base_ + offset;
+
+  const size_t align = site.align > kRegionAlign ? site.align : kRegionAlign;
+  const size_t bytes = round_up(site.size, align);
+  if (static_used_ + bytes > static_capacity_) return nullptr;
+  char* p = nullptr;
+  const uint32_t k = variables_placed_ < kGuardedVariableSlabs ? variables_placed_ : kGuardedVariableSlabs - 1;
+  Slab& slab = slabs_[first_variable_slab_ + k];
+  if (variables_placed_ < kGuardedVariableSlabs) {
+    p = slab.guard - bytes;
+    shared_slab_cursor_ = p;
+  } else {
+    p = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(shared_slab_cursor_) - bytes) & ~(align - 1));
+    shared_slab_cursor_ = p;
+  }
+  slab.data = p;
+  slab.name = std::string("threadgroup variable '") + site.name + "'";
+  ++variables_placed_;
+  static_used_ += uint32_t(bytes);
+  if (poison_) std::memset(p, kThreadgroupPoisonByte, bytes);
+  static_slots_[slot] = p;
   used_slots_.push_back(slot);
-  return static_slots_[slot];
+  return p;
+}
+
+bool ThreadgroupArena::describe_data(const void* address, std::string& region_name,
+                                     uint64_t& offset) const {
+  auto* a = static_cast<const char*>(address);
+  for (const Slab& s : slabs_) {
+    if (!s.name.empty() && a >= s.data && a < s.guard) {
+      region_name = s.name;
+      offset = uint64_t(a - s.data);
+      return true;
+    }
+  }
+  return false;
 }
 
 bool ThreadgroupArena::describe_guard(const void* address, std::string& region_name,
                                       uint64_t& offset) const {
   auto* a = static_cast<const char*>(address);
-  for (size_t i = 0; i < guards_.size(); ++i) {
-    if (a >= guards_[i] && a < guards_[i] + page_size()) {
-      region_name = guard_names_[i];
-      offset = uint64_t(a - guard_origins_[i]);
+  for (const Slab& s : slabs_) {
+    if (!s.name.empty() && a >= s.guard && a < s.guard + page_size()) {
+      region_name = s.name;
+      offset = uint64_t(a - s.data);
       return true;
     }
   }

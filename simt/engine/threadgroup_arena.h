@@ -1,8 +1,8 @@
 #pragma once
-// The threadgroup memory of one worker, reused by every threadgroup it runs. Each
-// [[threadgroup(N)]] region ends flush against a PROT_NONE guard page, so running off its end
-// faults (bounds.threadgroup); kernel-scope variables are carved from a region of their own,
-// ending at a guard too. Checked runs fill everything with a poison pattern per threadgroup.
+// The threadgroup memory of one worker, reused by every threadgroup it runs. Every
+// [[threadgroup(N)]] region and every kernel-scope `threadgroup` variable ends flush against a
+// PROT_NONE guard page, so running off its end faults (bounds.threadgroup) instead of reaching a
+// neighbour. Checked runs (init) fill all of it with a poison pattern per threadgroup.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,6 +13,8 @@
 namespace metalsim::engine {
 
 inline constexpr uint8_t kThreadgroupPoisonByte = 0xA5;  // 0xA5A5A5A5: an unlikely float/int
+// Kernel-scope variables with a guard page each; a kernel with more shares the last slab.
+inline constexpr uint32_t kGuardedVariableSlabs = 16;
 
 class ThreadgroupArena {
  public:
@@ -21,7 +23,8 @@ class ThreadgroupArena {
   ThreadgroupArena(const ThreadgroupArena&) = delete;
   ThreadgroupArena& operator=(const ThreadgroupArena&) = delete;
 
-  // Lays out the regions for a dispatch; keeps the mapping when the lengths are unchanged.
+  // Lays out the regions for a dispatch; keeps the mapping when the sizes are unchanged.
+  // `static_capacity`: the bytes kernel-scope variables may use in all.
   void configure(const uint32_t (&lengths)[kMaxThreadgroupBindings], uint32_t static_capacity);
   // Starts a threadgroup: forgets kernel-scope variables; poisons when asked.
   void begin_threadgroup(bool poison);
@@ -30,22 +33,33 @@ class ThreadgroupArena {
   void* allocate_static(ThreadgroupVariableSite& site);
   uint32_t static_bytes_used() const { return static_used_; }
 
-  // For fault reports: which region's guard holds `address`, as "threadgroup(2)".
+  // Which region holds `address` (its data, not its guard), and at what offset.
+  bool describe_data(const void* address, std::string& region_name, uint64_t& offset) const;
+  // For fault reports: which region's guard holds `address`, and the offset from its start.
   bool describe_guard(const void* address, std::string& region_name, uint64_t& offset) const;
 
  private:
+  // A piece of threadgroup memory whose data ends at a guard page.
+  struct Slab {
+    char* guard = nullptr;
+    char* data = nullptr;  // start of the data in use (flush against the guard)
+    size_t capacity = 0;   // bytes available below the guard
+    std::string name;
+  };
   void unmap();
+  Slab& place(char*& cursor, size_t capacity, std::string name);
 
   void* mapping_ = nullptr;
   size_t mapping_size_ = 0;
   uint32_t lengths_[kMaxThreadgroupBindings] = {};
   void* regions_[kMaxThreadgroupBindings] = {};
-  char* static_base_ = nullptr;
   uint32_t static_capacity_ = 0;
   uint32_t static_used_ = 0;
-  std::vector<char*> guards_;  // one per region, in layout order
-  std::vector<std::string> guard_names_;
-  std::vector<char*> guard_origins_;
+  bool poison_ = false;
+  std::vector<Slab> slabs_;          // dynamic regions first, then the variable slabs
+  size_t first_variable_slab_ = 0;
+  uint32_t variables_placed_ = 0;    // this threadgroup
+  char* shared_slab_cursor_ = nullptr;
   std::vector<void*> static_slots_;  // slot -> address, this threadgroup
   std::vector<int32_t> used_slots_;
 };

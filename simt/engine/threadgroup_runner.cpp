@@ -4,10 +4,12 @@
 #include <utility>
 #include <atomic>
 #include <cstring>
+#include <cstdio>
 #include <string>
 
 #include "simt/engine/dispatch_state.h"
 #include "simt/engine/fault.h"
+#include "simt/engine/race_annotations.h"
 
 namespace metalsim::engine {
 namespace {
@@ -98,6 +100,8 @@ void ThreadgroupRunner::prepare(DispatchState& dispatch, uint64_t linear_tg) {
   prepare_local_positions();
   tg_.local = local_;
   arena_.begin_threadgroup(req.options.checks.init);
+  if constexpr (race::kEnabled)  // the arena was remapped: see ThreadgroupArena
+    for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i) args_.threadgroup[i] = arena_.region(i);
 
   const uint32_t n = tg_.thread_count;
   const SchedulePolicy& policy = req.options.schedule;
@@ -133,6 +137,7 @@ void ThreadgroupRunner::prepare_lane_states() {
   live_in_simd_.assign(tg_.simdgroup_count, 0);
   blocked_in_simd_.assign(tg_.simdgroup_count, 0);
   simd_waiting_.assign(tg_.simdgroup_count, 0);
+  if constexpr (race::kEnabled) simd_epoch_.assign(tg_.simdgroup_count, 0);
   for (uint32_t i = 0; i < n; ++i) ++live_in_simd_[i / kSimdWidth];
   ready_head_ = 0;
   ready_.clear();
@@ -163,6 +168,8 @@ void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
     drive_fiber_.abandon();
     stacks_.release(stack);
   }
+  for (check::Report& r : deferred_) report(std::move(r));
+  deferred_.clear();
   tls_runner = nullptr;
 }
 
@@ -173,9 +180,15 @@ void ThreadgroupRunner::drive() {
   LaneCursor cursor(tg_, order_, tg_.thread_count);
   cursor_ = &cursor;
   try {
-    kernel.entry(args_, cursor);
+    if constexpr (race::kEnabled) {
+      start_every_lane_on_a_fiber();
+    } else {
+      kernel.entry(args_, cursor);
+    }
     cursor_ = nullptr;
-    if (hijacked_) {
+    if (race::kEnabled) {
+      schedule_until(nullptr);
+    } else if (hijacked_) {
       on_done(lanes_[cursor.lane()]);  // the driver's own return
       schedule_until(nullptr);
     }
@@ -195,12 +208,41 @@ void ThreadgroupRunner::drive() {
   cursor_ = nullptr;
 }
 
+// Racecheck: each lane is a ThreadSanitizer fiber of its own from the start (plain calls on
+// one stack would be one TSan context, in program order, and hide every race between lanes).
+// Creating them all before any runs keeps the scheduler's context from leaking order into them.
+void ThreadgroupRunner::start_every_lane_on_a_fiber() {
+  hijacked_ = true;
+  cursor_->take_rest();
+  prepare_lane_states();
+  for (uint32_t i = 0; i < tg_.thread_count; ++i) {
+    Lane& lane = lanes_[order_[i]];
+    start_fiber(lane);
+    release(lane);
+  }
+}
+
+void ThreadgroupRunner::start_fiber(Lane& lane) {
+  fiber::Fiber& fiber = fibers_[lane.id];
+  fiber.start(stacks_.acquire(), &ThreadgroupRunner::lane_entry, &lane, race::kEnabled);
+  fibers_started.fetch_add(1, std::memory_order_relaxed);
+  if constexpr (race::kEnabled) {
+    char name[64];
+    std::snprintf(name, sizeof name, "tg(%u,%u,%u) lane(%u,%u,%u)", tg_.position.x,
+                  tg_.position.y, tg_.position.z, local_[lane.id][0], local_[lane.id][1],
+                  local_[lane.id][2]);
+    fiber.set_name(name);
+  }
+  lane.status = Status::Ready;
+}
+
 void ThreadgroupRunner::lane_entry(void* p) {
   auto* lane = static_cast<Lane*>(p);
   ThreadgroupRunner& self = *tls_runner;
   try {
     LaneCursor one(self.tg_, &lane->id, 1);
     self.dispatch_->request.kernel->entry(self.args_, one);
+    race::release(&self.dispatch_->finish_token);
   } catch (...) {
     self.errors_[lane->id] = std::current_exception();
     lane->failed = true;
@@ -217,9 +259,15 @@ uint32_t ThreadgroupRunner::current_lane() const {
 void ThreadgroupRunner::block(SyncRequest& request) {
   if (running_ != nullptr) {  // a fiber lane: hand control back to the driver
     Lane& lane = *running_;
+    void* token = ordering_token(request.kind, lane.id);
+    race::release(token);
+    race::ignore_begin();  // the engine's bookkeeping is not the kernel's access
     lane.request = &request;
     lane.status = Status::Blocked;
-    fibers_[lane.id].suspend();
+    fiber::Fiber& self = fibers_[lane.id];
+    race::ignore_end();  // never across the switch: an abandoned lane must not keep it
+    self.suspend();
+    race::acquire(token);
     return;
   }
   // A plain lane: it becomes (or already is) the driver. Lanes before it in the walk have
@@ -267,10 +315,7 @@ void ThreadgroupRunner::schedule_until(Lane* target) {
 
 void ThreadgroupRunner::run_lane(Lane& lane) {
   fiber::Fiber& fiber = fibers_[lane.id];
-  if (lane.status == Status::NotStarted) {
-    fiber.start(stacks_.acquire(), &ThreadgroupRunner::lane_entry, &lane);
-    fibers_started.fetch_add(1, std::memory_order_relaxed);
-  }
+  if (lane.status == Status::NotStarted) start_fiber(lane);
   lane.status = Status::Running;
   running_ = &lane;
   fiber.resume();
@@ -361,12 +406,25 @@ void ThreadgroupRunner::try_resolve_simdgroup(uint32_t sg) {
                   std::to_string(sg);
       report(std::move(r));
     }
-    if (head.request->combine != nullptr)
+    if (head.request->combine != nullptr) {
+      race::ignore_begin();
       head.request->combine(CollectiveCall{members, count, mask, size});
+      race::ignore_end();
+    }
     blocked_in_simd_[sg] -= uint8_t(count);
     simd_waiting_[sg] -= uint8_t(count);
     release_in_policy_order(ids, count);
   }
+  ++simd_epoch_[sg];
+}
+
+// The address a lane releases at arrival and acquires at departure (racecheck): one per
+// barrier epoch, one per simdgroup epoch. Two alternate: an epoch's departures all happen
+// before the epoch after next can begin.
+void* ThreadgroupRunner::ordering_token(SyncKind kind, uint32_t lane) {
+  if (kind == SyncKind::ThreadgroupBarrier) return &ordering_tokens_[barrier_epoch_ & 1];
+  const uint32_t sg = lane / kSimdWidth;
+  return &ordering_tokens_[2 + 2 * sg + (simd_epoch_[sg] & 1)];
 }
 
 void ThreadgroupRunner::try_resolve_barrier() {
@@ -396,6 +454,7 @@ void ThreadgroupRunner::try_resolve_barrier() {
     report(std::move(r));
   }
   at_barrier_ = 0;
+  ++barrier_epoch_;
   scratch_.clear();
   for (uint32_t i = 0; i < tg_.thread_count; ++i) {
     if (lanes_[i].status != Status::Blocked) continue;
@@ -536,6 +595,8 @@ check::Report ThreadgroupRunner::lane_report(check::CheckId id, uint32_t lane,
 }
 
 void ThreadgroupRunner::report(check::Report r) { dispatch_->reports.add(std::move(r)); }
+
+const DispatchRequest& ThreadgroupRunner::request() const { return dispatch_->request; }
 
 const void* ThreadgroupRunner::function_constant(uint32_t index) const {
   const auto& constants = dispatch_->request.function_constants;

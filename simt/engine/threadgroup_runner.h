@@ -49,6 +49,15 @@ class ThreadgroupRunner {
   const void* function_constant(uint32_t index) const;
   void* threadgroup_variable(ThreadgroupVariableSite& site);
 
+  // A report about the running lane (sanitizer hooks file races through this).
+  check::Report lane_report(check::CheckId id, uint32_t lane, const std::source_location* site);
+  void report(check::Report r);
+  // From inside a sanitizer callback, which must not take locks: kept by this worker and
+  // filed when the threadgroup ends.
+  void defer_report(check::Report r) { deferred_.push_back(std::move(r)); }
+  const ThreadgroupArena& arena() const { return arena_; }
+  const DispatchRequest& request() const;
+
   // Fault recovery (fault.cpp jumps here from a signal handler).
   sigjmp_buf* recovery_point() { return &recovery_; }
 
@@ -70,6 +79,9 @@ class ThreadgroupRunner {
   static void drive_entry(void* self);
   void drive();
   static void lane_entry(void* lane);
+  void start_every_lane_on_a_fiber();
+  void start_fiber(Lane& lane);
+  void* ordering_token(SyncKind kind, uint32_t lane);
   void schedule_until(Lane* target);
   void run_lane(Lane& lane);
   void on_blocked(Lane& lane);
@@ -83,8 +95,6 @@ class ThreadgroupRunner {
   void recover_from_fault();
   check::Report classify_fault(const struct FaultRecord& fault);
 
-  check::Report lane_report(check::CheckId id, uint32_t lane, const std::source_location* site);
-  void report(check::Report r);
   [[noreturn]] void abandon_threadgroup();
 
   fiber::StackPool& stacks_;
@@ -113,10 +123,15 @@ class ThreadgroupRunner {
   uint32_t done_ = 0;
   uint32_t at_barrier_ = 0;
   std::vector<uint8_t> live_in_simd_, blocked_in_simd_, simd_waiting_;
+  // Racecheck ordering (race_annotations.h): epochs and the addresses released/acquired.
+  uint64_t barrier_epoch_ = 0;
+  std::vector<uint32_t> simd_epoch_ = std::vector<uint32_t>(32, 0);
+  char ordering_tokens_[2 + 2 * 32] = {};
 
   fiber::Fiber drive_fiber_;
   sigjmp_buf recovery_;
   bool abandoned_ = false;
+  std::vector<check::Report> deferred_;
 };
 
 }  // namespace metalsim::engine

@@ -7,7 +7,9 @@
 #include <sanitizer/common_interface_defs.h>
 #define METALSIM_ASAN 1
 #endif
-#if defined(__SANITIZE_THREAD__)
+// METALSIM_RACECHECK, not __SANITIZE_THREAD__: this file itself is built uninstrumented in
+// the tsan preset (see simt/CMakeLists.txt), but its switches must still be announced.
+#if defined(METALSIM_RACECHECK)
 #include <sanitizer/tsan_interface.h>
 #define METALSIM_TSAN 1
 #endif
@@ -16,7 +18,8 @@ namespace ctx = boost::context::detail;
 
 namespace metalsim::fiber {
 
-void Fiber::start(GuardedStack* stack, Entry entry, void* arg) {
+void Fiber::start(GuardedStack* stack, Entry entry, void* arg, bool isolated) {
+  isolated_ = isolated;
   stack_ = stack;
   entry_ = entry;
   arg_ = arg;
@@ -39,7 +42,7 @@ void Fiber::resume() {
 #endif
 #if METALSIM_TSAN
   tsan_caller_ = __tsan_get_current_fiber();
-  __tsan_switch_to_fiber(tsan_fiber_, 0);
+  __tsan_switch_to_fiber(tsan_fiber_, isolated_ ? __tsan_switch_to_fiber_no_sync : 0);
 #endif
   ctx::transfer_t back = ctx::jump_fcontext(context_, this);
   context_ = back.fctx;
@@ -89,7 +92,7 @@ void Fiber::on_return_to_caller([[maybe_unused]] bool finishing) {
                                  asan_caller_bottom_, asan_caller_size_);
 #endif
 #if METALSIM_TSAN
-  __tsan_switch_to_fiber(tsan_caller_, 0);
+  __tsan_switch_to_fiber(tsan_caller_, isolated_ ? __tsan_switch_to_fiber_no_sync : 0);
 #endif
 }
 

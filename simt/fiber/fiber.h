@@ -17,7 +17,9 @@ class Fiber {
  public:
   using Entry = void (*)(void* arg);
 
-  void start(GuardedStack* stack, Entry entry, void* arg);
+  // An isolated fiber's switches establish no happens-before for ThreadSanitizer (lanes);
+  // others synchronise with whoever resumes them (the scheduler).
+  void start(GuardedStack* stack, Entry entry, void* arg, bool isolated = false);
   void resume();
   void suspend();
   void abandon();
@@ -39,6 +41,7 @@ class Fiber {
   void* arg_ = nullptr;
   GuardedStack* stack_ = nullptr;
   bool finished_ = false;
+  bool isolated_ = false;
   // AddressSanitizer: the fake stacks and the caller's stack bounds across a switch.
   void* asan_caller_fake_stack_ = nullptr;
   void* asan_fiber_fake_stack_ = nullptr;

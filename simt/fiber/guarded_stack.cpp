@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <vector>
 
 namespace metalsim::fiber {
 namespace {
@@ -48,7 +49,16 @@ GuardedStack* StackPool::acquire() {
   return all_.back();
 }
 
-void StackPool::release(GuardedStack* stack) { free_.push_back(stack); }
+void StackPool::release(GuardedStack* stack) {
+#if defined(METALSIM_RACECHECK)
+  // ThreadSanitizer forgets a range's history only when it is unmapped: a reused stack would
+  // make one lane's frames look like another's racing accesses.
+  std::erase(all_, stack);
+  delete stack;
+#else
+  free_.push_back(stack);
+#endif
+}
 
 const GuardedStack* StackPool::guard_owner(const void* address) const {
   for (const GuardedStack* s : all_)

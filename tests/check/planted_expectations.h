@@ -54,7 +54,10 @@ inline constexpr Expectation kTable[] = {
    true, tg0, {63, 0, 0}, true, 0, false, "threadgroup(0)", 256},
   {"planted_oob_tg_array", "bounds.threadgroup", Finder::engine, "bounds_threadgroup.metal",
    "sentinel at tile[(tid + 1) * 128] in a kernel-scope threadgroup float tile[8192] (32 KiB)",
-   true, tg0, {63, 0, 0}, true, 0, false, "kernel-scope threadgroup variables", 32768},
+   true, tg0, {63, 0, 0}, true, 0, false, "threadgroup variable 'tile'", 32768},
+  {"planted_oob_tg_small_array", "bounds.threadgroup", Finder::engine, "bounds_threadgroup.metal",
+   "tile[tid * 2] in a kernel-scope threadgroup float tile[64]: each kernel-scope variable ends at a guard page",
+   true, tg0, {32, 0, 0}, true, 0, false, "threadgroup variable 'tile'", 256},
   // 3. race on threadgroup memory (missing barrier): schedules, then TSan.
   {"planted_race_tg_reverse", "race.schedule", Finder::schedules, "race_threadgroup.metal",
    "tile[tid] = in; out = tile[n - 1 - tid] with no barrier between",
@@ -152,23 +155,6 @@ inline constexpr Expectation kTable[] = {
    true, tg0, {7, 0, 0}, true, 0, false, nullptr, -1},
 };
 // clang-format on
-
-// Planted bugs the checks do not find yet: the test runs each and skips with the reason while
-// no report comes; once one is reported the test fails, asking for the row to move to kTable.
-struct KnownGap {
-  const char* kernel;
-  const char* check;
-  const char* file;
-  const char* bug;
-  const char* reason;
-};
-
-inline constexpr KnownGap kKnownGaps[] = {
-  {"planted_oob_tg_small_array", "bounds.threadgroup", "bounds_threadgroup.metal",
-   "tile[tid * 2] in a kernel-scope threadgroup float tile[64]",
-   "kernel-scope variables are allocated from the start of a region sized to the rest of the "
-   "32 KiB budget; only the end of that budget touches the guard page"},
-};
 
 // The line of `// <marker>: <kernel>` in the planted .metal file, 0 if absent.
 inline uint32_t marker_line(const std::string& file, const std::string& kernel,

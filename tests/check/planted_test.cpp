@@ -205,6 +205,7 @@ std::map<std::string, Dispatcher> make_dispatchers() {
   d["planted_oob_device_write bounds.device"] = oob_device_write;
   d["planted_oob_tg_region bounds.threadgroup"] = [](Harness& h) { return oob_tg(h, "planted_oob_tg_region", true); };
   d["planted_oob_tg_array bounds.threadgroup"] = [](Harness& h) { return oob_tg(h, "planted_oob_tg_array", false); };
+  d["planted_oob_tg_small_array bounds.threadgroup"] = [](Harness& h) { return oob_tg(h, "planted_oob_tg_small_array", false); };
   d["planted_barrier_after_return barrier.exited"] = barrier_after_return;
   d["planted_barrier_return_in_loop barrier.exited"] = [](Harness& h) { return out_only(h, "planted_barrier_return_in_loop", 64); };
   d["planted_divergent_if_else barrier.divergent"] = [](Harness& h) { return out_only(h, "planted_divergent_if_else", 64); };
@@ -324,10 +325,8 @@ TEST_P(Planted, IsReported) {
     }
   }
   if (e.has_line) {
-    // The .metal file, or (see PlantedLines.FaultReportsNameTheMetalFile) the file generated
-    // from it, whose debug info carries the .metal line numbers.
-    EXPECT_TRUE(ends_with(r->site.file, "/" + std::string(e.file)) ||
-                ends_with(r->site.file, "/" + std::string(e.file) + ".cpp")) << text;
+    // The .metal file itself (kernels carry DWARF 4 line tables: see cmake/MetalsimMetal.cmake).
+    EXPECT_TRUE(ends_with(r->site.file, "/" + std::string(e.file))) << text;
     EXPECT_GE(r->site.line, line) << text;
     EXPECT_LE(r->site.line, line + e.line_slack) << text;
   }
@@ -368,26 +367,9 @@ TEST(PlantedTable, EveryRowHasAMarkerAndADispatcher) {
   }
 }
 
-Outcome small_array(Harness& h) { return oob_tg(h, "planted_oob_tg_small_array", false); }
-
-TEST(PlantedKnownGaps, StillUnreported) {
-  for (const KnownGap& g : kKnownGaps) {
-    ASSERT_NE(marker_line(g.file, g.kernel), 0u) << g.kernel;
-    Harness h;
-    h.options().workers = 1;
-    ASSERT_EQ(std::string(g.kernel), "planted_oob_tg_small_array");
-    Outcome o = small_array(h);
-    for (const auto& r : o.reports)
-      EXPECT_NE(check::check_name(r.check), g.check)
-          << g.kernel << " is now reported: move it from kKnownGaps to kTable\n" << o.text;
-  }
-  GTEST_SKIP() << kKnownGaps[0].kernel << " (" << kKnownGaps[0].bug << "): " << kKnownGaps[0].reason;
-}
-
 // Fault reports (bounds.*, stack.overflow, watchdog.timeout) are symbolised by addr2line. With
-// GCC 12's default DWARF 5 and binutils 2.40, addr2line names the generated <file>.metal.cpp
-// (with the .metal line numbers); llvm-symbolizer, or -gdwarf-4 on the kernel objects, names the
-// .metal file. Skipped, with that reason, until the engine names the .metal file.
+// GCC 12's default DWARF 5, binutils 2.40's addr2line names the generated <file>.metal.cpp;
+// kernels are therefore built with -gdwarf-4 (cmake/MetalsimMetal.cmake) and name the .metal file.
 TEST(PlantedLines, FaultReportsNameTheMetalFile) {
   Harness h;
   h.options().workers = 1;
@@ -395,9 +377,6 @@ TEST(PlantedLines, FaultReportsNameTheMetalFile) {
   ASSERT_FALSE(o.reports.empty());
   const check::Report& r = o.reports.front();
   ASSERT_EQ(r.site.line, marker_line("bounds_device.metal", "planted_oob_device_read")) << o.text;
-  if (ends_with(r.site.file, ".metal.cpp"))
-    GTEST_SKIP() << "fault reports name the generated file " << r.site.file
-                 << " (addr2line on DWARF 5); the line is the .metal line";
   EXPECT_TRUE(ends_with(r.site.file, "/bounds_device.metal")) << o.text;
 }
 

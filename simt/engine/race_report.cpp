@@ -1,0 +1,131 @@
+// Racecheck (tsan preset): ThreadSanitizer's reports about kernel accesses become metalsim
+// reports (race.threadgroup / race.device) on the running dispatch, with both lanes and both
+// .metal lines. TSan still prints its own report to stderr as well.
+#if defined(METALSIM_RACECHECK)
+#include <cstdint>
+#include <string>
+
+#include "simt/engine/fault.h"
+#include "simt/engine/race_annotations.h"
+#include "simt/engine/threadgroup_runner.h"
+
+extern "C" {
+// ThreadSanitizer's report API (exported by libtsan; declared here as in LLVM's tsan_interface.h).
+int __tsan_get_report_data(void* report, const char** description, int* count, int* stack_count,
+                           int* mop_count, int* loc_count, int* mutex_count, int* thread_count,
+                           int* unique_tid_count, void** sleep_trace, unsigned long trace_size);
+int __tsan_get_report_mop(void* report, unsigned long idx, int* tid, void** addr, int* size,
+                          int* write, int* atomic, void** trace, unsigned long trace_size);
+int __tsan_get_report_thread(void* report, unsigned long idx, int* tid, uint64_t* os_id,
+                             int* running, const char** name, int* parent_tid, void** trace,
+                             unsigned long trace_size);
+}
+
+namespace metalsim::engine {
+namespace {
+
+constexpr unsigned long kTrace = 16;
+
+struct Access {
+  int tid = -1;
+  void* address = nullptr;
+  int size = 0;
+  bool write = false;
+  void* trace[kTrace] = {};
+};
+
+std::string thread_name(void* report, int thread_count, int tid) {
+  for (int i = 0; i < thread_count; ++i) {
+    int t = 0, running = 0, parent = 0;
+    uint64_t os_id = 0;
+    const char* name = nullptr;
+    void* trace[1];
+    if (__tsan_get_report_thread(report, i, &t, &os_id, &running, &name, &parent, trace, 1) &&
+        t == tid)
+      return name != nullptr && *name != '\0' ? name : "thread T" + std::to_string(tid);
+  }
+  return "thread T" + std::to_string(tid);
+}
+
+std::vector<const void*> trace_of(const Access& a) {
+  std::vector<const void*> trace;
+  for (void* pc : a.trace) {
+    if (pc == nullptr) break;
+    trace.push_back(pc);
+  }
+  return trace;
+}
+
+}  // namespace
+}  // namespace metalsim::engine
+
+// Called by dispatch.cpp so the linker keeps this object (and the hook) from the archive.
+namespace metalsim::engine {
+void link_race_reporting() {}
+}
+
+namespace {
+void convert_report(void* report);
+}
+
+// Inline library code (std::vector, std::string) may be the instrumented copy the linker kept:
+// its accesses here must not raise a nested report, which would deadlock TSan.
+extern "C" void __tsan_on_report(void* report) {
+  __tsan_ignore_thread_begin();
+  convert_report(report);
+  __tsan_ignore_thread_end();
+}
+
+namespace {
+void convert_report(void* report) {
+  using namespace metalsim;
+  engine::ThreadgroupRunner* runner = engine::ThreadgroupRunner::current();
+  if (runner == nullptr || report == nullptr) return;  // not a kernel's access: TSan's own report stands
+  if (!runner->request().options.checks.race) return;   // --checks without race: TSan's text only
+  const char* description = nullptr;
+  int count = 0, stacks = 0, mops = 0, locs = 0, mutexes = 0, threads = 0, tids = 0;
+  void* sleep[1];
+  if (!__tsan_get_report_data(report, &description, &count, &stacks, &mops, &locs, &mutexes,
+                              &threads, &tids, sleep, 1) ||
+      mops < 2)
+    return;
+  engine::Access a[2];
+  for (int i = 0; i < 2; ++i) {
+    int atomic = 0, write = 0;
+    __tsan_get_report_mop(report, i, &a[i].tid, &a[i].address, &a[i].size, &write, &atomic,
+                          a[i].trace, engine::kTrace);
+    a[i].write = write != 0;
+  }
+  std::string region;
+  uint64_t offset = 0;
+  check::CheckId id = check::CheckId::race_device;
+  if (runner->arena().describe_data(a[0].address, region, offset)) {
+    id = check::CheckId::race_threadgroup;
+  } else {
+    for (const engine::MemoryRange& m : runner->request().memory) {
+      auto* p = static_cast<const char*>(a[0].address);
+      if (p >= m.origin && p < m.end) {
+        region = m.name;
+        offset = uint64_t(p - m.origin);
+      }
+    }
+  }
+  check::Report r = runner->lane_report(id, runner->current_lane(), nullptr);
+  // Symbolized when the dispatch ends: running addr2line inside TSan's report would deadlock.
+  r.site_trace = engine::trace_of(a[0]);
+  r.other_trace = engine::trace_of(a[1]);
+  r.memory = region.empty() ? "memory" : region;
+  r.has_offset = !region.empty();
+  r.offset = offset;
+  r.other_lanes = engine::thread_name(report, threads, a[1].tid) + (a[1].write ? " (write)" : " (read)");
+  r.message = std::string(a[0].write ? "write" : "read") + " of " + std::to_string(a[0].size) +
+              " bytes conflicts with an earlier " + (a[1].write ? "write" : "read") +
+              " by another thread, with no barrier between them";
+  runner->defer_report(std::move(r));
+}
+}  // namespace
+#else
+namespace metalsim::engine {
+void link_race_reporting() {}
+}
+#endif
