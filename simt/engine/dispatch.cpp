@@ -14,6 +14,7 @@
 
 #include "simt/engine/dispatch_state.h"
 #include "simt/engine/fault.h"
+#include "simt/engine/initcheck.h"
 #include "simt/engine/race_annotations.h"
 #include "simt/engine/threadgroup_runner.h"
 #include "simt/fiber/guarded_stack.h"
@@ -103,6 +104,11 @@ void link_race_reporting();  // race_report.cpp
 
 bool racecheck_available() { return race::kEnabled; }
 
+DispatchOutcome execute_dispatch(const DispatchRequest& request) {
+  if (request.options.checks.init && !request.trace_uninit) return run_with_initcheck(request);
+  return run_dispatch_once(request);
+}
+
 ExecutionOptions ExecutionOptions::from_environment() {
   ExecutionOptions o;
   o.schedule = SchedulePolicy::from_environment();
@@ -112,7 +118,7 @@ ExecutionOptions ExecutionOptions::from_environment() {
   return o;
 }
 
-DispatchOutcome execute_dispatch(const DispatchRequest& request) {
+DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
   link_race_reporting();
   DispatchState state(request);
   const uint64_t count = request.geometry.threadgroups.volume();

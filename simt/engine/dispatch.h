@@ -53,6 +53,9 @@ struct DispatchRequest {
   std::vector<const void*> function_constants;  // by [[function_constant(N)]] index
   std::vector<MemoryRange> memory;
   ExecutionOptions options;
+  // Initcheck (initcheck.cpp) sets these for its passes.
+  uint8_t threadgroup_poison = 0xA5;
+  bool trace_uninit = false;
 };
 
 struct DispatchOutcome {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "simt/engine/threadgroup_runner.h"
+#include "simt/engine/uninit_trace.h"
 
 namespace metalsim::engine {
 namespace {
@@ -48,6 +49,9 @@ void chain(int sig, siginfo_t* info, void* context) {
 }
 
 void on_fault(int sig, siginfo_t* info, void* context) {
+  if (UninitTrace* trace = current_uninit_trace(); trace != nullptr && sig == SIGSEGV &&
+                                                    trace->on_access_fault(info->si_addr, context))
+    return;
   TrapState& trap = tls_trap;
   if (trap.armed == 0 || trap.recovery == nullptr) {
     chain(sig, info, context);
@@ -82,6 +86,20 @@ void on_timeout(int, siginfo_t*, void* context) {
   siglongjmp(*trap.recovery, 1);
 }
 
+struct sigaction previous_trap;
+
+void on_trap(int sig, siginfo_t* info, void* context) {
+  if (UninitTrace* trace = current_uninit_trace(); trace != nullptr && trace->on_single_step(context))
+    return;
+  // Not ours (a debugger's breakpoint without one attached, ...): what was there before.
+  if ((previous_trap.sa_flags & SA_SIGINFO) != 0 && previous_trap.sa_sigaction != nullptr) {
+    previous_trap.sa_sigaction(sig, info, context);
+    return;
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 void install_handlers_once() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -114,6 +132,17 @@ void install_altstack_for_thread() {
 }
 
 }  // namespace
+
+void install_single_step_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa {};
+    sa.sa_sigaction = &on_trap;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTRAP, &sa, &previous_trap);
+  });
+}
 
 FaultTrap::FaultTrap(ThreadgroupRunner& runner) {
   install_handlers_once();

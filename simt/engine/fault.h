@@ -32,6 +32,9 @@ class FaultTrap {
   static int timeout_signal();
 };
 
+// Initcheck's tracer single-steps with SIGTRAP: installed on first use (not under a debugger).
+void install_single_step_handler();
+
 // The .metal (or C++) file and line of an instruction, from the debug information, through
 // addr2line. Empty when unknown. Slow: only for reports.
 check::SourceSite symbolize(const void* pc);

@@ -1,5 +1,7 @@
 #include "simt/engine/threadgroup_arena.h"
 
+#include "simt/engine/uninit_trace.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -64,7 +66,7 @@ void ThreadgroupArena::configure(const uint32_t (&lengths)[kMaxThreadgroupBindin
   for (uint32_t k = 0; k < kGuardedVariableSlabs; ++k) place(cursor, static_capacity, "");
 }
 
-void ThreadgroupArena::begin_threadgroup(bool poison) {
+void ThreadgroupArena::begin_threadgroup(bool poison, uint8_t poison_byte) {
 #if defined(METALSIM_RACECHECK)
   // Fresh pages per threadgroup: ThreadSanitizer must not see two threadgroups' accesses to
   // one worker's arena as a race.
@@ -78,9 +80,21 @@ void ThreadgroupArena::begin_threadgroup(bool poison) {
   static_used_ = 0;
   variables_placed_ = 0;
   poison_ = poison;
+  poison_byte_ = poison_byte;
   if (!poison) return;
   for (size_t i = 0; i < first_variable_slab_; ++i)
-    std::memset(slabs_[i].data, kThreadgroupPoisonByte, slabs_[i].capacity);
+    std::memset(slabs_[i].data, poison_byte, slabs_[i].capacity);
+}
+
+void ThreadgroupArena::begin_trace(UninitTrace& trace) {
+  // Everything poisoned first, so that only the kernel's own stores change bytes.
+  char* base = static_cast<char*>(mapping_);
+  std::vector<uint8_t> guard_pages(mapping_size_ / page_size(), 0);
+  for (const Slab& s : slabs_) {
+    std::memset(s.guard - s.capacity, poison_byte_, s.capacity);
+    guard_pages[size_t(s.guard - base) / page_size()] = 1;
+  }
+  trace.begin(base, mapping_size_, std::move(guard_pages));
 }
 
 // The first kGuardedVariableSlabs variables of a threadgroup each end at a guard page of their
@@ -111,7 +125,7 @@ void* ThreadgroupArena::allocate_static(ThreadgroupVariableSite& site) {
   slab.name = std::string("threadgroup variable '") + site.name + "'";
   ++variables_placed_;
   static_used_ += uint32_t(bytes);
-  if (poison_) std::memset(p, kThreadgroupPoisonByte, bytes);
+  if (poison_) std::memset(p, poison_byte_, bytes);
   static_slots_[slot] = p;
   used_slots_.push_back(slot);
   return p;

@@ -26,8 +26,10 @@ class ThreadgroupArena {
   // Lays out the regions for a dispatch; keeps the mapping when the sizes are unchanged.
   // `static_capacity`: the bytes kernel-scope variables may use in all.
   void configure(const uint32_t (&lengths)[kMaxThreadgroupBindings], uint32_t static_capacity);
-  // Starts a threadgroup: forgets kernel-scope variables; poisons when asked.
-  void begin_threadgroup(bool poison);
+  // Starts a threadgroup: forgets kernel-scope variables; fills with `poison_byte` when asked.
+  void begin_threadgroup(bool poison, uint8_t poison_byte = kThreadgroupPoisonByte);
+  // Initcheck's locating pass: poison everything, then hand the pages to `trace`.
+  void begin_trace(class UninitTrace& trace);
   void* region(uint32_t index) const { return regions_[index]; }
   // Kernel-scope variable storage; nullptr when the capacity is exhausted.
   void* allocate_static(ThreadgroupVariableSite& site);
@@ -56,6 +58,7 @@ class ThreadgroupArena {
   uint32_t static_capacity_ = 0;
   uint32_t static_used_ = 0;
   bool poison_ = false;
+  uint8_t poison_byte_ = kThreadgroupPoisonByte;
   std::vector<Slab> slabs_;          // dynamic regions first, then the variable slabs
   size_t first_variable_slab_ = 0;
   uint32_t variables_placed_ = 0;    // this threadgroup

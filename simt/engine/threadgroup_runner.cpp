@@ -10,6 +10,7 @@
 #include "simt/engine/dispatch_state.h"
 #include "simt/engine/fault.h"
 #include "simt/engine/race_annotations.h"
+#include "simt/engine/uninit_trace.h"
 
 namespace metalsim::engine {
 namespace {
@@ -99,7 +100,7 @@ void ThreadgroupRunner::prepare(DispatchState& dispatch, uint64_t linear_tg) {
   tg_.simdgroup_count = (tg_.thread_count + kSimdWidth - 1) / kSimdWidth;
   prepare_local_positions();
   tg_.local = local_;
-  arena_.begin_threadgroup(req.options.checks.init);
+  arena_.begin_threadgroup(req.options.checks.init, req.threadgroup_poison);
   if constexpr (race::kEnabled)  // the arena was remapped: see ThreadgroupArena
     for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i) args_.threadgroup[i] = arena_.region(i);
 
@@ -152,6 +153,7 @@ void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
   tls_runner = this;
   fiber::GuardedStack* stack = stacks_.acquire();
   drive_fiber_.start(stack, &ThreadgroupRunner::drive_entry, this);
+  if (dispatch.request.trace_uninit) begin_uninit_trace();
   FaultTrap trap(*this);
   // savemask 0: no sigprocmask system call per threadgroup; the handlers run with
   // SA_NODEFER, so jumping out of them leaves nothing blocked.
@@ -168,6 +170,7 @@ void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
     drive_fiber_.abandon();
     stacks_.release(stack);
   }
+  if (uninit_trace_.active()) end_uninit_trace();
   for (check::Report& r : deferred_) report(std::move(r));
   deferred_.clear();
   tls_runner = nullptr;
@@ -576,6 +579,34 @@ check::Report ThreadgroupRunner::classify_fault(const FaultRecord& fault) {
   r.message = "memory fault at address " + std::to_string(uintptr_t(address)) +
               ", outside every bound buffer";
   return r;
+}
+
+// ------------------------------ initcheck's locating pass
+
+void ThreadgroupRunner::begin_uninit_trace() {
+  install_single_step_handler();
+  arena_.begin_trace(uninit_trace_);
+  current_uninit_trace() = &uninit_trace_;
+}
+
+// Every instruction that read threadgroup memory no lane had written becomes a report.
+void ThreadgroupRunner::end_uninit_trace() {
+  current_uninit_trace() = nullptr;
+  uninit_trace_.end();
+  for (size_t i = 0; i < uninit_trace_.read_count(); ++i) {
+    const UninitRead& read = uninit_trace_.reads()[i];
+    check::Report r = lane_report(check::CheckId::uninit_threadgroup, read.lane, nullptr);
+    r.site = symbolize(read.pc);
+    std::string region;
+    uint64_t offset = 0;
+    if (arena_.describe_data(read.address, region, offset)) {
+      r.memory = region;
+      r.has_offset = true;
+      r.offset = offset;
+    }
+    r.message = "read of threadgroup memory that no thread of the threadgroup had written";
+    report(std::move(r));
+  }
 }
 
 // ------------------------------ reports

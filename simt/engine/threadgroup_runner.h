@@ -20,6 +20,7 @@
 #include "simt/engine/dispatch.h"
 #include "simt/engine/sync.h"
 #include "simt/engine/threadgroup_arena.h"
+#include "simt/engine/uninit_trace.h"
 #include "simt/fiber/fiber.h"
 
 namespace metalsim::engine {
@@ -93,6 +94,8 @@ class ThreadgroupRunner {
   void diagnose_stall();
   void abandon_fibers();
   void recover_from_fault();
+  void begin_uninit_trace();
+  void end_uninit_trace();
   check::Report classify_fault(const struct FaultRecord& fault);
 
   [[noreturn]] void abandon_threadgroup();
@@ -132,6 +135,7 @@ class ThreadgroupRunner {
   sigjmp_buf recovery_;
   bool abandoned_ = false;
   std::vector<check::Report> deferred_;
+  UninitTrace uninit_trace_;
 };
 
 }  // namespace metalsim::engine
