@@ -9,8 +9,16 @@ jobs="$(nproc)"
 scripts/build.sh release
 ctest --preset release -j "$jobs"
 
-# AddressSanitizer: the engine, fibers and host runtime again, every fiber switch annotated.
-scripts/build.sh asan --target engine_test fiber_test host_test
+# AddressSanitizer: the engine, fibers, host runtime and planted bugs again, every fiber switch
+# annotated; LeakSanitizer checks the host runtime's ownership.
+scripts/build.sh asan --target engine_test fiber_test host_test check_test
 build/asan/tests/fiber/fiber_test
 build/asan/tests/engine/engine_test
 build/asan/tests/host/host_test
+build/asan/tests/check/check_test
+
+# ThreadSanitizer: racecheck (race.threadgroup, race.device) on the planted races and the
+# engine's own race tests; the other suites run there too, as the clean side of the check.
+scripts/build.sh tsan --target engine_test check_test
+build/tsan/tests/engine/engine_test --gtest_filter='Racecheck*:Barrier*:Schedule*:Sizes*:Divergence*'
+build/tsan/tests/check/check_test

@@ -19,7 +19,16 @@ void CommandBuffer::fail(std::vector<metalsim::check::Report> reports) {
 
 // Runs the dispatches in order; the first that fails validation or a check ends the buffer.
 void CommandBuffer::commit() {
-  if (status_ == CommandBufferStatusNotEnqueued) status_ = CommandBufferStatusCommitted;
+  if (status_ != CommandBufferStatusNotEnqueued && status_ != CommandBufferStatusEnqueued) {
+    // Metal forbids committing twice; running the dispatches again would be a silent surprise.
+    metalsim::check::Report r;
+    r.check = metalsim::check::CheckId::api_misuse;
+    r.message = "commit() called on a command buffer that was already committed";
+    fail({r});
+    error_ = NS::TransferPtr(new NS::Error(CommandBufferErrorInternal, r.format()));
+    return;
+  }
+  status_ = CommandBufferStatusCommitted;
   for (const EncodedDispatch& d : dispatches_) {
     if (status_ == CommandBufferStatusError) break;
     metalsim::engine::DispatchRequest request;

@@ -74,6 +74,26 @@ TEST(CommandBuffer, SetBytesCopiesAtTheCall) {
   EXPECT_EQ(static_cast<const uint32_t*>(out->contents())[5], 7u);
 }
 
+TEST(CommandBuffer, CommittingTwiceIsAnError) {
+  Harness h;
+  std::vector<uint32_t> zeros(32, 0);
+  auto out = h.buffer(zeros);
+  uint32_t step = 1;
+  auto* cb = h.run("test_append_digit", [&](MTL::ComputeCommandEncoder* e) {
+    e->setBuffer(out.get(), 0, 0);
+    e->setBytes(&step, 4, 1);
+  }, {32, 1, 1}, {32, 1, 1}, true);
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
+  cb->commit();
+  EXPECT_EQ(cb->status(), MTL::CommandBufferStatusError);
+  EXPECT_EQ(static_cast<const uint32_t*>(out->contents())[0], 1u);  // not run a second time
+}
+
+TEST(Ownership, AutoreleasePoolExistsForPortedCode) {
+  NS::AutoreleasePool* pool = NS::AutoreleasePool::alloc()->init();
+  pool->release();
+}
+
 TEST(Ownership, NewObjectsStartWithOneReference) {
   MTL::Device* device = MTL::CreateSystemDefaultDevice();
   MTL::Buffer* b = device->newBuffer(64, MTL::ResourceStorageModeShared);

@@ -86,6 +86,15 @@ SharedPtr<T> RetainPtr(T* p) {
 // a bounded process-wide pool; retain() one to keep it longer.
 void autorelease(Object* object);
 
+// metal-cpp programs wrap their work in an autorelease pool; metalsim's autoreleased objects
+// live in a bounded pool of their own (see autorelease), so this one only has to exist.
+class AutoreleasePool : public Object {
+ public:
+  static AutoreleasePool* alloc() { return new AutoreleasePool; }
+  AutoreleasePool* init() { return this; }
+  void drain() { release(); }
+};
+
 enum StringEncoding : UInteger { ASCIIStringEncoding = 1, UTF8StringEncoding = 4 };
 
 class String : public Object {
