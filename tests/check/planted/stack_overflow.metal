@@ -3,8 +3,8 @@
 using namespace metal;
 
 // Unbounded recursion on one lane (the depth comes from the host; 0 stops at once).
-static uint planted_depth_sum(device const uint* depth, uint level) {
-  uint frame[128];  // PLANT: planted_stack_recursion
+static uint planted_depth_sum(device const uint* depth, uint level) {  // PLANT: planted_stack_recursion
+  uint frame[128];
   for (uint i = 0; i < 128; ++i) frame[i] = level + i;
   if (level >= depth[0]) return frame[level % 128];
   return planted_depth_sum(depth, level + 1) + frame[(level * 7) % 128];
