@@ -68,6 +68,17 @@ namespace {
 void convert_report(void* report);
 }
 
+// Racecheck's defaults (TSAN_OPTIONS still overrides them):
+// - every race is reported, also when the same instructions raced before (each dispatch that
+//   races must fail, not only the first of the process);
+// - exit status 0: a kernel's race is a metalsim report that fails its command buffer; TSan's
+//   printed report stays for races outside kernels;
+// - kernels' lanes are fibers that a signal may interrupt anywhere (the watchdog).
+extern "C" const char* __tsan_default_options() {
+  return "suppress_equal_stacks=0:suppress_equal_addresses=0:exitcode=0:report_signal_unsafe=0:"
+         "history_size=4";
+}
+
 // Inline library code (std::vector, std::string) may be the instrumented copy the linker kept:
 // its accesses here must not raise a nested report, which would deadlock TSan.
 extern "C" void __tsan_on_report(void* report) {

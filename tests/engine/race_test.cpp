@@ -6,12 +6,6 @@
 #include "support/hand_kernel.h"
 #include "support/host_harness.h"
 
-#if defined(__SANITIZE_THREAD__)
-// The planted races below are expected: keep TSan from failing the process for them. Races
-// outside kernels are still printed, and every test asserts on its own reports.
-extern "C" const char* __tsan_default_options() { return "exitcode=0 report_signal_unsafe=0"; }
-#endif
-
 namespace metalsim::testing {
 namespace {
 

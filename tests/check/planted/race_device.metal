@@ -17,7 +17,7 @@ kernel void planted_race_device_ticket(device uint* counter [[buffer(0)]],
                                        uint tid [[thread_position_in_threadgroup]],
                                        uint tg [[threadgroup_position_in_grid]]) {
   if (tid != 0) return;
-  uint t = counter[0];
-  counter[0] = t + 1;  // PLANT: planted_race_device_ticket
+  uint t = counter[0];  // PLANT: planted_race_device_ticket
+  counter[0] = t + 1;
   tickets[tg] = t;
 }

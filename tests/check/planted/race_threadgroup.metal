@@ -27,8 +27,8 @@ kernel void planted_race_tg_reduce(device const float* in [[buffer(0)]],
   threadgroup float sums[64];
   sums[tid] = in[gid];
   threadgroup_barrier(mem_flags::mem_threadgroup);
-  for (uint s = n / 2; s > 0; s /= 2) {
-    if (tid < s) sums[tid] += sums[tid + s];  // PLANT: planted_race_tg_reduce
+  for (uint s = n / 2; s > 0; s /= 2) {  // PLANT: planted_race_tg_reduce
+    if (tid < s) sums[tid] += sums[tid + s];
     // missing: threadgroup_barrier(mem_flags::mem_threadgroup);
   }
   if (tid == 0) out[tg] = sums[0];
