@@ -22,7 +22,7 @@ std::string erased_text(const Tokens& t, size_t b, size_t e, bool drop_attribute
       continue;
     }
     if (is_address_space(t[i])) {
-      if (t[i].is("constant")) s += "const ";  // constant T* and const T* are the same after erasure
+      if (t[i].is("constant") && constant_becomes_const(t, i)) s += "const ";  // as the address-space rule
       continue;
     }
     s += t[i].text;

@@ -172,4 +172,43 @@ bool is_address_space(const Token& tok) {
                          tok.text == "threadgroup");
 }
 
+namespace {
+
+bool decl_has_const(const Tokens& t, size_t i) {
+  for (size_t k = i + 1; k < t.size(); ++k) {  // forward over the type
+    if (t[k].is("const")) return true;
+    if (t[k].is("<")) {
+      k = match_close(t, k);
+      continue;
+    }
+    if (!(t[k].ident() || t[k].is("::"))) break;
+  }
+  for (size_t k = i; k > 0; --k) {  // back over the specifiers before it
+    const Token& p = t[k - 1];
+    if (p.is("const")) return true;
+    if (!(p.ident() || p.is("::"))) break;
+  }
+  return false;
+}
+
+bool qualifies_constructor(const Tokens& t, size_t i) {
+  if (i == 0 || !t[i - 1].is(")")) return false;
+  size_t k = i - 1;
+  for (int depth = 0;; --k) {  // back to the matching '('
+    if (t[k].is(")")) ++depth;
+    if (t[k].is("(") && --depth == 0) break;
+    if (k == 0) return false;
+  }
+  if (k == 0 || !t[k - 1].ident()) return false;
+  const std::string& name = t[k - 1].text;
+  for (size_t c = 0; c + 1 < t.size(); ++c) {
+    if ((t[c].is("struct") || t[c].is("class")) && t[c + 1].text == name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool constant_becomes_const(const Tokens& t, size_t i) { return !decl_has_const(t, i) && !qualifies_constructor(t, i); }
+
 }  // namespace metalsim::front

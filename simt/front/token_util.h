@@ -44,4 +44,11 @@ size_t statement_end(const Tokens& t, size_t i);
 
 bool is_address_space(const Token& tok);  // device, constant, thread, threadgroup
 
+// Whether the address space `constant` at `i` becomes `const` once address spaces are erased
+// (the address-space rule and the overload rule agree through this). Not when its declaration
+// already says const (`constant const T*`), and not when it qualifies a constructor's `this`
+// (`S(T x) constant : ...`, MLX's complex64_t and bfloat emulation): a constructor cannot be
+// const. A constructor is `X(...)` where `struct X` or `class X` appears in the file.
+bool constant_becomes_const(const Tokens& t, size_t i);
+
 }  // namespace metalsim::front

@@ -85,6 +85,25 @@ TEST(FrontAddressSpaceOverloads, MemberFunctionsOnThisAddressSpace) {
   EXPECT_EQ(body(r.code), "struct S { float v; float get() const { return v; } };\n");
 }
 
+TEST(FrontAddressSpaceOverloads, ConstantConstEqualsDeviceConst) {
+  // MLX utils.h: elem_to_loc(device const int*) and elem_to_loc(constant const int*).
+  auto r = translate(
+      "int f(device const int* p) { return p[0]; }\n"
+      "int f(constant const int* p) { return p[0]; }\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(body(r.code), "int f( const int* p) { return p[0]; }\n");
+}
+
+TEST(FrontAddressSpaceOverloads, ConstructorsOnThisAddressSpace) {
+  // MLX complex.h / bf16.h: constructors qualified thread, device and constant; a constructor
+  // cannot be const, so `constant` is dropped there (kept as const on other members).
+  auto r = translate(
+      "struct C { float r; C(float x) thread : r(x) {} C(float x) device : r(x) {} C(float x) constant : r(x) {}\n"
+      "  float get() constant { return r; } };\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(body(r.code), "struct C { float r; C(float x) : r(x) {}\nfloat get() const { return r; } };\n");
+}
+
 // ------------------------------ attributes
 TEST(FrontAttributes, MslDroppedStandardKept) {
   auto r = translate("[[maybe_unused]] static int x; [[visible]] void f() { if (x) [[likely]] {} }\n");
