@@ -59,7 +59,9 @@ function(metalsim_add_metal_library target)
   # that MSL idioms trip over (unused built-ins, shadowed names in instantiation macros).
   # -gdwarf-4: binutils' addr2line (the .metal lines of fault reports) misreads GCC 12's
   # default DWARF 5 line tables for these objects.
-  target_compile_options(${target} PRIVATE -g -gdwarf-4 -Wno-unused-parameter -Wno-unused-variable -Wno-attributes
+  # -fstack-clash-protection: a frame larger than a page is probed page by page, so a lane
+  # that overflows its stack always meets the guard page (stack.overflow) at function entry.
+  target_compile_options(${target} PRIVATE -g -gdwarf-4 -fstack-clash-protection -Wno-unused-parameter -Wno-unused-variable -Wno-attributes
                          ${METALSIM_KERNEL_ARCH_FLAGS})
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()

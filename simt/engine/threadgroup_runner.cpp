@@ -535,6 +535,16 @@ void ThreadgroupRunner::recover_from_fault() {
   dispatch_->stop.store(true);
 }
 
+// A frame larger than the guard page can step over it: a fault below the running lane's stack
+// (within 64 MiB) is that lane's overflow too.
+bool ThreadgroupRunner::below_running_stack(const char* address) const {
+  const fiber::GuardedStack* stack =
+      running_ != nullptr ? fibers_[running_->id].stack() : drive_fiber_.stack();
+  if (stack == nullptr) return false;
+  const char* bottom = static_cast<const char*>(stack->bottom());
+  return address < bottom && address >= bottom - (64 << 20);
+}
+
 // Names what the faulting address belongs to: a lane stack's guard, a buffer's guard, a
 // threadgroup region's guard; or says it is a timeout.
 check::Report ThreadgroupRunner::classify_fault(const FaultRecord& fault) {
@@ -574,6 +584,12 @@ check::Report ThreadgroupRunner::classify_fault(const FaultRecord& fault) {
     r.has_offset = true;
     r.offset = offset;
     r.message = "access past the end of " + region;
+    return r;
+  }
+  if (below_running_stack(address)) {  // after the buffers and regions: they may lie below it
+    r.check = check::CheckId::stack_overflow;
+    r.message = "the thread overflowed its " + std::to_string(stacks_.stack_bytes() / 1024) +
+                " KiB stack by more than its guard page (set METALSIM_STACK_SIZE for more)";
     return r;
   }
   r.message = "memory fault at address " + std::to_string(uintptr_t(address)) +

@@ -16,15 +16,12 @@ kernel void planted_stack_recursion(device const uint* depth [[buffer(0)]],
   out[tid] = tid == 5 ? planted_depth_sum(depth, 0) : tid;
 }
 
-// A local array larger than the lane's stack, filled from the top down on one lane.
-kernel void planted_stack_big_array(device const uint* seed [[buffer(0)]],
+// A local array larger than the lane's stack, filled from the top down by every thread: thread
+// 0, the first to run, overflows.
+kernel void planted_stack_big_array(device const uint* seed [[buffer(0)]],  // PLANT: planted_stack_big_array
                                     device uint* out [[buffer(1)]],
                                     uint tid [[thread_position_in_threadgroup]]) {
-  if (tid != 3) {
-    out[tid] = tid;
-    return;
-  }
   uint big[96 * 1024];
-  for (uint i = 96 * 1024; i > 0; --i) big[i - 1] = seed[0] + i;  // PLANT: planted_stack_big_array
+  for (uint i = 96 * 1024; i > 0; --i) big[i - 1] = seed[0] + i;
   out[tid] = big[seed[1] % (96 * 1024)];
 }
