@@ -21,6 +21,9 @@ build/asan/tests/check/check_test
 # engine's own race tests, plus barrier and simd suites as the clean side of the check. (A memory
 # fault cannot be recovered under TSan, which does not follow a jump out of a fiber: memcheck
 # belongs to the release and asan presets.)
-scripts/build.sh tsan --target engine_test check_test
+scripts/build.sh tsan --target engine_test check_test metalsim
 build/tsan/tests/engine/engine_test --gtest_filter='Racecheck*:Barrier*:Schedule*:Sizes*:Divergence*'
 build/tsan/tests/check/check_test --gtest_filter='*race*'
+# Every corrected kernel over its sweep with every check, racecheck included: no report.
+TSAN_OPTIONS="suppressions=$PWD/scripts/tsan.supp" \
+  build/tsan/host/cli/metalsim check --checks all --skip-known-bugs --workers 2

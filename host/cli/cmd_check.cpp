@@ -54,9 +54,13 @@ Action setup_check(CLI::App& sub, Io& io) {
     bool json = false;
     std::string junit;
     std::string shard = "0/1";
+    bool skip_known_bugs = false;
   };
   auto o = std::make_shared<Options>();
   sub.add_option("FILTER", o->filters, "spec names, families, globs or case ids (default: all)");
+  // The tsan build cannot recover from a kernel's memory fault, and several documented kernels
+  // fault: racecheck over the corrected kernels leaves them out (scripts/test.sh).
+  sub.add_flag("--skip-known-bugs", o->skip_known_bugs, "leave out the _as_documented kernels (known bugs)");
   o->flags.add_to(sub, "sync,init,mem");
   sub.add_flag("--json", o->json, "one JSON object per case and line on stdout, instead of the table");
   sub.add_option("--junit", o->junit, "also write JUnit XML, one testcase per case, to FILE");
@@ -74,8 +78,10 @@ Action setup_check(CLI::App& sub, Io& io) {
     if (!sel.unmatched.empty()) return kExitUsage;
 
     std::vector<size_t> mine;
-    for (size_t k = 0; k < sel.cases.size(); ++k)
-      if (shard.owns(k)) mine.push_back(k);
+    for (size_t k = 0; k < sel.cases.size(); ++k) {
+      const bool known_bug = sel.cases[k].spec->expectation() == spec::Expectation::known_bug;
+      if (shard.owns(k) && !(o->skip_known_bugs && known_bug)) mine.push_back(k);
+    }
     std::vector<CaseOutcome> outcomes;
     std::vector<KernelRow> rows;
     std::map<const KernelSpec*, size_t> row_of;
