@@ -58,7 +58,6 @@ class Watchdog {
     thread_ = std::thread([this, seconds] {
       std::unique_lock lock(mutex_);
       if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {
-        state_.timed_out.store(true);
         state_.stop.store(true);
         for (pthread_t t : workers_) pthread_kill(t, FaultTrap::timeout_signal());
       }

@@ -13,7 +13,6 @@ struct DispatchState {
   const uint64_t serial;  // unique per dispatch: workers re-read the request when it changes
   check::ReportSink reports;
   std::atomic<bool> stop{false};  // a fault or the watchdog: skip the threadgroups not begun
-  std::atomic<bool> timed_out{false};
   // Racecheck: the host's writes happen before the dispatch's lanes; the lanes' writes happen
   // before the host reads the results (race_annotations.h).
   char start_token = 0;

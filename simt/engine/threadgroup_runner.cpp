@@ -91,7 +91,6 @@ void ThreadgroupRunner::prepare_dispatch(DispatchState& dispatch) {
 void ThreadgroupRunner::prepare(DispatchState& dispatch, uint64_t linear_tg) {
   const DispatchRequest& req = dispatch.request;
   dispatch_ = &dispatch;
-  linear_tg_ = linear_tg;
   prepare_dispatch(dispatch);
   tg_.dispatch = &req.geometry;
   tg_.position = req.geometry.threadgroup_position(linear_tg);
@@ -125,7 +124,6 @@ void ThreadgroupRunner::prepare(DispatchState& dispatch, uint64_t linear_tg) {
   hijacked_ = false;
   running_ = nullptr;
   cursor_ = nullptr;
-  abandoned_ = false;
 }
 
 void ThreadgroupRunner::prepare_lane_states() {
@@ -262,7 +260,8 @@ uint32_t ThreadgroupRunner::current_lane() const {
 void ThreadgroupRunner::block(SyncRequest& request) {
   if (running_ != nullptr) {  // a fiber lane: hand control back to the driver
     Lane& lane = *running_;
-    void* token = ordering_token(request.kind, lane.id);
+    // Racecheck only: off that build, no epoch bookkeeping on the barrier path.
+    void* token = race::kEnabled ? ordering_token(request.kind, lane.id) : nullptr;
     race::release(token);
     race::ignore_begin();  // the engine's bookkeeping is not the kernel's access
     lane.request = &request;
@@ -418,7 +417,7 @@ void ThreadgroupRunner::try_resolve_simdgroup(uint32_t sg) {
     simd_waiting_[sg] -= uint8_t(count);
     release_in_policy_order(ids, count);
   }
-  ++simd_epoch_[sg];
+  if constexpr (race::kEnabled) ++simd_epoch_[sg];
 }
 
 // The address a lane releases at arrival and acquires at departure (racecheck): one per
@@ -457,7 +456,7 @@ void ThreadgroupRunner::try_resolve_barrier() {
     report(std::move(r));
   }
   at_barrier_ = 0;
-  ++barrier_epoch_;
+  if constexpr (race::kEnabled) ++barrier_epoch_;
   scratch_.clear();
   for (uint32_t i = 0; i < tg_.thread_count; ++i) {
     if (lanes_[i].status != Status::Blocked) continue;
@@ -512,7 +511,6 @@ void ThreadgroupRunner::diagnose_stall() {
 // ------------------------------ abandoning
 
 void ThreadgroupRunner::abandon_threadgroup() {
-  abandoned_ = true;
   throw Abandon{};
 }
 

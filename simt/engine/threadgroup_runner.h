@@ -106,7 +106,6 @@ class ThreadgroupRunner {
   DispatchState* dispatch_ = nullptr;
   ThreadgroupGeometry tg_;
   BoundArgs args_;
-  uint64_t linear_tg_ = 0;
   ScheduleRng rng_{0};
 
   std::vector<Lane> lanes_;
@@ -129,12 +128,11 @@ class ThreadgroupRunner {
   std::vector<uint8_t> live_in_simd_, blocked_in_simd_, simd_waiting_;
   // Racecheck ordering (race_annotations.h): epochs and the addresses released/acquired.
   uint64_t barrier_epoch_ = 0;
-  std::vector<uint32_t> simd_epoch_ = std::vector<uint32_t>(32, 0);
+  std::vector<uint32_t> simd_epoch_;  // sized per threadgroup in racecheck builds
   char ordering_tokens_[2 + 2 * 32] = {};
 
   fiber::Fiber drive_fiber_;
   sigjmp_buf recovery_;
-  bool abandoned_ = false;
   std::vector<check::Report> deferred_;
   UninitTrace uninit_trace_;
 };
