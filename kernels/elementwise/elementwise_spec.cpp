@@ -26,11 +26,11 @@ Tolerance activation_tolerance() {
           "cancels for u << 0 (absolute error ~|x| * 2^-24)"};
 }
 
-// ------------------------------ silu, gelu: in place, one thread per element
-class ActivationSpec : public spec::KernelSpec {
+// ------------------------------ one thread per element: the parameters silu, gelu, multiply
+// and swiglu share
+class PerElementSpec : public spec::KernelSpec {
  public:
-  using Ref = std::vector<double> (*)(const std::vector<half_t>&);
-  ActivationSpec(std::string name, std::string summary, Ref ref) : name_(std::move(name)), summary_(std::move(summary)), ref_(ref) {}
+  PerElementSpec(std::string name, std::string summary) : name_(std::move(name)), summary_(std::move(summary)) {}
   std::string name() const override { return name_; }
   std::string family() const override { return "elementwise"; }
   std::string summary() const override { return summary_; }
@@ -44,6 +44,16 @@ class ActivationSpec : public spec::KernelSpec {
     }
     return true;
   }
+
+ protected:
+  std::string name_, summary_;
+};
+
+// ------------------------------ silu, gelu: in place
+class ActivationSpec : public PerElementSpec {
+ public:
+  using Ref = std::vector<double> (*)(const std::vector<half_t>&);
+  ActivationSpec(std::string name, std::string summary, Ref ref) : PerElementSpec(std::move(name), std::move(summary)), ref_(ref) {}
   std::vector<Params> sweep() const override {
     return {{{"count", 1}, {"tg", 1}},      {{"count", 31}, {"tg", 32}},   {{"count", 33}, {"tg", 32}},
             {{"count", 1000}, {"tg", 33}},  {{"count", 1025}, {"tg", 1024}}};
@@ -72,28 +82,14 @@ class ActivationSpec : public spec::KernelSpec {
   }
 
  private:
-  std::string name_, summary_;
   Ref ref_;
 };
 
 // ------------------------------ multiply, swiglu: two inputs, one output
-class BinarySpec : public spec::KernelSpec {
+class BinarySpec : public PerElementSpec {
  public:
   using Ref = std::vector<double> (*)(const std::vector<half_t>&, const std::vector<half_t>&);
-  BinarySpec(std::string name, std::string summary, Ref ref) : name_(std::move(name)), summary_(std::move(summary)), ref_(ref) {}
-  std::string name() const override { return name_; }
-  std::string family() const override { return "elementwise"; }
-  std::string summary() const override { return summary_; }
-  std::vector<ParamDef> params() const override {
-    return {{"count", 1, 1 << 24, {}, {1, 31, 32, 33, 1000}, 1000, "elements"}, tg_param(256)};
-  }
-  bool valid(const Params& p, std::string* why) const override {
-    if (p.at("count") < 1 || p.at("tg") < 1 || p.at("tg") > 1024) {
-      if (why) *why = "count >= 1 and 1 <= tg <= 1024";
-      return false;
-    }
-    return true;
-  }
+  BinarySpec(std::string name, std::string summary, Ref ref) : PerElementSpec(std::move(name), std::move(summary)), ref_(ref) {}
   std::vector<Params> sweep() const override {
     return {{{"count", 1}, {"tg", 1}}, {{"count", 33}, {"tg", 32}}, {{"count", 1025}, {"tg", 1024}}};
   }
@@ -127,7 +123,6 @@ class BinarySpec : public spec::KernelSpec {
   }
 
  private:
-  std::string name_, summary_;
   Ref ref_;
 };
 
