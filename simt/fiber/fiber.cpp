@@ -19,6 +19,10 @@ namespace ctx = boost::context::detail;
 namespace metalsim::fiber {
 
 void Fiber::start(GuardedStack* stack, Entry entry, void* arg, bool isolated) {
+#if METALSIM_TSAN
+  if (tsan_fiber_ != nullptr) __tsan_destroy_fiber(tsan_fiber_);  // kept from the last use: see abandon
+  tsan_fiber_ = nullptr;
+#endif
   isolated_ = isolated;
   stack_ = stack;
   entry_ = entry;
@@ -49,12 +53,6 @@ void Fiber::resume() {
 #if METALSIM_ASAN
   __sanitizer_finish_switch_fiber(asan_caller_fake_stack_, nullptr, nullptr);
 #endif
-#if METALSIM_TSAN
-  if (finished_) {
-    __tsan_destroy_fiber(tsan_fiber_);
-    tsan_fiber_ = nullptr;
-  }
-#endif
 }
 
 void Fiber::suspend() {
@@ -71,8 +69,13 @@ void Fiber::abandon() {
   if (stack_ != nullptr && !finished_) ASAN_UNPOISON_MEMORY_REGION(stack_->bottom(), stack_->size());
 #endif
 #if METALSIM_TSAN
-  if (tsan_fiber_ != nullptr) __tsan_destroy_fiber(tsan_fiber_);
-  tsan_fiber_ = nullptr;
+  // An isolated fiber's TSan context outlives it until the Fiber is started again (the next
+  // threadgroup): a lane that finished early must still be there when a later lane's access
+  // races with its writes, or ThreadSanitizer may reuse its slot and drop the report.
+  if (tsan_fiber_ != nullptr && !isolated_) {
+    __tsan_destroy_fiber(tsan_fiber_);
+    tsan_fiber_ = nullptr;
+  }
 #endif
   stack_ = nullptr;
   context_ = nullptr;

@@ -322,9 +322,14 @@ TEST_P(Planted, IsReported) {
   EXPECT_EQ(r->kernel, e.kernel) << text;
   if (e.has_lane) {
     EXPECT_TRUE(r->has_lane) << text;
-    EXPECT_EQ(r->lane.threadgroup, e.threadgroup) << text;
     if (e.finder != Finder::tsan) {
+      EXPECT_EQ(r->lane.threadgroup, e.threadgroup) << text;
       EXPECT_EQ(r->lane.thread, e.thread) << text;
+    } else {
+      // Every threadgroup of these dispatches races; ThreadSanitizer does not always report the
+      // first threadgroup's race (a known false negative, docs/checks.md), so the report may come
+      // from any threadgroup of the grid: the lane and line are still checked.
+      EXPECT_LT(r->lane.threadgroup.x, 8u) << text;
     }
   }
   if (e.has_line) {
