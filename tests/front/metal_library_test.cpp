@@ -91,6 +91,12 @@ TEST(FrontMetalLibrary, HostNameInstancesOfATemplate) {
 }  // namespace
 
 #if METALSIM_FRONT_TEST_HAS_HOST
+#include <bit>
+#include <cmath>
+#include <random>
+
+#include <metal_stdlib>
+
 #include "metalsim/Metal.hpp"
 
 namespace {
@@ -176,6 +182,63 @@ TEST(FrontMetalRun, TemplateInstanceRuns) {
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
   const float* out = static_cast<const float*>(bx->contents());
   for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i], x[size_t(i)] * 0.5f * 4.0f);
+}
+
+// A program's own bfloat functions on Apple's intrinsics (front_library_extension.metal) run in
+// place of the headers' ones: simd_sum sums in float and rounds once, against a scalar model.
+uint16_t bf16(float f) { return metal::bfloat(f).bits; }
+float from_bf16(uint16_t b) { return float(metal::bfloat::from_bits(b)); }
+
+TEST(FrontMetalRun, ProgramBfloatFunctionsOnIntrinsics) {
+  HostRun r;
+  const uint32_t n = 64;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(0.5f, 2.0f);
+  std::vector<uint16_t> x(n);
+  // Lane 0 of each simdgroup is large: adding about 1 to 256 in bfloat (spacing 2) loses it, so
+  // rounding after every addition and rounding once give different sums.
+  for (uint32_t i = 0; i < n; ++i) x[i] = bf16(i % 32 == 0 ? 256.0f : dist(rng));
+  auto bytes = [&](const void* p, size_t size) {
+    return NS::TransferPtr(r.device->newBuffer(p, size, MTL::ResourceStorageModeShared));
+  };
+  auto bx = bytes(x.data(), n * 2);
+  std::vector<uint16_t> zeros(n, 0);
+  auto bsum = bytes(zeros.data(), n * 2), bdown = bytes(zeros.data(), n * 2);
+  auto bexp = bytes(zeros.data(), n * 2);
+  auto bbits = r.buffer(std::vector<float>(n, 0.0f));
+  MTL::CommandBuffer* cb = r.dispatch("library_extension", nullptr, [&](MTL::ComputeCommandEncoder* e) {
+    e->setBuffer(bx.get(), 0, 0);
+    e->setBuffer(bsum.get(), 0, 1);
+    e->setBuffer(bdown.get(), 0, 2);
+    e->setBuffer(bexp.get(), 0, 3);
+    e->setBuffer(bbits.get(), 0, 4);
+  }, MTL::Size(1, 1, 1), MTL::Size(n, 1, 1));
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+  const auto* sum = static_cast<const uint16_t*>(bsum->contents());
+  const auto* down = static_cast<const uint16_t*>(bdown->contents());
+  const auto* ex = static_cast<const uint16_t*>(bexp->contents());
+  const auto* bits = static_cast<const float*>(bbits->contents());
+  bool rounding_differs = false;
+  for (uint32_t g = 0; g < n / 32; ++g) {
+    float in_float = 0.0f;
+    metal::bfloat in_bfloat(0.0f);
+    uint32_t xor_bits = 0;
+    for (uint32_t l = 0; l < 32; ++l) {
+      in_float += from_bf16(x[g * 32 + l]);
+      in_bfloat = in_bfloat + metal::bfloat::from_bits(x[g * 32 + l]);
+      xor_bits ^= std::bit_cast<uint32_t>(float(g * 32 + l));
+    }
+    rounding_differs |= bf16(in_float) != in_bfloat.bits;
+    for (uint32_t l = 0; l < 32; ++l) {
+      const uint32_t i = g * 32 + l;
+      ASSERT_EQ(sum[i], bf16(in_float)) << i;
+      ASSERT_EQ(down[i], l + 1 < 32 ? x[i + 1] : bf16(-1.0f)) << i;
+      const float e1 = from_bf16(bf16(std::exp(from_bf16(x[i]))));
+      ASSERT_EQ(ex[i], bf16(e1 + e1)) << i;
+      ASSERT_EQ(std::bit_cast<uint32_t>(bits[i]), xor_bits) << i;
+    }
+  }
+  EXPECT_TRUE(rounding_differs) << "inputs do not tell the program's simd_sum from the headers'";
 }
 
 }  // namespace

@@ -8,7 +8,8 @@ namespace metal {
 
 #define METAL_FOR_INT_TYPES(M) \
   M(char) M(signed char) M(uchar) M(short) M(ushort) M(int) M(uint) M(long) M(ulong)
-#define METAL_FOR_FLOAT_TYPES(M) M(float) M(half) M(bfloat)
+// M(T, DECL): DECL declares each function; bfloat's are templates on B (detail/lift.h says why).
+#define METAL_FOR_FLOAT_TYPES(M) M(float, inline) M(half, inline) M(B, METAL_BFLOAT_OVERLOAD)
 
 // ------------------------------ max, min, max3, min3, median3, clamp (integers)
 #define METAL_INT_MINMAX(T)                                                                 \
@@ -22,13 +23,13 @@ METAL_FOR_INT_TYPES(METAL_INT_MINMAX)
 #undef METAL_INT_MINMAX
 
 // ------------------------------ max, min, max3, min3, median3, clamp (floats)
-#define METAL_FLOAT_MINMAX(T)                                                            \
-  inline T max(T x, T y) { return fmax(x, y); }                                          \
-  inline T min(T x, T y) { return fmin(x, y); }                                          \
-  inline T max3(T x, T y, T z) { return fmax3(x, y, z); }                                \
-  inline T min3(T x, T y, T z) { return fmin3(x, y, z); }                                \
-  inline T median3(T x, T y, T z) { return fmedian3(x, y, z); }                          \
-  inline T clamp(T x, T lo, T hi) { return fmin(fmax(x, lo), hi); }
+#define METAL_FLOAT_MINMAX(T, DECL)                                                      \
+  DECL T max(T x, T y) { return fmax(x, y); }                                            \
+  DECL T min(T x, T y) { return fmin(x, y); }                                            \
+  DECL T max3(T x, T y, T z) { return fmax3(x, y, z); }                                  \
+  DECL T min3(T x, T y, T z) { return fmin3(x, y, z); }                                  \
+  DECL T median3(T x, T y, T z) { return fmedian3(x, y, z); }                            \
+  DECL T clamp(T x, T lo, T hi) { return fmin(fmax(x, lo), hi); }
 METAL_FOR_FLOAT_TYPES(METAL_FLOAT_MINMAX)
 #undef METAL_FLOAT_MINMAX
 METAL_LIFT2(max, detail::any_elem)
@@ -39,22 +40,22 @@ METAL_LIFT3(median3, detail::any_elem)
 METAL_LIFT3(clamp, detail::any_elem)
 
 // ------------------------------ saturate: clamp(x, 0, 1)
-#define METAL_SATURATE(T) \
-  inline T saturate(T x) { return clamp(x, T(0.0f), T(1.0f)); }
+#define METAL_SATURATE(T, DECL) \
+  DECL T saturate(T x) { return clamp(x, T(0.0f), T(1.0f)); }
 METAL_FOR_FLOAT_TYPES(METAL_SATURATE)
 #undef METAL_SATURATE
 METAL_LIFT1(saturate, detail::float_elem)
 
 // ------------------------------ mix: x + (y - x) * a
-#define METAL_MIX(T) \
-  inline T mix(T x, T y, T a) { return x + (y - x) * a; }
+#define METAL_MIX(T, DECL) \
+  DECL T mix(T x, T y, T a) { return x + (y - x) * a; }
 METAL_FOR_FLOAT_TYPES(METAL_MIX)
 #undef METAL_MIX
 METAL_LIFT3(mix, detail::float_elem)
 
 // ------------------------------ sign: 1 if x > 0, -1 if x < 0, x itself for +-0, 0 for NaN
-#define METAL_SIGN(T)                                        \
-  inline T sign(T x) {                                       \
+#define METAL_SIGN(T, DECL)                                  \
+  DECL T sign(T x) {                                       \
     if (x > T(0.0f)) return T(1.0f);                         \
     if (x < T(0.0f)) return T(-1.0f);                        \
     return x == T(0.0f) ? x : T(0.0f);                       \
@@ -64,15 +65,15 @@ METAL_FOR_FLOAT_TYPES(METAL_SIGN)
 METAL_LIFT1(sign, detail::float_elem)
 
 // ------------------------------ step: 0 if x < edge, else 1
-#define METAL_STEP(T) \
-  inline T step(T edge, T x) { return x < edge ? T(0.0f) : T(1.0f); }
+#define METAL_STEP(T, DECL) \
+  DECL T step(T edge, T x) { return x < edge ? T(0.0f) : T(1.0f); }
 METAL_FOR_FLOAT_TYPES(METAL_STEP)
 #undef METAL_STEP
 METAL_LIFT2(step, detail::float_elem)
 
 // ------------------------------ smoothstep: t*t*(3-2t), t = clamp((x-e0)/(e1-e0), 0, 1)
-#define METAL_SMOOTHSTEP(T)                                          \
-  inline T smoothstep(T e0, T e1, T x) {                             \
+#define METAL_SMOOTHSTEP(T, DECL)                                    \
+  DECL T smoothstep(T e0, T e1, T x) {                             \
     const float t = clamp((float(x) - float(e0)) / (float(e1) - float(e0)), 0.0f, 1.0f); \
     return T(t * t * (3.0f - 2.0f * t));                             \
   }

@@ -30,6 +30,8 @@ using vec_args_elem_t = elem_t<first_vec_t<A...>>;
 template <class T>
 concept float_elem = std::same_as<T, float> || std::same_as<T, half> || std::same_as<T, bfloat>;
 template <class T>
+concept bfloat_scalar = std::same_as<T, bfloat>;
+template <class T>
 concept int_elem = std::is_integral_v<T> && !std::same_as<T, bool>;
 template <class T>
 concept any_elem = float_elem<T> || int_elem<T>;
@@ -38,6 +40,14 @@ template <class T>
 concept plain_arith = std::is_arithmetic_v<T> && !std::same_as<T, float> && !std::same_as<T, bool>;
 
 }  // namespace metal::detail
+
+// Declares one of our bfloat overloads of a library function, with B standing for bfloat. Apple's
+// MSL 3.1 library has no bfloat math, common or simd functions, so third-party code defines its
+// own in namespace metal (MLX's bf16_math.h: `bfloat exp(bfloat)`, `bfloat max(bfloat, bfloat)`,
+// ...). Ours are templates so that such a definition declares a distinct function, which overload
+// resolution prefers (non-template over template), instead of a redefinition; code that defines
+// none still calls ours.
+#define METAL_BFLOAT_OVERLOAD template <::metal::detail::bfloat_scalar B> inline
 
 #define METAL_LIFT1(name, Concept)                                                         \
   template <class V>                                                                       \

@@ -9,11 +9,12 @@
 namespace metal {
 
 // Float, half and bfloat scalar overloads of a 1-argument function, the integer/double fallback,
-// and the vector overload. `expr` computes the float result from float x.
+// and the vector overload. `expr` computes the float result from float x. The bfloat overloads
+// are templates (METAL_BFLOAT_OVERLOAD, detail/lift.h says why).
 #define METAL_MATH1(name, expr)                                                               \
   inline float name(float x) { return expr; }                                                 \
   inline half name(half x) { return half(name(float(x))); }                                   \
-  inline bfloat name(bfloat x) { return bfloat(name(float(x))); }                             \
+  METAL_BFLOAT_OVERLOAD B name(B x) { return B(name(float(x))); }                             \
   template <detail::plain_arith S>                                                            \
   inline float name(S x) {                                                                    \
     return name(float(x));                                                                    \
@@ -22,7 +23,7 @@ namespace metal {
 #define METAL_MATH2(name, expr)                                                               \
   inline float name(float x, float y) { return expr; }                                        \
   inline half name(half x, half y) { return half(name(float(x), float(y))); }                 \
-  inline bfloat name(bfloat x, bfloat y) { return bfloat(name(float(x), float(y))); }         \
+  METAL_BFLOAT_OVERLOAD B name(B x, B y) { return B(name(float(x), float(y))); }              \
   template <detail::plain_arith A, detail::plain_arith B>                                     \
   inline float name(A x, B y) {                                                               \
     return name(float(x), float(y));                                                          \
@@ -31,8 +32,8 @@ namespace metal {
 #define METAL_MATH3(name, expr)                                                               \
   inline float name(float x, float y, float z) { return expr; }                               \
   inline half name(half x, half y, half z) { return half(name(float(x), float(y), float(z))); } \
-  inline bfloat name(bfloat x, bfloat y, bfloat z) {                                          \
-    return bfloat(name(float(x), float(y), float(z)));                                        \
+  METAL_BFLOAT_OVERLOAD B name(B x, B y, B z) {                                               \
+    return B(name(float(x), float(y), float(z)));                                             \
   }                                                                                           \
   METAL_LIFT3(name, detail::float_elem)
 
@@ -84,7 +85,7 @@ METAL_MATH1(fract, __builtin_fminf(x - __builtin_floorf(x), 0x1.fffffep-1f))
 METAL_MATH1(fabs, __builtin_fabsf(x))
 inline float abs(float x) { return __builtin_fabsf(x); }
 inline half abs(half x) { return half(__builtin_fabsf(float(x))); }
-inline bfloat abs(bfloat x) { return bfloat::from_bits(uint16_t(x.bits & 0x7fffu)); }
+METAL_BFLOAT_OVERLOAD B abs(B x) { return B::from_bits(uint16_t(x.bits & 0x7fffu)); }
 // ------------------------------ fmin, fmax (a NaN operand yields the other operand)
 METAL_MATH2(fmin, __builtin_fminf(x, y))
 METAL_MATH2(fmax, __builtin_fmaxf(x, y))
