@@ -36,6 +36,21 @@ TEST(FrontRangeDesignators, NonConstantBoundIsAnError) {
   EXPECT_EQ(r.error, "t.metal:2: error: range designator bound is not an integer constant the front can evaluate");
 }
 
+// ggml: `float sumf[r1ptg] = { [ 0 ... r1ptg - 1 ] = 0.0f };` in a template, bound a template parameter.
+TEST(FrontRangeDesignators, NamedBoundInLocalArrayBecomesFill) {
+  auto r = translate("template <short N> void f() {\n  float a[N] = { [0 ... N-1] = 2.0f, [N-1] = 1 };\n}\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(body(r.code),
+            "template <short N> void f() {\n"
+            "float a[N] ={}; ::metalsim::front::rt::fill_range( a,0, N-1,( 2.0f)); a [N-1]=( 1);\n"
+            "}\n");
+}
+
+TEST(FrontRangeDesignators, NamedBoundWithPositionalElementIsAnError) {
+  auto r = translate("void f() {\n  float a[N] = { [0 ... N-1] = 2.0f, 3 };\n}\n");
+  EXPECT_EQ(r.error, "t.metal:2: error: a range designator with a non-constant bound cannot be mixed with positional elements");
+}
+
 // ------------------------------ address spaces
 TEST(FrontAddressSpace, WordsErasedConstantBecomesConst) {
   auto r = translate(

@@ -69,6 +69,14 @@ class DerivedConstant {
   T (*compute_)();
 };
 
+// ------------------------------ range designators
+// `T a[E] = { [lo ... hi] = v };` whose bounds only the C++ compiler knows (template parameters):
+// the front value-initialises `a`, then fills the range here (docs/front.md).
+template <class A, class V>
+void fill_range(A& a, long long lo, long long hi, const V& v) {
+  for (long long i = lo; i <= hi; ++i) a[i] = v;
+}
+
 // ------------------------------ threadgroup variables
 struct SizeAlign {
   uint64_t size;
