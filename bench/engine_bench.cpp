@@ -1,5 +1,7 @@
 // The engine's costs: a threadgroup_barrier per lane (256 and 1024 lanes), a simd collective
 // per lane, an empty threadgroup, and a barrier-free kernel against the same loop in plain C++.
+// The floor under the barrier: a ring of fibers on the engine's stacks, each switching straight
+// to the next (one Boost.Context jump per lane, no bookkeeping).
 // Run: build/release/bench/engine_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -7,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "simt/fiber/fiber.h"
 #include "support/hand_kernel.h"
 #include "support/host_harness.h"
 
@@ -117,6 +120,44 @@ void BM_BarrierFreeVsNative(benchmark::State& state) {
   state.counters["native_ms"] = native * 1e3 / double(state.iterations());
   state.counters["ratio"] = emulated / native;
 }
+// The ring: fiber i switches to fiber i+1; the last suspends to the scheduler, which resumes
+// fiber 0 for the next round. Stacks from the engine's pool (default size, guard page, colour).
+struct SwitchRing {
+  std::vector<fiber::Fiber> fibers;
+  bool stop = false;
+  static SwitchRing* self;
+  static void body(void* arg) {
+    const size_t i = reinterpret_cast<size_t>(arg);
+    std::vector<fiber::Fiber>& f = self->fibers;
+    while (!self->stop) {
+      if (i + 1 < f.size())
+        f[i].switch_to(f[i + 1]);
+      else
+        f[i].suspend();
+    }
+  }
+};
+SwitchRing* SwitchRing::self = nullptr;
+
+void BM_FiberSwitchFloor(benchmark::State& state) {
+  fiber::StackPool pool(fiber::default_stack_bytes());
+  SwitchRing ring;
+  SwitchRing::self = &ring;
+  ring.fibers.resize(size_t(state.range(0)));
+  for (size_t i = 0; i < ring.fibers.size(); ++i)
+    ring.fibers[i].start(pool.acquire(), &SwitchRing::body, reinterpret_cast<void*>(i));
+  for (auto _ : state) ring.fibers[0].resume();
+  ring.stop = true;
+  for (fiber::Fiber& f : ring.fibers) {  // let every fiber leave its loop and return
+    while (!f.finished()) f.resume();
+    pool.release(f.stack());
+  }
+  state.counters["ns_per_lane_switch"] = benchmark::Counter(
+      double(state.iterations()) * double(ring.fibers.size()),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_FiberSwitchFloor)->Arg(256)->Arg(1024);
+
 // Workers 1..16: on a machine with fewer cores, filter (--benchmark_filter='/[12]/').
 BENCHMARK(BM_BarrierFreeVsNative)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -8,7 +8,7 @@ set -euo pipefail
 dir="${1:-build/release/bench}"
 max="${2:-$(nproc)}"
 reps=${REPS:-3}
-"$dir/engine_bench" --benchmark_filter='BM_ThreadgroupBarrier|BM_SimdSum|BM_EmptyThreadgroup' \
+"$dir/engine_bench" --benchmark_filter='BM_ThreadgroupBarrier|BM_FiberSwitchFloor|BM_SimdSum|BM_EmptyThreadgroup' \
   --benchmark_repetitions=$reps --benchmark_report_aggregates_only=true
 for n in 1 2 4 8 16; do
   [ "$n" -le "$max" ] || break

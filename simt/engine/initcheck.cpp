@@ -46,20 +46,27 @@ DispatchOutcome run_with_initcheck(const DispatchRequest& request) {
   pass.threadgroup_poison = kSecondPoison;
   run_dispatch_once(pass);
   const Snapshot after_second = take(request);
-  const std::string where = first_difference(request, after_first, after_second);
-  if (where.empty()) return first;  // buffers hold the second run's (identical) results
+  if (first_difference(request, after_first, after_second).empty())
+    return first;  // buffers hold the second run's (identical) results
 
-  // Same poison again: if even that differs, the dispatch is not deterministic (atomics in
-  // parallel, a race) and the comparison proves nothing about uninitialised memory.
-  restore(request, before);
-  pass.threadgroup_poison = kFirstPoison;
-  run_dispatch_once(pass);
-  if (!first_difference(request, after_first, take(request)).empty()) return first;
+  // Confirm on one worker, where threadgroups run one after another in a fixed order: threads
+  // of different threadgroups writing one element (a race, or atomics) make a parallel
+  // dispatch differ from run to run whatever the poison, and prove nothing about it.
+  pass.options.workers = 1;
+  Snapshot serial[2];
+  for (int k = 0; k < 2; ++k) {
+    restore(request, before);
+    pass.threadgroup_poison = k == 0 ? kFirstPoison : kSecondPoison;
+    run_dispatch_once(pass);
+    serial[k] = take(request);
+  }
+  const std::string where = first_difference(request, serial[0], serial[1]);
+  if (where.empty()) return first;  // buffers hold a run's results, as without initcheck
 
   // Locate: the traced pass, one worker, leaves the buffers as the first run did.
   restore(request, before);
+  pass.threadgroup_poison = kFirstPoison;
   pass.trace_uninit = true;
-  pass.options.workers = 1;
   DispatchOutcome traced = run_dispatch_once(pass);
   for (check::Report& r : traced.reports)
     if (r.check == check::CheckId::uninit_threadgroup)

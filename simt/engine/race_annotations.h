@@ -28,4 +28,21 @@ inline void ignore_begin() {}
 inline void ignore_end() {}
 #endif
 
+// ignore_begin/ignore_end for a scope, ended on the way out of an exception too (a lane that
+// diagnoses a divergent barrier throws out of its bookkeeping).
+class IgnoreScope {
+ public:
+  IgnoreScope() { ignore_begin(); }
+  ~IgnoreScope() { end(); }
+  IgnoreScope(const IgnoreScope&) = delete;
+  IgnoreScope& operator=(const IgnoreScope&) = delete;
+  void end() {
+    if (active_) ignore_end();
+    active_ = false;
+  }
+
+ private:
+  bool active_ = true;
+};
+
 }  // namespace metalsim::engine::race

@@ -15,10 +15,11 @@
 namespace metalsim::engine {
 namespace {
 
-thread_local ThreadgroupRunner* tls_runner = nullptr;
 std::atomic<uint64_t> fibers_started{0};
 
-bool same_site(const std::source_location& a, const std::source_location& b) {
+// One call site: the same line and column of the same file. The file names of one .metal file
+// are usually one string, so the comparison rarely reaches strcmp.
+inline bool same_site(const std::source_location& a, const std::source_location& b) {
   return a.line() == b.line() && a.column() == b.column() &&
          (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0);
 }
@@ -53,9 +54,8 @@ ThreadgroupRunner::ThreadgroupRunner(fiber::StackPool& stacks, ThreadgroupArena&
     identity_order_[i] = uint16_t(i);
   }
   ready_.reserve(4096);
+  barrier_waiters_.reserve(1024);
 }
-
-ThreadgroupRunner* ThreadgroupRunner::current() { return tls_runner; }
 
 uint64_t fibers_started_total() { return fibers_started.load(); }
 
@@ -122,6 +122,7 @@ void ThreadgroupRunner::prepare(DispatchState& dispatch, uint64_t linear_tg) {
       break;
   }
   hijacked_ = false;
+  driver_lane_ = kNoLane;
   running_ = nullptr;
   cursor_ = nullptr;
 }
@@ -148,7 +149,7 @@ void ThreadgroupRunner::prepare_lane_states() {
 
 void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
   prepare(dispatch, linear_tg);
-  tls_runner = this;
+  current_ = this;
   fiber::GuardedStack* stack = stacks_.acquire();
   drive_fiber_.start(stack, &ThreadgroupRunner::drive_entry, this);
   if (dispatch.request.trace_uninit) begin_uninit_trace();
@@ -171,7 +172,7 @@ void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
   if (uninit_trace_.active()) end_uninit_trace();
   for (check::Report& r : deferred_) report(std::move(r));
   deferred_.clear();
-  tls_runner = nullptr;
+  current_ = nullptr;
 }
 
 void ThreadgroupRunner::drive_entry(void* self) { static_cast<ThreadgroupRunner*>(self)->drive(); }
@@ -239,7 +240,7 @@ void ThreadgroupRunner::start_fiber(Lane& lane) {
 
 void ThreadgroupRunner::lane_entry(void* p) {
   auto* lane = static_cast<Lane*>(p);
-  ThreadgroupRunner& self = *tls_runner;
+  ThreadgroupRunner& self = *current_;
   try {
     LaneCursor one(self.tg_, &lane->id, 1);
     self.dispatch_->request.kernel->entry(self.args_, one);
@@ -258,17 +259,26 @@ uint32_t ThreadgroupRunner::current_lane() const {
 }
 
 void ThreadgroupRunner::block(SyncRequest& request) {
-  if (running_ != nullptr) {  // a fiber lane: hand control back to the driver
+  if (running_ != nullptr) {  // a fiber lane: its own bookkeeping, then on to the next lane
     Lane& lane = *running_;
     // Racecheck only: off that build, no epoch bookkeeping on the barrier path.
     void* token = race::kEnabled ? ordering_token(request.kind, lane.id) : nullptr;
     race::release(token);
-    race::ignore_begin();  // the engine's bookkeeping is not the kernel's access
+    race::IgnoreScope bookkeeping;  // the engine's bookkeeping is not the kernel's access
     lane.request = &request;
     lane.status = Status::Blocked;
-    fiber::Fiber& self = fibers_[lane.id];
-    race::ignore_end();  // never across the switch: an abandoned lane must not keep it
-    self.suspend();
+    on_blocked(lane);
+    Lane* next = take_direct_successor();
+    bookkeeping.end();  // never across the switch: an abandoned lane must not keep it
+    if (next != &lane) {
+      fiber::Fiber& self = fibers_[lane.id];
+      if (next == nullptr) {
+        self.suspend();  // the scheduler runs the driver lane, or diagnoses a stall
+      } else {
+        running_ = next;
+        self.switch_to(fibers_[next->id]);
+      }
+    }
     race::acquire(token);
     return;
   }
@@ -277,6 +287,7 @@ void ThreadgroupRunner::block(SyncRequest& request) {
   Lane& self = lanes_[cursor_->lane()];
   if (!hijacked_) {
     hijacked_ = true;
+    driver_lane_ = self.id;
     prepare_lane_states();
     const uint32_t first_not_started = cursor_->take_rest();
     for (uint32_t i = 0; i + 1 < first_not_started; ++i) on_done(lanes_[order_[i]]);
@@ -286,6 +297,20 @@ void ThreadgroupRunner::block(SyncRequest& request) {
   self.status = Status::Blocked;
   on_blocked(self);
   schedule_until(&self);
+}
+
+// The lane a blocking fiber lane hands control to without the scheduler: the head of the
+// ready queue (marked running; it may be the blocking lane itself), or nullptr when the
+// scheduler must act (nothing ready, or the head is the driver lane, which lives on the
+// scheduler's stack).
+ThreadgroupRunner::Lane* ThreadgroupRunner::take_direct_successor() {
+  if (ready_head_ == ready_.size()) return nullptr;
+  Lane& next = lanes_[ready_[ready_head_]];
+  if (next.id == driver_lane_) return nullptr;
+  ++ready_head_;
+  if (next.status == Status::NotStarted) start_fiber(next);
+  next.status = Status::Running;
+  return &next;
 }
 
 void ThreadgroupRunner::release(Lane& lane) {
@@ -315,52 +340,70 @@ void ThreadgroupRunner::schedule_until(Lane* target) {
   }
 }
 
+// Resumes `lane`; lanes may then hand control to each other (take_direct_successor) until one
+// suspends to the scheduler or returns. A blocked lane did its own bookkeeping (block).
 void ThreadgroupRunner::run_lane(Lane& lane) {
-  fiber::Fiber& fiber = fibers_[lane.id];
   if (lane.status == Status::NotStarted) start_fiber(lane);
   lane.status = Status::Running;
   running_ = &lane;
-  fiber.resume();
+  fiber::Fiber* back = fibers_[lane.id].resume();
   running_ = nullptr;
-  if (fiber.finished()) {
-    stacks_.release(fiber.stack());
-    fiber.abandon();
-    if (lane.failed) {
-      std::exception_ptr error = std::exchange(errors_[lane.id], nullptr);
-      try {
-        std::rethrow_exception(error);
-      } catch (const Abandon&) {
-        abandon_threadgroup();  // already reported inside the lane
-      } catch (...) {
-      }
-      check::Report r = lane_report(check::CheckId::kernel_exception, lane.id, nullptr);
-      try {
-        std::rethrow_exception(error);
-      } catch (const std::exception& e) {
-        r.message = std::string("the kernel threw: ") + e.what();
-      } catch (...) {
-        r.message = "the kernel threw a non-standard exception";
-      }
-      report(std::move(r));
-      abandon_threadgroup();
+  if (back->finished()) on_finished(lanes_[size_t(back - fibers_.data())]);
+}
+
+void ThreadgroupRunner::on_finished(Lane& lane) {
+  fiber::Fiber& fiber = fibers_[lane.id];
+  stacks_.release(fiber.stack());
+  fiber.abandon();
+  if (lane.failed) {
+    std::exception_ptr error = std::exchange(errors_[lane.id], nullptr);
+    try {
+      std::rethrow_exception(error);
+    } catch (const Abandon&) {
+      abandon_threadgroup();  // already reported inside the lane
+    } catch (...) {
     }
-    on_done(lane);
-  } else {
-    on_blocked(lane);
+    check::Report r = lane_report(check::CheckId::kernel_exception, lane.id, nullptr);
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      r.message = std::string("the kernel threw: ") + e.what();
+    } catch (...) {
+      r.message = "the kernel threw a non-standard exception";
+    }
+    report(std::move(r));
+    abandon_threadgroup();
   }
+  on_done(lane);
 }
 
 void ThreadgroupRunner::on_blocked(Lane& lane) {
   const uint32_t sg = lane.id / kSimdWidth;
   ++blocked_in_simd_[sg];
   if (lane.request->kind == SyncKind::ThreadgroupBarrier) {
-    ++at_barrier_;
-    try_resolve_simdgroup(sg);
+    arrive_at_barrier(lane);
+    if (simd_waiting_[sg] != 0) try_resolve_simdgroup(sg);
     try_resolve_barrier();
   } else {
     ++simd_waiting_[sg];
     try_resolve_simdgroup(sg);
   }
+}
+
+// The barrier's call site is set by its first arrival; a later arrival elsewhere marks the
+// epoch divergent, reported when every live lane has arrived.
+void ThreadgroupRunner::arrive_at_barrier(Lane& lane) {
+  if (at_barrier_ == 0) {
+    barrier_site_ = &lane.request->site;
+    barrier_divergent_ = false;
+    barrier_waiters_sorted_ = true;
+    barrier_waiters_.clear();
+  } else if (!same_site(*barrier_site_, lane.request->site)) {
+    barrier_divergent_ = true;
+  }
+  if (!barrier_waiters_.empty() && barrier_waiters_.back() > lane.id) barrier_waiters_sorted_ = false;
+  barrier_waiters_.push_back(lane.id);
+  ++at_barrier_;
 }
 
 void ThreadgroupRunner::on_done(Lane& lane) {
@@ -433,37 +476,24 @@ void ThreadgroupRunner::try_resolve_barrier() {
   const uint32_t live = tg_.thread_count - done_;
   if (at_barrier_ == 0 || at_barrier_ != live) return;
   // Every live lane waits at a threadgroup barrier: are they at the same one?
-  const std::source_location* site = nullptr;
-  uint32_t site_lane = 0;
-  for (uint32_t i = 0; i < tg_.thread_count; ++i) {
-    const Lane& l = lanes_[i];
-    if (l.status != Status::Blocked) continue;
-    if (site == nullptr) {
-      site = &l.request->site;
-      site_lane = i;
-    } else if (!same_site(*site, l.request->site)) {
-      diagnose_stall();
-    }
-  }
-  if (done_ > 0 && dispatch_->request.options.checks.sync) {
-    check::Report r = lane_report(check::CheckId::barrier_exited, site_lane, site);
-    std::vector<uint16_t> exited;
-    for (uint32_t i = 0; i < tg_.thread_count; ++i)
-      if (lanes_[i].status == Status::Done) exited.push_back(uint16_t(i));
-    r.message = "threadgroup_barrier reached while " + std::to_string(done_) + " of " +
-                std::to_string(tg_.thread_count) + " threads had already returned";
-    r.other_lanes = "returned threads: " + lane_list(exited);
-    report(std::move(r));
-  }
+  if (barrier_divergent_) diagnose_stall();
+  if (done_ > 0 && dispatch_->request.options.checks.sync) report_barrier_after_exit();
   at_barrier_ = 0;
   if constexpr (race::kEnabled) ++barrier_epoch_;
-  scratch_.clear();
-  for (uint32_t i = 0; i < tg_.thread_count; ++i) {
-    if (lanes_[i].status != Status::Blocked) continue;
-    --blocked_in_simd_[i / kSimdWidth];
-    scratch_.push_back(uint16_t(i));
-  }
-  release_in_policy_order(scratch_.data(), uint32_t(scratch_.size()));
+  for (uint16_t id : barrier_waiters_) --blocked_in_simd_[id / kSimdWidth];
+  if (!barrier_waiters_sorted_) std::sort(barrier_waiters_.begin(), barrier_waiters_.end());
+  release_in_policy_order(barrier_waiters_.data(), uint32_t(barrier_waiters_.size()));
+}
+
+void ThreadgroupRunner::report_barrier_after_exit() {
+  check::Report r = lane_report(check::CheckId::barrier_exited, barrier_waiters_.front(), barrier_site_);
+  std::vector<uint16_t> exited;
+  for (uint32_t i = 0; i < tg_.thread_count; ++i)
+    if (lanes_[i].status == Status::Done) exited.push_back(uint16_t(i));
+  r.message = "threadgroup_barrier reached while " + std::to_string(done_) + " of " +
+              std::to_string(tg_.thread_count) + " threads had already returned";
+  r.other_lanes = "returned threads: " + lane_list(exited);
+  report(std::move(r));
 }
 
 void ThreadgroupRunner::release_in_policy_order(uint16_t* ids, uint32_t count) {

@@ -42,8 +42,9 @@ class ThreadgroupRunner {
   // Runs threadgroup `linear_tg` of `dispatch` to the end, or abandons it with a report.
   void run(DispatchState& dispatch, uint64_t linear_tg);
 
-  // The runner of the calling worker while it runs a threadgroup, else nullptr.
-  static ThreadgroupRunner* current();
+  // The runner of the calling worker while it runs a threadgroup, else nullptr. Inline: every
+  // sync point asks.
+  static ThreadgroupRunner* current() { return current_; }
 
   void block(SyncRequest& request);  // the running lane waits at a sync point
   uint32_t current_lane() const;
@@ -85,7 +86,11 @@ class ThreadgroupRunner {
   void* ordering_token(SyncKind kind, uint32_t lane);
   void schedule_until(Lane* target);
   void run_lane(Lane& lane);
+  void on_finished(Lane& lane);
+  Lane* take_direct_successor();
   void on_blocked(Lane& lane);
+  void arrive_at_barrier(Lane& lane);
+  void report_barrier_after_exit();
   void on_done(Lane& lane);
   void try_resolve_simdgroup(uint32_t simdgroup);
   void try_resolve_barrier();
@@ -100,6 +105,8 @@ class ThreadgroupRunner {
   bool below_running_stack(const char* address) const;
 
   [[noreturn]] void abandon_threadgroup();
+
+  static inline thread_local ThreadgroupRunner* current_ = nullptr;
 
   fiber::StackPool& stacks_;
   ThreadgroupArena& arena_;
@@ -123,8 +130,15 @@ class ThreadgroupRunner {
   LaneCursor* cursor_ = nullptr;         // the plain lanes, while the kernel loop runs
   Lane* running_ = nullptr;              // the fiber lane now running, nullptr: a plain lane
   bool hijacked_ = false;                // a plain lane became the driver
+  static constexpr uint16_t kNoLane = 0xffff;
+  uint16_t driver_lane_ = kNoLane;       // that lane: it runs on the scheduler's stack
   uint32_t done_ = 0;
   uint32_t at_barrier_ = 0;
+  // The threadgroup barrier now filling: its site, its lanes in arrival order.
+  const std::source_location* barrier_site_ = nullptr;
+  bool barrier_divergent_ = false;
+  bool barrier_waiters_sorted_ = true;
+  std::vector<uint16_t> barrier_waiters_;
   std::vector<uint8_t> live_in_simd_, blocked_in_simd_, simd_waiting_;
   // Racecheck ordering (race_annotations.h): epochs and the addresses released/acquired.
   uint64_t barrier_epoch_ = 0;

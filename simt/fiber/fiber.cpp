@@ -1,5 +1,6 @@
 #include "simt/fiber/fiber.h"
 
+#include <cstdint>
 #include <cstdlib>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -17,6 +18,15 @@
 namespace ctx = boost::context::detail;
 
 namespace metalsim::fiber {
+namespace {
+
+// What a jump carries: the fiber that leaves, or, from the scheduler, the fiber it resumes
+// with the low bit set (a fresh fiber's trampoline must learn which Fiber it is).
+void* from_scheduler(Fiber* to) { return reinterpret_cast<void*>(uintptr_t(to) | 1); }
+bool is_from_scheduler(const void* data) { return (uintptr_t(data) & 1) != 0; }
+Fiber* untag(void* data) { return reinterpret_cast<Fiber*>(uintptr_t(data) & ~uintptr_t(1)); }
+
+}  // namespace
 
 void Fiber::start(GuardedStack* stack, Entry entry, void* arg, bool isolated) {
 #if METALSIM_TSAN
@@ -40,26 +50,45 @@ void Fiber::set_name([[maybe_unused]] const char* name) {
 #endif
 }
 
-void Fiber::resume() {
+Fiber* Fiber::resume() {
 #if METALSIM_ASAN
-  __sanitizer_start_switch_fiber(&asan_caller_fake_stack_, stack_->bottom(), stack_->size());
+  void* scheduler_fake_stack = nullptr;
+  __sanitizer_start_switch_fiber(&scheduler_fake_stack, stack_->bottom(), stack_->size());
 #endif
 #if METALSIM_TSAN
   tsan_caller_ = __tsan_get_current_fiber();
   __tsan_switch_to_fiber(tsan_fiber_, isolated_ ? __tsan_switch_to_fiber_no_sync : 0);
 #endif
-  ctx::transfer_t back = ctx::jump_fcontext(context_, this);
-  context_ = back.fctx;
+  ctx::transfer_t back = ctx::jump_fcontext(context_, from_scheduler(this));
+  // Back from whichever fiber of this scheduler suspended or finished last.
+  auto* leaver = static_cast<Fiber*>(back.data);
+  leaver->context_ = back.fctx;
 #if METALSIM_ASAN
-  __sanitizer_finish_switch_fiber(asan_caller_fake_stack_, nullptr, nullptr);
+  __sanitizer_finish_switch_fiber(scheduler_fake_stack, nullptr, nullptr);
 #endif
+  return leaver;
 }
 
 void Fiber::suspend() {
-  on_return_to_caller(false);
-  ctx::transfer_t back = ctx::jump_fcontext(caller_, nullptr);
-  caller_ = back.fctx;
-  on_enter_from_caller();
+  announce_leave(nullptr, false);
+  arrive(ctx::jump_fcontext(caller_, this));
+}
+
+void Fiber::switch_to(Fiber& next) {
+  next.caller_ = caller_;  // the scheduler stays the one next suspends to
+#if METALSIM_ASAN
+  next.asan_caller_bottom_ = asan_caller_bottom_;
+  next.asan_caller_size_ = asan_caller_size_;
+#endif
+#if METALSIM_TSAN
+  next.tsan_caller_ = tsan_caller_;
+#endif
+  successor_ = &next;
+  announce_leave(next.stack_, false);
+#if METALSIM_TSAN
+  __tsan_switch_to_fiber(next.tsan_fiber_, next.isolated_ ? __tsan_switch_to_fiber_no_sync : 0);
+#endif
+  arrive(ctx::jump_fcontext(next.context_, this));
 }
 
 void Fiber::abandon() {
@@ -82,31 +111,48 @@ void Fiber::abandon() {
   finished_ = true;
 }
 
-void Fiber::on_enter_from_caller() {
+// Just after a jump into this fiber: store the context of the side that left. From the
+// scheduler, that is where suspend() goes back to; from a sibling, where it resumes later.
+void Fiber::arrive(ctx::transfer_t from) {
 #if METALSIM_ASAN
-  __sanitizer_finish_switch_fiber(asan_fiber_fake_stack_, &asan_caller_bottom_, &asan_caller_size_);
+  const void* previous_bottom = nullptr;
+  size_t previous_size = 0;
+  __sanitizer_finish_switch_fiber(asan_fiber_fake_stack_, &previous_bottom, &previous_size);
+  if (is_from_scheduler(from.data)) {
+    asan_caller_bottom_ = previous_bottom;
+    asan_caller_size_ = previous_size;
+  }
 #endif
+  if (is_from_scheduler(from.data))
+    caller_ = from.fctx;
+  else
+    untag(from.data)->context_ = from.fctx;
 }
 
-void Fiber::on_return_to_caller([[maybe_unused]] bool finishing) {
+// Just before a jump out of this fiber, to `to_stack` (nullptr: the scheduler).
+void Fiber::announce_leave([[maybe_unused]] const GuardedStack* to_stack,
+                           [[maybe_unused]] bool finishing) {
 #if METALSIM_ASAN
   // A finishing fiber passes no fake-stack slot, so ASan releases its fake frames.
-  __sanitizer_start_switch_fiber(finishing ? nullptr : &asan_fiber_fake_stack_,
-                                 asan_caller_bottom_, asan_caller_size_);
+  void** fake_stack = finishing ? nullptr : &asan_fiber_fake_stack_;
+  if (to_stack == nullptr)
+    __sanitizer_start_switch_fiber(fake_stack, asan_caller_bottom_, asan_caller_size_);
+  else
+    __sanitizer_start_switch_fiber(fake_stack, to_stack->bottom(), to_stack->size());
 #endif
 #if METALSIM_TSAN
-  __tsan_switch_to_fiber(tsan_caller_, isolated_ ? __tsan_switch_to_fiber_no_sync : 0);
+  if (to_stack == nullptr)
+    __tsan_switch_to_fiber(tsan_caller_, isolated_ ? __tsan_switch_to_fiber_no_sync : 0);
 #endif
 }
 
 void Fiber::trampoline(ctx::transfer_t from) {
-  auto* self = static_cast<Fiber*>(from.data);
-  self->caller_ = from.fctx;
-  self->on_enter_from_caller();
+  Fiber* self = is_from_scheduler(from.data) ? untag(from.data) : untag(from.data)->successor_;
+  self->arrive(from);
   self->entry_(self->arg_);  // must not throw: the engine's entries catch everything
   self->finished_ = true;
-  self->on_return_to_caller(true);
-  ctx::jump_fcontext(self->caller_, nullptr);
+  self->announce_leave(nullptr, true);
+  ctx::jump_fcontext(self->caller_, self);
   std::abort();  // a finished fiber is never resumed
 }
 

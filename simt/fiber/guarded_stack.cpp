@@ -20,9 +20,10 @@ size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 }  // namespace
 
-GuardedStack::GuardedStack(size_t usable_bytes) {
+GuardedStack::GuardedStack(size_t usable_bytes, size_t color) {
   const size_t page = page_size();
-  usable_size_ = round_up(usable_bytes, page);
+  color_ = color % page;
+  usable_size_ = round_up(usable_bytes + color_, page);
   mapping_size_ = usable_size_ + page;
   mapping_ = mmap(nullptr, mapping_size_, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
@@ -45,7 +46,10 @@ GuardedStack* StackPool::acquire() {
     free_.pop_back();
     return s;
   }
-  all_.push_back(new GuardedStack(stack_bytes_));
+  // Successive stacks start 320 bytes apart within a page (5 cache lines; 64 colours): a
+  // barrier touches every lane's stack top, and same-offset tops would evict each other.
+  constexpr size_t kColorStep = 320;
+  all_.push_back(new GuardedStack(stack_bytes_, (all_.size() * kColorStep) % page_size()));
   return all_.back();
 }
 

@@ -10,14 +10,16 @@ namespace metalsim::fiber {
 
 class GuardedStack {
  public:
-  explicit GuardedStack(size_t usable_bytes);
+  // `color`: bytes left unused at the top, so that the tops of many stacks (where lanes
+  // switch) do not all fall into the same cache sets.
+  explicit GuardedStack(size_t usable_bytes, size_t color = 0);
   ~GuardedStack();
   GuardedStack(const GuardedStack&) = delete;
   GuardedStack& operator=(const GuardedStack&) = delete;
 
-  void* top() const { return static_cast<char*>(usable_) + usable_size_; }  // stacks grow down
+  void* top() const { return static_cast<char*>(usable_) + size(); }  // stacks grow down
   void* bottom() const { return usable_; }
-  size_t size() const { return usable_size_; }
+  size_t size() const { return usable_size_ - color_; }
   bool guard_contains(const void* address) const;
 
  private:
@@ -25,6 +27,7 @@ class GuardedStack {
   size_t mapping_size_ = 0;
   void* usable_ = nullptr;
   size_t usable_size_ = 0;
+  size_t color_ = 0;
 };
 
 class StackPool {
