@@ -137,6 +137,7 @@ std::string Front::translate_source(std::string_view text, const std::string& pa
   rewrite_literals(t, ctx_);
   rewrite_range_designators(t, ctx_);
   rewrite_host_name_instances(t, ctx_);
+  rewrite_member_specializations(t, ctx_);
   rewrite_address_space_overloads(t, ctx_);
   rewrite_function_constants(t, ctx_);
   rewrite_kernels(t, ctx_);

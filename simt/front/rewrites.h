@@ -26,6 +26,9 @@ void rewrite_literals(Tokens& t, RewriteContext& ctx);
 void rewrite_range_designators(Tokens& t, RewriteContext& ctx);
 // `template [[host_name("n")]] [[kernel]] decltype(f<float>) f<float>;` -> a registered entry
 void rewrite_host_name_instances(Tokens& t, RewriteContext& ctx);
+// `template <> R f(Args)` inside a class -> `R f(Args)`, a non-template overload (GCC has no
+// explicit specialization at class scope)
+void rewrite_member_specializations(Tokens& t, RewriteContext& ctx);
 // overloads that differ only by address space, with identical bodies: keep the first one
 void rewrite_address_space_overloads(Tokens& t, RewriteContext& ctx);
 // `constant T x [[function_constant(N)]];` -> a value read per dispatch

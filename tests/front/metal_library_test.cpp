@@ -184,6 +184,27 @@ TEST(FrontMetalRun, TemplateInstanceRuns) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i], x[size_t(i)] * 0.5f * 4.0f);
 }
 
+// A call operator specialized inside its class (front_templates.metal): the int instance
+// takes the specialization, the float one the template.
+TEST(FrontMetalRun, InClassSpecializationIsCalled) {
+  HostRun r;
+  std::vector<float> xf{1.5f, -2.0f, 3.0f, 0.25f};
+  std::vector<int> xi{1, -2, 3, 40};
+  auto bf = r.buffer(xf);
+  auto bi = NS::TransferPtr(r.device->newBuffer(xi.data(), xi.size() * sizeof(int), MTL::ResourceStorageModeShared));
+  for (auto [name, buf] : {std::pair{"apply_op_float", bf.get()}, std::pair{"apply_op_int", bi.get()}}) {
+    MTL::CommandBuffer* cb = r.dispatch(name, nullptr, [&](MTL::ComputeCommandEncoder* e) { e->setBuffer(buf, 0, 0); },
+                                        MTL::Size(1, 1, 1), MTL::Size(4, 1, 1));
+    ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << name;
+  }
+  const auto* of = static_cast<const float*>(bf->contents());
+  const auto* oi = static_cast<const int*>(bi->contents());
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(of[i], xf[i] * 2.0f) << i;
+    EXPECT_EQ(oi[i], -xi[i]) << i;
+  }
+}
+
 // A program's own bfloat functions on Apple's intrinsics (front_library_extension.metal) run in
 // place of the headers' ones: simd_sum sums in float and rounds once, against a scalar model.
 uint16_t bf16(float f) { return metal::bfloat(f).bits; }

@@ -213,5 +213,43 @@ TEST(FrontHostName, OrdinaryExplicitInstantiationUntouched) {
   EXPECT_TRUE(contains(r.code, "template float g<float>(float);"));
 }
 
+// ------------------------------ explicit specializations of member functions in the class
+TEST(FrontMemberSpecializations, InClassSpecializationBecomesOverload) {
+  auto r = translate(
+      "struct Abs {\n"
+      "  template <typename T> T operator()(T x) { return abs(x); }\n"
+      "  template <> uint operator()(uint x) { return x; }\n"
+      "  template <> static bool f(bool x) { return x; }\n"
+      "};\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(body(r.code),
+            "struct Abs {\n"
+            "template <typename T> T operator()(T x) { return abs(x); }\n"
+            "uint operator()(uint x) { return x; }\n"
+            "static bool f(bool x) { return x; }\n"
+            "};\n");
+}
+
+TEST(FrontMemberSpecializations, NamespaceScopeAndExplicitArgumentsUntouched) {
+  const std::string src =
+      "template <typename T> T g(T x) { return x; }\n"
+      "template <> int g(int x) { return x + 1; }\n"
+      "struct S {\n"
+      "  template <typename T> static T v() { return T(0); }\n"
+      "  template <> static int v<int>() { return 1; }\n"
+      "  template <typename T> bool operator<(T x) { return false; }\n"
+      "  template <> bool operator< <int>(int x) { return true; }\n"
+      "  template <typename T> struct In {};\n"
+      "  template <> struct In<int> {};\n"
+      "};\n"
+      "void h() { S s; s.operator< <int>(1); }\n";
+  auto r = translate(src);
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(contains(r.code, "template <> int g(int x)"));
+  EXPECT_TRUE(contains(r.code, "template <> static int v<int>()"));
+  EXPECT_TRUE(contains(r.code, "template <> bool operator< <int>(int x)"));
+  EXPECT_TRUE(contains(r.code, "template <> struct In<int> {};"));
+}
+
 }  // namespace
 }  // namespace metalsim::front

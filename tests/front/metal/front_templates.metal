@@ -25,3 +25,22 @@ instantiate_scale(half, half, 4)
 // ggml: typedef decltype(f<...>) f_t; template [[host_name(...)]] kernel f_t f<...>;
 typedef decltype(scale_by<float, 4>) scale_by_t;
 template [[host_name("scale_by_float_x4")]] kernel scale_by_t scale_by<float, 4>;
+
+// A functor whose call operator is specialized inside the class, as MLX's unary ops are.
+struct NegateInts {
+  template <typename T>
+  T operator()(T x) {
+    return x * T(2);
+  }
+  template <>
+  int operator()(int x) {
+    return -x;
+  }
+};
+
+template <typename T, typename Op>
+[[kernel]] void apply_op(device T* x [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  x[i] = Op()(x[i]);
+}
+instantiate_kernel("apply_op_float", apply_op, float, NegateInts)
+instantiate_kernel("apply_op_int", apply_op, int, NegateInts)
