@@ -262,5 +262,23 @@ TEST(FrontMetalRun, ProgramBfloatFunctionsOnIntrinsics) {
   EXPECT_TRUE(rounding_differs) << "inputs do not tell the program's simd_sum from the headers'";
 }
 
+// log1p(half) with a program's own float and bfloat log1p and no C library in scope
+// (front_library_extension.metal): the float overload, against std::log(1 + x) in float.
+TEST(FrontMetalRun, NoCMathInKernelScope) {
+  HostRun r;
+  const uint32_t n = 32;
+  std::vector<_Float16> x(n);
+  for (uint32_t i = 0; i < n; ++i) x[i] = _Float16(0.125f * float(i) - 0.9f);
+  auto bx = NS::TransferPtr(r.device->newBuffer(x.data(), n * sizeof(_Float16), MTL::ResourceStorageModeShared));
+  auto by = r.buffer(std::vector<float>(n, 0.0f));
+  MTL::CommandBuffer* cb = r.dispatch("library_log1p", nullptr, [&](MTL::ComputeCommandEncoder* e) {
+    e->setBuffer(bx.get(), 0, 0);
+    e->setBuffer(by.get(), 0, 1);
+  }, MTL::Size(1, 1, 1), MTL::Size(n, 1, 1));
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+  const auto* y = static_cast<const float*>(by->contents());
+  for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(y[i], std::log(1.0f + float(x[i]))) << i;
+}
+
 }  // namespace
 #endif

@@ -1,13 +1,28 @@
 #pragma once
-// The float constants of MSL (spec 6.2). FLT_* come from <cfloat>, INFINITY/NAN/HUGE_VALF/MAXFLOAT
-// from <cmath>, so a kernel that also includes those C headers sees one definition.
+// The float constants of MSL (spec 6.2). FLT_* come from <cfloat>.
+//
+// <cmath> is not included: MSL has no C math library, and glibc's would put `double log1p(double)`
+// and the like in the global namespace, where a kernel's own `float log1p(float)` (MLX utils.h)
+// then makes `log1p(half)` ambiguous. INFINITY, NAN, HUGE_VALF and MAXFLOAT are defined here,
+// spelled token for token as glibc's <math.h> spells them, so a translation unit that includes
+// <cmath> as well (host code, tests) sees identical redefinitions.
 #include <cfloat>
 #include <climits>
-#include <cmath>
 
-#ifndef MAXFLOAT
-#define MAXFLOAT FLT_MAX
+// clang-format off
+#ifndef INFINITY
+#define INFINITY (__builtin_inff ())
 #endif
+#ifndef NAN
+#define NAN (__builtin_nanf (""))
+#endif
+#ifndef HUGE_VALF
+#define HUGE_VALF (__builtin_huge_valf ())
+#endif
+#ifndef MAXFLOAT
+#define MAXFLOAT 3.40282347e+38F
+#endif
+// clang-format on
 
 // ------------------------------ float math constants
 #define M_E_F 2.71828182845904523536f

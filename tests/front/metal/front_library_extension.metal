@@ -37,3 +37,14 @@ kernel void library_extension(device const bfloat* x [[buffer(0)]],
   e[i] = exp(v) + fast::exp(v);
   bits[i] = simd_xor(float(i));
 }
+
+// MSL has no C math library, so no `double log1p(double)` is in scope: with a program's own
+// float and bfloat overloads (MLX's utils.h), log1p(half) takes the float one.
+inline float log1p(float x) { return metal::log(1.0f + x); }
+inline bfloat log1p(bfloat x) { return bfloat(log1p(float(x))); }
+
+kernel void library_log1p(device const half* x [[buffer(0)]],
+                          device float* y [[buffer(1)]],
+                          uint i [[thread_position_in_grid]]) {
+  y[i] = log1p(x[i]);
+}
