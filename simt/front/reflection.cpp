@@ -79,11 +79,24 @@ KernelArg parse_param(const Tokens& t, size_t b, size_t e, size_t position) {
   }
   const Token& at = t[b];
   KernelArg arg;
+  // An array parameter (`constant const size_t strides[2]`, MLX's binary kernels) is a pointer,
+  // as any C++ array parameter is: its extent is dropped and `*` stands in for it.
+  bool array_param = false;
+  if (!decl.empty() && decl.back().is("]")) {
+    size_t open = decl.size() - 1;
+    while (open > 0 && !decl[open].is("[")) --open;
+    if (open > 0 && decl[open - 1].is("]")) {
+      throw FrontError(at.file, at.line, "kernel parameter #" + std::to_string(position) + ": a multi-dimensional array parameter is not supported");
+    }
+    decl.resize(open);
+    array_param = true;
+  }
   if (decl.size() >= 2 && decl.back().ident() && !qualifier_word(decl[decl.size() - 2])) {
     arg.name = decl.back().text;
     decl.pop_back();
   }
   std::string shown = arg.name.empty() ? "#" + std::to_string(position) : "'" + arg.name + "'";
+  if (array_param) decl.push_back(make_token(TokKind::Punct, "*", at, false));
   arg.type = join(decl, 0, decl.size());
 
   const Attribute* binding = nullptr;

@@ -112,5 +112,28 @@ TEST(FrontReflection, KernelDeclarationWithoutBodyIsNotRegistered) {
   EXPECT_TRUE(contains(r.code, "void k( float* x );"));
 }
 
+TEST(FrontReflection, ArrayParameterIsAPointer) {
+  auto r = translate(
+      "template <int D> kernel void k(constant const size_t strides[2] [[buffer(3)]],\n"
+      "                               device float out[D] [[buffer(0)]]) {}\n");
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.ctx.kernels.size(), 1u);
+  const KernelDecl& k = r.ctx.kernels[0];
+  ASSERT_EQ(k.args.size(), 2u);
+  EXPECT_EQ(k.args[0].name, "strides");
+  EXPECT_EQ(k.args[0].kind, ArgKind::ConstantBuffer);
+  EXPECT_EQ(k.args[0].type, "constant const size_t*");
+  EXPECT_EQ(k.args[0].element_type, "const size_t");
+  EXPECT_FALSE(k.args[0].is_reference);
+  EXPECT_EQ(k.args[1].name, "out");
+  EXPECT_EQ(k.args[1].kind, ArgKind::DeviceBuffer);
+  EXPECT_EQ(k.args[1].element_type, "float");
+}
+
+TEST(FrontReflection, MultiDimensionalArrayParameterIsAnError) {
+  auto r = translate("kernel void k(constant const int m[2][3] [[buffer(0)]]) {}\n");
+  EXPECT_EQ(r.error, "t.metal:1: error: kernel parameter #0: a multi-dimensional array parameter is not supported");
+}
+
 }  // namespace
 }  // namespace metalsim::front
