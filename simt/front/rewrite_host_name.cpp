@@ -51,10 +51,13 @@ bool parse_instance(const Tokens& t, size_t b, size_t e, Instance& out) {
   const Token& at = t[b];
   if (out.host_name.empty()) throw FrontError(at.file, at.line, "explicit instantiation of a kernel needs [[host_name(\"...\")]]");
   if (!cand) throw FrontError(at.file, at.line, "[[host_name]] instantiation: expected the kernel template as name<args>");
-  size_t q = cand;
+  // In a #define body the name may be pasted: `binary_op_##bopt<T, U, Op>` (MLX binary.metal).
+  size_t name_begin = cand;
+  while (name_begin >= 2 && t[name_begin - 1].is("##") && t[name_begin - 2].ident()) name_begin -= 2;
+  size_t q = name_begin;
   while (q >= 2 && t[q - 1].is("::") && t[q - 2].ident()) q -= 2;
-  out.qualifier = join(t, q, cand);
-  out.function = t[cand].text;
+  out.qualifier = join(t, q, name_begin);
+  out.function = join(t, name_begin, cand + 1);
   out.template_args = join(t, cand + 1, cand_close + 1);
   return true;
 }

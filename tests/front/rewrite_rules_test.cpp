@@ -208,6 +208,16 @@ TEST(FrontHostName, InstantiationMacroIsRewrittenInItsBody) {
       << r.code;
 }
 
+TEST(FrontHostName, PastedKernelNameInMacro) {
+  auto r = translate(
+      "#define instantiate(name, T, kind) \\\n"
+      "  template [[host_name(name)]] [[kernel]] void op_##kind<T>(device T* x);\n"
+      "int after;\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(contains(r.code, "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){ms_kernel_ ## op_##kind<T>::info(name)};"))
+      << r.code;
+}
+
 TEST(FrontHostName, OrdinaryExplicitInstantiationUntouched) {
   auto r = translate("template <typename T> T g(T x) { return x; }\ntemplate float g<float>(float);\n");
   EXPECT_TRUE(contains(r.code, "template float g<float>(float);"));
