@@ -33,8 +33,8 @@ std::string arg_info(const KernelArg& a, size_t position) {
   s += ", .type = " + quote(a.type);
   s += std::string(", .is_const = ") + (a.is_const ? "true" : "false");
   s += std::string(", .is_reference = ") + (a.is_reference ? "true" : "false");
-  s += ", .element_size = static_cast<uint32_t>(sizeof(" + a.element_type + "))";
-  s += ", .element_align = static_cast<uint32_t>(alignof(" + a.element_type + "))";
+  s += ", .element_size = ::metalsim::front::rt::element_size<" + a.element_type + ">()";
+  s += ", .element_align = ::metalsim::front::rt::element_align<" + a.element_type + ">()";
   if (a.kind == ArgKind::Builtin) s += ", .builtin = ::metalsim::engine::Builtin::" + a.builtin;
   return s + "}";
 }

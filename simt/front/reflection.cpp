@@ -51,13 +51,30 @@ std::vector<std::string> template_arg_names(const Tokens& t, size_t b, size_t e)
     bool pack = false;
     for (size_t i = pb; i < pe && !t[i].is("="); ++i) {
       if (t[i].is("<")) i = match_close(t, i);
-      else if (t[i].is("...")) pack = true;
+      else if (t[i].is("(")) {
+        // A function-pointer parameter `void (*deq)(device const T*, short)` (ggml) is named
+        // inside its first parentheses; the parameter list's words are not its name.
+        if (t[i + 1].is("*") && t[i + 2].ident()) name = t[i + 2].text;
+        i = match_close(t, i);
+      } else if (t[i].is("...")) pack = true;
       else if (t[i].ident()) name = t[i].text;
     }
     if (name.empty()) throw FrontError(t[pb].file, t[pb].line, "unnamed template parameter of a kernel");
     names.push_back(pack ? name + "..." : name);
   }
   return names;
+}
+
+// Tokens [b, e) with address spaces erased, for text copied into generated code (a kernel
+// template's parameter list: ggml's `void (*deq)(device const q_t*, short, thread float4&)`),
+// which the address-space rule never sees. `constant` becomes `const`.
+Tokens without_address_spaces(const Tokens& t, size_t b, size_t e) {
+  Tokens out;
+  for (size_t i = b; i < e; ++i) {
+    if (t[i].is("constant")) out.push_back(make_token(TokKind::Ident, "const", t[i]));
+    else if (!is_address_space(t[i])) out.push_back(t[i]);
+  }
+  return out;
 }
 
 bool qualifier_word(const Token& k) {
@@ -205,7 +222,8 @@ KernelDecl parse_kernel_signature(const Tokens& t, size_t head, size_t name_at) 
   if (t[i].is("template") && i + 1 < name_at && t[i + 1].is("<")) {
     size_t close = match_close(t, i + 1);
     k.is_template = true;
-    k.template_params = join(t, i + 2, close);
+    Tokens params = without_address_spaces(t, i + 2, close);
+    k.template_params = join(params, 0, params.size());
     k.template_arg_names = template_arg_names(t, i + 2, close);
     i = close + 1;
   }

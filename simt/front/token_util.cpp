@@ -139,6 +139,9 @@ size_t statement_start(const Tokens& t, size_t i) {
   while (i > 0) {
     const Token& p = t[i - 1];
     if (p.kind == TokKind::Directive) break;
+    // A statement another rule already replaced by generated code (an explicit instantiation
+    // became a registration: `static const ...{...};`) ends where that code ends.
+    if (p.kind == TokKind::Raw && !p.text.empty() && (p.text.back() == ';' || p.text.back() == '}')) break;
     if (p.kind == TokKind::Punct) {
       if (p.text == ")" || p.text == "]") ++depth;
       if (p.text == "(" || p.text == "[") {

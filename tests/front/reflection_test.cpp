@@ -135,5 +135,40 @@ TEST(FrontReflection, MultiDimensionalArrayParameterIsAnError) {
   EXPECT_EQ(r.error, "t.metal:1: error: kernel parameter #0: a multi-dimensional array parameter is not supported");
 }
 
+// ------------------------------ ggml-metal.metal shapes
+// A function-pointer template parameter is named inside its first parentheses, and its parameter
+// list's address spaces are erased in the generated entry's template header.
+TEST(FrontReflection, FunctionPointerTemplateParameter) {
+  auto r = translate(
+      "template <short r, typename q_t, void (*deq)(device const q_t *, short, thread float4 &)>\n"
+      "kernel void k(device float* p [[buffer(0)]]) {}\n");
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.ctx.kernels.size(), 1u);
+  EXPECT_EQ(r.ctx.kernels[0].template_arg_names, (std::vector<std::string>{"r", "q_t", "deq"}));
+  EXPECT_EQ(r.ctx.kernels[0].template_params, "short r, typename q_t, void (*deq)( const q_t *, short, float4 &)");
+}
+
+// A kernel template right after an explicit instantiation (already replaced by a registration)
+// still starts at its `template <...>`.
+TEST(FrontReflection, KernelTemplateAfterInstantiation) {
+  auto r = translate(
+      "template <typename T> kernel void a(device T* p [[buffer(0)]]) {}\n"
+      "template [[host_name(\"a_f\")]] kernel decltype(a<float>) a<float>;\n"
+      "template <typename T0, typename T1>\n"
+      "kernel void b(device T0* p [[buffer(0)]]) {}\n");
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.ctx.kernels.size(), 2u);
+  EXPECT_TRUE(r.ctx.kernels[1].is_template);
+  EXPECT_EQ(r.ctx.kernels[1].template_arg_names, (std::vector<std::string>{"T0", "T1"}));
+}
+
+// `device const void*` (ggml's kernel_argmax) has no size: the entry asks the runtime
+// (rt::element_size, 0 for void) instead of writing sizeof(const void).
+TEST(FrontReflection, VoidPointeeSizeIsAskedOfTheRuntime) {
+  auto r = translate("kernel void k(device const void* x [[buffer(0)]]) {}\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(contains(r.code, "::metalsim::front::rt::element_size<const void>()"));
+}
+
 }  // namespace
 }  // namespace metalsim::front

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <span>
+#include <type_traits>
 
 #include "simt/engine/builtin.h"
 #include "simt/engine/kernel.h"
@@ -30,6 +31,26 @@ T builtin_cast(engine::BuiltinValue v) {
     return T(static_cast<S>(v.x), static_cast<S>(v.y), static_cast<S>(v.z));
   } else {
     return T(static_cast<S>(v.x), static_cast<S>(v.y), static_cast<S>(v.z), S(0));
+  }
+}
+
+// ------------------------------ argument reflection
+// Size and alignment of what a buffer argument points at. `device const void*` (ggml's
+// kernel_argmax, kernel_ssm_conv_f32) points at nothing sized: both are 0.
+template <class T>
+constexpr uint32_t element_size() {
+  if constexpr (std::is_void_v<T>) {
+    return 0;
+  } else {
+    return static_cast<uint32_t>(sizeof(T));
+  }
+}
+template <class T>
+constexpr uint32_t element_align() {
+  if constexpr (std::is_void_v<T>) {
+    return 0;
+  } else {
+    return static_cast<uint32_t>(alignof(T));
   }
 }
 
