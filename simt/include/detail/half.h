@@ -17,6 +17,19 @@
 #define HALF_RADIX 2
 #define HALF_DECIMAL_DIG 5  // not in every MSL version; harmless
 
+// ------------------------------ the compiler's _Float16 limits
+// Apple's compiler (clang) predefines __FLT16_MAX__ and friends with an F16 suffix; MSL code uses
+// them as half constants (ggml: `half M = -__FLT16_MAX__/2;`). g++ predefines them too, but
+// rejects the F16 suffix before C++23, so they are re-defined here with the same values.
+#undef __FLT16_MAX__
+#undef __FLT16_MIN__
+#undef __FLT16_EPSILON__
+#undef __FLT16_DENORM_MIN__
+#define __FLT16_MAX__ ((metal::half)0x1.ffcp15f)
+#define __FLT16_MIN__ ((metal::half)0x1p-14f)
+#define __FLT16_EPSILON__ ((metal::half)0x1p-10f)
+#define __FLT16_DENORM_MIN__ ((metal::half)0x1p-24f)
+
 // ------------------------------ half math constants
 #define M_E_H ((metal::half)2.718281828459045f)
 #define M_LOG2E_H ((metal::half)1.442695040888963f)

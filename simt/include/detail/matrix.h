@@ -73,6 +73,13 @@ template <class T, int C, int R, detail::scalar S>
 constexpr matrix<T, C, R> operator*(S s, const matrix<T, C, R>& a) {
   return a * s;
 }
+// matrix / scalar, component-wise (ggml: `(float4x4) sr4x4[i]/S`); Apple's compiler accepts it.
+template <class T, int C, int R, detail::scalar S>
+constexpr matrix<T, C, R> operator/(const matrix<T, C, R>& a, S s) {
+  matrix<T, C, R> m;
+  for (int c = 0; c < C; ++c) m[c] = a[c] / static_cast<T>(s);
+  return m;
+}
 // ------------------------------ matrix * vector: sum over columns of column * v[c]
 template <class T, int C, int R, class V>
   requires detail::vector_like<V> && std::same_as<detail::elem_t<V>, T> && (detail::size_v<V> == C)

@@ -92,6 +92,16 @@ struct alignas(Packed ? alignof(T) : detail::vec_align<T, N>) basic_vec : detail
     for (int i = 0; i < N; ++i) e[i] = static_cast<T>(v[i]);
   }
 
+  // ------------------------------ assignment from a braced list: `qf1 = {a, b, c, d};` (ggml)
+  // The assignment template below cannot deduce from a braced list; this aggregate takes it.
+  struct components {
+    T c[N];
+  };
+  constexpr basic_vec& operator=(const components& l) {
+    for (int i = 0; i < N; ++i) e[i] = l.c[i];
+    return *this;
+  }
+
   // ------------------------------ assignment (copies the bytes; see the header comment)
   template <class V>
     requires std::is_convertible_v<V&&, basic_vec>
