@@ -1,5 +1,6 @@
-// The sync points and per-lane queries the MSL headers call; each forwards to the runner of
-// the calling worker.
+// The per-lane queries the MSL headers call; each forwards to the runner of the calling
+// worker. The sync points themselves are in threadgroup_runner.cpp, where the barrier's hot
+// path can be inlined into them.
 #include "simt/engine/sync.h"
 
 #include <stdexcept>
@@ -23,22 +24,6 @@ const CollectiveMember* CollectiveCall::find(uint32_t lane) const {
   for (uint32_t i = 0; i < count; ++i)
     if (members[i].simd_lane == lane) return &members[i];
   return nullptr;
-}
-
-void threadgroup_barrier(std::source_location site) {
-  SyncRequest request{SyncKind::ThreadgroupBarrier, site, nullptr, {}};
-  runner().block(request);
-}
-
-void simdgroup_barrier(std::source_location site) {
-  SyncRequest request{SyncKind::SimdgroupBarrier, site, nullptr, {}};
-  runner().block(request);
-}
-
-void simd_collective(CombineFn combine, const void* in, void* out, uint64_t arg, SyncKind kind,
-                     std::source_location site) {
-  SyncRequest request{kind, site, combine, CollectiveMember{0, in, out, arg}};
-  runner().block(request);
 }
 
 uint32_t current_lane_index() { return runner().current_lane(); }

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstring>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 #include "simt/engine/dispatch_state.h"
@@ -20,6 +21,16 @@ std::atomic<uint64_t> fibers_started{0};
 // One call site: the same line and column of the same file. The file names of one .metal file
 // are usually one string, so the comparison rarely reaches strcmp.
 inline bool same_site(const std::source_location& a, const std::source_location& b) {
+  // libstdc++'s source_location is one pointer to a constant per call site: equal pointers are
+  // one site without reading the constant. Unequal ones may still be (one line of a template
+  // instantiated twice), so the fields decide.
+  if constexpr (sizeof(std::source_location) == sizeof(const void*)) {
+    const void* pa = nullptr;
+    const void* pb = nullptr;
+    std::memcpy(&pa, &a, sizeof pa);
+    std::memcpy(&pb, &b, sizeof pb);
+    if (pa == pb) return true;
+  }
   return a.line() == b.line() && a.column() == b.column() &&
          (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0);
 }
@@ -53,8 +64,6 @@ ThreadgroupRunner::ThreadgroupRunner(fiber::StackPool& stacks, ThreadgroupArena&
     lanes_[i].id = uint16_t(i);
     identity_order_[i] = uint16_t(i);
   }
-  ready_.reserve(4096);
-  barrier_waiters_.reserve(1024);
 }
 
 uint64_t fibers_started_total() { return fibers_started.load(); }
@@ -134,12 +143,11 @@ void ThreadgroupRunner::prepare_lane_states() {
     lanes_[i].request = nullptr;
     lanes_[i].failed = false;
   }
-  live_in_simd_.assign(tg_.simdgroup_count, 0);
-  blocked_in_simd_.assign(tg_.simdgroup_count, 0);
-  simd_waiting_.assign(tg_.simdgroup_count, 0);
+  std::fill_n(live_in_simd_, tg_.simdgroup_count, 0);
+  std::fill_n(blocked_in_simd_, tg_.simdgroup_count, 0);
+  std::fill_n(simd_waiting_, tg_.simdgroup_count, 0);
   if constexpr (race::kEnabled) simd_epoch_.assign(tg_.simdgroup_count, 0);
   for (uint32_t i = 0; i < n; ++i) ++live_in_simd_[i / kSimdWidth];
-  ready_head_ = 0;
   ready_.clear();
   done_ = 0;
   at_barrier_ = 0;
@@ -251,6 +259,35 @@ void ThreadgroupRunner::lane_entry(void* p) {
   }
 }
 
+// ------------------------------ the sync points (sync.h)
+
+namespace {
+
+[[gnu::always_inline]] inline ThreadgroupRunner& runner_for_sync_point() {
+  ThreadgroupRunner* r = ThreadgroupRunner::current();
+  if (r == nullptr) [[unlikely]]
+    throw std::logic_error("metalsim: a sync point was called outside a kernel");
+  return *r;
+}
+
+}  // namespace
+
+void threadgroup_barrier(std::source_location site) {
+  SyncRequest request{SyncKind::ThreadgroupBarrier, site, nullptr, {}};
+  runner_for_sync_point().block(request);
+}
+
+void simdgroup_barrier(std::source_location site) {
+  SyncRequest request{SyncKind::SimdgroupBarrier, site, nullptr, {}};
+  runner_for_sync_point().block(request);
+}
+
+void simd_collective(CombineFn combine, const void* in, void* out, uint64_t arg, SyncKind kind,
+                     std::source_location site) {
+  SyncRequest request{kind, site, combine, CollectiveMember{0, in, out, arg}};
+  runner_for_sync_point().block(request);
+}
+
 // ------------------------------ blocking and scheduling
 
 uint32_t ThreadgroupRunner::current_lane() const {
@@ -259,29 +296,38 @@ uint32_t ThreadgroupRunner::current_lane() const {
 }
 
 void ThreadgroupRunner::block(SyncRequest& request) {
-  if (running_ != nullptr) {  // a fiber lane: its own bookkeeping, then on to the next lane
-    Lane& lane = *running_;
-    // Racecheck only: off that build, no epoch bookkeeping on the barrier path.
-    void* token = race::kEnabled ? ordering_token(request.kind, lane.id) : nullptr;
-    race::release(token);
-    race::IgnoreScope bookkeeping;  // the engine's bookkeeping is not the kernel's access
-    lane.request = &request;
-    lane.status = Status::Blocked;
-    on_blocked(lane);
-    Lane* next = take_direct_successor();
-    bookkeeping.end();  // never across the switch: an abandoned lane must not keep it
-    if (next != &lane) {
-      fiber::Fiber& self = fibers_[lane.id];
-      if (next == nullptr) {
-        self.suspend();  // the scheduler runs the driver lane, or diagnoses a stall
-      } else {
-        running_ = next;
-        self.switch_to(fibers_[next->id]);
-      }
-    }
-    race::acquire(token);
+  if (running_ != nullptr) [[likely]] {
+    block_fiber_lane(*running_, request);
     return;
   }
+  block_plain_lane(request);
+}
+
+// A fiber lane: its own bookkeeping, then on to the next lane. The barrier's hot path: kept
+// apart from the plain lane's, so that its frame stays small.
+void ThreadgroupRunner::block_fiber_lane(Lane& lane, SyncRequest& request) {
+  // Racecheck only: off that build, no epoch bookkeeping on the barrier path.
+  void* token = race::kEnabled ? ordering_token(request.kind, lane.id) : nullptr;
+  race::release(token);
+  race::IgnoreScope bookkeeping;  // the engine's bookkeeping is not the kernel's access
+  lane.request = &request;
+  lane.status = Status::Blocked;
+  on_blocked(lane);
+  Lane* next = take_direct_successor();
+  bookkeeping.end();  // never across the switch: an abandoned lane must not keep it
+  if (next != &lane) {
+    fiber::Fiber& self = fibers_[lane.id];
+    if (next == nullptr) {
+      self.suspend();  // the scheduler runs the driver lane, or diagnoses a stall
+    } else {
+      running_ = next;
+      self.switch_to(fibers_[next->id]);
+    }
+  }
+  race::acquire(token);
+}
+
+void ThreadgroupRunner::block_plain_lane(SyncRequest& request) {
   // A plain lane: it becomes (or already is) the driver. Lanes before it in the walk have
   // returned; lanes after it have not started and will run on fibers.
   Lane& self = lanes_[cursor_->lane()];
@@ -304,10 +350,10 @@ void ThreadgroupRunner::block(SyncRequest& request) {
 // scheduler must act (nothing ready, or the head is the driver lane, which lives on the
 // scheduler's stack).
 ThreadgroupRunner::Lane* ThreadgroupRunner::take_direct_successor() {
-  if (ready_head_ == ready_.size()) return nullptr;
-  Lane& next = lanes_[ready_[ready_head_]];
+  if (ready_.empty()) return nullptr;
+  Lane& next = lanes_[ready_.front()];
   if (next.id == driver_lane_) return nullptr;
-  ++ready_head_;
+  ready_.pop();
   if (next.status == Status::NotStarted) start_fiber(next);
   next.status = Status::Running;
   return &next;
@@ -316,22 +362,17 @@ ThreadgroupRunner::Lane* ThreadgroupRunner::take_direct_successor() {
 void ThreadgroupRunner::release(Lane& lane) {
   if (lane.status != Status::NotStarted) lane.status = Status::Ready;
   lane.request = nullptr;
-  if (ready_.size() == ready_.capacity()) {
-    ready_.erase(ready_.begin(), ready_.begin() + ptrdiff_t(ready_head_));
-    ready_head_ = 0;
-  }
-  ready_.push_back(lane.id);
+  ready_.push(lane.id);
 }
 
 void ThreadgroupRunner::schedule_until(Lane* target) {
   for (;;) {
-    if (ready_head_ == ready_.size()) {
-      ready_.clear();
-      ready_head_ = 0;
+    if (ready_.empty()) {
       if (target == nullptr && done_ == tg_.thread_count) return;
       diagnose_stall();  // reports and abandons: with the rules above this is a divergence
     }
-    Lane& next = lanes_[ready_[ready_head_++]];
+    Lane& next = lanes_[ready_.front()];
+    ready_.pop();
     if (&next == target) {
       next.status = Status::Running;
       return;
@@ -383,7 +424,7 @@ void ThreadgroupRunner::on_blocked(Lane& lane) {
   if (lane.request->kind == SyncKind::ThreadgroupBarrier) {
     arrive_at_barrier(lane);
     if (simd_waiting_[sg] != 0) try_resolve_simdgroup(sg);
-    try_resolve_barrier();
+    if (at_barrier_ == tg_.thread_count - done_) resolve_barrier();
   } else {
     ++simd_waiting_[sg];
     try_resolve_simdgroup(sg);
@@ -397,12 +438,13 @@ void ThreadgroupRunner::arrive_at_barrier(Lane& lane) {
     barrier_site_ = &lane.request->site;
     barrier_divergent_ = false;
     barrier_waiters_sorted_ = true;
-    barrier_waiters_.clear();
+    barrier_waiter_count_ = 0;
   } else if (!same_site(*barrier_site_, lane.request->site)) {
     barrier_divergent_ = true;
   }
-  if (!barrier_waiters_.empty() && barrier_waiters_.back() > lane.id) barrier_waiters_sorted_ = false;
-  barrier_waiters_.push_back(lane.id);
+  if (barrier_waiter_count_ > 0 && barrier_waiters_[barrier_waiter_count_ - 1] > lane.id)
+    barrier_waiters_sorted_ = false;
+  barrier_waiters_[barrier_waiter_count_++] = lane.id;
   ++at_barrier_;
 }
 
@@ -474,19 +516,35 @@ void* ThreadgroupRunner::ordering_token(SyncKind kind, uint32_t lane) {
 
 void ThreadgroupRunner::try_resolve_barrier() {
   const uint32_t live = tg_.thread_count - done_;
-  if (at_barrier_ == 0 || at_barrier_ != live) return;
-  // Every live lane waits at a threadgroup barrier: are they at the same one?
+  if (at_barrier_ != 0 && at_barrier_ == live) resolve_barrier();
+}
+
+// Every live lane waits at a threadgroup barrier: at the same one?
+void ThreadgroupRunner::resolve_barrier() {
   if (barrier_divergent_) diagnose_stall();
   if (done_ > 0 && dispatch_->request.options.checks.sync) report_barrier_after_exit();
   at_barrier_ = 0;
   if constexpr (race::kEnabled) ++barrier_epoch_;
-  for (uint16_t id : barrier_waiters_) --blocked_in_simd_[id / kSimdWidth];
-  if (!barrier_waiters_sorted_) std::sort(barrier_waiters_.begin(), barrier_waiters_.end());
-  release_in_policy_order(barrier_waiters_.data(), uint32_t(barrier_waiters_.size()));
+  uint16_t* const waiters = barrier_waiters_;
+  const uint32_t count = barrier_waiter_count_;
+  if (!barrier_waiters_sorted_) std::sort(waiters, waiters + count);
+  if (!ready_.empty()) {  // not expected: every live lane was waiting here
+    for (uint32_t i = 0; i < count; ++i) --blocked_in_simd_[waiters[i] / kSimdWidth];
+    release_in_policy_order(waiters, count);
+    return;
+  }
+  // Nothing else is ready, so the waiters, in policy order, become the ready queue.
+  order_for_policy(waiters, count);
+  for (uint32_t i = 0; i < count; ++i) {
+    --blocked_in_simd_[waiters[i] / kSimdWidth];
+    lanes_[waiters[i]].status = Status::Ready;
+    lanes_[waiters[i]].request = nullptr;
+  }
+  ready_.assign(barrier_waiters_, barrier_waiter_count_);
 }
 
 void ThreadgroupRunner::report_barrier_after_exit() {
-  check::Report r = lane_report(check::CheckId::barrier_exited, barrier_waiters_.front(), barrier_site_);
+  check::Report r = lane_report(check::CheckId::barrier_exited, barrier_waiters_[0], barrier_site_);
   std::vector<uint16_t> exited;
   for (uint32_t i = 0; i < tg_.thread_count; ++i)
     if (lanes_[i].status == Status::Done) exited.push_back(uint16_t(i));
@@ -496,12 +554,16 @@ void ThreadgroupRunner::report_barrier_after_exit() {
   report(std::move(r));
 }
 
-void ThreadgroupRunner::release_in_policy_order(uint16_t* ids, uint32_t count) {
+void ThreadgroupRunner::order_for_policy(uint16_t* ids, uint32_t count) {
   switch (dispatch_->request.options.schedule.kind) {
     case ScheduleKind::in_order: break;
     case ScheduleKind::reversed: std::reverse(ids, ids + count); break;
     case ScheduleKind::random: shuffle(std::span<uint16_t>(ids, count), rng_); break;
   }
+}
+
+void ThreadgroupRunner::release_in_policy_order(uint16_t* ids, uint32_t count) {
+  order_for_policy(ids, count);
   for (uint32_t i = 0; i < count; ++i) release(lanes_[ids[i]]);
 }
 

@@ -18,6 +18,7 @@
 
 #include "simt/check/report.h"
 #include "simt/engine/dispatch.h"
+#include "simt/engine/ready_queue.h"
 #include "simt/engine/sync.h"
 #include "simt/engine/threadgroup_arena.h"
 #include "simt/engine/uninit_trace.h"
@@ -46,7 +47,8 @@ class ThreadgroupRunner {
   // sync point asks.
   static ThreadgroupRunner* current() { return current_; }
 
-  void block(SyncRequest& request);  // the running lane waits at a sync point
+  // The running lane waits at a sync point. Inline into the sync points (the fiber lane's path).
+  [[gnu::always_inline]] inline void block(SyncRequest& request);
   uint32_t current_lane() const;
   const void* function_constant(uint32_t index) const;
   void* threadgroup_variable(ThreadgroupVariableSite& site);
@@ -83,18 +85,24 @@ class ThreadgroupRunner {
   static void lane_entry(void* lane);
   void start_every_lane_on_a_fiber();
   void start_fiber(Lane& lane);
+  [[gnu::always_inline]] inline void block_fiber_lane(Lane& lane, SyncRequest& request);
+  void block_plain_lane(SyncRequest& request);
   void* ordering_token(SyncKind kind, uint32_t lane);
   void schedule_until(Lane* target);
   void run_lane(Lane& lane);
   void on_finished(Lane& lane);
-  Lane* take_direct_successor();
-  void on_blocked(Lane& lane);
-  void arrive_at_barrier(Lane& lane);
+  // The barrier's hot path, inlined into block(): each call frame there is a few more writes
+  // to a lane stack that has gone cold while the other lanes ran.
+  [[gnu::always_inline]] inline Lane* take_direct_successor();
+  [[gnu::always_inline]] inline void on_blocked(Lane& lane);
+  [[gnu::always_inline]] inline void arrive_at_barrier(Lane& lane);
   void report_barrier_after_exit();
   void on_done(Lane& lane);
   void try_resolve_simdgroup(uint32_t simdgroup);
   void try_resolve_barrier();
-  void release(Lane& lane);
+  void resolve_barrier();
+  [[gnu::always_inline]] inline void release(Lane& lane);
+  void order_for_policy(uint16_t* lanes, uint32_t count);
   void release_in_policy_order(uint16_t* lanes, uint32_t count);
   void diagnose_stall();
   void abandon_fibers();
@@ -121,8 +129,7 @@ class ThreadgroupRunner {
   const uint16_t* order_ = nullptr;      // initial order of plain lanes
   std::vector<uint16_t> identity_order_, reversed_order_, shuffled_order_;
   uint64_t prepared_serial_ = 0;         // the dispatch args_ was copied from
-  std::vector<uint16_t> ready_;          // FIFO of lanes ready to run
-  size_t ready_head_ = 0;
+  ReadyQueue ready_;
   std::vector<uint16_t> scratch_;
   uint16_t local_[1024][3] = {};         // thread_position_in_threadgroup by linear lane
   Size3 local_size_{0, 0, 0};
@@ -138,8 +145,13 @@ class ThreadgroupRunner {
   const std::source_location* barrier_site_ = nullptr;
   bool barrier_divergent_ = false;
   bool barrier_waiters_sorted_ = true;
-  std::vector<uint16_t> barrier_waiters_;
-  std::vector<uint8_t> live_in_simd_, blocked_in_simd_, simd_waiting_;
+  uint16_t barrier_waiters_[1024] = {};
+  uint32_t barrier_waiter_count_ = 0;
+  // Per simdgroup (at most 1024 / 32): live lanes, lanes blocked anywhere, lanes at a collective.
+  static constexpr uint32_t kMaxSimdgroups = 1024 / kSimdWidth;
+  uint8_t live_in_simd_[kMaxSimdgroups] = {};
+  uint8_t blocked_in_simd_[kMaxSimdgroups] = {};
+  uint8_t simd_waiting_[kMaxSimdgroups] = {};
   // Racecheck ordering (race_annotations.h): epochs and the addresses released/acquired.
   uint64_t barrier_epoch_ = 0;
   std::vector<uint32_t> simd_epoch_;  // sized per threadgroup in racecheck builds

@@ -18,15 +18,6 @@
 namespace ctx = boost::context::detail;
 
 namespace metalsim::fiber {
-namespace {
-
-// What a jump carries: the fiber that leaves, or, from the scheduler, the fiber it resumes
-// with the low bit set (a fresh fiber's trampoline must learn which Fiber it is).
-void* from_scheduler(Fiber* to) { return reinterpret_cast<void*>(uintptr_t(to) | 1); }
-bool is_from_scheduler(const void* data) { return (uintptr_t(data) & 1) != 0; }
-Fiber* untag(void* data) { return reinterpret_cast<Fiber*>(uintptr_t(data) & ~uintptr_t(1)); }
-
-}  // namespace
 
 void Fiber::start(GuardedStack* stack, Entry entry, void* arg, bool isolated) {
 #if METALSIM_TSAN
@@ -74,7 +65,8 @@ void Fiber::suspend() {
   arrive(ctx::jump_fcontext(caller_, this));
 }
 
-void Fiber::switch_to(Fiber& next) {
+// switch_to with the sanitizer announcements (the plain switch is inline in fiber.h).
+void Fiber::switch_to_annotated(Fiber& next) {
   next.caller_ = caller_;  // the scheduler stays the one next suspends to
 #if METALSIM_ASAN
   next.asan_caller_bottom_ = asan_caller_bottom_;
@@ -111,8 +103,7 @@ void Fiber::abandon() {
   finished_ = true;
 }
 
-// Just after a jump into this fiber: store the context of the side that left. From the
-// scheduler, that is where suspend() goes back to; from a sibling, where it resumes later.
+// Just after a jump into this fiber: tell the sanitizers, store the context of the side that left.
 void Fiber::arrive(ctx::transfer_t from) {
 #if METALSIM_ASAN
   const void* previous_bottom = nullptr;
@@ -123,10 +114,7 @@ void Fiber::arrive(ctx::transfer_t from) {
     asan_caller_size_ = previous_size;
   }
 #endif
-  if (is_from_scheduler(from.data))
-    caller_ = from.fctx;
-  else
-    untag(from.data)->context_ = from.fctx;
+  store_leaver(from);
 }
 
 // Just before a jump out of this fiber, to `to_stack` (nullptr: the scheduler).
