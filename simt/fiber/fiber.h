@@ -28,6 +28,15 @@
 #define METALSIM_AVX512_CLOBBERS
 #endif
 
+// Code built with -mno-red-zone defines METALSIM_NO_RED_ZONE: nothing lives below %rsp there.
+#if defined(METALSIM_NO_RED_ZONE)
+#define METALSIM_SKIP_RED_ZONE
+#define METALSIM_RESTORE_RED_ZONE
+#else
+#define METALSIM_SKIP_RED_ZONE "sub $128, %%rsp\n\t"
+#define METALSIM_RESTORE_RED_ZONE "add $128, %%rsp\n\t"
+#endif
+
 // Builds whose switches are announced to a sanitizer (fiber.cpp); the others switch inline.
 #if defined(__SANITIZE_ADDRESS__) || defined(METALSIM_RACECHECK)
 #define METALSIM_FIBER_ANNOTATED 1
@@ -76,16 +85,17 @@ class Fiber {
 #if defined(__x86_64__)
     boost::context::detail::fcontext_t from;
     void* got;
-    // The red zone (128 bytes below %rsp) may hold the compiler's data: step over it first.
+    // The push writes below %rsp, where the red zone may hold the compiler's data: step over
+    // it, unless this code is built with -mno-red-zone (the engine is: see simt/CMakeLists.txt).
     // jump_fcontext preserves the callee-saved registers and the FPU control words; the
     // caller-saved ones are clobbered, as by a call.
     asm volatile(
-        "sub $128, %%rsp\n\t"
+        METALSIM_SKIP_RED_ZONE
         "lea 1f(%%rip), %%rax\n\t"
         "push %%rax\n\t"
         "jmp jump_fcontext@PLT\n\t"
         "1:\n\t"
-        "add $128, %%rsp\n\t"
+        METALSIM_RESTORE_RED_ZONE
         : "=a"(from), "=d"(got), "+D"(to), "+S"(data)
         :
         : "rcx", "r8", "r9", "r10", "r11", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4",
@@ -126,13 +136,17 @@ class Fiber {
   GuardedStack* stack_ = nullptr;
   bool finished_ = false;
   bool isolated_ = false;
+#if defined(__SANITIZE_ADDRESS__)
   // AddressSanitizer: the fake stacks and the caller's stack bounds across a switch.
   void* asan_fiber_fake_stack_ = nullptr;
   const void* asan_caller_bottom_ = nullptr;
   size_t asan_caller_size_ = 0;
+#endif
+#if defined(METALSIM_RACECHECK)
   // ThreadSanitizer: this fiber and the scheduler's context.
   void* tsan_fiber_ = nullptr;
   void* tsan_caller_ = nullptr;
+#endif
 };
 
 }  // namespace metalsim::fiber
