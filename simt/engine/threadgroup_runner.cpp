@@ -273,7 +273,9 @@ namespace {
 }  // namespace
 
 void threadgroup_barrier(std::source_location site) {
-  SyncRequest request{SyncKind::ThreadgroupBarrier, site, nullptr, {}};
+  SyncRequest request;  // no collective: combine and member stay unset
+  request.kind = SyncKind::ThreadgroupBarrier;
+  request.site = site;
   runner_for_sync_point().block(request);
 }
 
@@ -437,13 +439,10 @@ void ThreadgroupRunner::arrive_at_barrier(Lane& lane) {
   if (at_barrier_ == 0) {
     barrier_site_ = &lane.request->site;
     barrier_divergent_ = false;
-    barrier_waiters_sorted_ = true;
     barrier_waiter_count_ = 0;
   } else if (!same_site(*barrier_site_, lane.request->site)) {
     barrier_divergent_ = true;
   }
-  if (barrier_waiter_count_ > 0 && barrier_waiters_[barrier_waiter_count_ - 1] > lane.id)
-    barrier_waiters_sorted_ = false;
   barrier_waiters_[barrier_waiter_count_++] = lane.id;
   ++at_barrier_;
 }
@@ -527,7 +526,8 @@ void ThreadgroupRunner::resolve_barrier() {
   if constexpr (race::kEnabled) ++barrier_epoch_;
   uint16_t* const waiters = barrier_waiters_;
   const uint32_t count = barrier_waiter_count_;
-  if (!barrier_waiters_sorted_) std::sort(waiters, waiters + count);
+  // Lanes arrive in lane order unless the schedule or divergence reordered them.
+  if (!std::is_sorted(waiters, waiters + count)) std::sort(waiters, waiters + count);
   if (!ready_.empty()) {  // not expected: every live lane was waiting here
     for (uint32_t i = 0; i < count; ++i) --blocked_in_simd_[waiters[i] / kSimdWidth];
     release_in_policy_order(waiters, count);

@@ -28,12 +28,13 @@ namespace metalsim::engine {
 
 struct DispatchState;  // dispatch.cpp: the request plus what its workers share
 
-// What a blocked lane waits for.
+// What a blocked lane waits for. A threadgroup barrier sets only kind and site (it is on the
+// hot path, and nothing reads the rest for a barrier).
 struct SyncRequest {
   SyncKind kind;
   std::source_location site;
-  CombineFn combine;
-  CollectiveMember member;
+  CombineFn combine = nullptr;
+  CollectiveMember member;  // left unset by barriers
 };
 
 class ThreadgroupRunner {
@@ -144,7 +145,6 @@ class ThreadgroupRunner {
   // The threadgroup barrier now filling: its site, its lanes in arrival order.
   const std::source_location* barrier_site_ = nullptr;
   bool barrier_divergent_ = false;
-  bool barrier_waiters_sorted_ = true;
   uint16_t barrier_waiters_[1024] = {};
   uint32_t barrier_waiter_count_ = 0;
   // Per simdgroup (at most 1024 / 32): live lanes, lanes blocked anywhere, lanes at a collective.
