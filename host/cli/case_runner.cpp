@@ -23,18 +23,13 @@ struct OutputBytes {
   std::vector<unsigned char> bytes;
 };
 
-// PreparedCase has no way to read raw outputs yet. Once it gains
-//   struct OutputView { std::string name; const void* data; size_t bytes; };
-//   virtual std::vector<OutputView> outputs() const { return {}; }
-// this picks it up without change; until then the race check compares what compare() saw.
-template <class Case>
-std::vector<OutputBytes> read_outputs(const Case& c) {
+// The kernel's outputs as it left them (PreparedCase::outputs), copied: the next run reuses
+// nothing, but the copy must outlive this case.
+std::vector<OutputBytes> read_outputs(const spec::PreparedCase& c) {
   std::vector<OutputBytes> out;
-  if constexpr (requires { c.outputs(); }) {
-    for (const auto& view : c.outputs()) {
-      const auto* p = static_cast<const unsigned char*>(view.data);
-      out.push_back({view.name, std::vector<unsigned char>(p, p + view.bytes)});
-    }
+  for (const auto& view : c.outputs()) {
+    const auto* p = static_cast<const unsigned char*>(view.data);
+    out.push_back({view.name, std::vector<unsigned char>(p, p + view.bytes)});
   }
   return out;
 }

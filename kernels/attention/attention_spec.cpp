@@ -109,6 +109,10 @@ class AttentionCase : public spec::PreparedCase {
       mb_ = mask_half_ ? dev.buffer(mask_h_) : dev.buffer(mask_f_);
   }
 
+  std::vector<OutputView> outputs() const override {
+    return {{"O", ob_->contents(), ob_->length()}};
+  }
+
   void run_kernel() override {
     auto& dev = spec::SpecDevice::get();
     MTL::CommandBuffer* cb = dev.command_buffer(options_.execution);

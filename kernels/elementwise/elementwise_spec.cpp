@@ -77,6 +77,7 @@ class ActivationSpec : public PerElementSpec {
     };
     c->reference = [=, ref_fn = ref_] { *ref = ref_fn(*input); };
     c->check = [=](CaseResult& r) { compare_in_place("x", contents<half_t>(x), *input, *ref, activation_tolerance(), r); };
+    c->expose("x", x);
     c->poison_again = [=] { fill(x, *input); };
     return c;
   }
@@ -118,6 +119,7 @@ class BinarySpec : public PerElementSpec {
     };
     c->reference = [=, ref_fn = ref_] { *ref = ref_fn(*a, *b); };
     c->check = [=](CaseResult& r) { spec::compare_output("out", contents<half_t>(out), ref->data(), count, activation_tolerance(), r); };
+    c->expose("out", out);
     c->poison_again = poison;
     return c;
   }
@@ -204,6 +206,7 @@ class RmsNormSpec : public spec::KernelSpec {
     // Half output; the sum of squares in float adds up to hidden * 2^-24 relative.
     const Tolerance tol{0, 0x1p-11 + (hidden + 16) * 0x1p-24, "half output + float sum of squares"};
     c->check = [=](CaseResult& r) { spec::compare_output("output", contents<half_t>(out), ref->data(), n, tol, r); };
+    c->expose("output", out);
     c->poison_again = poison;
     return c;
   }
@@ -306,6 +309,8 @@ class RopeSpec : public spec::KernelSpec {
       compare_in_place("k", contents<half_t>(bk), *k, *kref, tol, r);
     };
     c->poison_again = [=] { fill(bq, *q); fill(bk, *k); };
+    c->expose("q", bq);
+    c->expose("k", bk);
     return c;
   }
 

@@ -39,9 +39,19 @@ class FunctionCase : public spec::PreparedCase {
     run_.reports.clear();
     if (poison_again) poison_again();
   }
+  // Names an output buffer for outputs() (and keeps it alive with the case).
+  void expose(std::string name, const NS::SharedPtr<MTL::Buffer>& buffer) {
+    exposed_.push_back({std::move(name), buffer});
+  }
+  std::vector<OutputView> outputs() const override {
+    std::vector<OutputView> views;
+    for (const auto& [name, buffer] : exposed_) views.push_back({name, buffer->contents(), buffer->length()});
+    return views;
+  }
 
  private:
   CaseResult run_;
+  std::vector<std::pair<std::string, NS::SharedPtr<MTL::Buffer>>> exposed_;
 };
 
 // Encodes one dispatch of `kernel` (bind sets its arguments), commits, waits, keeps reports.

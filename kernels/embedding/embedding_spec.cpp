@@ -109,6 +109,8 @@ class EmbeddingSpec : public spec::KernelSpec {
       spec::compare_output("out", contents<half_t>(out), ref->data(), n, tol, r);
       spec::compare_output("status", contents<uint32_t>(status), expected->data(), t, Tolerance{}, r);
     };
+    c->expose("out", out);
+    c->expose("status", status);
     c->poison_again = poison;
     return c;
   }
@@ -178,6 +180,7 @@ class ArgmaxSpec : public spec::KernelSpec {
       ref->assign(idx.begin(), idx.end());
     };
     c->check = [=](CaseResult& r) { spec::compare_output("index", contents<uint32_t>(out), ref->data(), rows, Tolerance{}, r); };
+    c->expose("index", out);
     c->poison_again = poison;
     return c;
   }

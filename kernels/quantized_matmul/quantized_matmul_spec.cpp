@@ -139,6 +139,7 @@ class QuantSpec : public spec::KernelSpec {
     // relative, against the output scale) and the half output (half an ulp).
     const Tolerance tol{0x1p-25, 0x1p-11 + (k + 16) * 0x1p-24, "half output + float accumulation over K"};
     c->check = [=](CaseResult& r) { spec::compare_output("C", contents<half_t>(out), ref->data(), count, tol, r); };
+    c->expose("C", out);
     c->poison_again = poison;
     return c;
   }

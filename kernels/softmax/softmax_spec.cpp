@@ -95,6 +95,7 @@ class SoftmaxSpec : public spec::KernelSpec {
     // abs: outputs below half's normal range round to multiples of 2^-24.
     const Tolerance tol{0x1p-25, 0x1p-11 + (cols + 16) * 0x1p-24, "half output + float row sum"};
     c->check = [=](CaseResult& r) { compare_in_place("x", contents<half_t>(x), *input, *ref, tol, r); };
+    c->expose("x", x);
     c->poison_again = [=] { fill(x, *input); };
     return c;
   }

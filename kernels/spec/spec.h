@@ -64,6 +64,15 @@ class PreparedCase {
   virtual void run_reference() = 0;   // the Eigen (or scalar) reference
   virtual CaseResult compare() = 0;   // after both ran
   virtual void repoison() {}          // before timing the kernel again
+
+  // The kernel's output buffers as run_kernel() left them: two runs (schedules) of a race-free
+  // kernel agree byte for byte, so the race check compares these.
+  struct OutputView {
+    std::string name;
+    const void* data;
+    size_t bytes;
+  };
+  virtual std::vector<OutputView> outputs() const = 0;
 };
 
 // What running the kernel is expected to show. `_as_documented` kernels reproduce a known

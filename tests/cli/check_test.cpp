@@ -63,6 +63,9 @@ TEST(Check, RaceCheckReportsAScheduleDependentResultWithItsSeed) {
   EXPECT_EQ(r.code, kExitFailed) << r.out;
   EXPECT_TRUE(contains(r.out, "race.schedule")) << r.out;
   EXPECT_TRUE(contains(r.out, "reversed")) << r.out;
+  // The outputs are compared byte for byte: y[0] holds the index of the lane that ran last
+  // (63 in order, 0 reversed).
+  EXPECT_TRUE(contains(r.out, "output 'y' differs from byte ")) << r.out;
   const CliRun scale = cli({"check", "cli_scale", "--checks", "all"});
   EXPECT_EQ(scale.code, kExitOk) << "a race-free kernel is the same under every schedule: " << scale.out;
 }

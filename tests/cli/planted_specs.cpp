@@ -55,10 +55,13 @@ class TileCase : public spec::PreparedCase {
     spec::InputGenerator gen(o.seed);
     x_ = gen.uniform_vector<float>(size_t(n_) * rows_, -4, 4);
     in_ = dev.buffer(x_);
-    out_ = dev.buffer(outputs() * sizeof(float));
+    out_ = dev.buffer(output_count() * sizeof(float));
     repoison();
   }
-  size_t outputs() const { return racy_ ? size_t(tiles()) * rows_ : size_t(n_) * rows_; }
+  size_t output_count() const { return racy_ ? size_t(tiles()) * rows_ : size_t(n_) * rows_; }
+  std::vector<OutputView> outputs() const override {
+    return {{"y", out_->contents(), output_count() * sizeof(float)}};
+  }
   uint32_t tiles() const { return (n_ + kTile - 1) / kTile; }
 
   void run_kernel() override {
@@ -75,7 +78,7 @@ class TileCase : public spec::PreparedCase {
     spec::SpecDevice::finish(cb, kernel_result_);
   }
   void run_reference() override {
-    ref_.assign(outputs(), 0.0f);
+    ref_.assign(output_count(), 0.0f);
     for (size_t i = 0; i < ref_.size(); ++i)
       ref_[i] = racy_ ? float(kTile - 1) : x_[i] * 2.0f + 1.0f;  // racy: the in-order last lane
   }
@@ -86,7 +89,7 @@ class TileCase : public spec::PreparedCase {
     spec::finish(r);
     return r;
   }
-  void repoison() override { spec::poison(static_cast<float*>(out_->contents()), outputs()); }
+  void repoison() override { spec::poison(static_cast<float*>(out_->contents()), output_count()); }
 
  private:
   std::string kernel_;
