@@ -1,6 +1,7 @@
 #include "simt/check/report.h"
 
 #include <sstream>
+#include <tuple>
 
 namespace metalsim::check {
 namespace {
@@ -9,6 +10,22 @@ std::string position(const engine::Size3& p) {
   std::ostringstream out;
   out << '(' << p.x << ',' << p.y << ',' << p.z << ')';
   return out.str();
+}
+
+// Lanes in grid order: threadgroup (z, y, x), then thread (z, y, x).
+bool earlier_lane(const LanePosition& a, const LanePosition& b) {
+  auto key = [](const LanePosition& l) {
+    return std::tuple(l.threadgroup.z, l.threadgroup.y, l.threadgroup.x, l.thread.z, l.thread.y,
+                      l.thread.x);
+  };
+  return key(a) < key(b);
+}
+
+bool same_finding(const Report& a, const Report& b) {
+  return a.check == b.check && a.kernel == b.kernel && a.site.file == b.site.file &&
+         a.site.line == b.site.line && a.memory == b.memory &&
+         (a.site_trace.empty() ? b.site_trace.empty()
+                               : !b.site_trace.empty() && a.site_trace[0] == b.site_trace[0]);
 }
 
 }  // namespace
@@ -48,13 +65,15 @@ std::string Report::format() const {
 void ReportSink::add(Report report) {
   std::lock_guard lock(mutex_);
   for (Report& r : reports_) {
-    if (r.check == report.check && r.kernel == report.kernel && r.site.file == report.site.file &&
-        r.site.line == report.site.line && r.memory == report.memory &&
-        (r.site_trace.empty() ? report.site_trace.empty()
-                              : !report.site_trace.empty() && r.site_trace[0] == report.site_trace[0])) {
-      ++r.repeats;
-      return;
+    if (!same_finding(r, report)) continue;
+    // The folded report names the first lane in grid order, not the first to be filed: with
+    // several workers, which threadgroup files first is a matter of timing.
+    if (report.has_lane && r.has_lane && earlier_lane(report.lane, r.lane)) {
+      report.repeats = r.repeats;
+      r = std::move(report);
     }
+    ++r.repeats;
+    return;
   }
   reports_.push_back(std::move(report));
 }

@@ -48,7 +48,8 @@ struct Report {
 
 class ReportSink {
  public:
-  // Folds a report into an earlier one with the same check and site.
+  // Folds a report into an earlier one with the same check and site; the folded report names
+  // the first of their lanes in grid order, so it does not depend on the workers' timing.
   void add(Report report);
   bool empty() const;
   std::vector<Report> take();
