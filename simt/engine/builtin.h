@@ -47,5 +47,8 @@ int builtin_components(Builtin b);
 
 inline constexpr uint32_t kSimdWidth = 32;  // Apple GPUs: threads_per_simdgroup
 inline constexpr uint32_t kQuadWidth = 4;
+// The most threads one threadgroup may have: the size of the engine's per-lane tables (the
+// device profile's maxThreadsPerThreadgroup, 1024 on Apple GPUs, stays within it).
+inline constexpr uint32_t kMaxThreadsPerThreadgroup = 1024;
 
 }  // namespace metalsim::engine

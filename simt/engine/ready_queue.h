@@ -3,26 +3,20 @@
 // at most once (it leaves when it runs, and is queued again only after it blocked), so a ring of
 // the threadgroup's largest size never overflows.
 #include <cstdint>
-#include <cstring>
+
+#include "simt/engine/builtin.h"
 
 namespace metalsim::engine {
 
 class ReadyQueue {
  public:
-  static constexpr uint32_t kCapacity = 1024;  // the most threads a threadgroup may have
+  static constexpr uint32_t kCapacity = kMaxThreadsPerThreadgroup;
 
   void clear() { head_ = tail_ = 0; }
   bool empty() const { return head_ == tail_; }
-  uint32_t size() const { return tail_ - head_; }
   uint16_t front() const { return slots_[head_ & kMask]; }
   void pop() { ++head_; }
   void push(uint16_t lane) { slots_[tail_++ & kMask] = lane; }
-  // An empty queue takes `count` lanes in order.
-  void assign(const uint16_t* lanes, uint32_t count) {
-    std::memcpy(slots_, lanes, count * sizeof(uint16_t));
-    head_ = 0;
-    tail_ = count;
-  }
 
  private:
   static constexpr uint32_t kMask = kCapacity - 1;

@@ -3,21 +3,10 @@
 // path can be inlined into them.
 #include "simt/engine/sync.h"
 
-#include <stdexcept>
-
 #include "simt/engine/threadgroup_memory.h"
 #include "simt/engine/threadgroup_runner.h"
 
 namespace metalsim::engine {
-namespace {
-
-ThreadgroupRunner& runner() {
-  ThreadgroupRunner* r = ThreadgroupRunner::current();
-  if (r == nullptr) throw std::logic_error("metalsim: a sync point was called outside a kernel");
-  return *r;
-}
-
-}  // namespace
 
 const CollectiveMember* CollectiveCall::find(uint32_t lane) const {
   if ((active_mask & (1u << lane)) == 0) return nullptr;
@@ -26,13 +15,15 @@ const CollectiveMember* CollectiveCall::find(uint32_t lane) const {
   return nullptr;
 }
 
-uint32_t current_lane_index() { return runner().current_lane(); }
-uint32_t current_simd_lane() { return runner().current_lane() % kSimdWidth; }
+uint32_t current_lane_index() { return ThreadgroupRunner::current_or_throw().current_lane(); }
+uint32_t current_simd_lane() { return current_lane_index() % kSimdWidth; }
 
 void* threadgroup_variable(ThreadgroupVariableSite& site) {
-  return runner().threadgroup_variable(site);
+  return ThreadgroupRunner::current_or_throw().threadgroup_variable(site);
 }
 
-const void* function_constant(uint32_t index) { return runner().function_constant(index); }
+const void* function_constant(uint32_t index) {
+  return ThreadgroupRunner::current_or_throw().function_constant(index);
+}
 
 }  // namespace metalsim::engine

@@ -5,13 +5,11 @@
 #include <atomic>
 #include <cstring>
 #include <cstdio>
-#include <stdexcept>
 #include <string>
 
 #include "simt/engine/dispatch_state.h"
 #include "simt/engine/fault.h"
 #include "simt/engine/race_annotations.h"
-#include "simt/engine/uninit_trace.h"
 
 namespace metalsim::engine {
 namespace {
@@ -56,10 +54,10 @@ std::string lane_list(const std::vector<uint16_t>& lanes) {
 
 ThreadgroupRunner::ThreadgroupRunner(fiber::StackPool& stacks, ThreadgroupArena& arena)
     : stacks_(stacks), arena_(arena) {
-  lanes_.resize(1024);
-  fibers_.resize(1024);
-  errors_.resize(1024);
-  identity_order_.resize(1024);
+  lanes_.resize(kMaxThreadsPerThreadgroup);
+  fibers_.resize(kMaxThreadsPerThreadgroup);
+  errors_.resize(kMaxThreadsPerThreadgroup);
+  identity_order_.resize(kMaxThreadsPerThreadgroup);
   for (size_t i = 0; i < lanes_.size(); ++i) {
     lanes_[i].id = uint16_t(i);
     identity_order_[i] = uint16_t(i);
@@ -261,33 +259,22 @@ void ThreadgroupRunner::lane_entry(void* p) {
 
 // ------------------------------ the sync points (sync.h)
 
-namespace {
-
-[[gnu::always_inline]] inline ThreadgroupRunner& runner_for_sync_point() {
-  ThreadgroupRunner* r = ThreadgroupRunner::current();
-  if (r == nullptr) [[unlikely]]
-    throw std::logic_error("metalsim: a sync point was called outside a kernel");
-  return *r;
-}
-
-}  // namespace
-
 void threadgroup_barrier(std::source_location site) {
   SyncRequest request;  // no collective: combine and member stay unset
   request.kind = SyncKind::ThreadgroupBarrier;
   request.site = site;
-  runner_for_sync_point().block(request);
+  ThreadgroupRunner::current_or_throw().block(request);
 }
 
 void simdgroup_barrier(std::source_location site) {
   SyncRequest request{SyncKind::SimdgroupBarrier, site, nullptr, {}};
-  runner_for_sync_point().block(request);
+  ThreadgroupRunner::current_or_throw().block(request);
 }
 
 void simd_collective(CombineFn combine, const void* in, void* out, uint64_t arg, SyncKind kind,
                      std::source_location site) {
   SyncRequest request{kind, site, combine, CollectiveMember{0, in, out, arg}};
-  runner_for_sync_point().block(request);
+  ThreadgroupRunner::current_or_throw().block(request);
 }
 
 // ------------------------------ blocking and scheduling
@@ -439,12 +426,10 @@ void ThreadgroupRunner::arrive_at_barrier(Lane& lane) {
   if (at_barrier_ == 0) {
     barrier_site_ = &lane.request->site;
     barrier_divergent_ = false;
-    barrier_waiter_count_ = 0;
   } else if (!same_site(*barrier_site_, lane.request->site)) {
     barrier_divergent_ = true;
   }
-  barrier_waiters_[barrier_waiter_count_++] = lane.id;
-  ++at_barrier_;
+  barrier_waiters_[at_barrier_++] = lane.id;
 }
 
 void ThreadgroupRunner::on_done(Lane& lane) {
@@ -522,25 +507,13 @@ void ThreadgroupRunner::try_resolve_barrier() {
 void ThreadgroupRunner::resolve_barrier() {
   if (barrier_divergent_) diagnose_stall();
   if (done_ > 0 && dispatch_->request.options.checks.sync) report_barrier_after_exit();
-  at_barrier_ = 0;
+  const uint32_t count = std::exchange(at_barrier_, 0u);
   if constexpr (race::kEnabled) ++barrier_epoch_;
   uint16_t* const waiters = barrier_waiters_;
-  const uint32_t count = barrier_waiter_count_;
   // Lanes arrive in lane order unless the schedule or divergence reordered them.
   if (!std::is_sorted(waiters, waiters + count)) std::sort(waiters, waiters + count);
-  if (!ready_.empty()) {  // not expected: every live lane was waiting here
-    for (uint32_t i = 0; i < count; ++i) --blocked_in_simd_[waiters[i] / kSimdWidth];
-    release_in_policy_order(waiters, count);
-    return;
-  }
-  // Nothing else is ready, so the waiters, in policy order, become the ready queue.
-  order_for_policy(waiters, count);
-  for (uint32_t i = 0; i < count; ++i) {
-    --blocked_in_simd_[waiters[i] / kSimdWidth];
-    lanes_[waiters[i]].status = Status::Ready;
-    lanes_[waiters[i]].request = nullptr;
-  }
-  ready_.assign(barrier_waiters_, barrier_waiter_count_);
+  for (uint32_t i = 0; i < count; ++i) --blocked_in_simd_[waiters[i] / kSimdWidth];
+  release_in_policy_order(waiters, count);
 }
 
 void ThreadgroupRunner::report_barrier_after_exit() {
@@ -554,16 +527,12 @@ void ThreadgroupRunner::report_barrier_after_exit() {
   report(std::move(r));
 }
 
-void ThreadgroupRunner::order_for_policy(uint16_t* ids, uint32_t count) {
+void ThreadgroupRunner::release_in_policy_order(uint16_t* ids, uint32_t count) {
   switch (dispatch_->request.options.schedule.kind) {
     case ScheduleKind::in_order: break;
     case ScheduleKind::reversed: std::reverse(ids, ids + count); break;
     case ScheduleKind::random: shuffle(std::span<uint16_t>(ids, count), rng_); break;
   }
-}
-
-void ThreadgroupRunner::release_in_policy_order(uint16_t* ids, uint32_t count) {
-  order_for_policy(ids, count);
   for (uint32_t i = 0; i < count; ++i) release(lanes_[ids[i]]);
 }
 

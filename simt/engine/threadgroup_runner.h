@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <exception>
 #include <source_location>
+#include <stdexcept>
 #include <vector>
 
 #include "simt/check/report.h"
@@ -47,6 +48,12 @@ class ThreadgroupRunner {
   // The runner of the calling worker while it runs a threadgroup, else nullptr. Inline: every
   // sync point asks.
   static ThreadgroupRunner* current() { return current_; }
+  // The same for the MSL library's calls, which are only valid inside a kernel.
+  static ThreadgroupRunner& current_or_throw() {
+    if (current_ == nullptr) [[unlikely]]
+      throw std::logic_error("metalsim: an MSL sync point or query was called outside a kernel");
+    return *current_;
+  }
 
   // The running lane waits at a sync point. Inline into the sync points (the fiber lane's path).
   [[gnu::always_inline]] inline void block(SyncRequest& request);
@@ -103,7 +110,6 @@ class ThreadgroupRunner {
   void try_resolve_barrier();
   void resolve_barrier();
   [[gnu::always_inline]] inline void release(Lane& lane);
-  void order_for_policy(uint16_t* lanes, uint32_t count);
   void release_in_policy_order(uint16_t* lanes, uint32_t count);
   void diagnose_stall();
   void abandon_fibers();
@@ -131,8 +137,7 @@ class ThreadgroupRunner {
   std::vector<uint16_t> identity_order_, reversed_order_, shuffled_order_;
   uint64_t prepared_serial_ = 0;         // the dispatch args_ was copied from
   ReadyQueue ready_;
-  std::vector<uint16_t> scratch_;
-  uint16_t local_[1024][3] = {};         // thread_position_in_threadgroup by linear lane
+  uint16_t local_[kMaxThreadsPerThreadgroup][3] = {};  // thread_position_in_threadgroup by lane
   Size3 local_size_{0, 0, 0};
 
   LaneCursor* cursor_ = nullptr;         // the plain lanes, while the kernel loop runs
@@ -141,21 +146,21 @@ class ThreadgroupRunner {
   static constexpr uint16_t kNoLane = 0xffff;
   uint16_t driver_lane_ = kNoLane;       // that lane: it runs on the scheduler's stack
   uint32_t done_ = 0;
-  uint32_t at_barrier_ = 0;
-  // The threadgroup barrier now filling: its site, its lanes in arrival order.
+  // The threadgroup barrier now filling: its site, its lanes in arrival order (at_barrier_ of
+  // them).
   const std::source_location* barrier_site_ = nullptr;
   bool barrier_divergent_ = false;
-  uint16_t barrier_waiters_[1024] = {};
-  uint32_t barrier_waiter_count_ = 0;
-  // Per simdgroup (at most 1024 / 32): live lanes, lanes blocked anywhere, lanes at a collective.
-  static constexpr uint32_t kMaxSimdgroups = 1024 / kSimdWidth;
+  uint16_t barrier_waiters_[kMaxThreadsPerThreadgroup] = {};
+  uint32_t at_barrier_ = 0;
+  // Per simdgroup: live lanes, lanes blocked anywhere, lanes at a collective.
+  static constexpr uint32_t kMaxSimdgroups = kMaxThreadsPerThreadgroup / kSimdWidth;
   uint8_t live_in_simd_[kMaxSimdgroups] = {};
   uint8_t blocked_in_simd_[kMaxSimdgroups] = {};
   uint8_t simd_waiting_[kMaxSimdgroups] = {};
   // Racecheck ordering (race_annotations.h): epochs and the addresses released/acquired.
   uint64_t barrier_epoch_ = 0;
   std::vector<uint32_t> simd_epoch_;  // sized per threadgroup in racecheck builds
-  char ordering_tokens_[2 + 2 * 32] = {};
+  char ordering_tokens_[2 + 2 * kMaxSimdgroups] = {};
 
   fiber::Fiber drive_fiber_;
   sigjmp_buf recovery_;

@@ -38,12 +38,6 @@ HandKernel last_wins("test_initcheck_last_group_wins",
                      {device_arg("out", 0, 4), threadgroup_arg("s", 0, 4)},
                      &lane_loop<last_group_wins>);
 
-size_t count(const MTL::CommandBuffer* cb, check::CheckId id) {
-  size_t n = 0;
-  for (const auto& r : cb->reports()) n += r.check == id;
-  return n;
-}
-
 TEST(Initcheck, UnwrittenThreadgroupMemoryReachingDeviceMemoryIsReported) {
   Harness h;
   h.options().workers = 2;
@@ -52,7 +46,7 @@ TEST(Initcheck, UnwrittenThreadgroupMemoryReachingDeviceMemoryIsReported) {
     e->setBuffer(out.get(), 0, 0);
     e->setThreadgroupMemoryLength(64 * 4, 0);
   }, {4, 1, 1}, {64, 1, 1});
-  ASSERT_GE(count(cb, check::CheckId::uninit_threadgroup), 1u) << Harness::reports(cb);
+  ASSERT_GE(Harness::count(cb, check::CheckId::uninit_threadgroup), 1u) << Harness::reports(cb);
   const check::Report& r = cb->reports().front();
   EXPECT_EQ(r.kernel, "test_initcheck_half_written");
   EXPECT_EQ(r.lane.thread.x % 2, 1u) << "an odd lane reads a slot nobody wrote";
@@ -69,7 +63,7 @@ TEST(Initcheck, ThreadgroupOrderIsNotMistakenForAnUninitialisedRead) {
       e->setBuffer(out.get(), 0, 0);
       e->setThreadgroupMemoryLength(32 * 4, 0);
     }, {2, 1, 1}, {32, 1, 1});
-    ASSERT_EQ(count(cb, check::CheckId::uninit_threadgroup), 0u)
+    ASSERT_EQ(Harness::count(cb, check::CheckId::uninit_threadgroup), 0u)
         << "attempt " << attempt << ": " << Harness::reports(cb);
     ASSERT_LT(static_cast<uint32_t*>(out->contents())[0], 2u);
   }

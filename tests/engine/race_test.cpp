@@ -30,12 +30,6 @@ void every_group_writes_element_zero(const BoundArgs& a, const LaneCursor& lane)
 HandKernel shared_write("test_race_between_threadgroups", {device_arg("out", 0, 4)},
                         &lane_loop<every_group_writes_element_zero>);
 
-size_t count(const MTL::CommandBuffer* cb, check::CheckId id) {
-  size_t n = 0;
-  for (const auto& r : cb->reports()) n += r.check == id;
-  return n;
-}
-
 class Racecheck : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -55,7 +49,7 @@ TEST_F(Racecheck, MissingBarrierIsARaceOnThreadgroupMemory) {
     e->setBuffer(out.get(), 0, 0);
     e->setThreadgroupMemoryLength(64 * 4, 0);
   }, {1, 1, 1}, {64, 1, 1});
-  ASSERT_GE(count(cb, check::CheckId::race_threadgroup), 1u) << Harness::reports(cb);
+  ASSERT_GE(Harness::count(cb, check::CheckId::race_threadgroup), 1u) << Harness::reports(cb);
   const check::Report& r = cb->reports().front();
   EXPECT_EQ(r.kernel, "test_race_missing_barrier");
   EXPECT_EQ(r.memory, "threadgroup(0)");
@@ -79,7 +73,7 @@ TEST_F(Racecheck, TwoThreadgroupsWritingOneElementRace) {
   auto out = h.buffer(16);
   auto* cb = h.run("test_race_between_threadgroups", [&](auto* e) { e->setBuffer(out.get(), 0, 0); },
                    {8, 1, 1}, {32, 1, 1});
-  ASSERT_GE(count(cb, check::CheckId::race_device), 1u) << Harness::reports(cb);
+  ASSERT_GE(Harness::count(cb, check::CheckId::race_device), 1u) << Harness::reports(cb);
   EXPECT_NE(cb->reports().front().memory.find("buffer(0)"), std::string::npos) << Harness::reports(cb);
 }
 

@@ -58,6 +58,12 @@ class Harness {
     for (const auto& r : cb->reports()) text += r.format();
     return text;
   }
+  // How many of the command buffer's reports are of check `id`.
+  static size_t count(const MTL::CommandBuffer* cb, check::CheckId id) {
+    size_t n = 0;
+    for (const auto& r : cb->reports()) n += r.check == id;
+    return n;
+  }
 
  private:
   NS::SharedPtr<MTL::Device> device_;
