@@ -8,6 +8,8 @@
 //   flash_attention_forward_masked_half    the same with an additive mask [B or 1, 1, seq_q,
 //   flash_attention_forward_masked_float   seq_kv] (0 attends, -inf ignores), half or float
 //   decode_attention                       one query token per head against a KV cache
+//   decode_attention_float                 the same on float Q, K, V, O
+//   kv_append_float                        copies one token's K and V rows into a float cache
 //
 // docs/kernels/attention.md gives the geometry, the threadgroup memory per head_dim and the
 // tolerance.
@@ -368,6 +370,72 @@ struct DecodeParams {
     float scale;
 };
 
+// The decode kernel's body for Q, K, V and O of element type T; the kernel-scope threadgroup
+// arrays are declared by each kernel and passed in (q_s: 128, p_s: 4 x 32, m_s and l_s: 4,
+// acc_s: 4 x 128 floats).
+template <typename T>
+static void decode_attention_impl(
+    device const T* Q, device const T* K, device const T* V, device T* O, constant DecodeParams& p,
+    threadgroup float* q_s, threadgroup float* p_s, threadgroup float* m_s, threadgroup float* l_s,
+    threadgroup float* acc_s, uint2 tgid, uint tid, uint sg, uint lane)
+{
+    const uint D = p.head_dim;
+    const uint head = tgid.x;
+    const uint batch = tgid.y;
+    const uint kv_head = head / (p.num_heads / p.num_kv_heads);
+    device const T* Kb = K + batch * p.k_strides[0] + kv_head * p.k_strides[1];
+    device const T* Vb = V + batch * p.v_strides[0] + kv_head * p.v_strides[1];
+    device const T* q = Q + batch * p.q_strides[0] + head * p.q_strides[1];
+    if (tid < D) q_s[tid] = float(q[tid]) * p.scale;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+
+    threadgroup float* p_sg = p_s + 32 * sg;  // this simdgroup's probabilities
+    float m = -INFINITY, l = 0.0f;
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (uint k0 = sg * 32; k0 < p.kv_len; k0 += 128) {
+        const uint j = k0 + lane;
+        float s = -INFINITY;
+        if (j < p.kv_len) {
+            device const T* krow = Kb + j * p.k_strides[2];
+            s = 0.0f;
+            for (uint d = 0; d < D; ++d) s += q_s[d] * float(krow[d]);
+        }
+        const float m_new = max(m, simd_max(s));  // finite: key k0 < kv_len exists
+        const float pr = exp(s - m_new);
+        const float alpha = exp(m - m_new);
+        l = l * alpha + simd_sum(pr);
+        m = m_new;
+        p_sg[lane] = pr;
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        const uint n = min(32u, p.kv_len - k0);
+        for (uint k = 0; k < 4 && lane + 32 * k < D; ++k) {
+            const uint d = lane + 32 * k;
+            float a = acc[k] * alpha;
+            for (uint jj = 0; jj < n; ++jj) a += p_sg[jj] * float(Vb[(k0 + jj) * p.v_strides[2] + d]);
+            acc[k] = a;
+        }
+        simdgroup_barrier(mem_flags::mem_threadgroup);  // p_s read before the next chunk writes it
+    }
+    if (lane == 0) {
+        m_s[sg] = m;
+        l_s[sg] = l;
+    }
+    for (uint k = 0; k < 4 && lane + 32 * k < D; ++k) acc_s[128 * sg + lane + 32 * k] = acc[k];
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+
+    if (tid < D) {
+        const float mx = max(max(m_s[0], m_s[1]), max(m_s[2], m_s[3]));
+        float num = 0.0f, den = 0.0f;
+        for (uint s = 0; s < 4; ++s) {
+            if (l_s[s] == 0.0f) continue;  // a simdgroup that got no keys
+            const float w = exp(m_s[s] - mx);
+            num += acc_s[128 * s + tid] * w;
+            den += l_s[s] * w;
+        }
+        O[batch * p.o_strides[0] + head * p.o_strides[1] + tid] = T(num / den);
+    }
+}
+
 kernel void decode_attention(
     device const half* Q [[buffer(0)]],
     device const half* K [[buffer(1)]],
@@ -380,63 +448,47 @@ kernel void decode_attention(
     uint lane [[thread_index_in_simdgroup]])
 {
     threadgroup float q_s[128];
-    threadgroup float p_s[4][32];
+    threadgroup float p_s[4 * 32];
     threadgroup float m_s[4];
     threadgroup float l_s[4];
-    threadgroup float acc_s[4][128];
+    threadgroup float acc_s[4 * 128];
+    decode_attention_impl(Q, K, V, O, p, q_s, p_s, m_s, l_s, acc_s, tgid, tid, sg, lane);
+}
 
-    const uint D = p.head_dim;
-    const uint head = tgid.x;
-    const uint batch = tgid.y;
-    const uint kv_head = head / (p.num_heads / p.num_kv_heads);
-    device const half* Kb = K + batch * p.k_strides[0] + kv_head * p.k_strides[1];
-    device const half* Vb = V + batch * p.v_strides[0] + kv_head * p.v_strides[1];
-    device const half* q = Q + batch * p.q_strides[0] + head * p.q_strides[1];
-    if (tid < D) q_s[tid] = float(q[tid]) * p.scale;
-    threadgroup_barrier(mem_flags::mem_threadgroup);
+// ============================== decode_attention_float
+// decode_attention on float Q, K, V and O (a float KV cache; host/model/ uses it).
+kernel void decode_attention_float(
+    device const float* Q [[buffer(0)]],
+    device const float* K [[buffer(1)]],
+    device const float* V [[buffer(2)]],
+    device float* O [[buffer(3)]],
+    constant DecodeParams& p [[buffer(4)]],
+    uint2 tgid [[threadgroup_position_in_grid]],
+    uint tid [[thread_index_in_threadgroup]],
+    uint sg [[simdgroup_index_in_threadgroup]],
+    uint lane [[thread_index_in_simdgroup]])
+{
+    threadgroup float q_s[128];
+    threadgroup float p_s[4 * 32];
+    threadgroup float m_s[4];
+    threadgroup float l_s[4];
+    threadgroup float acc_s[4 * 128];
+    decode_attention_impl(Q, K, V, O, p, q_s, p_s, m_s, l_s, acc_s, tgid, tid, sg, lane);
+}
 
-    float m = -INFINITY, l = 0.0f;
-    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (uint k0 = sg * 32; k0 < p.kv_len; k0 += 128) {
-        const uint j = k0 + lane;
-        float s = -INFINITY;
-        if (j < p.kv_len) {
-            device const half* krow = Kb + j * p.k_strides[2];
-            s = 0.0f;
-            for (uint d = 0; d < D; ++d) s += q_s[d] * float(krow[d]);
-        }
-        const float m_new = max(m, simd_max(s));  // finite: key k0 < kv_len exists
-        const float pr = exp(s - m_new);
-        const float alpha = exp(m - m_new);
-        l = l * alpha + simd_sum(pr);
-        m = m_new;
-        p_s[sg][lane] = pr;
-        simdgroup_barrier(mem_flags::mem_threadgroup);
-        const uint n = min(32u, p.kv_len - k0);
-        for (uint k = 0; k < 4 && lane + 32 * k < D; ++k) {
-            const uint d = lane + 32 * k;
-            float a = acc[k] * alpha;
-            for (uint jj = 0; jj < n; ++jj) a += p_s[sg][jj] * float(Vb[(k0 + jj) * p.v_strides[2] + d]);
-            acc[k] = a;
-        }
-        simdgroup_barrier(mem_flags::mem_threadgroup);  // p_s read before the next chunk writes it
-    }
-    if (lane == 0) {
-        m_s[sg] = m;
-        l_s[sg] = l;
-    }
-    for (uint k = 0; k < 4 && lane + 32 * k < D; ++k) acc_s[sg][lane + 32 * k] = acc[k];
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-
-    if (tid < D) {
-        const float mx = max(max(m_s[0], m_s[1]), max(m_s[2], m_s[3]));
-        float num = 0.0f, den = 0.0f;
-        for (uint s = 0; s < 4; ++s) {
-            if (l_s[s] == 0.0f) continue;  // a simdgroup that got no keys
-            const float w = exp(m_s[s] - mx);
-            num += acc_s[s][tid] * w;
-            den += l_s[s] * w;
-        }
-        O[batch * p.o_strides[0] + head * p.o_strides[1] + tid] = half(num / den);
-    }
+// ============================== kv_append_float
+/// Copies `count` floats of keys and of values into a KV cache: one token's K and V rows
+/// (the host binds k and v at the token's offset in the batch buffers, k_cache and v_cache at
+/// the cache slot's offset). dispatchThreads(count).
+kernel void kv_append_float(
+    device const float* k [[buffer(0)]],
+    device const float* v [[buffer(1)]],
+    device float* k_cache [[buffer(2)]],
+    device float* v_cache [[buffer(3)]],
+    constant uint& count [[buffer(4)]],
+    uint gid [[thread_position_in_grid]])
+{
+    if (gid >= count) return;
+    k_cache[gid] = k[gid];
+    v_cache[gid] = v[gid];
 }

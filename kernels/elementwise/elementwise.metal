@@ -52,6 +52,9 @@ kernel void multiply(
 }
 
 // ------------------------------ swiglu
+// silu(g) * u in float: the one formula of swiglu and swiglu_float.
+static float silu_times(float g, float u) { return g / (1.0f + exp(-g)) * u; }
+
 /// out = silu(gate) * up: the SiLU and Multiply steps fused, rounding to half once.
 kernel void swiglu(
     device const half* gate [[buffer(0)]],
@@ -61,8 +64,7 @@ kernel void swiglu(
     uint gid [[thread_position_in_grid]])
 {
     if (gid >= count) return;
-    float g = float(gate[gid]);
-    out[gid] = half(g / (1.0f + exp(-g)) * float(up[gid]));
+    out[gid] = half(silu_times(float(gate[gid]), float(up[gid])));
 }
 
 // ------------------------------ rms_norm_as_documented
@@ -130,12 +132,13 @@ static float threadgroup_sum(threadgroup float* shared, float value, uint tid, u
     return total;
 }
 
-static void rms_norm_row(device const half* input, device const half* weight,
-                         device half* output, uint hidden_dim, float eps, float weight_offset,
+template <typename T>
+static void rms_norm_row(device const T* input, device const T* weight,
+                         device T* output, uint hidden_dim, float eps, float weight_offset,
                          threadgroup float* shared, uint tid, uint tgid, uint threads)
 {
-    device const half* row_in = input + ulong(tgid) * hidden_dim;
-    device half* row_out = output + ulong(tgid) * hidden_dim;
+    device const T* row_in = input + ulong(tgid) * hidden_dim;
+    device T* row_out = output + ulong(tgid) * hidden_dim;
     float local_sum = 0.0f;
     for (uint i = tid; i < hidden_dim; i += threads) {
         float val = float(row_in[i]);
@@ -144,7 +147,7 @@ static void rms_norm_row(device const half* input, device const half* weight,
     float sum = threadgroup_sum(shared, local_sum, tid, threads);
     float rms = rsqrt(sum / float(hidden_dim) + eps);
     for (uint i = tid; i < hidden_dim; i += threads) {
-        row_out[i] = half(float(row_in[i]) * rms * (weight_offset + float(weight[i])));
+        row_out[i] = T(float(row_in[i]) * rms * (weight_offset + float(weight[i])));
     }
 }
 
@@ -234,14 +237,10 @@ struct RopeParams {
     float theta_base;      // per layer (Gemma 3: 10000 local, 1000000 global)
 };
 
-/// RoPE, non-interleaved halves (element d pairs with d + head_dim/2), in place on
-/// Q [seq_len, q_heads, head_dim] and K [seq_len, kv_heads, head_dim].
-/// Grid: [head_dim/2, q_heads + kv_heads, seq_len]; y < q_heads is a Q head, the rest K heads.
-kernel void rope(
-    device half* q [[buffer(0)]],
-    device half* k [[buffer(1)]],
-    constant RopeParams& p [[buffer(2)]],
-    uint3 gid [[thread_position_in_grid]])
+// Rotates one pair (element d, element d + head_dim/2) of one head of one token, for gid =
+// (d, head, token) of the rope grid; T is the element type of Q and K.
+template <typename T>
+static void rope_pair(device T* q, device T* k, constant RopeParams& p, uint3 gid)
 {
     uint half_dim = p.head_dim / 2;
     if (gid.x >= half_dim || gid.y >= p.q_heads + p.kv_heads || gid.z >= p.seq_len) return;
@@ -253,13 +252,70 @@ kernel void rope(
     float sin_val = sin(angle);
 
     bool is_q = gid.y < p.q_heads;
-    device half* x = is_q ? q : k;
+    device T* x = is_q ? q : k;
     uint heads = is_q ? p.q_heads : p.kv_heads;
     uint head = is_q ? gid.y : gid.y - p.q_heads;
     ulong base = (ulong(gid.z) * heads + head) * p.head_dim;
 
     float re = float(x[base + d]);
     float im = float(x[base + d + half_dim]);
-    x[base + d] = half(re * cos_val - im * sin_val);
-    x[base + d + half_dim] = half(re * sin_val + im * cos_val);
+    x[base + d] = T(re * cos_val - im * sin_val);
+    x[base + d + half_dim] = T(re * sin_val + im * cos_val);
+}
+
+/// RoPE, non-interleaved halves (element d pairs with d + head_dim/2), in place on
+/// Q [seq_len, q_heads, head_dim] and K [seq_len, kv_heads, head_dim].
+/// Grid: [head_dim/2, q_heads + kv_heads, seq_len]; y < q_heads is a Q head, the rest K heads.
+kernel void rope(
+    device half* q [[buffer(0)]],
+    device half* k [[buffer(1)]],
+    constant RopeParams& p [[buffer(2)]],
+    uint3 gid [[thread_position_in_grid]])
+{
+    rope_pair(q, k, p, gid);
+}
+
+// ============================== float variants
+// The same kernels on float activations, for pipelines that keep the residual stream and the
+// projections in float (the multi-token mat-vec's input and output, host/model/): one
+// formula each, shared with the half kernels above.
+
+// ------------------------------ rms_norm_float
+/// rms_norm with float input, weight and output.
+kernel void rms_norm_float(
+    device const float* input [[buffer(0)]],
+    device const float* weight [[buffer(1)]],
+    device float* output [[buffer(2)]],
+    constant uint& hidden_dim [[buffer(3)]],
+    constant float& eps [[buffer(4)]],
+    threadgroup float* shared [[threadgroup(0)]],
+    uint tid [[thread_index_in_threadgroup]],
+    uint tgid [[threadgroup_position_in_grid]],
+    uint threads [[threads_per_threadgroup]])
+{
+    rms_norm_row(input, weight, output, hidden_dim, eps, 0.0f, shared, tid, tgid, threads);
+}
+
+// ------------------------------ rope_float
+/// rope on float Q and K, in place.
+kernel void rope_float(
+    device float* q [[buffer(0)]],
+    device float* k [[buffer(1)]],
+    constant RopeParams& p [[buffer(2)]],
+    uint3 gid [[thread_position_in_grid]])
+{
+    rope_pair(q, k, p, gid);
+}
+
+// ------------------------------ swiglu_float
+/// out = silu(gate) * up on floats. out may alias gate or up.
+kernel void swiglu_float(
+    device const float* gate [[buffer(0)]],
+    device const float* up [[buffer(1)]],
+    device float* out [[buffer(2)]],
+    constant uint& count [[buffer(3)]],
+    uint gid [[thread_position_in_grid]])
+{
+    if (gid >= count) return;
+    out[gid] = silu_times(gate[gid], up[gid]);
 }

@@ -57,6 +57,38 @@ kernel void embedding_lookup_q8_0(
     out[o] = half(float(b.qs[gid.x % 32]) * float(b.d) * p.scale);
 }
 
+// ------------------------------ embedding_lookup_q4_0_float
+struct block_q4_0 {  // GGML: 18 bytes, 32 elements; element j < 16 in the low nibble of qs[j],
+    half d;          // element j + 16 in the high nibble; value = (nibble - 8) * d
+    uint8_t qs[16];
+};
+
+/// As embedding_lookup_f16 with the table in GGML Q4_0 blocks (D / 32 per row) and a float
+/// output: the embedding of a model whose lm_head is tied to a Q4_0 table and whose residual
+/// stream is float (host/model/).
+kernel void embedding_lookup_q4_0_float(
+    device const uint* tokens [[buffer(0)]],
+    device const block_q4_0* table [[buffer(1)]],
+    device float* out [[buffer(2)]],
+    device uint* status [[buffer(3)]],
+    constant EmbeddingParams& p [[buffer(4)]],
+    uint2 gid [[thread_position_in_grid]])
+{
+    if (gid.x >= p.dim || gid.y >= p.tokens) return;
+    uint token = tokens[gid.y];
+    bool bad = token >= p.vocab;
+    if (gid.x == 0) status[gid.y] = bad ? 1u : 0u;
+    ulong o = ulong(gid.y) * p.dim + gid.x;
+    if (bad) {
+        out[o] = 0.0f;
+        return;
+    }
+    device const block_q4_0& b = table[ulong(token) * (p.dim / 32) + gid.x / 32];
+    uint j = gid.x % 32;
+    uint nibble = j < 16 ? (b.qs[j] & 0x0F) : (b.qs[j - 16] >> 4);
+    out[o] = float(int(nibble) - 8) * float(b.d) * p.scale;
+}
+
 // ------------------------------ argmax
 // Is (v, i) a better candidate than (best_v, best_i)? NaN is never a candidate; the larger
 // value wins, equal values go to the lower index. best_i == cols means "none yet".

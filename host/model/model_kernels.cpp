@@ -1,0 +1,150 @@
+#include "host/model/model_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace metalsim::model {
+namespace {
+
+// The kernels' parameter structs, field for field as the .metal files declare them.
+struct EmbeddingParams {  // kernels/embedding/embedding.metal
+  uint32_t tokens, vocab, dim;
+  float scale;
+};
+struct RopeParams {  // kernels/elementwise/elementwise.metal
+  uint32_t seq_len, q_heads, kv_heads, head_dim, position_offset;
+  float theta_base;
+};
+struct DecodeParams {  // kernels/attention/attention.metal
+  uint64_t q_strides[2], k_strides[3], v_strides[3], o_strides[2];
+  uint32_t num_heads, num_kv_heads, kv_len, head_dim;
+  float scale;
+};
+
+constexpr const char* kKernels[] = {
+    "embedding_lookup_q4_0_float", "rms_norm_float",  "multi_token_matvec_q4_0", "multi_token_matvec_q4_0_accumulate",
+    "rope_float",                  "kv_append_float", "decode_attention_float",  "swiglu_float",
+    "argmax"};
+
+constexpr uint32_t kMatvecThreads = 256;  // the document's 8 simdgroups, one row each
+constexpr uint32_t kNormThreads = 32;     // one simdgroup per row, as the document's RMSNorm
+constexpr uint32_t kArgmaxThreads = 256;
+
+void bind(MTL::ComputeCommandEncoder* e, BufferSlice s, uint32_t index) { e->setBuffer(s.buffer, s.offset, index); }
+MTL::Size size1(uint64_t n) { return MTL::Size(n, 1, 1); }
+
+}  // namespace
+
+ModelKernels::ModelKernels(MTL::Device* device) {
+  auto library = NS::TransferPtr(device->newDefaultLibrary());
+  for (const char* name : kKernels) {
+    auto fn = NS::TransferPtr(library->newFunction(name));
+    NS::Error* error = nullptr;
+    NS::SharedPtr<MTL::ComputePipelineState> pso;
+    if (fn) pso = NS::TransferPtr(device->newComputePipelineState(fn.get(), &error));
+    if (!pso)
+      throw std::runtime_error(std::string("model: kernel '") + name +
+                               "' is not linked (link metalsim_kernels, or its family's _metal library)");
+    pipelines_[name] = pso;
+  }
+}
+
+void ModelKernels::use(Encoder* e, const char* kernel) const {
+  e->setComputePipelineState(pipelines_.at(kernel).get());
+}
+
+void ModelKernels::embedding(Encoder* e, MTL::Buffer* tokens, MTL::Buffer* table, MTL::Buffer* out,
+                             MTL::Buffer* status, uint32_t n, uint32_t vocab, uint32_t dim) const {
+  use(e, "embedding_lookup_q4_0_float");
+  const EmbeddingParams p{n, vocab, dim, 1.0f};
+  e->setBuffer(tokens, 0, 0);
+  e->setBuffer(table, 0, 1);
+  e->setBuffer(out, 0, 2);
+  e->setBuffer(status, 0, 3);
+  e->setBytes(&p, sizeof p, 4);
+  e->dispatchThreads(MTL::Size(dim, n, 1), size1(std::min<uint32_t>(dim, 256)));
+}
+
+void ModelKernels::rms_norm(Encoder* e, BufferSlice in, MTL::Buffer* weight, BufferSlice out, uint32_t rows,
+                            uint32_t hidden, float eps) const {
+  use(e, "rms_norm_float");
+  bind(e, in, 0);
+  e->setBuffer(weight, 0, 1);
+  bind(e, out, 2);
+  e->setBytes(&hidden, sizeof hidden, 3);
+  e->setBytes(&eps, sizeof eps, 4);
+  e->setThreadgroupMemoryLength(kNormThreads * sizeof(float), 0);
+  e->dispatchThreadgroups(size1(rows), size1(kNormThreads));
+}
+
+void ModelKernels::matvec(Encoder* e, MTL::Buffer* weight, BufferSlice in, BufferSlice out, uint32_t out_dim,
+                          uint32_t in_dim, uint32_t batch, bool accumulate) const {
+  use(e, accumulate ? "multi_token_matvec_q4_0_accumulate" : "multi_token_matvec_q4_0");
+  e->setBuffer(weight, 0, 0);
+  bind(e, in, 1);
+  bind(e, out, 2);
+  e->setBytes(&out_dim, sizeof out_dim, 3);
+  e->setBytes(&in_dim, sizeof in_dim, 4);
+  e->setBytes(&batch, sizeof batch, 5);
+  const uint32_t rows_per_group = kMatvecThreads / 32;
+  e->dispatchThreadgroups(size1((out_dim + rows_per_group - 1) / rows_per_group), size1(kMatvecThreads));
+}
+
+void ModelKernels::rope(Encoder* e, BufferSlice q, BufferSlice k, uint32_t seq, uint32_t heads, uint32_t kv_heads,
+                        uint32_t head_dim, uint32_t position, float theta) const {
+  use(e, "rope_float");
+  const RopeParams p{seq, heads, kv_heads, head_dim, position, theta};
+  bind(e, q, 0);
+  bind(e, k, 1);
+  e->setBytes(&p, sizeof p, 2);
+  e->dispatchThreads(MTL::Size(head_dim / 2, heads + kv_heads, seq), size1(std::min<uint32_t>(head_dim / 2, 32)));
+}
+
+void ModelKernels::kv_append(Encoder* e, BufferSlice k, BufferSlice v, BufferSlice k_slot, BufferSlice v_slot,
+                             uint32_t count) const {
+  use(e, "kv_append_float");
+  bind(e, k, 0);
+  bind(e, v, 1);
+  bind(e, k_slot, 2);
+  bind(e, v_slot, 3);
+  e->setBytes(&count, sizeof count, 4);
+  e->dispatchThreads(size1(count), size1(std::min<uint32_t>(count, 256)));
+}
+
+void ModelKernels::attention(Encoder* e, BufferSlice q, MTL::Buffer* k_cache, MTL::Buffer* v_cache, BufferSlice out,
+                             uint32_t heads, uint32_t kv_heads, uint32_t head_dim, uint32_t kv_len) const {
+  use(e, "decode_attention_float");
+  const uint64_t row = uint64_t(kv_heads) * head_dim;  // a cache slot: [kv_heads, head_dim]
+  const DecodeParams p{{0, head_dim},       {0, head_dim, row}, {0, head_dim, row}, {0, head_dim}, heads, kv_heads,
+                       kv_len,              head_dim,           float(1.0 / std::sqrt(double(head_dim)))};
+  bind(e, q, 0);
+  e->setBuffer(k_cache, 0, 1);
+  e->setBuffer(v_cache, 0, 2);
+  bind(e, out, 3);
+  e->setBytes(&p, sizeof p, 4);
+  e->dispatchThreadgroups(MTL::Size(heads, 1, 1), size1(128));
+}
+
+void ModelKernels::swiglu(Encoder* e, BufferSlice gate, BufferSlice up, BufferSlice out, uint32_t count) const {
+  use(e, "swiglu_float");
+  bind(e, gate, 0);
+  bind(e, up, 1);
+  bind(e, out, 2);
+  e->setBytes(&count, sizeof count, 3);
+  e->dispatchThreads(size1(count), size1(std::min<uint32_t>(count, 256)));
+}
+
+void ModelKernels::argmax(Encoder* e, BufferSlice logits, MTL::Buffer* out, uint32_t cols) const {
+  use(e, "argmax");
+  const uint32_t rows = 1;
+  bind(e, logits, 0);
+  e->setBuffer(out, 0, 1);
+  e->setBytes(&rows, sizeof rows, 2);
+  e->setBytes(&cols, sizeof cols, 3);
+  e->setThreadgroupMemoryLength(kArgmaxThreads * sizeof(float), 0);
+  e->setThreadgroupMemoryLength(kArgmaxThreads * sizeof(uint32_t), 1);
+  e->dispatchThreadgroups(size1(1), size1(kArgmaxThreads));
+}
+
+}  // namespace metalsim::model
