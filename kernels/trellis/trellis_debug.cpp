@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 #include <type_traits>
+#include <vector>
 
 namespace metalsim::kernels::trellis {
 namespace {
@@ -179,14 +180,31 @@ std::string pre_dispatch_report(const DispatchInfo& d, std::span<const half_t> a
   if (d.prefill_kernel && d.M <= 16)
     out += "WARNING: M = " + std::to_string(d.M) + " runs " + d.kernel +
            ", the prefill kernel (64x64 tiles); M <= 16 is the decode kernel's (section 5.4, wrong kernel selection)\n";
-  const ValueStats as = value_stats(a);
-  out += stats_line("A", as);
-  if (as.nan || as.inf) out += "WARNING: A holds NaN or infinite values\n";
+  if (a.empty()) {
+    out += "A: written by an earlier dispatch of this command buffer\n";
+  } else {
+    const ValueStats as = value_stats(a);
+    out += stats_line("A", as);
+    if (as.nan || as.inf) out += "WARNING: A holds NaN or infinite values\n";
+  }
   out += packed_lines(w);
   out += scales_lines(w);
   out += "grid: values=" + list(w.grid, 32) + "\n";
   out += signs_lines("su", w.su);
   out += signs_lines("sv", w.sv);
+  return out;
+}
+
+std::string routing_report(std::span<const uint32_t> expert_ids, std::span<const float> expert_probs,
+                           uint32_t num_experts) {
+  std::vector<size_t> tokens(num_experts, 0);
+  size_t bad = 0;
+  for (uint32_t e : expert_ids) {
+    if (e < num_experts) ++tokens[e];
+    else ++bad;
+  }
+  std::string out = "expert_ids: tokens_per_expert=" + list(tokens, 64) + ", out_of_range=" + std::to_string(bad) + "\n";
+  out += stats_line("expert_probs", value_stats(expert_probs));
   return out;
 }
 

@@ -62,8 +62,13 @@ struct DispatchInfo {
 };
 
 // The PRE-DISPATCH block of section 5.1 for one weight matrix (or one stack of experts) and
-// its activations, with a WARNING line per failure mode of section 5 it sees.
+// its activations (empty: written by an earlier dispatch of the command buffer, not known yet),
+// with a WARNING line per failure mode of section 5 it sees.
 std::string pre_dispatch_report(const DispatchInfo& dispatch, std::span<const half_t> a,
                                 const TrellisWeights& w, const std::string& weights_name = "");
+
+// The MoE routing: tokens per expert, the probabilities' range, ids past num_experts.
+std::string routing_report(std::span<const uint32_t> expert_ids, std::span<const float> expert_probs,
+                           uint32_t num_experts);
 
 }  // namespace metalsim::kernels::trellis

@@ -9,18 +9,13 @@ namespace {
 
 constexpr size_t kDocumentedPrefillBudget = 9216;  // section 5.3: 8192 + 512 + 512
 
-template <class T>
-NS::SharedPtr<MTL::Buffer> upload(MTL::Device* device, const std::vector<T>& v) {
-  return NS::TransferPtr(device->newBuffer(v.data(), v.size() * sizeof(T), MTL::ResourceStorageModeShared));
-}
+}  // namespace
 
 void require_length(const MTL::Buffer* b, size_t bytes, const std::string& what) {
   if (b == nullptr || b->length() < bytes)
     throw std::invalid_argument(what + " needs " + std::to_string(bytes) + " bytes, the buffer has " +
                                 std::to_string(b ? b->length() : 0));
 }
-
-}  // namespace
 
 KernelGeometry geometry(TrellisKernel kernel) {
   switch (kernel) {
@@ -65,11 +60,11 @@ TrellisLinear::TrellisLinear(MTL::Device* device, TrellisWeights weights)
   if (weights_.shape.experts != 1)
     throw std::invalid_argument("TrellisLinear: " + std::to_string(weights_.shape.experts) +
                                 " experts; a linear layer has one (TrellisMoE takes several)");
-  packed_ = upload(device, weights_.packed);
-  scales_ = upload(device, weights_.scales);
-  grid_ = upload(device, weights_.grid);
-  su_ = upload(device, weights_.su);
-  sv_ = upload(device, weights_.sv);
+  packed_ = make_buffer(device, weights_.packed);
+  scales_ = make_buffer(device, weights_.scales);
+  grid_ = make_buffer(device, weights_.grid);
+  su_ = make_buffer(device, weights_.su);
+  sv_ = make_buffer(device, weights_.sv);
 }
 
 MTL::ComputePipelineState* TrellisLinear::pipeline(TrellisKernel kernel) {

@@ -39,6 +39,15 @@ struct ThreadgroupBudget {
 };
 ThreadgroupBudget threadgroup_budget(MTL::Device* device, TrellisKernel kernel);
 
+// A shared buffer holding a copy of `v`.
+template <class T>
+NS::SharedPtr<MTL::Buffer> make_buffer(MTL::Device* device, const std::vector<T>& v) {
+  return NS::TransferPtr(device->newBuffer(v.data(), v.size() * sizeof(T), MTL::ResourceStorageModeShared));
+}
+
+// Throws std::invalid_argument("<what> needs N bytes, the buffer has M") when `b` is shorter.
+void require_length(const MTL::Buffer* b, size_t bytes, const std::string& what);
+
 // A pipeline of a linked kernel; throws naming the kernel when it is missing, or when its
 // threadgroup memory exceeds the device's limit.
 NS::SharedPtr<MTL::ComputePipelineState> make_pipeline(MTL::Device* device, const std::string& kernel);

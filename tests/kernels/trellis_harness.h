@@ -8,6 +8,7 @@
 #include "kernels/spec/compare.h"
 #include "kernels/trellis/trellis_compare.h"
 #include "kernels/trellis/trellis_linear.h"
+#include "kernels/trellis/trellis_moe.h"
 #include "kernels/trellis/trellis_problem.h"
 #include "metalsim/Metal.hpp"
 
@@ -68,6 +69,26 @@ inline Run run_linear(const GemmProblem& p, TrellisKernel kernel = TrellisKernel
   linear.encode(encoder, a.get(), c.get(), p.shape.M, kernel);
   encoder->endEncoding();
   return finish(cb, c, gemm_ref(p.a, p.shape.M, p.weights));
+}
+
+// h (the SwiGLU scratch between the two dispatches) is poisoned too: a row the down kernel reads
+// that the gate/up kernel never wrote shows as NaN in the output.
+inline Run run_moe(const MoeProblem& p, const engine::ExecutionOptions& options = checked()) {
+  const MoeShape& s = p.shape;
+  TrellisMoE moe(device(), p.gate, p.up, p.down, s.top_k);
+  auto x = upload(p.x);
+  auto ids = NS::TransferPtr(device()->newBuffer(p.routing.expert_ids.data(), p.routing.expert_ids.size() * 4,
+                                                 MTL::ResourceStorageModeShared));
+  auto probs = NS::TransferPtr(device()->newBuffer(p.routing.probs.data(), p.routing.probs.size() * 4,
+                                                   MTL::ResourceStorageModeShared));
+  auto h = poisoned(size_t(s.M) * s.top_k * s.intermediate);
+  auto out = poisoned(size_t(s.M) * s.hidden);
+  MTL::CommandBuffer* cb = queue()->commandBuffer();
+  cb->setExecutionOptions(options);
+  MTL::ComputeCommandEncoder* encoder = cb->computeCommandEncoder();
+  moe.encode(encoder, x.get(), ids.get(), probs.get(), h.get(), out.get(), s.M);
+  encoder->endEncoding();
+  return finish(cb, out, moe_ref(p.x, p.routing, p.gate, p.up, p.down));
 }
 
 inline std::string describe(const Run& run) {
