@@ -138,10 +138,11 @@ kernel void gemm_trellis_tiles(
                 simdgroup_barrier(mem_flags::mem_threadgroup);
                 simdgroup_half8x8 b_frag;
                 simdgroup_load(b_frag, &B_staging[simd_group_id][0][0], 8);
+                // No barrier before the next fragment rewrites the staging: every lane has loaded
+                // b_frag before the whole simdgroup takes part in the first product.
                 for (uint rf = 0; rf < frag_rows; ++rf) {
                     simdgroup_multiply_accumulate(acc[rf][cf], a_frag[rf], b_frag, acc[rf][cf]);
                 }
-                simdgroup_barrier(mem_flags::mem_threadgroup);   // before the staging is rewritten
             }
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);   // tile kt + 1 loaded, tile kt read

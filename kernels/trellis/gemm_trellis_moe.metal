@@ -11,6 +11,8 @@
 // [N, K]. The down projection needs all of h's N columns for every output, so one dispatch cannot
 // finish what the other starts without atomics, whose float sums would depend on the order of
 // threadgroups; two dispatches keep every output deterministic. docs/kernels/trellis.md, "MoE".
+// Staging follows gemm_trellis.metal: a simdgroup_barrier between the dequantizing lanes' stores
+// and the simdgroup's load; none after the products (the whole simdgroup has loaded by then).
 #include <metal_stdlib>
 #include "trellis_dequant.h"
 using namespace metal;
@@ -166,7 +168,6 @@ kernel void gemm_trellis_moe_gate_up(
                         simdgroup_multiply_accumulate(acc_gate[rf][cf], a_frag[rf], b_gate, acc_gate[rf][cf]);
                         simdgroup_multiply_accumulate(acc_up[rf][cf], a_frag[rf], b_up, acc_up[rf][cf]);
                     }
-                    simdgroup_barrier(mem_flags::mem_threadgroup);
                 }
             }
         }
@@ -294,7 +295,6 @@ kernel void gemm_trellis_moe_down(
                         for (uint rf = 0; rf < frag_rows; ++rf) {
                             simdgroup_multiply_accumulate(acc[rf][cf], a_frag[rf], b_frag, acc[rf][cf]);
                         }
-                        simdgroup_barrier(mem_flags::mem_threadgroup);
                     }
                 }
             }
