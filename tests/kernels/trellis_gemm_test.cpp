@@ -1,65 +1,58 @@
-// gemm_trellis_packed and gemm_trellis_packed_decode through TrellisLinear against the Eigen
-// reference, every check on: bits 2, 3, 4; M around the decode/prefill switch (16) and the
-// tiles (32, 64); K and N off every tile multiple; group sizes 32 and 128.
+// TrellisLinear's dispatch (the document's TrellisLinear.forward, sections 2.1 and 2.2). The
+// boundary sweeps of both kernels (bits 2, 3, 4; M = 1 .. 512 around 16, 32 and 64; K and N off
+// the tile multiples; group sizes 32 and 128) are the specs' (trellis_spec.cpp), run by
+// spec_sweep_test.cpp.
 #include <gtest/gtest.h>
 
+#include "kernels/trellis/trellis_debug.h"
 #include "tests/kernels/trellis_harness.h"
 
 namespace metalsim::kernels::trellis {
 namespace {
 
-using testing::describe;
-using testing::run_linear;
-
-struct SweepCase {
-  GemmShape shape;
-  TrellisKernel kernel;
-};
-
-std::string name_of(const ::testing::TestParamInfo<SweepCase>& info) {
-  const SweepCase& c = info.param;
-  const GemmShape& s = c.shape;
-  const char* kernel = c.kernel == TrellisKernel::automatic ? "auto" : c.kernel == TrellisKernel::prefill ? "prefill" : "decode";
-  return std::string(kernel) + "_M" + std::to_string(s.M) + "_K" + std::to_string(s.K) + "_N" + std::to_string(s.N) +
-         "_b" + std::to_string(s.bits) + "_g" + std::to_string(s.group_size) +
-         (s.n_levels ? "_L" + std::to_string(s.n_levels) : "");
+TEST(TrellisLinear, MUpTo16TakesTheDecodeKernel) {
+  EXPECT_EQ(choose_kernel(1), TrellisKernel::decode);
+  EXPECT_EQ(choose_kernel(16), TrellisKernel::decode);
+  EXPECT_EQ(choose_kernel(17), TrellisKernel::prefill);
+  EXPECT_EQ(choose_kernel(512), TrellisKernel::prefill);
 }
 
-std::vector<SweepCase> sweep() {
-  // K, N pairs: tile multiples, one off them, a single partial 16x16 tile, several K steps.
-  const uint32_t kn[][2] = {{64, 64}, {40, 72}, {33, 17}, {100, 130}, {16, 129}, {129, 31}};
-  std::vector<SweepCase> cases;
-  size_t i = 0;
-  for (uint32_t m : {1u, 15u, 16u, 17u, 63u, 64u, 65u, 512u})
-    for (uint32_t bits : {2u, 3u, 4u}) {
-      const uint32_t* shape = kn[i % 6];
-      cases.push_back({{m, shape[0], shape[1], bits, i % 2 ? 32u : 128u, 0}, TrellisKernel::automatic});
-      ++i;
-    }
-  // Either kernel is right at any M: the prefill kernel at decode sizes, the decode one past 32.
-  cases.push_back({{1, 96, 80, 3, 32, 0}, TrellisKernel::prefill});
-  cases.push_back({{65, 70, 140, 4, 32, 0}, TrellisKernel::decode});
-  // A grid shorter than 2^bits: indices past it read grid[0] (section 5.1's clamp).
-  cases.push_back({{17, 48, 48, 4, 32, 11}, TrellisKernel::automatic});
-  cases.push_back({{3, 48, 48, 3, 128, 5}, TrellisKernel::automatic});
-  // Group sizes that are not multiples of the 8-row sub-tiles.
-  cases.push_back({{20, 70, 50, 2, 5, 0}, TrellisKernel::automatic});
-  return cases;
+TEST(TrellisLinear, GridsAreSection22s) {
+  const GemmProblem p = make_gemm_problem({17, 32, 200, 3, 32, 0}, 1);
+  DebugCapture capture;
+  testing::run_linear(p, TrellisKernel::prefill);  // ceil(200 / 64) x ceil(17 / 64)
+  testing::run_linear(p, TrellisKernel::decode);   // ceil(200 / 128) x ceil(17 / 32)
+  EXPECT_NE(capture.text().find("grid=[4, 1, 1], threadgroup=[128, 1, 1], threadgroup_memory=9216"), std::string::npos)
+      << capture.text();
+  EXPECT_NE(capture.text().find("grid=[2, 1, 1], threadgroup=[128, 1, 1], threadgroup_memory=5120"), std::string::npos)
+      << capture.text();
 }
 
-class TrellisGemmSweep : public ::testing::TestWithParam<SweepCase> {};
-
-TEST_P(TrellisGemmSweep, MatchesTheReferenceWithEveryCheckOn) {
-  const SweepCase& c = GetParam();
-  const testing::Run run = run_linear(make_gemm_problem(c.shape, 1), c.kernel);
-  EXPECT_TRUE(run.result.passed) << describe(run);
-  EXPECT_EQ(run.result.unwritten, 0u);
-  EXPECT_EQ(run.result.non_finite, 0u);
-  EXPECT_EQ(run.result.elements, size_t(c.shape.M) * c.shape.N);
+// forward = x.view(-1, in_features): any whole number of rows, each kernel's result the same.
+TEST(TrellisLinear, ForwardMatchesEncodeAndTheReference) {
+  const GemmProblem p = make_gemm_problem({3, 48, 40, 4, 32, 0}, 2);
+  TrellisLinear linear(testing::device(), p.weights);
+  const std::vector<half_t> y = linear.forward(testing::queue(), p.a);
+  const testing::Run run = testing::run_linear(p);
+  ASSERT_TRUE(run.result.passed) << testing::describe(run);
+  EXPECT_EQ(y, run.out);
 }
 
-INSTANTIATE_TEST_SUITE_P(Trellis, TrellisGemmSweep, ::testing::ValuesIn(sweep()),
-                         name_of);
+TEST(TrellisLinear, BuffersShorterThanMRowsAreRejected) {
+  const GemmProblem p = make_gemm_problem({4, 32, 16, 2, 32, 0}, 3);
+  TrellisLinear linear(testing::device(), p.weights);
+  auto a = testing::upload(p.a);
+  auto c = testing::poisoned(4 * 16);
+  MTL::CommandBuffer* cb = testing::queue()->commandBuffer();
+  MTL::ComputeCommandEncoder* encoder = cb->computeCommandEncoder();
+  try {
+    linear.encode(encoder, a.get(), c.get(), 5);
+    FAIL() << "encoded 5 rows of A from a buffer of 4";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "TrellisLinear: A [M = 5, K = 32] needs 320 bytes, the buffer has 256");
+  }
+  encoder->endEncoding();
+}
 
 }  // namespace
 }  // namespace metalsim::kernels::trellis
