@@ -16,7 +16,10 @@ float* row(MTL::Buffer* b, uint32_t slot, uint32_t floats) {
 }  // namespace
 
 KvCache::KvCache(MTL::Device* device, const ModelConfig& config)
-    : device_(device), layers_(config.layers), row_floats_(config.kv_dim()), keys_(config.layers),
+    : device_(device),
+      layers_(config.layers),
+      row_floats_(config.kv_dim()),
+      keys_(config.layers),
       values_(config.layers) {}
 
 const float* KvCache::key_row(uint32_t layer, uint32_t position) const {
@@ -31,8 +34,8 @@ void KvCache::resize(uint32_t slots) {
   const size_t keep = size_t(std::min(slots, capacity_)) * row_floats_ * sizeof(float);
   for (auto* list : {&keys_, &values_})
     for (auto& buffer : *list) {
-      auto grown = NS::TransferPtr(
-          device_->newBuffer(size_t(slots) * row_floats_ * sizeof(float), MTL::ResourceStorageModeShared));
+      auto grown = NS::TransferPtr(device_->newBuffer(size_t(slots) * row_floats_ * sizeof(float),
+                                                      MTL::ResourceStorageModeShared));
       if (buffer && keep > 0) std::memcpy(grown->contents(), buffer->contents(), keep);
       buffer = grown;
     }
@@ -63,7 +66,8 @@ void KvCache::restore(const Saved& saved) {
 }
 
 std::unique_ptr<KvCache> make_kv_cache(MTL::Device* device, const ModelConfig& config) {
-  if (config.kv_cache == KvCacheKind::rotating) return std::make_unique<RotatingKvCache>(device, config);
+  if (config.kv_cache == KvCacheKind::rotating)
+    return std::make_unique<RotatingKvCache>(device, config);
   return std::make_unique<ChunkedKvCache>(device, config);
 }
 

@@ -15,8 +15,8 @@ enum class KvCacheKind {
 struct ModelConfig {
   uint32_t hidden = 576;
   uint32_t heads = 9;
-  uint32_t kv_heads = 3;        // divides heads (GQA)
-  uint32_t head_dim = 64;       // even, at most 128 (decode_attention)
+  uint32_t kv_heads = 3;   // divides heads (GQA)
+  uint32_t head_dim = 64;  // even, at most 128 (decode_attention)
   uint32_t intermediate = 1536;
   uint32_t vocab = 49152;
   uint32_t layers = 30;
@@ -29,6 +29,9 @@ struct ModelConfig {
   uint32_t window = 0;          // rotating: tokens kept, and the attention window
 
   static ModelConfig smollm_135m() { return {}; }
+  // Two layers of every part SmolLM has, small: hidden 64, 4 heads (2 kv) x 16, ffn 96,
+  // vocab 256 (what the tests run).
+  static ModelConfig small();
 
   uint32_t q_dim() const { return heads * head_dim; }
   uint32_t kv_dim() const { return kv_heads * head_dim; }

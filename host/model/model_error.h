@@ -16,7 +16,8 @@ enum class ModelErrorKind {
 
 class ModelError : public std::runtime_error {
  public:
-  ModelError(ModelErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  ModelError(ModelErrorKind kind, const std::string& message)
+      : std::runtime_error(message), kind_(kind) {}
   ModelErrorKind kind() const { return kind_; }
 
  private:

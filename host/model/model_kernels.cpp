@@ -22,17 +22,26 @@ struct DecodeParams {  // kernels/attention/attention.metal
   float scale;
 };
 
-constexpr const char* kKernels[] = {
-    "embedding_lookup_q4_0_float", "rms_norm_float",  "multi_token_matvec_q4_0", "multi_token_matvec_q4_0_accumulate",
-    "rope_float",                  "kv_append_float", "decode_attention_float",  "swiglu_float",
-    "argmax"};
+constexpr const char* kKernels[] = {"embedding_lookup_q4_0_float",
+                                    "rms_norm_float",
+                                    "multi_token_matvec_q4_0",
+                                    "multi_token_matvec_q4_0_accumulate",
+                                    "rope_float",
+                                    "kv_append_float",
+                                    "decode_attention_float",
+                                    "swiglu_float",
+                                    "argmax"};
 
 constexpr uint32_t kMatvecThreads = 256;  // the document's 8 simdgroups, one row each
 constexpr uint32_t kNormThreads = 32;     // one simdgroup per row, as the document's RMSNorm
 constexpr uint32_t kArgmaxThreads = 256;
 
-void bind(MTL::ComputeCommandEncoder* e, BufferSlice s, uint32_t index) { e->setBuffer(s.buffer, s.offset, index); }
-MTL::Size size1(uint64_t n) { return MTL::Size(n, 1, 1); }
+void bind(MTL::ComputeCommandEncoder* e, BufferSlice s, uint32_t index) {
+  e->setBuffer(s.buffer, s.offset, index);
+}
+MTL::Size size1(uint64_t n) {
+  return MTL::Size(n, 1, 1);
+}
 
 }  // namespace
 
@@ -44,8 +53,9 @@ ModelKernels::ModelKernels(MTL::Device* device) {
     NS::SharedPtr<MTL::ComputePipelineState> pso;
     if (fn) pso = NS::TransferPtr(device->newComputePipelineState(fn.get(), &error));
     if (!pso)
-      throw std::runtime_error(std::string("model: kernel '") + name +
-                               "' is not linked (link metalsim_kernels, or its family's _metal library)");
+      throw std::runtime_error(
+          std::string("model: kernel '") + name +
+          "' is not linked (link metalsim_kernels, or its family's _metal library)");
     pipelines_[name] = pso;
   }
 }
@@ -66,8 +76,8 @@ void ModelKernels::embedding(Encoder* e, MTL::Buffer* tokens, MTL::Buffer* table
   e->dispatchThreads(MTL::Size(dim, n, 1), size1(std::min<uint32_t>(dim, 256)));
 }
 
-void ModelKernels::rms_norm(Encoder* e, BufferSlice in, MTL::Buffer* weight, BufferSlice out, uint32_t rows,
-                            uint32_t hidden, float eps) const {
+void ModelKernels::rms_norm(Encoder* e, BufferSlice in, MTL::Buffer* weight, BufferSlice out,
+                            uint32_t rows, uint32_t hidden, float eps) const {
   use(e, "rms_norm_float");
   bind(e, in, 0);
   e->setBuffer(weight, 0, 1);
@@ -78,8 +88,9 @@ void ModelKernels::rms_norm(Encoder* e, BufferSlice in, MTL::Buffer* weight, Buf
   e->dispatchThreadgroups(size1(rows), size1(kNormThreads));
 }
 
-void ModelKernels::matvec(Encoder* e, MTL::Buffer* weight, BufferSlice in, BufferSlice out, uint32_t out_dim,
-                          uint32_t in_dim, uint32_t batch, bool accumulate) const {
+void ModelKernels::matvec(Encoder* e, MTL::Buffer* weight, BufferSlice in, BufferSlice out,
+                          uint32_t out_dim, uint32_t in_dim, uint32_t batch,
+                          bool accumulate) const {
   use(e, accumulate ? "multi_token_matvec_q4_0_accumulate" : "multi_token_matvec_q4_0");
   e->setBuffer(weight, 0, 0);
   bind(e, in, 1);
@@ -88,21 +99,24 @@ void ModelKernels::matvec(Encoder* e, MTL::Buffer* weight, BufferSlice in, Buffe
   e->setBytes(&in_dim, sizeof in_dim, 4);
   e->setBytes(&batch, sizeof batch, 5);
   const uint32_t rows_per_group = kMatvecThreads / 32;
-  e->dispatchThreadgroups(size1((out_dim + rows_per_group - 1) / rows_per_group), size1(kMatvecThreads));
+  e->dispatchThreadgroups(size1((out_dim + rows_per_group - 1) / rows_per_group),
+                          size1(kMatvecThreads));
 }
 
-void ModelKernels::rope(Encoder* e, BufferSlice q, BufferSlice k, uint32_t seq, uint32_t heads, uint32_t kv_heads,
-                        uint32_t head_dim, uint32_t position, float theta) const {
+void ModelKernels::rope(Encoder* e, BufferSlice q, BufferSlice k, uint32_t seq, uint32_t heads,
+                        uint32_t kv_heads, uint32_t head_dim, uint32_t position,
+                        float theta) const {
   use(e, "rope_float");
   const RopeParams p{seq, heads, kv_heads, head_dim, position, theta};
   bind(e, q, 0);
   bind(e, k, 1);
   e->setBytes(&p, sizeof p, 2);
-  e->dispatchThreads(MTL::Size(head_dim / 2, heads + kv_heads, seq), size1(std::min<uint32_t>(head_dim / 2, 32)));
+  e->dispatchThreads(MTL::Size(head_dim / 2, heads + kv_heads, seq),
+                     size1(std::min<uint32_t>(head_dim / 2, 32)));
 }
 
-void ModelKernels::kv_append(Encoder* e, BufferSlice k, BufferSlice v, BufferSlice k_slot, BufferSlice v_slot,
-                             uint32_t count) const {
+void ModelKernels::kv_append(Encoder* e, BufferSlice k, BufferSlice v, BufferSlice k_slot,
+                             BufferSlice v_slot, uint32_t count) const {
   use(e, "kv_append_float");
   bind(e, k, 0);
   bind(e, v, 1);
@@ -112,12 +126,20 @@ void ModelKernels::kv_append(Encoder* e, BufferSlice k, BufferSlice v, BufferSli
   e->dispatchThreads(size1(count), size1(std::min<uint32_t>(count, 256)));
 }
 
-void ModelKernels::attention(Encoder* e, BufferSlice q, MTL::Buffer* k_cache, MTL::Buffer* v_cache, BufferSlice out,
-                             uint32_t heads, uint32_t kv_heads, uint32_t head_dim, uint32_t kv_len) const {
+void ModelKernels::attention(Encoder* e, BufferSlice q, MTL::Buffer* k_cache, MTL::Buffer* v_cache,
+                             BufferSlice out, uint32_t heads, uint32_t kv_heads, uint32_t head_dim,
+                             uint32_t kv_len) const {
   use(e, "decode_attention_float");
   const uint64_t row = uint64_t(kv_heads) * head_dim;  // a cache slot: [kv_heads, head_dim]
-  const DecodeParams p{{0, head_dim},       {0, head_dim, row}, {0, head_dim, row}, {0, head_dim}, heads, kv_heads,
-                       kv_len,              head_dim,           float(1.0 / std::sqrt(double(head_dim)))};
+  DecodeParams p{};                                    // one query: batch strides 0
+  p.q_strides[1] = p.o_strides[1] = head_dim;
+  p.k_strides[1] = p.v_strides[1] = head_dim;  // kv head
+  p.k_strides[2] = p.v_strides[2] = row;       // slot
+  p.num_heads = heads;
+  p.num_kv_heads = kv_heads;
+  p.kv_len = kv_len;
+  p.head_dim = head_dim;
+  p.scale = float(1.0 / std::sqrt(double(head_dim)));
   bind(e, q, 0);
   e->setBuffer(k_cache, 0, 1);
   e->setBuffer(v_cache, 0, 2);
@@ -126,7 +148,8 @@ void ModelKernels::attention(Encoder* e, BufferSlice q, MTL::Buffer* k_cache, MT
   e->dispatchThreadgroups(MTL::Size(heads, 1, 1), size1(128));
 }
 
-void ModelKernels::swiglu(Encoder* e, BufferSlice gate, BufferSlice up, BufferSlice out, uint32_t count) const {
+void ModelKernels::swiglu(Encoder* e, BufferSlice gate, BufferSlice up, BufferSlice out,
+                          uint32_t count) const {
   use(e, "swiglu_float");
   bind(e, gate, 0);
   bind(e, up, 1);

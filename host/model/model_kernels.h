@@ -17,7 +17,9 @@ struct BufferSlice {
   size_t offset = 0;
 };
 // Float element `index` of `buffer`.
-inline BufferSlice floats_at(MTL::Buffer* buffer, size_t index) { return {buffer, index * sizeof(float)}; }
+inline BufferSlice floats_at(MTL::Buffer* buffer, size_t index) {
+  return {buffer, index * sizeof(float)};
+}
 
 class ModelKernels {
  public:
@@ -26,24 +28,25 @@ class ModelKernels {
 
   using Encoder = MTL::ComputeCommandEncoder;
   // out [n, dim] = dequant(table)[tokens]; status [n] (1 for an id >= vocab).
-  void embedding(Encoder* e, MTL::Buffer* tokens, MTL::Buffer* table, MTL::Buffer* out, MTL::Buffer* status,
-                 uint32_t n, uint32_t vocab, uint32_t dim) const;
+  void embedding(Encoder* e, MTL::Buffer* tokens, MTL::Buffer* table, MTL::Buffer* out,
+                 MTL::Buffer* status, uint32_t n, uint32_t vocab, uint32_t dim) const;
   // Each of `rows` rows of `hidden` floats: x * rsqrt(mean(x^2) + eps) * weight.
-  void rms_norm(Encoder* e, BufferSlice in, MTL::Buffer* weight, BufferSlice out, uint32_t rows, uint32_t hidden,
-                float eps) const;
+  void rms_norm(Encoder* e, BufferSlice in, MTL::Buffer* weight, BufferSlice out, uint32_t rows,
+                uint32_t hidden, float eps) const;
   // out [batch, out_dim] (+)= in [batch, in_dim] x W^T, W in Q4_0: the multi-token mat-vec.
-  void matvec(Encoder* e, MTL::Buffer* weight, BufferSlice in, BufferSlice out, uint32_t out_dim, uint32_t in_dim,
-              uint32_t batch, bool accumulate) const;
+  void matvec(Encoder* e, MTL::Buffer* weight, BufferSlice in, BufferSlice out, uint32_t out_dim,
+              uint32_t in_dim, uint32_t batch, bool accumulate) const;
   // RoPE in place on q [seq, heads, head_dim] and k [seq, kv_heads, head_dim], positions from
   // `position`.
-  void rope(Encoder* e, BufferSlice q, BufferSlice k, uint32_t seq, uint32_t heads, uint32_t kv_heads,
-            uint32_t head_dim, uint32_t position, float theta) const;
+  void rope(Encoder* e, BufferSlice q, BufferSlice k, uint32_t seq, uint32_t heads,
+            uint32_t kv_heads, uint32_t head_dim, uint32_t position, float theta) const;
   // Copies `count` floats of K and of V (one token) into a cache slot.
   void kv_append(Encoder* e, BufferSlice k, BufferSlice v, BufferSlice k_slot, BufferSlice v_slot,
                  uint32_t count) const;
   // One query token (heads x head_dim at q) against slots 0 .. kv_len - 1 of the cache.
-  void attention(Encoder* e, BufferSlice q, MTL::Buffer* k_cache, MTL::Buffer* v_cache, BufferSlice out,
-                 uint32_t heads, uint32_t kv_heads, uint32_t head_dim, uint32_t kv_len) const;
+  void attention(Encoder* e, BufferSlice q, MTL::Buffer* k_cache, MTL::Buffer* v_cache,
+                 BufferSlice out, uint32_t heads, uint32_t kv_heads, uint32_t head_dim,
+                 uint32_t kv_len) const;
   // out = silu(gate) * up over `count` floats.
   void swiglu(Encoder* e, BufferSlice gate, BufferSlice up, BufferSlice out, uint32_t count) const;
   // out[0] = the index of the largest of `cols` logits.

@@ -10,36 +10,49 @@ namespace metalsim::model {
 namespace {
 
 const ModelConfig& checked(const ModelConfig& config) {
-  if (const std::string p = config.problem(); !p.empty()) throw std::invalid_argument("model config: " + p);
+  if (const std::string p = config.problem(); !p.empty())
+    throw std::invalid_argument("model config: " + p);
   return config;
 }
 
 const ModelWeights& matching(const ModelWeights& w, const ModelConfig& c) {
-  const bool ok = w.layers.size() == c.layers && w.embedding.size() == size_t(c.vocab) * c.hidden / 32 &&
-                  w.final_norm.size() == c.hidden &&
-                  (w.layers.empty() || w.layers[0].down.size() == size_t(c.hidden) * c.intermediate / 32);
+  const bool ok =
+      w.layers.size() == c.layers && w.embedding.size() == size_t(c.vocab) * c.hidden / 32 &&
+      w.final_norm.size() == c.hidden &&
+      (w.layers.empty() || w.layers[0].down.size() == size_t(c.hidden) * c.intermediate / 32);
   if (!ok) throw std::invalid_argument("model weights do not have the sizes of " + c.describe());
   return w;
 }
 
-double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+double seconds_between(std::chrono::steady_clock::time_point a,
+                       std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
 }  // namespace
 
-ModelRunner::ModelRunner(MTL::Device* device, const ModelConfig& config, const ModelWeights& weights)
-    : device_(device), config_(checked(config)), kernels_(device), weights_(device, matching(weights, config)),
-      queue_(NS::TransferPtr(device->newCommandQueue())), cache_(make_kv_cache(device, config)),
-      logits_buffer_(NS::TransferPtr(device->newBuffer(config.vocab * sizeof(float), MTL::ResourceStorageModeShared))),
-      result_buffer_(NS::TransferPtr(device->newBuffer(sizeof(uint32_t), MTL::ResourceStorageModeShared))) {
+ModelRunner::ModelRunner(MTL::Device* device, const ModelConfig& config,
+                         const ModelWeights& weights)
+    : device_(device),
+      config_(checked(config)),
+      kernels_(device),
+      weights_(device, matching(weights, config)),
+      queue_(NS::TransferPtr(device->newCommandQueue())),
+      cache_(make_kv_cache(device, config)),
+      logits_buffer_(NS::TransferPtr(
+          device->newBuffer(config.vocab * sizeof(float), MTL::ResourceStorageModeShared))),
+      result_buffer_(
+          NS::TransferPtr(device->newBuffer(sizeof(uint32_t), MTL::ResourceStorageModeShared))) {
   logits_buffer_->setLabel(NS::String::string("logits", NS::UTF8StringEncoding));
 }
 
-uint32_t ModelRunner::forward_token(uint32_t token) { return run(std::span<const uint32_t>(&token, 1)); }
+uint32_t ModelRunner::forward_token(uint32_t token) {
+  return run(std::span<const uint32_t>(&token, 1));
+}
 
 uint32_t ModelRunner::forward_prompt(std::span<const uint32_t> tokens) {
-  if (tokens.empty()) throw ModelError(ModelErrorKind::empty_prompt, "forward_prompt: empty prompt");
+  if (tokens.empty())
+    throw ModelError(ModelErrorKind::empty_prompt, "forward_prompt: empty prompt");
   return run(tokens);
 }
 
@@ -54,12 +67,14 @@ void ModelRunner::check_tokens(std::span<const uint32_t> tokens) const {
     if (tokens[i] >= config_.vocab)
       throw ModelError(ModelErrorKind::token_out_of_range,
                        "token id " + std::to_string(tokens[i]) + " at index " + std::to_string(i) +
-                           " of the call is out of range: the vocabulary has " + std::to_string(config_.vocab) +
-                           " ids (0.." + std::to_string(config_.vocab - 1) + ")");
+                           " of the call is out of range: the vocabulary has " +
+                           std::to_string(config_.vocab) + " ids (0.." +
+                           std::to_string(config_.vocab - 1) + ")");
 }
 
 const BatchBuffers& ModelRunner::batch_for(uint32_t tokens) {
-  if (!batch_ || batch_->tokens != tokens) batch_ = std::make_unique<BatchBuffers>(device_, config_, tokens);
+  if (!batch_ || batch_->tokens != tokens)
+    batch_ = std::make_unique<BatchBuffers>(device_, config_, tokens);
   return *batch_;
 }
 
@@ -67,13 +82,15 @@ MTL::CommandBuffer* ModelRunner::encode_and_commit(const BatchBuffers& batch) {
   const auto t0 = std::chrono::steady_clock::now();
   MTL::CommandBuffer* cb = queue_->commandBuffer();
   MTL::ComputeCommandEncoder* e = cb->computeCommandEncoder();
-  const ForwardPass pass{config_, kernels_, weights_, *cache_, logits_buffer_.get(), result_buffer_.get()};
+  const ForwardPass pass{
+      config_, kernels_, weights_, *cache_, logits_buffer_.get(), result_buffer_.get()};
   pass.encode(e, batch, position_);
   e->endEncoding();
   const auto t1 = std::chrono::steady_clock::now();
   cb->commit();
   cb->waitUntilCompleted();
-  timing_ = {seconds_between(t0, t1), seconds_between(t1, std::chrono::steady_clock::now()), cb->dispatches().size()};
+  timing_ = {seconds_between(t0, t1), seconds_between(t1, std::chrono::steady_clock::now()),
+             cb->dispatches().size()};
   return cb;
 }
 
@@ -87,10 +104,11 @@ uint32_t ModelRunner::run(std::span<const uint32_t> tokens) {
   MTL::CommandBuffer* cb = encode_and_commit(batch);
   if (cb->status() != MTL::CommandBufferStatusCompleted) {
     cache_->restore(saved);
-    const std::string why = cb->error() ? cb->error()->localizedDescription()->utf8String() : "unknown error";
-    throw ModelError(ModelErrorKind::command_buffer, "forward pass of " + std::to_string(n) +
-                                                         " token(s) at position " + std::to_string(position_) +
-                                                         " failed: " + why);
+    const std::string why =
+        cb->error() ? cb->error()->localizedDescription()->utf8String() : "unknown error";
+    throw ModelError(ModelErrorKind::command_buffer,
+                     "forward pass of " + std::to_string(n) + " token(s) at position " +
+                         std::to_string(position_) + " failed: " + why);
   }
   const float* device_logits = static_cast<const float*>(logits_buffer_->contents());
   logits_.assign(device_logits, device_logits + config_.vocab);

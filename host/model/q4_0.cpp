@@ -15,7 +15,9 @@ BlockQ4_0 quantize_block(const float* x) {
   const float d = float(b.d);  // quantize against the stored (rounded) scale
   const float inverse = d != 0 ? 1.0f / d : 0.0f;
   for (int j = 0; j < 16; ++j) {
-    const auto nibble = [&](float v) { return uint8_t(std::clamp(int(std::lround(v * inverse)) + 8, 0, 15)); };
+    const auto nibble = [&](float v) {
+      return uint8_t(std::clamp(int(std::lround(v * inverse)) + 8, 0, 15));
+    };
     b.qs[j] = uint8_t(nibble(x[j]) | (nibble(x[j + 16]) << 4));
   }
   return b;

@@ -15,8 +15,12 @@ class RotatingKvCache : public KvCache {
   RotatingKvCache(MTL::Device* device, const ModelConfig& config);
   void reserve(uint32_t, uint32_t) override {}
   uint32_t slot(uint32_t position) const override { return position % window_; }
-  uint32_t visible(uint32_t position) const override { return position + 1 < window_ ? position + 1 : window_; }
-  bool holds(uint32_t position, uint32_t end) const override { return position < end && end - position <= window_; }
+  uint32_t visible(uint32_t position) const override {
+    return position + 1 < window_ ? position + 1 : window_;
+  }
+  bool holds(uint32_t position, uint32_t end) const override {
+    return position < end && end - position <= window_;
+  }
   // The slots tokens [position, position + count) write, which may hold earlier tokens.
   Saved save(uint32_t position, uint32_t count) const override;
 

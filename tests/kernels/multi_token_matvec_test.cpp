@@ -38,30 +38,32 @@ Problem make_problem(const Shape& s, uint64_t seed) {
 }
 
 // Runs the kernel; the output starts as `initial` (accumulate) or poison; returns it.
-std::vector<float> run(metalsim::testing::Harness& h, const char* kernel, const Shape& s, const Problem& p,
-                       bool accumulate, std::string* reports) {
+std::vector<float> run(metalsim::testing::Harness& h, const char* kernel, const Shape& s,
+                       const Problem& p, bool accumulate, std::string* reports) {
   auto w = h.buffer(p.weight), x = h.buffer(p.input);
   std::vector<float> start = p.initial;
   if (!accumulate) spec::poison(start.data(), start.size());
   auto out = h.buffer(start);
   const uint32_t groups = (s.out_dim + s.threads / 32 - 1) / (s.threads / 32);
-  MTL::CommandBuffer* cb = h.run(kernel, [&](MTL::ComputeCommandEncoder* e) {
-    e->setBuffer(w.get(), 0, 0);
-    e->setBuffer(x.get(), 0, 1);
-    e->setBuffer(out.get(), 0, 2);
-    e->setBytes(&s.out_dim, 4, 3);
-    e->setBytes(&s.in_dim, 4, 4);
-    e->setBytes(&s.batch, 4, 5);
-  }, MTL::Size(groups, 1, 1), MTL::Size(s.threads, 1, 1));
+  MTL::CommandBuffer* cb = h.run(
+      kernel,
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(w.get(), 0, 0);
+        e->setBuffer(x.get(), 0, 1);
+        e->setBuffer(out.get(), 0, 2);
+        e->setBytes(&s.out_dim, 4, 3);
+        e->setBytes(&s.in_dim, 4, 4);
+        e->setBytes(&s.batch, 4, 5);
+      },
+      MTL::Size(groups, 1, 1), MTL::Size(s.threads, 1, 1));
   *reports = metalsim::testing::Harness::reports(cb);
   const float* o = static_cast<const float*>(out->contents());
   return {o, o + start.size()};
 }
 
-const Shape kSweep[] = {
-    {1, 32, 1, 256},   {7, 32, 1, 256},   {8, 64, 1, 256},    {9, 64, 3, 256},   {17, 96, 4, 256},
-    {33, 32, 5, 256},  {15, 128, 9, 64},  {40, 544, 2, 32},   {3, 576, 7, 1024}, {64, 1536, 33, 256},
-    {100, 576, 8, 256}};
+const Shape kSweep[] = {{1, 32, 1, 256},   {7, 32, 1, 256},     {8, 64, 1, 256},   {9, 64, 3, 256},
+                        {17, 96, 4, 256},  {33, 32, 5, 256},    {15, 128, 9, 64},  {40, 544, 2, 32},
+                        {3, 576, 7, 1024}, {64, 1536, 33, 256}, {100, 576, 8, 256}};
 
 TEST(MultiTokenMatvec, BothKernelsMatchTheReferenceOverTheSweepWithChecksOn) {
   metalsim::testing::Harness h;
@@ -69,16 +71,20 @@ TEST(MultiTokenMatvec, BothKernelsMatchTheReferenceOverTheSweepWithChecksOn) {
     for (bool accumulate : {false, true}) {
       const Problem p = make_problem(s, s.out_dim * 1000 + s.in_dim + s.batch);
       std::string reports;
-      const auto got = run(h, accumulate ? "multi_token_matvec_q4_0_accumulate" : "multi_token_matvec_q4_0", s, p,
-                           accumulate, &reports);
-      const auto ref = multi_token_matvec_ref(p.weight, p.input, accumulate ? p.initial : std::vector<float>{},
-                                              s.out_dim, s.in_dim, s.batch);
-      const std::string id = "out " + std::to_string(s.out_dim) + ", in " + std::to_string(s.in_dim) + ", batch " +
-                             std::to_string(s.batch) + ", tg " + std::to_string(s.threads) +
+      const auto got =
+          run(h, accumulate ? "multi_token_matvec_q4_0_accumulate" : "multi_token_matvec_q4_0", s,
+              p, accumulate, &reports);
+      const auto ref =
+          multi_token_matvec_ref(p.weight, p.input, accumulate ? p.initial : std::vector<float>{},
+                                 s.out_dim, s.in_dim, s.batch);
+      const std::string id = "out " + std::to_string(s.out_dim) + ", in " +
+                             std::to_string(s.in_dim) + ", batch " + std::to_string(s.batch) +
+                             ", tg " + std::to_string(s.threads) +
                              (accumulate ? ", accumulate" : "");
       EXPECT_EQ(reports, "") << id;
       spec::CaseResult r;
-      spec::compare_output("output", got.data(), ref.data(), got.size(), {0, relative_tolerance(s.in_dim), ""}, r);
+      spec::compare_output("output", got.data(), ref.data(), got.size(),
+                           {0, relative_tolerance(s.in_dim), ""}, r);
       EXPECT_EQ(r.unwritten, 0u) << id << ": " << r.worst;
       EXPECT_EQ(r.non_finite, 0u) << id << ": " << r.worst;
       EXPECT_LE(r.max_error, 1.0) << id << ": " << r.worst;
@@ -93,9 +99,11 @@ TEST(MultiTokenMatvec, ATokensOutputIsBitIdenticalAloneOrInABatch) {
   const auto all = run(h, "multi_token_matvec_q4_0", batched, p, false, &reports);
   for (uint32_t t = 0; t < batched.batch; ++t) {
     Problem one = p;
-    one.input.assign(p.input.begin() + t * batched.in_dim, p.input.begin() + (t + 1) * batched.in_dim);
+    one.input.assign(p.input.begin() + t * batched.in_dim,
+                     p.input.begin() + (t + 1) * batched.in_dim);
     const auto alone = run(h, "multi_token_matvec_q4_0", {45, 576, 1, 256}, one, false, &reports);
-    EXPECT_EQ(std::memcmp(alone.data(), all.data() + t * 45, 45 * sizeof(float)), 0) << "token " << t;
+    EXPECT_EQ(std::memcmp(alone.data(), all.data() + t * 45, 45 * sizeof(float)), 0)
+        << "token " << t;
   }
 }
 

@@ -5,13 +5,13 @@
 
 #include "host/model/chunked_kv_cache.h"
 #include "host/model/model_runner.h"
-#include "tests/model/reference_model.h"
 #include "tests/model/model_test_util.h"
+#include "tests/model/reference_model.h"
 
 namespace metalsim::model {
 namespace {
 
-using testing::kLogitTolerance;
+using testing::logit_tolerance;
 using testing::random_tokens;
 using testing::relative_error;
 using testing::small_config;
@@ -49,8 +49,12 @@ TEST(ChunkedKvCache, HoldsTheReferencesKeysAndValuesAfterRoPE) {
     for (uint32_t p = 0; p < prompt.size(); ++p) {
       const auto k = std::span(runner.kv_cache().key_row(l, p), c.kv_dim());
       const auto v = std::span(runner.kv_cache().value_row(l, p), c.kv_dim());
-      ASSERT_LE(relative_error(k, ref_k.subspan(p * c.kv_dim(), c.kv_dim())), kLogitTolerance) << "layer " << l << " K " << p;
-      ASSERT_LE(relative_error(v, ref_v.subspan(p * c.kv_dim(), c.kv_dim())), kLogitTolerance) << "layer " << l << " V " << p;
+      ASSERT_LE(relative_error(k, ref_k.subspan(p * c.kv_dim(), c.kv_dim())),
+                logit_tolerance(c, p + 1))
+          << "layer " << l << " K " << p;
+      ASSERT_LE(relative_error(v, ref_v.subspan(p * c.kv_dim(), c.kv_dim())),
+                logit_tolerance(c, p + 1))
+          << "layer " << l << " V " << p;
     }
   }
 }
@@ -67,19 +71,24 @@ TEST(RotatingKvCache, PastItsWindowEqualsTheSlidingWindowReference) {
   auto tokens = random_tokens(13, c.vocab, 13);
   ModelRunner runner(device.get(), c, weights);
   runner.forward_prompt(tokens);
-  EXPECT_LE(relative_error(runner.logits(), reference.run(tokens, tokens.size() - 1).logits.back()), kLogitTolerance);
+  EXPECT_LE(relative_error(runner.logits(), reference.run(tokens, tokens.size() - 1).logits.back()),
+            logit_tolerance(c, uint32_t(tokens.size())));
   for (uint32_t t : random_tokens(12, c.vocab, 99)) {
     runner.forward_token(t);
     tokens.push_back(t);
-    ASSERT_LE(relative_error(runner.logits(), reference.run(tokens, tokens.size() - 1).logits.back()), kLogitTolerance)
+    ASSERT_LE(
+        relative_error(runner.logits(), reference.run(tokens, tokens.size() - 1).logits.back()),
+        logit_tolerance(c, uint32_t(tokens.size())))
         << "position " << tokens.size() - 1;
   }
   EXPECT_EQ(runner.kv_cache().capacity(), 8u);
   // Without the window the model computes something else: the test can tell them apart.
   ModelConfig unbounded = c;
   unbounded.kv_cache = KvCacheKind::chunked;
-  EXPECT_GT(relative_error(runner.logits(), reference::ReferenceModel(unbounded, weights).run(tokens, tokens.size() - 1).logits.back()),
-            kLogitTolerance);
+  EXPECT_GT(relative_error(runner.logits(), reference::ReferenceModel(unbounded, weights)
+                                                .run(tokens, tokens.size() - 1)
+                                                .logits.back()),
+            logit_tolerance(c, uint32_t(tokens.size())));
 }
 
 }  // namespace

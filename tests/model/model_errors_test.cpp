@@ -35,9 +35,11 @@ class ModelErrors : public ::testing::Test {
   static void expect_same_as_twin(ModelRunner& runner, ModelRunner& twin, uint32_t token) {
     ASSERT_EQ(runner.position(), twin.position());
     ASSERT_EQ(runner.logits().size(), twin.logits().size());
-    EXPECT_EQ(std::memcmp(runner.logits().data(), twin.logits().data(), runner.logits().size() * 4), 0);
+    EXPECT_EQ(std::memcmp(runner.logits().data(), twin.logits().data(), runner.logits().size() * 4),
+              0);
     EXPECT_EQ(runner.forward_token(token), twin.forward_token(token));
-    EXPECT_EQ(std::memcmp(runner.logits().data(), twin.logits().data(), runner.logits().size() * 4), 0);
+    EXPECT_EQ(std::memcmp(runner.logits().data(), twin.logits().data(), runner.logits().size() * 4),
+              0);
   }
 
   NS::SharedPtr<MTL::Device> device_;
@@ -56,13 +58,16 @@ TEST_F(ModelErrors, EmptyPromptTokenOutOfRangeAndCapacityChangeNothing) {
   const std::vector<uint32_t> bad = {1, 2, c.vocab};
   expect_error([&] { runner.forward_prompt(bad); }, ModelErrorKind::token_out_of_range,
                "token id 256 at index 2 of the call is out of range: the vocabulary has 256 ids");
-  expect_error([&] { runner.forward_token(1000); }, ModelErrorKind::token_out_of_range, "token id 1000");
-  expect_error([&] { runner.forward_prompt(random_tokens(5, c.vocab, 5)); }, ModelErrorKind::kv_capacity,
+  expect_error([&] { runner.forward_token(1000); }, ModelErrorKind::token_out_of_range,
+               "token id 1000");
+  expect_error([&] { runner.forward_prompt(random_tokens(5, c.vocab, 5)); },
+               ModelErrorKind::kv_capacity,
                "5 token(s) from position 6 would end at 11, past the capacity of 10 tokens");
   expect_same_as_twin(runner, twin, 17);  // position 7
 
   for (uint32_t t : {1u, 2u, 3u}) EXPECT_NO_THROW(runner.forward_token(t));  // fills the capacity
-  expect_error([&] { runner.forward_token(4); }, ModelErrorKind::kv_capacity, "past the capacity of 10");
+  expect_error([&] { runner.forward_token(4); }, ModelErrorKind::kv_capacity,
+               "past the capacity of 10");
   EXPECT_EQ(runner.position(), 10u);
 }
 
@@ -88,7 +93,8 @@ TEST_F(ModelErrors, AFailedCommandBufferIsAnErrorAndTheRotatingCacheGetsItsSlots
   // The chunked cache keeps nothing to restore (slots past the position are read by no one):
   // the append did run.
   ModelRunner chunked(tight.get(), c, w);
-  expect_error([&] { chunked.forward_prompt(prompt); }, ModelErrorKind::command_buffer, "limit.threadgroup_memory");
+  expect_error([&] { chunked.forward_prompt(prompt); }, ModelErrorKind::command_buffer,
+               "limit.threadgroup_memory");
   EXPECT_EQ(chunked.position(), 0u);
   EXPECT_FALSE(all_zero(chunked.kv_cache(), 0, 1, c.kv_dim()));
 
@@ -100,7 +106,8 @@ TEST_F(ModelErrors, AFailedCommandBufferIsAnErrorAndTheRotatingCacheGetsItsSlots
                "forward pass of 3 token(s) at position 0 failed");
   EXPECT_EQ(rotating.position(), 0u);
   EXPECT_TRUE(rotating.logits().empty());
-  for (uint32_t l = 0; l < c.layers; ++l) EXPECT_TRUE(all_zero(rotating.kv_cache(), l, c.window, c.kv_dim())) << l;
+  for (uint32_t l = 0; l < c.layers; ++l)
+    EXPECT_TRUE(all_zero(rotating.kv_cache(), l, c.window, c.kv_dim())) << l;
 }
 
 }  // namespace

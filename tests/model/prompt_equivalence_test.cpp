@@ -19,7 +19,8 @@ bool same_bits(std::span<const float> a, std::span<const float> b) {
 }
 
 // Every stored K and V row of every layer, compared bit for bit; returns the first difference.
-std::string cache_difference(const KvCache& a, const KvCache& b, const ModelConfig& c, uint32_t end) {
+std::string cache_difference(const KvCache& a, const KvCache& b, const ModelConfig& c,
+                             uint32_t end) {
   for (uint32_t l = 0; l < c.layers; ++l)
     for (uint32_t p = 0; p < end; ++p) {
       if (!a.holds(p, end)) continue;
@@ -34,17 +35,20 @@ std::string cache_difference(const KvCache& a, const KvCache& b, const ModelConf
 
 // `workers` for the batched runner, one for the token-by-token runner: with 2, the bits depend
 // on neither the batch nor the number of workers.
-void expect_prompt_equals_token_by_token(const ModelConfig& config, size_t n, uint64_t seed, uint32_t workers = 1) {
+void expect_prompt_equals_token_by_token(const ModelConfig& config, size_t n, uint64_t seed,
+                                         uint32_t workers = 1) {
   auto batched_device = testing::test_device(workers), single_device = testing::test_device(1);
   const ModelWeights weights = generate_weights(config, 3);
   const auto prompt = random_tokens(n, config.vocab, seed);
-  ModelRunner batched(batched_device.get(), config, weights), single(single_device.get(), config, weights);
+  ModelRunner batched(batched_device.get(), config, weights),
+      single(single_device.get(), config, weights);
   const uint32_t a = batched.forward_prompt(prompt);
   uint32_t b = 0;
   for (uint32_t t : prompt) b = single.forward_token(t);
   EXPECT_EQ(a, b) << n << " tokens";
   EXPECT_TRUE(same_bits(batched.logits(), single.logits())) << n << " tokens";
-  EXPECT_EQ(cache_difference(batched.kv_cache(), single.kv_cache(), config, uint32_t(n)), "") << n << " tokens";
+  EXPECT_EQ(cache_difference(batched.kv_cache(), single.kv_cache(), config, uint32_t(n)), "")
+      << n << " tokens";
   // and they go on alike
   EXPECT_EQ(batched.forward_token(a), single.forward_token(b));
   EXPECT_TRUE(same_bits(batched.logits(), single.logits()));

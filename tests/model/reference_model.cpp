@@ -12,10 +12,12 @@ namespace {
 using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // rows x cols, from Q4_0 blocks (cols / 32 per row), exactly.
-Matrix dequantize(const std::vector<BlockQ4_0>& blocks, int64_t rows, int64_t cols, int64_t first_row = 0) {
+Matrix dequantize(const std::vector<BlockQ4_0>& blocks, int64_t rows, int64_t cols,
+                  int64_t first_row = 0) {
   Matrix m(rows, cols);
   for (int64_t r = 0; r < rows; ++r)
-    kernels::quantized_matmul::dequantize(blocks.data() + (first_row + r) * (cols / 32), cols, m.row(r).data());
+    kernels::quantized_matmul::dequantize(blocks.data() + (first_row + r) * (cols / 32), cols,
+                                          m.row(r).data());
   return m;
 }
 
@@ -56,13 +58,15 @@ Matrix attention(const ModelConfig& c, const Matrix& q, const Matrix& k, const M
   Matrix out(T, c.q_dim());
   for (int64_t h = 0; h < c.heads; ++h) {
     const int64_t g = h / group;
-    Matrix scores = q.middleCols(h * D, D) * k.middleCols(g * D, D).transpose() / std::sqrt(double(D));
+    Matrix scores =
+        q.middleCols(h * D, D) * k.middleCols(g * D, D).transpose() / std::sqrt(double(D));
     for (int64_t i = 0; i < T; ++i) {
       double top = -std::numeric_limits<double>::infinity();
       for (int64_t j = 0; j < T; ++j)
         if (visible(c, i, j)) top = std::max(top, scores(i, j));
       double sum = 0;
-      for (int64_t j = 0; j < T; ++j) sum += scores(i, j) = visible(c, i, j) ? std::exp(scores(i, j) - top) : 0.0;
+      for (int64_t j = 0; j < T; ++j)
+        sum += scores(i, j) = visible(c, i, j) ? std::exp(scores(i, j) - top) : 0.0;
       scores.row(i) /= sum;
     }
     out.middleCols(h * D, D) = scores * v.middleCols(g * D, D);
@@ -83,7 +87,8 @@ ReferenceRun ReferenceModel::run(std::span<const uint32_t> tokens, size_t logits
   const ModelConfig& c = config_;
   const auto T = int64_t(tokens.size());
   Matrix x(T, c.hidden);
-  for (int64_t t = 0; t < T; ++t) x.row(t) = dequantize(weights_.embedding, 1, c.hidden, tokens[size_t(t)]);
+  for (int64_t t = 0; t < T; ++t)
+    x.row(t) = dequantize(weights_.embedding, 1, c.hidden, tokens[size_t(t)]);
   ReferenceRun run;
   for (const LayerWeights& w : weights_.layers) {
     Matrix xn = rms_norm(x, w.attn_norm, c.rms_eps);
@@ -106,14 +111,17 @@ ReferenceRun ReferenceModel::run(std::span<const uint32_t> tokens, size_t logits
   for (int64_t t = int64_t(logits_from); t < T; ++t) run.logits[size_t(t)].resize(c.vocab);
   for (int64_t r0 = 0; r0 < int64_t(c.vocab) && int64_t(logits_from) < T; r0 += chunk) {
     const int64_t rows = std::min<int64_t>(chunk, c.vocab - r0);
-    const Matrix part = xf.bottomRows(T - int64_t(logits_from)) * dequantize(weights_.embedding, rows, c.hidden, r0).transpose();
+    const Matrix part = xf.bottomRows(T - int64_t(logits_from)) *
+                        dequantize(weights_.embedding, rows, c.hidden, r0).transpose();
     for (int64_t t = 0; t < part.rows(); ++t)
-      for (int64_t r = 0; r < rows; ++r) run.logits[size_t(logits_from + t)][size_t(r0 + r)] = part(t, r);
+      for (int64_t r = 0; r < rows; ++r)
+        run.logits[size_t(logits_from + t)][size_t(r0 + r)] = part(t, r);
   }
   return run;
 }
 
-std::vector<uint32_t> ReferenceModel::generate(std::span<const uint32_t> prompt, size_t count) const {
+std::vector<uint32_t> ReferenceModel::generate(std::span<const uint32_t> prompt,
+                                               size_t count) const {
   std::vector<uint32_t> sequence(prompt.begin(), prompt.end()), out;
   for (size_t i = 0; i < count; ++i) {
     const ReferenceRun r = run(sequence, sequence.size() - 1);
