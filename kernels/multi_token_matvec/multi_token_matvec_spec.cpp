@@ -1,0 +1,158 @@
+// Specs of the multi_token_matvec family (gpu-perf-phase3): multi_token_matvec_q4_0 (=) and
+// multi_token_matvec_q4_0_accumulate (+=). output [batch, out_dim] (+)= input [batch, in_dim] x
+// W^T, W in GGML Q4_0 blocks, input and output float. Tolerance and sweep:
+// docs/kernels/multi_token_matvec.md.
+#include <cstring>
+
+#include "kernels/multi_token_matvec/multi_token_matvec_ref.h"
+#include "kernels/spec/inputs.h"
+#include "kernels/spec/standard_case.h"
+
+namespace metalsim::kernels::multi_token_matvec {
+namespace {
+
+using spec::CaseResult;
+using spec::ParamDef;
+using spec::Params;
+using spec::Tolerance;
+
+// The accumulate kernel's output holds its old values, so it cannot be poisoned: an element
+// still holding its old bits where the reference (in float) differs was never written (as
+// spec::compare_in_place does for half).
+void compare_accumulated(const float* got, const std::vector<float>& old,
+                         const std::vector<double>& ref, const Tolerance& tol, CaseResult& r) {
+  std::vector<float> seen(got, got + old.size());
+  for (size_t i = 0; i < seen.size(); ++i)
+    if (std::memcmp(&seen[i], &old[i], 4) == 0 && float(ref[i]) != old[i])
+      spec::poison(&seen[i], 1);
+  spec::compare_output("output", seen.data(), ref.data(), seen.size(), tol, r);
+}
+
+class MultiTokenMatvecSpec : public spec::KernelSpec {
+ public:
+  explicit MultiTokenMatvecSpec(bool accumulate) : accumulate_(accumulate) {}
+  std::string name() const override {
+    return accumulate_ ? "multi_token_matvec_q4_0_accumulate" : "multi_token_matvec_q4_0";
+  }
+  std::string family() const override { return "multi_token_matvec"; }
+  std::string summary() const override {
+    return std::string("output[t, r] ") + (accumulate_ ? "+=" : "=") +
+           " W[r, :] . input[t, :] for a batch of tokens, W in Q4_0, float in/out";
+  }
+  std::vector<ParamDef> params() const override {
+    return {
+        {"out_dim", 1, 1 << 17, {}, {1, 7, 8, 9, 33}, 9, "rows of W: output features"},
+        {"in_dim", 32, 1 << 16, {}, {32, 480, 512, 544, 576}, 64, "columns of W, a multiple of 32"},
+        {"batch", 1, 4096, {}, {1, 3, 4, 5, 8, 9}, 3, "tokens"},
+        {"tg", 32, 1024, {}, {32, 256, 1024}, 256, "threads per threadgroup, whole simdgroups"}};
+  }
+  bool valid(const Params& p, std::string* why) const override {
+    std::string w;
+    if (p.at("out_dim") < 1 || p.at("batch") < 1 || p.at("in_dim") < 1)
+      w = "out_dim, in_dim, batch >= 1";
+    else if (p.at("in_dim") % 32 != 0)
+      w = "in_dim = " + std::to_string(p.at("in_dim")) +
+          " is not a multiple of the 32-element Q4_0 block: a row of W cannot hold it";
+    else if (p.at("tg") < 32 || p.at("tg") > 1024 || p.at("tg") % 32 != 0)
+      w = "tg = " + std::to_string(p.at("tg")) + ": whole simdgroups (a multiple of 32) up to 1024";
+    if (why) *why = w;
+    return w.empty();
+  }
+  // out_dim around the 8 rows of a threadgroup, batch around the 4-token tile, in_dim at one
+  // block and around one half-block per lane (512 = 32 half-blocks), SmolLM's 576 and 1536.
+  std::vector<Params> sweep() const override {
+    return {{{"out_dim", 1}, {"in_dim", 32}, {"batch", 1}, {"tg", 256}},
+            {{"out_dim", 7}, {"in_dim", 32}, {"batch", 1}, {"tg", 256}},
+            {{"out_dim", 8}, {"in_dim", 64}, {"batch", 4}, {"tg", 256}},
+            {{"out_dim", 9}, {"in_dim", 480}, {"batch", 3}, {"tg", 256}},
+            {{"out_dim", 17}, {"in_dim", 512}, {"batch", 5}, {"tg", 256}},
+            {{"out_dim", 33}, {"in_dim", 544}, {"batch", 9}, {"tg", 256}},
+            {{"out_dim", 3}, {"in_dim", 576}, {"batch", 8}, {"tg", 32}},
+            {{"out_dim", 40}, {"in_dim", 1536}, {"batch", 2}, {"tg", 1024}}};
+  }
+  // SmolLM-135M's projections: q (576 x 576), gate (1536 x 576), down (576 x 1536) at a
+  // decode step (batch 1) and a 32-token prefill; the lm_head (49152 x 576) at batch 1.
+  std::vector<Params> bench_cases() const override {
+    std::vector<Params> cases;
+    for (int64_t batch : {1, 32})
+      for (auto [out, in] : {std::pair<int64_t, int64_t>{576, 576}, {1536, 576}, {576, 1536}})
+        cases.push_back({{"out_dim", out}, {"in_dim", in}, {"batch", batch}, {"tg", 256}});
+    cases.push_back({{"out_dim", 49152}, {"in_dim", 576}, {"batch", 1}, {"tg", 256}});
+    return cases;
+  }
+
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
+                                              spec::CaseContext& ctx) const override {
+    std::string why;
+    if (!valid(p, &why)) throw std::invalid_argument(name() + ": " + why);  // host-side validation
+    const uint32_t out_dim = uint32_t(p.at("out_dim")), in_dim = uint32_t(p.at("in_dim"));
+    const uint32_t batch = uint32_t(p.at("batch")), tg = uint32_t(p.at("tg"));
+    spec::InputGenerator gen(ctx.seed());
+    auto w = std::make_shared<std::vector<BlockQ4_0>>(size_t(out_dim) * in_dim / 32);
+    for (BlockQ4_0& b : *w) {
+      b.d = _Float16(gen.uniform(-0.05, 0.05));
+      for (uint8_t& q : b.qs) q = uint8_t(gen.next_u64());
+    }
+    auto x = std::make_shared<std::vector<float>>(
+        gen.uniform_vector<float>(size_t(batch) * in_dim, -1, 1));
+    auto old = std::make_shared<std::vector<float>>(
+        accumulate_ ? gen.uniform_vector<float>(size_t(batch) * out_dim, -1, 1)
+                    : std::vector<float>{});
+    auto ref = std::make_shared<std::vector<double>>();
+    auto bw = ctx.buffer(*w), bx = ctx.buffer(*x);
+    const size_t count = size_t(batch) * out_dim;
+    auto out = ctx.buffer(count * sizeof(float));
+    const bool accumulate = accumulate_;
+    auto reset = [=] {
+      if (accumulate)
+        spec::fill(out, *old);
+      else
+        spec::poison(static_cast<float*>(out->contents()), count);
+    };
+    reset();
+    auto c = std::make_unique<spec::StandardCase>();
+    const std::string kernel = name();
+    const uint32_t groups = (out_dim + tg / 32 - 1) / (tg / 32);  // one row per simdgroup
+    c->kernel = [=, &ctx](CaseResult& r) {
+      ctx.dispatch(
+          kernel,
+          [&](auto* e) {
+            e->setBuffer(bw.get(), 0, 0);
+            e->setBuffer(bx.get(), 0, 1);
+            e->setBuffer(out.get(), 0, 2);
+            e->setBytes(&out_dim, 4, 3);
+            e->setBytes(&in_dim, 4, 4);
+            e->setBytes(&batch, 4, 5);
+          },
+          {groups, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threadgroups, r);
+    };
+    c->reference = [=] { *ref = multi_token_matvec_ref(*w, *x, *old, out_dim, in_dim, batch); };
+    const Tolerance tol{0, relative_tolerance(in_dim),
+                        "float accumulation over in_dim (+ the old value)"};
+    c->check = [=](CaseResult& r) {
+      if (accumulate)
+        compare_accumulated(spec::contents<float>(out), *old, *ref, tol, r);
+      else
+        spec::compare_output("output", spec::contents<float>(out), ref->data(), count, tol, r);
+    };
+    c->expose("output", out);
+    c->poison_again = reset;
+    return c;
+  }
+
+ private:
+  bool accumulate_;
+};
+
+struct AssignSpec : MultiTokenMatvecSpec {
+  AssignSpec() : MultiTokenMatvecSpec(false) {}
+};
+struct AccumulateSpec : MultiTokenMatvecSpec {
+  AccumulateSpec() : MultiTokenMatvecSpec(true) {}
+};
+
+METALSIM_REGISTER_SPEC(AssignSpec);
+METALSIM_REGISTER_SPEC(AccumulateSpec);
+
+}  // namespace
+}  // namespace metalsim::kernels::multi_token_matvec
