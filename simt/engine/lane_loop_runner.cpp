@@ -1,0 +1,306 @@
+#include "simt/engine/lane_loop_runner.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "simt/engine/sync_site.h"
+
+namespace metalsim::engine {
+namespace {
+
+// stop[lane] until the step writes it: a lane the step did not stop is the pass's bug.
+constexpr uint32_t kNotStopped = 0xFFFFFFFEu;
+
+bool is_collective(uint8_t kind) {
+  return kind == uint8_t(SyncKind::SimdCollective) || kind == uint8_t(SyncKind::SimdMatrix);
+}
+
+}  // namespace
+
+void LaneLoopRunner::FreeFrame::operator()(char* p) const { std::free(p); }
+
+LaneLoopRunner::LaneLoopRunner(ThreadgroupArena& arena) : arena_(arena) {
+  const size_t n = kMaxThreadsPerThreadgroup;
+  status_.resize(n);
+  cont_.resize(n);
+  stop_.resize(n);
+  kind_.resize(n);
+  site_.resize(n);
+  combine_.resize(n);
+  in_.resize(n);
+  out_.resize(n);
+  arg_.resize(n);
+  local_x_.resize(n);
+  local_y_.resize(n);
+  local_z_.resize(n);
+  scratch_lanes_.resize(n);
+  state_.local_x = local_x_.data();
+  state_.local_y = local_y_.data();
+  state_.local_z = local_z_.data();
+  state_.stop = stop_.data();
+  state_.kind = kind_.data();
+  state_.site = site_.data();
+  state_.combine = combine_.data();
+  state_.in = in_.data();
+  state_.out = out_.data();
+  state_.arg = arg_.data();
+}
+
+LaneLoopRunner::~LaneLoopRunner() = default;
+
+// ------------------------------ set-up
+
+void LaneLoopRunner::prepare_local_positions() {
+  if (state_.size == local_size_) return;
+  local_size_ = state_.size;
+  uint32_t i = 0;
+  for (uint32_t z = 0; z < local_size_.z; ++z)
+    for (uint32_t y = 0; y < local_size_.y; ++y)
+      for (uint32_t x = 0; x < local_size_.x; ++x, ++i) {
+        local_x_[i] = uint16_t(x);
+        local_y_[i] = uint16_t(y);
+        local_z_[i] = uint16_t(z);
+      }
+}
+
+void LaneLoopRunner::prepare_frame() {
+  const size_t bytes = size_t(dispatch_->kernel->frame_bytes_per_lane) * n_;
+  if (bytes > frame_capacity_) {
+    const size_t rounded = (bytes + kLaneFrameAlign - 1) / kLaneFrameAlign * kLaneFrameAlign;
+    frame_.reset(static_cast<char*>(std::aligned_alloc(kLaneFrameAlign, rounded)));
+    if (!frame_) throw std::bad_alloc();
+    frame_capacity_ = rounded;
+  }
+  state_.frame = frame_.get();
+  state_.frame_lanes = n_;
+}
+
+void LaneLoopRunner::prepare(const LaneLoopDispatch& d, uint64_t linear_threadgroup) {
+  dispatch_ = &d;
+  const DispatchGeometry& g = *d.geometry;
+  state_.dispatch = &g;
+  state_.position = g.threadgroup_position(linear_threadgroup);
+  state_.size = g.threadgroup_size_at(state_.position);
+  n_ = uint32_t(state_.size.volume());
+  state_.thread_count = n_;
+  state_.simdgroup_count = (n_ + kSimdWidth - 1) / kSimdWidth;
+  prepare_local_positions();
+  prepare_frame();
+  args_ = d.args;
+  arena_.begin_threadgroup(d.poison_threadgroup, d.poison_byte);
+  for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i) args_.threadgroup[i] = arena_.region(i);
+  state_.function_constants = d.function_constants.data();
+  state_.function_constant_count = d.function_constants.size();
+  std::fill_n(status_.begin(), n_, Status::Ready);
+  std::fill_n(cont_.begin(), n_, 0u);
+  live_ = n_;
+}
+
+// Kernel-scope threadgroup variables, in the order the pass listed them (the fibers allocate
+// each when its declaration is first reached; the addresses differ, the contents do not).
+bool LaneLoopRunner::allocate_threadgroup_variables() {
+  const auto sites = dispatch_->kernel->threadgroup_variables;
+  threadgroup_variables_.resize(sites.size());
+  for (size_t i = 0; i < sites.size(); ++i) {
+    ThreadgroupVariableSite& site = *sites[i];
+    threadgroup_variables_[i] = arena_.allocate_static(site);
+    if (threadgroup_variables_[i] != nullptr) continue;
+    check::Report r = lane_report(check::CheckId::limit_threadgroup_memory, 0, nullptr);
+    r.site = {site.file, site.line, ""};
+    r.message = "threadgroup variable '" + std::string(site.name) + "' (" + std::to_string(site.size) +
+                " bytes) does not fit: " + std::to_string(arena_.static_bytes_used()) +
+                " bytes of kernel-scope threadgroup memory are in use";
+    dispatch_->reports->add(std::move(r));
+    return false;
+  }
+  state_.threadgroup_variables = threadgroup_variables_.data();
+  return true;
+}
+
+// ------------------------------ run
+
+bool LaneLoopRunner::run(const LaneLoopDispatch& dispatch, uint64_t linear_threadgroup) {
+  prepare(dispatch, linear_threadgroup);
+  if (!allocate_threadgroup_variables()) return false;
+  try {
+    for (;;) {
+      run_ready();
+      if (release_simd_stops()) continue;
+      if (live_ == 0) return true;
+      if (!release_barrier()) return false;
+    }
+  } catch (const std::exception& e) {
+    report_kernel_exception(scratch_lanes_[0], e.what());
+  } catch (...) {
+    report_kernel_exception(scratch_lanes_[0], nullptr);
+  }
+  return false;
+}
+
+// Every ready lane runs to its next stop: one step per continuation, the lanes of one
+// continuation as one contiguous range when they are (always, until lanes diverge).
+void LaneLoopRunner::run_ready() {
+  uint32_t count = 0;
+  for (uint32_t lane = 0; lane < n_; ++lane)
+    if (status_[lane] == Status::Ready) scratch_lanes_[count++] = uint16_t(lane);
+  if (count == 0) return;
+  uint16_t* lanes = scratch_lanes_.data();
+  const uint32_t c0 = cont_[lanes[0]];
+  if (!std::all_of(lanes, lanes + count, [&](uint16_t l) { return cont_[l] == c0; }))
+    std::stable_sort(lanes, lanes + count, [&](uint16_t a, uint16_t b) { return cont_[a] < cont_[b]; });
+  for (uint32_t begin = 0; begin < count;) {
+    uint32_t end = begin + 1;
+    while (end < count && cont_[lanes[end]] == cont_[lanes[begin]]) ++end;
+    const uint32_t k = end - begin;
+    const bool contiguous = uint32_t(lanes[end - 1] - lanes[begin]) + 1 == k;
+    step(cont_[lanes[begin]], lanes[begin], k, contiguous ? nullptr : lanes + begin);
+    begin = end;
+  }
+}
+
+void LaneLoopRunner::step(uint32_t cont, uint32_t first, uint32_t count, const uint16_t* lanes) {
+  auto lane_at = [&](uint32_t i) -> uint32_t { return lanes != nullptr ? lanes[i] : first + i; };
+  for (uint32_t i = 0; i < count; ++i) stop_[lane_at(i)] = kNotStopped;
+  dispatch_->kernel->step(args_, state_, cont, first, count, lanes);
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t lane = lane_at(i);
+    if (stop_[lane] == kNotStopped)
+      throw std::logic_error("the lane-loop step did not stop lane " + std::to_string(lane));
+    if (stop_[lane] == kLaneDone) {
+      status_[lane] = Status::Done;
+      --live_;
+    } else {
+      status_[lane] = Status::Stopped;
+    }
+  }
+}
+
+void LaneLoopRunner::release(uint32_t lane) {
+  status_[lane] = Status::Ready;
+  cont_[lane] = stop_[lane];
+}
+
+// ------------------------------ resolution
+
+bool LaneLoopRunner::release_simd_stops() {
+  bool released = false;
+  for (uint32_t sg = 0; sg < state_.simdgroup_count; ++sg) resolve_simdgroup(sg, released);
+  return released;
+}
+
+// Every live lane of the simdgroup is stopped: the lanes stopped at one call site form one call
+// (its active mask), each site separately, in the order of their lowest lanes (as fibers).
+void LaneLoopRunner::resolve_simdgroup(uint32_t sg, bool& released) {
+  const uint32_t first = sg * kSimdWidth;
+  const uint32_t size = std::min(kSimdWidth, n_ - first);
+  auto at_simd_stop = [&](uint32_t lane) {
+    return status_[lane] == Status::Stopped && kind_[lane] != uint8_t(SyncKind::ThreadgroupBarrier);
+  };
+  uint32_t live = 0;
+  for (uint32_t i = 0; i < size; ++i) live += status_[first + i] != Status::Done;
+  bool taken[kSimdWidth] = {};
+  CollectiveMember members[kSimdWidth];
+  uint16_t ids[kSimdWidth];
+  for (uint32_t i = 0; i < size; ++i) {
+    const uint32_t head = first + i;
+    if (taken[i] || !at_simd_stop(head)) continue;
+    uint32_t count = 0, mask = 0;
+    for (uint32_t j = i; j < size; ++j) {
+      const uint32_t l = first + j;
+      if (taken[j] || !at_simd_stop(l) || !same_site(site_[l], site_[head])) continue;
+      taken[j] = true;
+      members[count] = {j, in_[l], out_[l], arg_[l]};
+      ids[count++] = uint16_t(l);
+      mask |= 1u << j;
+    }
+    if (kind_[head] == uint8_t(SyncKind::SimdMatrix) && count != live && dispatch_->sync_check) {
+      check::Report r = lane_report(check::CheckId::simd_partial, head, &site_[head]);
+      r.message = "simdgroup_matrix operation reached by " + std::to_string(count) + " of " +
+                  std::to_string(live) + " live lanes of simdgroup " + std::to_string(sg);
+      dispatch_->reports->add(std::move(r));
+    }
+    if (is_collective(kind_[head]) && combine_[head] != nullptr)
+      combine_[head](CollectiveCall{members, count, mask, size});
+    for (uint32_t k = 0; k < count; ++k) release(ids[k]);
+    released = true;
+  }
+}
+
+// Every live lane waits at a threadgroup barrier (or none is live).
+bool LaneLoopRunner::release_barrier() {
+  uint32_t head = 0;
+  while (status_[head] != Status::Stopped) ++head;
+  for (uint32_t lane = head + 1; lane < n_; ++lane)
+    if (status_[lane] == Status::Stopped && !same_site(site_[lane], site_[head])) {
+      report_divergent_barrier();
+      return false;
+    }
+  if (live_ < n_ && dispatch_->sync_check) report_barrier_after_exit();
+  for (uint32_t lane = head; lane < n_; ++lane)
+    if (status_[lane] == Status::Stopped) release(lane);
+  return true;
+}
+
+// ------------------------------ reports
+
+void LaneLoopRunner::report_divergent_barrier() {
+  std::vector<const std::source_location*> sites;
+  std::vector<std::vector<uint16_t>> lanes_at;
+  for (uint32_t lane = 0; lane < n_; ++lane) {
+    if (status_[lane] != Status::Stopped) continue;
+    size_t k = 0;
+    while (k < sites.size() && !same_site(*sites[k], site_[lane])) ++k;
+    if (k == sites.size()) {
+      sites.push_back(&site_[lane]);
+      lanes_at.emplace_back();
+    }
+    lanes_at[k].push_back(uint16_t(lane));
+  }
+  check::Report r = lane_report(check::CheckId::barrier_divergent, lanes_at[0][0], sites[0]);
+  r.message = "threads of one threadgroup wait at different barriers; " + lane_list(lanes_at[0]) +
+              " wait here";
+  r.other_site = to_site(*sites[1]);
+  r.other_lanes = lane_list(lanes_at[1]);
+  dispatch_->reports->add(std::move(r));
+}
+
+void LaneLoopRunner::report_barrier_after_exit() {
+  std::vector<uint16_t> exited;
+  uint32_t head = n_;
+  for (uint32_t lane = 0; lane < n_; ++lane) {
+    if (status_[lane] == Status::Done) exited.push_back(uint16_t(lane));
+    else if (head == n_) head = lane;
+  }
+  check::Report r = lane_report(check::CheckId::barrier_exited, head, &site_[head]);
+  r.message = "threadgroup_barrier reached while " + std::to_string(n_ - live_) + " of " +
+              std::to_string(n_) + " threads had already returned";
+  r.other_lanes = "returned threads: " + lane_list(exited);
+  dispatch_->reports->add(std::move(r));
+}
+
+void LaneLoopRunner::report_kernel_exception(uint32_t lane, const char* what) {
+  check::Report r = lane_report(check::CheckId::kernel_exception, lane, nullptr);
+  r.message = what != nullptr ? std::string("the kernel threw: ") + what
+                              : "the kernel threw a non-standard exception";
+  dispatch_->reports->add(std::move(r));
+}
+
+check::Report LaneLoopRunner::lane_report(check::CheckId id, uint32_t lane,
+                                          const std::source_location* site) const {
+  check::Report r;
+  r.check = id;
+  r.kernel = dispatch_->kernel_name;
+  r.has_lane = true;
+  r.lane.threadgroup = state_.position;
+  r.lane.thread = {local_x_[lane], local_y_[lane], local_z_[lane]};
+  r.lane.simdgroup = lane / kSimdWidth;
+  r.lane.simd_lane = lane % kSimdWidth;
+  if (site != nullptr) r.site = to_site(*site);
+  return r;
+}
+
+}  // namespace metalsim::engine

@@ -1,0 +1,131 @@
+#pragma once
+// Lane loops: the ABI between a kernel compiled by the lane-loop pass (simt/lanes, docs/lanes.md)
+// and the runtime that runs it (lane_loop_runner.h).
+//
+// The front emits, per kernel, a lane body: it binds the arguments and calls the kernel once for
+// one lane, reading that lane's built-ins from the state. The pass turns each body into a step:
+// the lanes [first, first + count) (or lanes[0 .. count)) each run from continuation `cont`
+// (0: the kernel's start, k: just after sync point k) to their next sync point or their return,
+// as one loop over lanes, and record where they stopped in the state's per-lane tables. The
+// runtime resolves the sync points with the fiber engine's rules and calls the step again.
+#include <cstddef>
+#include <cstdint>
+#include <source_location>
+#include <span>
+
+#include "simt/engine/builtin.h"
+#include "simt/engine/geometry.h"
+#include "simt/engine/kernel.h"
+#include "simt/engine/sync.h"
+#include "simt/engine/threadgroup_memory.h"
+
+namespace metalsim::engine {
+
+// Changes whenever LaneLoopState or the registration below changes; a kernel compiled by a
+// pass of another version is not run in lane loops.
+inline constexpr uint32_t kLaneLoopAbiVersion = 1;
+// stop[lane] of a lane that returned.
+inline constexpr uint32_t kLaneDone = 0xFFFFFFFFu;
+// The per-lane frame is aligned to this; the pass aligns no slot beyond it.
+inline constexpr uint32_t kLaneFrameAlign = 64;
+
+static_assert(sizeof(std::source_location) == sizeof(const void*),
+              "lane loops record a sync point's site as one pointer (libstdc++'s layout)");
+
+// One threadgroup as the step sees it. Standard layout: the pass reads and writes it at the
+// offsets of the fields (simt/lanes/state_abi.h), so keep the step's fields' types fixed.
+struct LaneLoopState {
+  // ---- read by lane bodies, through value()
+  const DispatchGeometry* dispatch = nullptr;
+  Size3 position;              // threadgroup_position_in_grid
+  Size3 size;                  // threads_per_threadgroup (actual: partial at a grid's edge)
+  uint32_t thread_count = 0;
+  uint32_t simdgroup_count = 0;
+  const uint16_t* local_x = nullptr;  // thread_position_in_threadgroup by lane, one table per
+  const uint16_t* local_y = nullptr;  // component, so that the loads of consecutive lanes are
+  const uint16_t* local_z = nullptr;  // consecutive and vectorize
+
+  // ---- read by the step
+  char* frame = nullptr;        // per-lane storage: slot s of lane l at frame + offset_s * frame_lanes + l * size_s
+  uint64_t frame_lanes = 0;     // lanes the frame holds (>= thread_count)
+  void* const* threadgroup_variables = nullptr;     // by the kernel's site index (registration)
+  const void* const* function_constants = nullptr;  // by [[function_constant(N)]] index
+  uint64_t function_constant_count = 0;
+  // Always nullptr: a function constant past the table reads it (branch-free in the step).
+  const void* unset_constant = nullptr;
+
+  // ---- written by the step: where each lane stopped (by lane)
+  uint32_t* stop = nullptr;     // the sync point (its continuation), or kLaneDone
+  uint8_t* kind = nullptr;      // SyncKind
+  std::source_location* site = nullptr;
+  CombineFn* combine = nullptr;  // collectives only, as the ones below
+  const void** in = nullptr;     // into the lane's own frame slots
+  void** out = nullptr;
+  uint64_t* arg = nullptr;
+
+  // The value of built-in `b` for `lane`; the same table as ThreadgroupGeometry::value (a test
+  // keeps them equal). Inline and free of calls, so a lane loop that reads built-ins vectorizes.
+  BuiltinValue value(Builtin b, uint32_t lane) const {
+    const Size3& d = dispatch->threads_per_threadgroup;
+    const uint32_t x = local_x[lane], y = local_y[lane], z = local_z[lane];
+    switch (b) {
+      case Builtin::thread_position_in_grid:
+        return {position.x * d.x + x, position.y * d.y + y, position.z * d.z + z};
+      case Builtin::thread_position_in_threadgroup: return {x, y, z};
+      case Builtin::threadgroup_position_in_grid: return {position.x, position.y, position.z};
+      case Builtin::threads_per_threadgroup: return {size.x, size.y, size.z};
+      case Builtin::threadgroups_per_grid:
+        return {dispatch->threadgroups.x, dispatch->threadgroups.y, dispatch->threadgroups.z};
+      case Builtin::threads_per_grid:
+      case Builtin::grid_size: return {dispatch->threads.x, dispatch->threads.y, dispatch->threads.z};
+      case Builtin::dispatch_threads_per_threadgroup: return {d.x, d.y, d.z};
+      case Builtin::grid_origin: return {0, 0, 0};
+      case Builtin::thread_index_in_threadgroup: return {lane};
+      case Builtin::thread_index_in_simdgroup: return {lane % kSimdWidth};
+      case Builtin::simdgroup_index_in_threadgroup: return {lane / kSimdWidth};
+      case Builtin::simdgroups_per_threadgroup: return {simdgroup_count};
+      case Builtin::dispatch_simdgroups_per_threadgroup:
+        return {uint32_t((d.volume() + kSimdWidth - 1) / kSimdWidth)};
+      case Builtin::threads_per_simdgroup:
+      case Builtin::thread_execution_width: return {kSimdWidth};
+      case Builtin::thread_index_in_quadgroup: return {lane % kQuadWidth};
+      case Builtin::quadgroup_index_in_threadgroup: return {lane / kQuadWidth};
+      case Builtin::quadgroups_per_threadgroup: return {(thread_count + kQuadWidth - 1) / kQuadWidth};
+      case Builtin::dispatch_quadgroups_per_threadgroup:
+        return {uint32_t((d.volume() + kQuadWidth - 1) / kQuadWidth)};
+    }
+    return {};
+  }
+};
+
+// What the front emits per kernel, marked [[clang::annotate("metalsim.lanes.body")]]: binds the
+// arguments and runs the kernel for one lane. Never called in lane loops; the pass builds the
+// step from it and the runtime finds the step by the body's address.
+using LaneBody = void (*)(const BoundArgs& args, const LaneLoopState& state, uint32_t lane);
+// What the pass builds from a body. `lanes`: nullptr for the lanes first .. first + count - 1.
+using LaneStep = void (*)(const BoundArgs& args, LaneLoopState& state, uint32_t cont,
+                          uint32_t first, uint32_t count, const uint16_t* lanes);
+
+// One body as the pass registered it.
+struct LaneLoopKernel {
+  const void* body = nullptr;
+  LaneStep step = nullptr;           // nullptr: not transformable, `why` says why
+  uint32_t frame_bytes_per_lane = 0;
+  const char* why = nullptr;         // "file.metal:12: ..." when step is nullptr
+  // Kernel-scope threadgroup variables, allocated at each threadgroup's start, in this order
+  // (state.threadgroup_variables).
+  std::span<ThreadgroupVariableSite* const> threadgroup_variables;
+};
+
+// The registration of `body`, or nullptr with `why` set: what the pass said, or that the
+// library was not compiled with the pass.
+const LaneLoopKernel* find_lane_loop_kernel(LaneBody body, const char** why);
+
+}  // namespace metalsim::engine
+
+// Called from a global constructor the pass adds to each module, once per lane body.
+extern "C" void __metalsim_lanes_register(uint32_t abi_version, const void* body,
+                                          metalsim::engine::LaneStep step,
+                                          uint32_t frame_bytes_per_lane, const char* why,
+                                          metalsim::engine::ThreadgroupVariableSite* const* sites,
+                                          uint32_t site_count);

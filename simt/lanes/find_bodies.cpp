@@ -1,0 +1,41 @@
+#include "simt/lanes/find_bodies.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
+
+namespace metalsim::lanes {
+
+using namespace llvm;
+
+namespace {
+
+StringRef c_string(const Value* v) {
+  const auto* g = dyn_cast_or_null<GlobalVariable>(v ? v->stripPointerCasts() : nullptr);
+  if (g == nullptr || !g->hasInitializer()) return "";
+  const auto* data = dyn_cast<ConstantDataSequential>(g->getInitializer());
+  return data != nullptr && data->isCString() ? data->getAsCString() : "";
+}
+
+}  // namespace
+
+std::vector<LaneBody> find_lane_bodies(Module& m) {
+  std::vector<LaneBody> bodies;
+  const GlobalVariable* annotations = m.getNamedGlobal("llvm.global.annotations");
+  if (annotations == nullptr || !annotations->hasInitializer()) return bodies;
+  const auto* list = dyn_cast<ConstantArray>(annotations->getInitializer());
+  if (list == nullptr) return bodies;
+  // Each entry: { ptr annotated, ptr annotation string, ptr file, i32 line, ptr args }.
+  for (const Use& entry : list->operands()) {
+    const auto* e = dyn_cast<ConstantStruct>(entry.get());
+    if (e == nullptr || e->getNumOperands() < 4) continue;
+    auto* f = dyn_cast<Function>(e->getOperand(0)->stripPointerCasts());
+    if (f == nullptr || f->isDeclaration() || c_string(e->getOperand(1)) != kBodyAnnotation) continue;
+    std::string at = c_string(e->getOperand(2)).str();
+    if (const auto* line = dyn_cast<ConstantInt>(e->getOperand(3)))
+      at += ":" + std::to_string(line->getZExtValue());
+    bodies.push_back({f, at});
+  }
+  return bodies;
+}
+
+}  // namespace metalsim::lanes

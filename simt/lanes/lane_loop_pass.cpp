@@ -1,0 +1,141 @@
+#include "simt/lanes/lane_loop_pass.h"
+
+#include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Demangle/Demangle.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include "simt/lanes/cleanup.h"
+#include "simt/lanes/engine_calls.h"
+#include "simt/lanes/find_bodies.h"
+#include "simt/lanes/inline_engine_calls.h"
+#include "simt/lanes/loop_emitter.h"
+#include "simt/lanes/lower_queries.h"
+#include "simt/lanes/registration.h"
+#include "simt/lanes/summary.h"
+
+namespace metalsim::lanes {
+
+using namespace llvm;
+
+namespace {
+
+struct Context {
+  Module& module;
+  FunctionAnalysisManager& fam;
+  const EngineReach& reach;
+  const TargetLibraryInfo& tli;
+};
+
+bool has_body_signature(const Function& f) {
+  return f.arg_size() == 3 && f.getReturnType()->isVoidTy() && f.getArg(0)->getType()->isPointerTy() &&
+         f.getArg(1)->getType()->isPointerTy() && f.getArg(2)->getType()->isIntegerTy(32);
+}
+
+// The body's clone on which the pass works; the body itself stays as the front emitted it.
+Function* clone_body(Function& body) {
+  ValueToValueMapTy map;
+  Function* work = CloneFunction(&body, map);
+  work->setName(body.getName() + ".lanes.work");
+  work->setLinkage(GlobalValue::InternalLinkage);
+  work->removeFnAttr(Attribute::OptimizeNone);
+  work->removeFnAttr(Attribute::NoInline);
+  return work;
+}
+
+// Inline, clean up, lower the queries, split, demote, lay out: everything before the step.
+std::optional<Failure> prepare(Context& cx, const LaneBody& body, PreparedBody& p,
+                               Registration& reg, BodySummary& summary) {
+  const std::string& at = body.declared_at;
+  if (!has_body_signature(*p.work))
+    return Failure{at, "a lane body must be void(const BoundArgs&, const LaneLoopState&, uint32_t)"};
+  engine_invokes_to_calls(*p.work);
+  if (auto f = inline_engine_calls(*p.work, cx.reach, cx.tli, at)) return f;
+  engine_invokes_to_calls(*p.work);
+  clean_up_inlined_body(*p.work, cx.fam);
+  if (auto f = lower_queries(*p.work, reg.threadgroup_variables, at)) return f;
+  p.syncs = split_sync_points(*p.work);
+  std::vector<Instruction*> live = values_live_across(*p.work, p.syncs, SmallPtrSet<Instruction*, 1>());
+  p.remat = plan_rematerialization(*p.work, live);
+  summary.demoted = unsigned(live.size());
+  SmallPtrSet<Instruction*, 32> moved(p.remat.uniform.begin(), p.remat.uniform.end());
+  moved.insert(p.remat.per_lane.begin(), p.remat.per_lane.end());
+  if (auto f = demote(live, *p.work, p.syncs, moved, at)) return f;
+  if (auto f = layout_frame(*p.work, p.frame, at)) return f;
+  p.regions = compute_regions(*p.work, p.syncs);
+  return std::nullopt;
+}
+
+void erase_function(Function* f, FunctionAnalysisManager& fam) {
+  fam.clear(*f, f->getName());
+  f->dropAllReferences();
+  f->eraseFromParent();
+}
+
+Registration transform(Context& cx, const LaneBody& body, BodySummary& summary) {
+  Registration reg{body.function, nullptr, 0, "", {}};
+  PreparedBody p{body.function, clone_body(*body.function), {}, {}, {}, {}};
+  std::optional<Failure> failure = prepare(cx, body, p, reg, summary);
+  if (!failure) {
+    describe_prepared(p, summary);
+    reg.step = emit_step(p, failure);
+    reg.frame_bytes_per_lane = p.frame.bytes_per_lane;
+  }
+  erase_function(p.work, cx.fam);
+  if (reg.step != nullptr && verifyFunction(*reg.step, &errs())) {
+    erase_function(reg.step, cx.fam);
+    reg.step = nullptr;
+    failure = Failure{body.declared_at, "internal error of the lane-loop pass: the step does not verify"};
+  }
+  if (failure) {
+    reg.step = nullptr;
+    reg.why = failure->text();
+    reg.threadgroup_variables.clear();
+    summary.why = reg.why;
+    return reg;
+  }
+  clean_up_step(*reg.step, cx.fam);
+  summary.step = reg.step->getName().str();
+  summary.frame_bytes = reg.frame_bytes_per_lane;
+  return reg;
+}
+
+void append_summary(const std::string& path, const std::vector<BodySummary>& bodies) {
+  std::error_code error;
+  raw_fd_ostream out(path, error, sys::fs::OF_Append | sys::fs::OF_Text);
+  if (error) {
+    errs() << "metalsim-lanes: cannot write the summary to " << path << ": " << error.message() << "\n";
+    return;
+  }
+  out << format_summary(bodies);
+}
+
+}  // namespace
+
+PreservedAnalyses LaneLoopPass::run(Module& m, ModuleAnalysisManager& mam) {
+  const std::vector<LaneBody> bodies = find_lane_bodies(m);
+  if (bodies.empty()) return PreservedAnalyses::all();
+  FunctionAnalysisManager& fam = mam.getResult<FunctionAnalysisManagerModuleProxy>(m).getManager();
+  const EngineReach reach(m);
+  TargetLibraryInfoImpl tlii(Triple(m.getTargetTriple()));
+  const TargetLibraryInfo tli(tlii);
+  Context cx{m, fam, reach, tli};
+  std::vector<Registration> registrations;
+  std::vector<BodySummary> summaries;
+  for (const LaneBody& body : bodies) {
+    BodySummary summary;
+    summary.body = demangle(body.function->getName());
+    summary.declared_at = body.declared_at;
+    registrations.push_back(transform(cx, body, summary));
+    summaries.push_back(std::move(summary));
+  }
+  emit_registrations(m, registrations);
+  if (!summary_path_.empty()) append_summary(summary_path_, summaries);
+  return PreservedAnalyses::none();
+}
+
+}  // namespace metalsim::lanes

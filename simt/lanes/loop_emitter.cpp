@@ -1,0 +1,312 @@
+#include "simt/lanes/loop_emitter.h"
+
+#include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/VectorUtils.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Metadata.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
+
+#include "simt/lanes/state_abi.h"
+
+namespace metalsim::lanes {
+
+using namespace llvm;
+
+namespace {
+
+// What the step's entry block loads once: the per-lane tables and each slot's array.
+struct StepEntry {
+  Value* stop;
+  Value* kind;
+  Value* site;
+  Value* combine;
+  Value* in;
+  Value* out;
+  Value* arg;
+  std::vector<Value*> slot_base;
+};
+
+// Stand-ins the template blocks (the prepared body's) use for what each lane loop defines
+// itself: the lane, each slot's address for that lane, and the loop's latch.
+struct Placeholders {
+  BasicBlock* block;  // unreachable; holds `lane` and `slots`
+  Instruction* lane;
+  std::vector<Instruction*> slots;
+  BasicBlock* latch;
+};
+
+Function* create_step(Function& body) {
+  LLVMContext& ctx = body.getContext();
+  Type* ptr = PointerType::get(ctx, 0);
+  Type* i32 = Type::getInt32Ty(ctx);
+  auto* type = FunctionType::get(Type::getVoidTy(ctx), {ptr, ptr, i32, i32, i32, ptr}, false);
+  Function* step = Function::Create(type, GlobalValue::InternalLinkage,
+                                    body.getName() + ".lanes.step", body.getParent());
+  AttrBuilder attrs(ctx, body.getAttributes().getFnAttrs());
+  for (Attribute::AttrKind k : {Attribute::OptimizeNone, Attribute::NoInline, Attribute::AlwaysInline,
+                                Attribute::Memory, Attribute::NoRecurse})
+    attrs.removeAttribute(k);
+  step->addFnAttrs(attrs);
+  // The state's fields and the bound arguments are read only, and no kernel pointer reaches
+  // them: loads from them leave the lane loops.
+  for (unsigned p : {0u, 1u, 5u}) {
+    step->addParamAttr(p, Attribute::NoAlias);
+    step->addParamAttr(p, Attribute::ReadOnly);
+    step->addParamAttr(p, Attribute::NoCapture);
+  }
+  const char* names[] = {"args", "state", "cont", "first", "count", "lanes"};
+  for (unsigned p = 0; p < 6; ++p) step->getArg(p)->setName(names[p]);
+  return step;
+}
+
+StepEntry emit_entry(IRBuilder<>& b, Function& step, const FrameLayout& frame) {
+  Value* state = step.getArg(1);
+  Type* ptr = b.getPtrTy();
+  StepEntry e;
+  e.stop = abi::load_field(b, state, abi::kStop, ptr, "stop");
+  e.kind = abi::load_field(b, state, abi::kKind, ptr, "kind");
+  e.site = abi::load_field(b, state, abi::kSite, ptr, "site");
+  e.combine = abi::load_field(b, state, abi::kCombine, ptr, "combine");
+  e.in = abi::load_field(b, state, abi::kIn, ptr, "in");
+  e.out = abi::load_field(b, state, abi::kOut, ptr, "out");
+  e.arg = abi::load_field(b, state, abi::kArg, ptr, "arg");
+  if (!frame.slots.empty()) {
+    Value* base = abi::load_field(b, state, abi::kFrame, ptr, "frame");
+    Value* lanes = abi::load_field(b, state, abi::kFrameLanes, b.getInt64Ty(), "frame_lanes");
+    for (const FrameSlot& s : frame.slots)
+      e.slot_base.push_back(b.CreateInBoundsGEP(
+          b.getInt8Ty(), base, b.CreateMul(lanes, b.getInt64(s.offset), "", true, true),
+          s.name + ".lanes"));
+  }
+  return e;
+}
+
+Placeholders make_placeholders(Function& step, const FrameLayout& frame) {
+  LLVMContext& ctx = step.getContext();
+  Placeholders p;
+  p.block = BasicBlock::Create(ctx, "placeholders", &step);
+  IRBuilder<> b(p.block);
+  p.lane = cast<Instruction>(b.CreateFreeze(PoisonValue::get(b.getInt32Ty()), "lane.ph"));
+  for (const FrameSlot& s : frame.slots)
+    p.slots.push_back(cast<Instruction>(b.CreateFreeze(PoisonValue::get(b.getPtrTy()), s.name + ".ph")));
+  b.CreateUnreachable();
+  p.latch = BasicBlock::Create(ctx, "latch.ph", &step);
+  new UnreachableInst(ctx, p.latch);
+  return p;
+}
+
+// The prepared body's blocks become the step's templates.
+std::vector<BasicBlock*> move_body(PreparedBody& prepared, Function& step, const Placeholders& ph) {
+  Function& work = *prepared.work;
+  std::vector<BasicBlock*> templates;
+  for (BasicBlock& bb : work) templates.push_back(&bb);
+  step.splice(step.end(), &work);
+  work.getArg(0)->replaceAllUsesWith(step.getArg(0));
+  work.getArg(1)->replaceAllUsesWith(step.getArg(1));
+  work.getArg(2)->replaceAllUsesWith(ph.lane);
+  step.setSubprogram(work.getSubprogram());
+  work.setSubprogram(nullptr);
+  for (size_t i = 0; i < prepared.frame.slots.size(); ++i) {
+    AllocaInst* a = prepared.frame.slots[i].alloca;
+    a->replaceAllUsesWith(ph.slots[i]);
+    a->eraseFromParent();
+    prepared.frame.slots[i].alloca = nullptr;
+  }
+  return templates;
+}
+
+void store_at_lane(IRBuilder<>& b, Type* type, Value* table, Value* lane64, Value* value) {
+  b.CreateStore(value, b.CreateInBoundsGEP(type, table, lane64));
+}
+
+// A sync call becomes the record of the lane's stop, a return the record that it is done;
+// both then leave to the latch.
+void rewrite_stops(PreparedBody& prepared, const StepEntry& e, const Placeholders& ph,
+                   const std::vector<BasicBlock*>& templates) {
+  for (const SyncPoint& s : prepared.syncs) {
+    CallInst* call = s.call;
+    IRBuilder<> b(call);
+    Value* lane64 = b.CreateZExt(ph.lane, b.getInt64Ty(), "lane64");
+    store_at_lane(b, b.getInt32Ty(), e.stop, lane64, b.getInt32(s.id));
+    store_at_lane(b, b.getPtrTy(), e.site, lane64, site_argument(*call));
+    Value* kind = nullptr;
+    if (s.kind == EngineCall::SimdCollective) {
+      store_at_lane(b, b.getPtrTy(), e.combine, lane64, call->getArgOperand(0));
+      store_at_lane(b, b.getPtrTy(), e.in, lane64, call->getArgOperand(1));
+      store_at_lane(b, b.getPtrTy(), e.out, lane64, call->getArgOperand(2));
+      store_at_lane(b, b.getInt64Ty(), e.arg, lane64, call->getArgOperand(3));
+      kind = call->getArgOperand(4);
+    } else {
+      kind = b.getInt8(s.kind == EngineCall::ThreadgroupBarrier ? abi::kThreadgroupBarrier
+                                                                : abi::kSimdgroupBarrier);
+    }
+    store_at_lane(b, b.getInt8Ty(), e.kind, lane64, kind);
+    Instruction* branch = s.block->getTerminator();
+    BranchInst::Create(ph.latch, branch);
+    branch->eraseFromParent();
+    call->eraseFromParent();
+    s.block->setName("stop." + Twine(s.id));
+  }
+  for (BasicBlock* bb : templates) {
+    auto* ret = dyn_cast<ReturnInst>(bb->getTerminator());
+    if (ret == nullptr) continue;
+    IRBuilder<> b(ret);
+    Value* lane64 = b.CreateZExt(ph.lane, b.getInt64Ty(), "lane64");
+    store_at_lane(b, b.getInt32Ty(), e.stop, lane64, b.getInt32(abi::kLaneDone));
+    BranchInst::Create(ph.latch, ret);
+    ret->eraseFromParent();
+  }
+}
+
+MDNode* parallel_loop_id(LLVMContext& ctx, MDNode* access_group) {
+  Metadata* parallel = MDNode::get(ctx, {MDString::get(ctx, "llvm.loop.parallel_accesses"), access_group});
+  Metadata* progress = MDNode::get(ctx, {MDString::get(ctx, "llvm.loop.mustprogress")});
+  MDNode* id = MDNode::getDistinct(ctx, {nullptr, parallel, progress});
+  id->replaceOperandWith(0, id);
+  return id;
+}
+
+void add_access_group(Instruction& i, MDNode* group) {
+  if (!i.mayReadOrWriteMemory()) return;
+  MDNode* old = i.getMetadata(LLVMContext::MD_access_group);
+  i.setMetadata(LLVMContext::MD_access_group, old ? uniteAccessGroups(old, group) : group);
+}
+
+struct LoopSpec {
+  const Region& region;
+  bool listed;          // lanes[i] rather than first + i
+  BasicBlock* from;     // the block that enters the loop
+  BasicBlock* done;     // where it exits
+};
+
+// A clone's operand still naming a template's value: the region uses a value it does not define
+// and that was not demoted. Never expected; checked so that it fails the kernel, not the compiler.
+bool uses_template(const std::vector<BasicBlock*>& clones, const SmallPtrSetImpl<BasicBlock*>& templates) {
+  for (BasicBlock* c : clones)
+    for (Instruction& inst : *c)
+      for (Value* op : inst.operands()) {
+        if (auto* def = dyn_cast<Instruction>(op); def && templates.contains(def->getParent())) return true;
+        if (auto* target = dyn_cast<BasicBlock>(op); target && templates.contains(target)) return true;
+      }
+  return false;
+}
+
+// One lane loop over `spec.region`: header (lane, slot addresses), the region's clones, latch.
+// Returns the header, or nullptr when a clone still uses a template (see uses_template).
+BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e, const FrameLayout& frame,
+                      const Rematerialized& remat, const Placeholders& ph,
+                      const SmallPtrSetImpl<BasicBlock*>& templates) {
+  LLVMContext& ctx = step.getContext();
+  const std::string name = "r" + std::to_string(spec.region.cont) + (spec.listed ? ".list" : ".lanes");
+  BasicBlock* header = BasicBlock::Create(ctx, name, &step);
+  BasicBlock* latch = BasicBlock::Create(ctx, name + ".latch", &step);
+  IRBuilder<> b(header);
+  PHINode* i = b.CreatePHI(b.getInt32Ty(), 2, "i");
+  i->addIncoming(b.getInt32(0), spec.from);
+  Value* lane = nullptr;
+  if (spec.listed) {
+    Value* at = b.CreateInBoundsGEP(b.getInt16Ty(), step.getArg(5), b.CreateZExt(i, b.getInt64Ty()));
+    lane = b.CreateZExt(b.CreateLoad(b.getInt16Ty(), at), b.getInt32Ty(), "lane");
+  } else {
+    lane = b.CreateAdd(step.getArg(3), i, "lane", /*HasNUW=*/true, /*HasNSW=*/true);
+  }
+  Value* lane64 = b.CreateZExt(lane, b.getInt64Ty(), "lane64");
+  ValueToValueMapTy map;
+  map[ph.lane] = lane;
+  for (size_t s = 0; s < frame.slots.size(); ++s)
+    map[ph.slots[s]] = b.CreateInBoundsGEP(
+        b.getInt8Ty(), e.slot_base[s], b.CreateMul(lane64, b.getInt64(frame.slots[s].size), "", true, true),
+        frame.slots[s].name);
+  map[ph.latch] = latch;
+  for (Instruction* p : remat.per_lane) {
+    Instruction* c = p->clone();
+    c->setName(p->getName());
+    b.Insert(c);
+    RemapInstruction(c, map, RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
+    map[p] = c;
+  }
+  SmallPtrSet<BasicBlock*, 32> clones;
+  std::vector<BasicBlock*> order;
+  for (BasicBlock* t : spec.region.blocks) {
+    BasicBlock* c = CloneBasicBlock(t, map, "." + name, &step);
+    map[t] = c;
+    clones.insert(c);
+    order.push_back(c);
+  }
+  b.CreateBr(cast<BasicBlock>(map[spec.region.start]));
+  for (BasicBlock* c : order)
+    for (Instruction& inst : *c) RemapInstruction(&inst, map, RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
+  // Edges from blocks outside the region (reached only through another continuation) are gone.
+  for (BasicBlock* c : order)
+    for (PHINode& phi : c->phis())
+      for (unsigned k = phi.getNumIncomingValues(); k-- > 0;)
+        if (!clones.contains(phi.getIncomingBlock(k))) phi.removeIncomingValue(k, false);
+
+  IRBuilder<> lb(latch);
+  Value* next = lb.CreateAdd(i, lb.getInt32(1), "i.next", true, true);
+  i->addIncoming(next, latch);
+  BranchInst* back = lb.CreateCondBr(lb.CreateICmpULT(next, step.getArg(4)), header, spec.done);
+  MDNode* group = MDNode::getDistinct(ctx, {});
+  back->setMetadata(LLVMContext::MD_loop, parallel_loop_id(ctx, group));
+  for (Instruction& inst : *header) add_access_group(inst, group);
+  for (BasicBlock* c : order)
+    for (Instruction& inst : *c) add_access_group(inst, group);
+  return uses_template(order, templates) ? nullptr : header;
+}
+
+void erase_blocks(const std::vector<BasicBlock*>& blocks) {
+  for (BasicBlock* bb : blocks) bb->dropAllReferences();
+  for (BasicBlock* bb : blocks) bb->eraseFromParent();
+}
+
+}  // namespace
+
+Function* emit_step(PreparedBody& prepared, std::optional<Failure>& failure) {
+  Function* step = create_step(*prepared.body);
+  LLVMContext& ctx = step->getContext();
+  BasicBlock* entry = BasicBlock::Create(ctx, "entry", step);
+  IRBuilder<> b(entry);
+  const StepEntry e = emit_entry(b, *step, prepared.frame);
+  Placeholders ph = make_placeholders(*step, prepared.frame);
+  std::vector<BasicBlock*> templates = move_body(prepared, *step, ph);
+  rewrite_stops(prepared, e, ph, templates);
+  // Uniform values: once, here. Per-lane ones wait in the placeholder block to be cloned.
+  for (Instruction* i : prepared.remat.uniform) i->moveBefore(*entry, entry->end());
+  for (Instruction* i : prepared.remat.per_lane) i->moveBefore(ph.block->getTerminator());
+  templates.push_back(ph.block);
+  templates.push_back(ph.latch);
+  SmallPtrSet<BasicBlock*, 32> template_set(templates.begin(), templates.end());
+
+  BasicBlock* done = BasicBlock::Create(ctx, "done", step);
+  ReturnInst::Create(ctx, done);
+  BasicBlock* dispatch = BasicBlock::Create(ctx, "dispatch", step);
+  b.CreateCondBr(b.CreateICmpEQ(step->getArg(4), b.getInt32(0)), done, dispatch);
+  IRBuilder<> db(dispatch);
+  SwitchInst* by_cont = db.CreateSwitch(step->getArg(2), done, unsigned(prepared.regions.size()));
+  bool ok = true;
+  for (const Region& r : prepared.regions) {
+    BasicBlock* pick = BasicBlock::Create(ctx, "r" + Twine(r.cont), step);
+    by_cont->addCase(db.getInt32(r.cont), pick);
+    BasicBlock* contiguous = emit_loop(*step, {r, false, pick, done}, e, prepared.frame, prepared.remat, ph,
+                                       template_set);
+    BasicBlock* listed = emit_loop(*step, {r, true, pick, done}, e, prepared.frame, prepared.remat, ph,
+                                   template_set);
+    ok = ok && contiguous != nullptr && listed != nullptr;
+    if (!ok) break;
+    IRBuilder<> pb(pick);
+    pb.CreateCondBr(pb.CreateIsNull(step->getArg(5)), contiguous, listed);
+  }
+  if (!ok) {
+    failure = Failure{"", "internal error of the lane-loop pass: a value crosses a sync point undemoted"};
+    std::vector<BasicBlock*> all;
+    for (BasicBlock& bb : *step) all.push_back(&bb);
+    erase_blocks(all);
+    step->eraseFromParent();
+    return nullptr;
+  }
+  erase_blocks(templates);
+  return step;
+}
+
+}  // namespace metalsim::lanes

@@ -1,0 +1,47 @@
+#pragma once
+// What the step reads and writes of engine::LaneLoopState (simt/engine/lane_loops.h): the
+// offsets of its fields, taken from the engine's own header so that the two cannot drift.
+#include <cstddef>
+#include <cstdint>
+
+#include <llvm/IR/IRBuilder.h>
+
+#include "simt/engine/lane_loops.h"
+
+namespace metalsim::lanes::abi {
+
+using State = engine::LaneLoopState;
+
+inline constexpr uint32_t kAbiVersion = engine::kLaneLoopAbiVersion;
+inline constexpr uint32_t kLaneDone = engine::kLaneDone;
+inline constexpr uint64_t kFrameAlign = engine::kLaneFrameAlign;
+
+// Fields the step reads (unchanged during a step: the step's state parameter is noalias and
+// readonly, so these loads leave the lane loops).
+inline constexpr uint64_t kFrame = offsetof(State, frame);
+inline constexpr uint64_t kFrameLanes = offsetof(State, frame_lanes);
+inline constexpr uint64_t kThreadgroupVariables = offsetof(State, threadgroup_variables);
+inline constexpr uint64_t kFunctionConstants = offsetof(State, function_constants);
+inline constexpr uint64_t kFunctionConstantCount = offsetof(State, function_constant_count);
+inline constexpr uint64_t kUnsetConstant = offsetof(State, unset_constant);
+// Per-lane tables the step writes at each stop.
+inline constexpr uint64_t kStop = offsetof(State, stop);
+inline constexpr uint64_t kKind = offsetof(State, kind);
+inline constexpr uint64_t kSite = offsetof(State, site);
+inline constexpr uint64_t kCombine = offsetof(State, combine);
+inline constexpr uint64_t kIn = offsetof(State, in);
+inline constexpr uint64_t kOut = offsetof(State, out);
+inline constexpr uint64_t kArg = offsetof(State, arg);
+
+// SyncKind values recorded for the barriers (collectives record their own argument).
+inline constexpr uint8_t kThreadgroupBarrier = uint8_t(engine::SyncKind::ThreadgroupBarrier);
+inline constexpr uint8_t kSimdgroupBarrier = uint8_t(engine::SyncKind::SimdgroupBarrier);
+
+// The address of the field at `offset` of the state `state` points to.
+llvm::Value* field_address(llvm::IRBuilder<>& b, llvm::Value* state, uint64_t offset,
+                           const llvm::Twine& name = "");
+// Loads that field.
+llvm::LoadInst* load_field(llvm::IRBuilder<>& b, llvm::Value* state, uint64_t offset,
+                           llvm::Type* type, const llvm::Twine& name = "");
+
+}  // namespace metalsim::lanes::abi

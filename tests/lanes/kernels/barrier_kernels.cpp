@@ -1,0 +1,101 @@
+// Threadgroup barriers: in straight code, in loops, under branches every lane takes alike; tree
+// reductions in threadgroup memory, through a [[threadgroup(0)]] argument and through a
+// kernel-scope threadgroup variable; function constants.
+#include <cstring>
+
+#include "lanes/kernels/kernel_abi.h"
+#include "simt/engine/threadgroup_memory.h"
+
+namespace metalsim::lanes_test {
+namespace {
+
+// buffer(0): float in[grid]; buffer(1): float out[grid * 2]; threadgroup(0): float[threads].
+void rotate(const BoundArgs& a, const Lane& l) {
+  const float* in = buffer<float>(a, 0);
+  float* out = buffer<float>(a, 1) + uint64_t(l.gid) * 2;
+  float* shared = threadgroup<float>(a, 0);
+  const uint32_t n = l.threads, i = l.tid;
+  const float mine = in[l.gid] * 1.5f + 0.25f;
+  shared[i] = mine;
+  barrier();
+  const float right = shared[(i + 1) % n];
+  barrier();
+  shared[i] = right - mine;
+  barrier();
+  out[0] = right;
+  out[1] = shared[(i + n - 1) % n] * mine;
+}
+LANES_TEST_KERNEL(rotate);
+
+// buffer(0): float in[grid]; buffer(1): float out[grid]; buffer(2): uint rounds;
+// threadgroup(0): float[threads]. A barrier in a loop whose trip count every lane shares.
+void barrier_in_loop(const BoundArgs& a, const Lane& l) {
+  const float* in = buffer<float>(a, 0);
+  const uint32_t rounds = *buffer<const uint32_t>(a, 2);
+  float* shared = threadgroup<float>(a, 0);
+  float acc = in[l.gid];
+  for (uint32_t k = 0; k < rounds; ++k) {
+    shared[l.tid] = acc;
+    barrier();
+    acc = acc * 0.5f + shared[(l.tid + k + 1) % l.threads];
+    barrier();
+  }
+  buffer<float>(a, 1)[l.gid] = acc;
+}
+LANES_TEST_KERNEL(barrier_in_loop);
+
+// buffer(0): float in[grid]; buffer(1): float out[grid]; threadgroup(0): float[threads];
+// function constant 0: int mode (unset: 0). A barrier in each arm of a branch on it.
+void uniform_branch(const BoundArgs& a, const Lane& l) {
+  const void* c = engine::function_constant(0);
+  int mode = 0;
+  if (c != nullptr) std::memcpy(&mode, c, sizeof mode);
+  float* shared = threadgroup<float>(a, 0);
+  const float x = buffer<float>(a, 0)[l.gid];
+  float r;
+  if (mode == 1) {
+    shared[l.tid] = x * x;
+    barrier();
+    r = shared[l.threads - 1 - l.tid] + x;
+  } else {
+    shared[l.tid] = x - 1.0f;
+    barrier();
+    r = shared[(l.tid + 3) % l.threads] * x;
+  }
+  buffer<float>(a, 1)[l.gid] = r;
+}
+LANES_TEST_KERNEL(uniform_branch);
+
+// buffer(0): float in[grid]; buffer(1): float out[groups]; threadgroup(0): float[threads],
+// threads a power of two. The classic halving tree.
+void tree_reduce(const BoundArgs& a, const Lane& l) {
+  float* shared = threadgroup<float>(a, 0);
+  shared[l.tid] = buffer<float>(a, 0)[l.gid];
+  barrier();
+  for (uint32_t s = l.threads / 2; s > 0; s >>= 1) {
+    if (l.tid < s) shared[l.tid] += shared[l.tid + s];
+    barrier();
+  }
+  if (l.tid == 0) buffer<float>(a, 1)[l.group] = shared[0];
+}
+LANES_TEST_KERNEL(tree_reduce);
+
+// The same tree in a kernel-scope `threadgroup float partial[1024]`, as the front emits one;
+// buffer(0): float in[grid]; buffer(1): float out[groups].
+void tree_reduce_static(const BoundArgs& a, const Lane& l) {
+  using partial_t = float[1024];
+  static engine::ThreadgroupVariableSite partial_site{sizeof(partial_t), alignof(partial_t), "partial",
+                                                      __FILE__, __LINE__};
+  partial_t& partial = *static_cast<partial_t*>(engine::threadgroup_variable(partial_site));
+  partial[l.tid] = buffer<float>(a, 0)[l.gid];
+  barrier();
+  for (uint32_t s = l.threads / 2; s > 0; s >>= 1) {
+    if (l.tid < s) partial[l.tid] = partial[l.tid] + partial[l.tid + s];
+    barrier();
+  }
+  if (l.tid == 0) buffer<float>(a, 1)[l.group] = partial[0];
+}
+LANES_TEST_KERNEL(tree_reduce_static);
+
+}  // namespace
+}  // namespace metalsim::lanes_test

@@ -1,0 +1,135 @@
+// What the resolution rules report reads the same in lane loops as on fibers: a barrier in a
+// branch that depends on the lane (barrier.divergent, both call sites, the threadgroup
+// abandoned), a barrier after some lanes returned (barrier.exited, then released). And a kernel
+// the pass cannot transform says why, naming its file and line, and still runs on fibers.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "lanes/mode_runner.h"
+
+namespace metalsim::lanes_test {
+namespace {
+
+// The line of `file` (under tests/lanes/kernels) that carries the comment "// line: <marker>".
+uint32_t marked_line(const std::string& file, const std::string& marker) {
+  std::ifstream in(std::string(LANES_KERNEL_DIR) + "/" + file);
+  std::string text;
+  for (uint32_t line = 1; std::getline(in, text); ++line)
+    if (text.find("// line: " + marker) != std::string::npos) return line;
+  ADD_FAILURE() << "no marker '" << marker << "' in " << file;
+  return 0;
+}
+
+Launch one_threadgroup(const char* kernel, uint32_t threads) {
+  Launch l;
+  l.kernel = kernel;
+  l.geometry = engine::DispatchGeometry::for_threadgroups({2, 1, 1}, {threads, 1, 1});
+  l.buffers = {Bytes(2 * threads * 4, std::byte{0xFF})};
+  l.threadgroup_lengths = {threads * 4};
+  return l;
+}
+
+const check::Report* find(const Outcome& o, check::CheckId id) {
+  for (const check::Report& r : o.reports)
+    if (r.check == id) return &r;
+  return nullptr;
+}
+
+// The same report, field by field (folded repeats aside: both modes fold the same way).
+void expect_same_report(const check::Report& fibers, const check::Report& loops) {
+  EXPECT_EQ(fibers.check, loops.check);
+  EXPECT_EQ(fibers.kernel, loops.kernel);
+  EXPECT_EQ(fibers.message, loops.message);
+  EXPECT_EQ(fibers.site.str(), loops.site.str());
+  EXPECT_EQ(fibers.other_site.str(), loops.other_site.str());
+  EXPECT_EQ(fibers.other_lanes, loops.other_lanes);
+  EXPECT_EQ(fibers.lane.threadgroup, loops.lane.threadgroup);
+  EXPECT_EQ(fibers.lane.thread, loops.lane.thread);
+  EXPECT_EQ(fibers.repeats, loops.repeats);
+}
+
+TEST(LaneLoopReports, BarrierInALaneDependentBranchIsDivergentAsOnFibers) {
+  const Launch launch = one_threadgroup("divergent_barrier", 64);
+  const Outcome fibers = run_on_fibers(launch);
+  const Outcome loops = run_in_lane_loops(launch);
+  const check::Report* f = find(fibers, check::CheckId::barrier_divergent);
+  const check::Report* l = find(loops, check::CheckId::barrier_divergent);
+  ASSERT_NE(f, nullptr);
+  ASSERT_NE(l, nullptr) << (loops.reports.empty() ? "no report" : loops.reports[0].format());
+  expect_same_report(*f, *l);
+  const std::set<uint32_t> lines{l->site.line, l->other_site.line};
+  EXPECT_EQ(lines, (std::set<uint32_t>{marked_line("report_kernels.cpp", "divergent low"),
+                                       marked_line("report_kernels.cpp", "divergent high")}))
+      << l->format();
+  EXPECT_EQ(l->other_lanes, "lanes 40..63") << l->format();
+  // Abandoned at the barrier: no lane wrote its output, in either mode.
+  EXPECT_EQ(fibers.buffers[0], loops.buffers[0]);
+  EXPECT_EQ(loops.buffers[0], Bytes(loops.buffers[0].size(), std::byte{0xFF}));
+}
+
+TEST(LaneLoopReports, BarrierAfterAnEarlyReturnIsReportedThenReleasedAsOnFibers) {
+  const Launch launch = one_threadgroup("barrier_after_return", 64);
+  const Outcome fibers = run_on_fibers(launch);
+  const Outcome loops = run_in_lane_loops(launch);
+  const check::Report* f = find(fibers, check::CheckId::barrier_exited);
+  const check::Report* l = find(loops, check::CheckId::barrier_exited);
+  ASSERT_NE(f, nullptr);
+  ASSERT_NE(l, nullptr) << (loops.reports.empty() ? "no report" : loops.reports[0].format());
+  expect_same_report(*f, *l);
+  EXPECT_EQ(l->site.line, marked_line("report_kernels.cpp", "exited"));
+  EXPECT_EQ(l->other_lanes, "returned threads: lanes 50..63");
+  EXPECT_EQ(fibers.buffers[0], loops.buffers[0]);
+  const std::vector<uint32_t> out = values_of<uint32_t>(loops.buffers[0]);
+  for (uint32_t g = 0; g < 2; ++g)
+    for (uint32_t i = 0; i < 64; ++i)
+      EXPECT_EQ(out[g * 64 + i], i < 50 ? ((i + 1) % 50) * 3 + 1 : 0xFFFFFFFFu) << "threadgroup " << g << " lane " << i;
+}
+
+TEST(LaneLoopReports, SyncCheckOffStillReleasesAndStillAbandonsDivergence) {
+  Launch exited = one_threadgroup("barrier_after_return", 64);
+  exited.sync_check = false;
+  EXPECT_TRUE(run_in_lane_loops(exited).reports.empty());
+  EXPECT_TRUE(run_on_fibers(exited).reports.empty());
+  Launch divergent = one_threadgroup("divergent_barrier", 64);
+  divergent.sync_check = false;
+  EXPECT_NE(find(run_in_lane_loops(divergent), check::CheckId::barrier_divergent), nullptr);
+}
+
+struct Untransformable {
+  const char* kernel;
+  const char* marker;
+  const char* why;
+};
+
+TEST(LaneLoopReports, UntransformableKernelsSayWhyWithFileAndLine) {
+  for (const Untransformable& u : {Untransformable{"indirect_call", "indirect", "an indirect call may reach a sync point"},
+                                   Untransformable{"recursive_barrier", "recursive", "a recursive call"},
+                                   Untransformable{"external_call", "external", "defined in another file"}}) {
+    const std::string why = why_not_lane_loops(u.kernel);
+    const std::string where =
+        "untransformable_kernels.cpp:" + std::to_string(marked_line("untransformable_kernels.cpp", u.marker)) + ": ";
+    EXPECT_NE(why.find(where), std::string::npos) << u.kernel << ": " << why;
+    EXPECT_NE(why.find(u.why), std::string::npos) << u.kernel << ": " << why;
+    Launch l;
+    l.kernel = u.kernel;
+    l.geometry = engine::DispatchGeometry::for_threadgroups({1, 1, 1}, {64, 1, 1});
+    l.buffers = {bytes_of(std::vector<uint32_t>{3}), Bytes(64 * 4, std::byte{0xFF})};
+    if (std::string(u.kernel) == "external_call") l.buffers.erase(l.buffers.begin());
+    EXPECT_THROW(run_in_lane_loops(l), std::runtime_error) << u.kernel;
+    const Outcome fibers = run_on_fibers(l);
+    EXPECT_TRUE(fibers.reports.empty()) << u.kernel << ": " << fibers.reports[0].format();
+  }
+}
+
+TEST(LaneLoopReports, EveryTransformableKernelHasAStep) {
+  for (const char* k : {"rotate", "barrier_in_loop", "uniform_branch", "tree_reduce", "tree_reduce_static",
+                        "simd_functions", "simd_shuffle_loop", "simd_active_mask", "simd_after_return",
+                        "half_math", "axpy_exchange", "divergent_barrier", "barrier_after_return"})
+    EXPECT_EQ(why_not_lane_loops(k), "") << k;
+}
+
+}  // namespace
+}  // namespace metalsim::lanes_test

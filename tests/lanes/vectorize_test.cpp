@@ -1,0 +1,45 @@
+// The lane loop of a simple region vectorizes: the step the pass built for axpy_exchange
+// (kernels/vector_kernels.cpp), in the optimised IR clang wrote (vector_kernels.ll), works on
+// vectors of floats, and its loops carried the parallel marking the vectorizer relies on.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+namespace metalsim::lanes_test {
+namespace {
+
+// The text of the function whose name contains `part` and ends in ".lanes.step".
+std::string step_function(const std::string& ir, const std::string& part) {
+  std::istringstream in(ir);
+  std::string text, line;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside && line.rfind("define ", 0) == 0 && line.find(part) != std::string::npos &&
+        line.find(".lanes.step(") != std::string::npos)
+      inside = true;
+    if (inside) text += line + "\n";
+    if (inside && line == "}") break;
+  }
+  return text;
+}
+
+TEST(LaneLoopVectorization, TheElementWiseRegionBecomesVectorCode) {
+  std::ifstream in(std::string(LANES_OUT_DIR) + "/vector_kernels.ll");
+  ASSERT_TRUE(in.good());
+  std::string ir;
+  for (std::string line; std::getline(in, line);) ir += line + "\n";
+  const std::string step = step_function(ir, "axpy_exchange");
+  ASSERT_FALSE(step.empty()) << "no step for axpy_exchange in vector_kernels.ll";
+  const std::regex vector_float_op("= f(mul|add) <[0-9]+ x float>");
+  EXPECT_TRUE(std::regex_search(step, vector_float_op)) << step;
+  const std::regex vector_load("= load <[0-9]+ x float>");
+  EXPECT_TRUE(std::regex_search(step, vector_load)) << step;
+  // The vectorizer marks the loops it vectorized.
+  EXPECT_NE(ir.find("llvm.loop.isvectorized"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace metalsim::lanes_test
