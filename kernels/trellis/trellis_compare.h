@@ -11,14 +11,17 @@
 namespace metalsim::kernels::trellis {
 
 template <class T>
-void compare_bounded(const std::string& name, const T* got, const Reference& ref, spec::CaseResult& result) {
+void compare_bounded(const std::string& name, const T* got, const Reference& ref,
+                     spec::CaseResult& result) {
   auto where = [&](size_t i, double g) {
-    return name + "[" + std::to_string(i) + "] = " + std::to_string(g) + ", reference " + std::to_string(ref.value[i]);
+    return name + "[" + std::to_string(i) + "] = " + std::to_string(g) + ", reference " +
+           std::to_string(ref.value[i]);
   };
   for (size_t i = 0; i < ref.value.size(); ++i) {
     ++result.elements;
     if (spec::is_poison(got[i])) {
-      if (result.unwritten++ == 0) result.worst = name + "[" + std::to_string(i) + "] was never written";
+      if (result.unwritten++ == 0)
+        result.worst = name + "[" + std::to_string(i) + "] was never written";
       continue;
     }
     const double g = double(got[i]), r = ref.value[i];

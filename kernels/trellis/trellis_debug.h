@@ -68,7 +68,7 @@ std::string pre_dispatch_report(const DispatchInfo& dispatch, std::span<const ha
                                 const TrellisWeights& w, const std::string& weights_name = "");
 
 // The MoE routing: tokens per expert, the probabilities' range, ids past num_experts.
-std::string routing_report(std::span<const uint32_t> expert_ids, std::span<const float> expert_probs,
-                           uint32_t num_experts);
+std::string routing_report(std::span<const uint32_t> expert_ids,
+                           std::span<const float> expert_probs, uint32_t num_experts);
 
 }  // namespace metalsim::kernels::trellis

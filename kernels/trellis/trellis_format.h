@@ -18,19 +18,19 @@
 
 namespace metalsim::kernels::trellis {
 
-inline constexpr uint32_t kTileDim = 16;                     // TILE_DIM
-inline constexpr uint32_t kTileSize = kTileDim * kTileDim;   // TILE_SIZE: indices per tile
+inline constexpr uint32_t kTileDim = 16;                    // TILE_DIM
+inline constexpr uint32_t kTileSize = kTileDim * kTileDim;  // TILE_SIZE: indices per tile
 
 // (256 * bits + 7) / 8: 64, 96, 128 bytes for 2, 3, 4 bits (section 4.2).
 uint32_t packed_bytes_per_tile(uint32_t bits);
 
 // The sizes of one trellis-quantized matrix (or of each of `experts` stacked ones).
 struct TrellisShape {
-  uint32_t K = 0;           // rows: input features
-  uint32_t N = 0;           // columns: output features
-  uint32_t bits = 4;        // 2, 3 or 4
+  uint32_t K = 0;     // rows: input features
+  uint32_t N = 0;     // columns: output features
+  uint32_t bits = 4;  // 2, 3 or 4
   uint32_t group_size = 128;
-  uint32_t n_levels = 16;   // grid entries; indices >= n_levels are clamped to 0 (section 5.1)
+  uint32_t n_levels = 16;  // grid entries; indices >= n_levels are clamped to 0 (section 5.1)
   uint32_t experts = 1;
 
   uint32_t tiles_k() const { return (K + kTileDim - 1) / kTileDim; }
@@ -75,7 +75,9 @@ struct TrellisWeights {
   std::vector<float> su;                // [experts, K]
   std::vector<float> sv;                // [experts, N]
 
-  const uint8_t* packed_of(uint32_t e) const { return packed.data() + e * shape.packed_per_expert(); }
+  const uint8_t* packed_of(uint32_t e) const {
+    return packed.data() + e * shape.packed_per_expert();
+  }
   const float* scales_of(uint32_t e) const { return scales.data() + e * shape.scales_per_expert(); }
   const float* su_of(uint32_t e) const { return su.data() + size_t(e) * shape.K; }
   const float* sv_of(uint32_t e) const { return sv.data() + size_t(e) * shape.N; }

@@ -13,23 +13,30 @@ constexpr size_t kDocumentedPrefillBudget = 9216;  // section 5.3: 8192 + 512 + 
 
 void require_length(const MTL::Buffer* b, size_t bytes, const std::string& what) {
   if (b == nullptr || b->length() < bytes)
-    throw std::invalid_argument(what + " needs " + std::to_string(bytes) + " bytes, the buffer has " +
-                                std::to_string(b ? b->length() : 0));
+    throw std::invalid_argument(what + " needs " + std::to_string(bytes) +
+                                " bytes, the buffer has " + std::to_string(b ? b->length() : 0));
 }
 
 KernelGeometry geometry(TrellisKernel kernel) {
   switch (kernel) {
-    case TrellisKernel::prefill: return {"gemm_trellis_packed", 64, 64};
-    case TrellisKernel::decode: return {"gemm_trellis_packed_decode", 32, 128};
-    case TrellisKernel::prefill_as_documented: return {"gemm_trellis_packed_as_documented", 64, 64};
-    case TrellisKernel::automatic: break;
+    case TrellisKernel::prefill:
+      return {"gemm_trellis_packed", 64, 64};
+    case TrellisKernel::decode:
+      return {"gemm_trellis_packed_decode", 32, 128};
+    case TrellisKernel::prefill_as_documented:
+      return {"gemm_trellis_packed_as_documented", 64, 64};
+    case TrellisKernel::automatic:
+      break;
   }
   throw std::invalid_argument("geometry: choose a kernel first (choose_kernel(M))");
 }
 
-TrellisKernel choose_kernel(uint32_t M) { return M <= 16 ? TrellisKernel::decode : TrellisKernel::prefill; }
+TrellisKernel choose_kernel(uint32_t M) {
+  return M <= 16 ? TrellisKernel::decode : TrellisKernel::prefill;
+}
 
-NS::SharedPtr<MTL::ComputePipelineState> make_pipeline(MTL::Device* device, const std::string& kernel) {
+NS::SharedPtr<MTL::ComputePipelineState> make_pipeline(MTL::Device* device,
+                                                       const std::string& kernel) {
   auto library = NS::TransferPtr(device->newDefaultLibrary());
   auto function = NS::TransferPtr(library->newFunction(kernel.c_str()));
   if (!function) throw std::runtime_error("no kernel named '" + kernel + "' is linked");
@@ -37,7 +44,8 @@ NS::SharedPtr<MTL::ComputePipelineState> make_pipeline(MTL::Device* device, cons
   auto pso = NS::TransferPtr(device->newComputePipelineState(function.get(), &error));
   if (!pso) throw std::runtime_error("pipeline for '" + kernel + "' failed");
   if (pso->staticThreadgroupMemoryLength() > device->maxThreadgroupMemoryLength())
-    throw std::runtime_error(kernel + " declares " + std::to_string(pso->staticThreadgroupMemoryLength()) +
+    throw std::runtime_error(kernel + " declares " +
+                             std::to_string(pso->staticThreadgroupMemoryLength()) +
                              " bytes of threadgroup memory, over the device's " +
                              std::to_string(device->maxThreadgroupMemoryLength()));
   return pso;
@@ -47,7 +55,8 @@ ThreadgroupBudget threadgroup_budget(MTL::Device* device, TrellisKernel kernel) 
   const KernelGeometry g = geometry(kernel);
   const size_t half_bytes = 2;
   const size_t computed = (2 * g.tile_m * 32 + 4 * 8 * 8 + 4 * 8 * 8) * half_bytes;
-  const bool documented = kernel == TrellisKernel::prefill || kernel == TrellisKernel::prefill_as_documented;
+  const bool documented =
+      kernel == TrellisKernel::prefill || kernel == TrellisKernel::prefill_as_documented;
   return {make_pipeline(device, g.name)->staticThreadgroupMemoryLength(), computed,
           documented ? kDocumentedPrefillBudget : 0, device->maxThreadgroupMemoryLength()};
 }
@@ -73,21 +82,30 @@ MTL::ComputePipelineState* TrellisLinear::pipeline(TrellisKernel kernel) {
   return slot.get();
 }
 
-void TrellisLinear::encode(MTL::ComputeCommandEncoder* encoder, MTL::Buffer* a, MTL::Buffer* c, uint32_t M,
-                           TrellisKernel kernel) {
+void TrellisLinear::encode(MTL::ComputeCommandEncoder* encoder, MTL::Buffer* a, MTL::Buffer* c,
+                           uint32_t M, TrellisKernel kernel) {
   const TrellisShape& s = weights_.shape;
   if (M == 0) throw std::invalid_argument("TrellisLinear: M = 0 rows");
-  require_length(a, size_t(M) * s.K * sizeof(half_t), "TrellisLinear: A [M = " + std::to_string(M) + ", K = " + std::to_string(s.K) + "]");
-  require_length(c, size_t(M) * s.N * sizeof(half_t), "TrellisLinear: C [M = " + std::to_string(M) + ", N = " + std::to_string(s.N) + "]");
+  require_length(
+      a, size_t(M) * s.K * sizeof(half_t),
+      "TrellisLinear: A [M = " + std::to_string(M) + ", K = " + std::to_string(s.K) + "]");
+  require_length(
+      c, size_t(M) * s.N * sizeof(half_t),
+      "TrellisLinear: C [M = " + std::to_string(M) + ", N = " + std::to_string(s.N) + "]");
   if (kernel == TrellisKernel::automatic) kernel = choose_kernel(M);
   const KernelGeometry g = geometry(kernel);
   MTL::ComputePipelineState* pso = pipeline(kernel);
   const MTL::Size grid((s.N + g.tile_n - 1) / g.tile_n, (M + g.tile_m - 1) / g.tile_m, 1);
   const MTL::Size threads(kThreadsPerThreadgroup, 1, 1);
   if (debug_enabled()) {
-    DispatchInfo info{g.name, M, {uint32_t(grid.width), uint32_t(grid.height), 1}, {kThreadsPerThreadgroup, 1, 1},
-                      pso->staticThreadgroupMemoryLength(), g.tile_m == 64};
-    debug_log(pre_dispatch_report(info, {static_cast<const half_t*>(a->contents()), size_t(M) * s.K}, weights_));
+    DispatchInfo info{g.name,
+                      M,
+                      {uint32_t(grid.width), uint32_t(grid.height), 1},
+                      {kThreadsPerThreadgroup, 1, 1},
+                      pso->staticThreadgroupMemoryLength(),
+                      g.tile_m == 64};
+    debug_log(pre_dispatch_report(
+        info, {static_cast<const half_t*>(a->contents()), size_t(M) * s.K}, weights_));
   }
   encoder->setComputePipelineState(pso);
   encoder->setBuffer(a, 0, 0);
@@ -102,14 +120,17 @@ void TrellisLinear::encode(MTL::ComputeCommandEncoder* encoder, MTL::Buffer* a, 
   encoder->dispatchThreadgroups(grid, threads);
 }
 
-std::vector<half_t> TrellisLinear::forward(MTL::CommandQueue* queue, std::span<const half_t> x, TrellisKernel kernel) {
+std::vector<half_t> TrellisLinear::forward(MTL::CommandQueue* queue, std::span<const half_t> x,
+                                           TrellisKernel kernel) {
   const uint32_t K = in_features();
   if (x.size() % K != 0 || x.empty())
     throw std::invalid_argument("TrellisLinear.forward: " + std::to_string(x.size()) +
                                 " values are not whole rows of in_features = " + std::to_string(K));
   const uint32_t M = uint32_t(x.size() / K);
-  auto a = NS::TransferPtr(device_->newBuffer(x.data(), x.size_bytes(), MTL::ResourceStorageModeShared));
-  auto c = NS::TransferPtr(device_->newBuffer(size_t(M) * out_features() * sizeof(half_t), MTL::ResourceStorageModeShared));
+  auto a =
+      NS::TransferPtr(device_->newBuffer(x.data(), x.size_bytes(), MTL::ResourceStorageModeShared));
+  auto c = NS::TransferPtr(device_->newBuffer(size_t(M) * out_features() * sizeof(half_t),
+                                              MTL::ResourceStorageModeShared));
   MTL::CommandBuffer* cb = queue->commandBuffer();
   MTL::ComputeCommandEncoder* encoder = cb->computeCommandEncoder();
   encode(encoder, a.get(), c.get(), M, kernel);
@@ -117,7 +138,8 @@ std::vector<half_t> TrellisLinear::forward(MTL::CommandQueue* queue, std::span<c
   cb->commit();
   cb->waitUntilCompleted();
   if (cb->status() != MTL::CommandBufferStatusCompleted)
-    throw std::runtime_error("TrellisLinear.forward: " + std::string(cb->error()->localizedDescription()->utf8String()));
+    throw std::runtime_error("TrellisLinear.forward: " +
+                             std::string(cb->error()->localizedDescription()->utf8String()));
   const half_t* out = static_cast<const half_t*>(c->contents());
   return {out, out + size_t(M) * out_features()};
 }

@@ -26,14 +26,15 @@ struct KernelGeometry {
   uint32_t tile_m, tile_n;
 };
 KernelGeometry geometry(TrellisKernel kernel);  // automatic: throws
-TrellisKernel choose_kernel(uint32_t M);         // M <= 16: decode, else prefill
+TrellisKernel choose_kernel(uint32_t M);        // M <= 16: decode, else prefill
 
 inline constexpr uint32_t kThreadsPerThreadgroup = 128;  // 4 simdgroups of 32
 
 // Threadgroup memory of one kernel, three ways.
 struct ThreadgroupBudget {
-  size_t declared;    // what the kernel declares (the pipeline's staticThreadgroupMemoryLength)
-  size_t computed;    // A_tiles[2][TILE_M][32] + B_staging[4][8][8] + epilogue_staging[4][8][8], halves
+  size_t declared;  // what the kernel declares (the pipeline's staticThreadgroupMemoryLength)
+  size_t
+      computed;  // A_tiles[2][TILE_M][32] + B_staging[4][8][8] + epilogue_staging[4][8][8], halves
   size_t documented;  // section 5.3's figure (the prefill kernel only; 0 otherwise)
   size_t limit;       // the device's maxThreadgroupMemoryLength
 };
@@ -42,7 +43,8 @@ ThreadgroupBudget threadgroup_budget(MTL::Device* device, TrellisKernel kernel);
 // A shared buffer holding a copy of `v`.
 template <class T>
 NS::SharedPtr<MTL::Buffer> make_buffer(MTL::Device* device, const std::vector<T>& v) {
-  return NS::TransferPtr(device->newBuffer(v.data(), v.size() * sizeof(T), MTL::ResourceStorageModeShared));
+  return NS::TransferPtr(
+      device->newBuffer(v.data(), v.size() * sizeof(T), MTL::ResourceStorageModeShared));
 }
 
 // Throws std::invalid_argument("<what> needs N bytes, the buffer has M") when `b` is shorter.
@@ -50,7 +52,8 @@ void require_length(const MTL::Buffer* b, size_t bytes, const std::string& what)
 
 // A pipeline of a linked kernel; throws naming the kernel when it is missing, or when its
 // threadgroup memory exceeds the device's limit.
-NS::SharedPtr<MTL::ComputePipelineState> make_pipeline(MTL::Device* device, const std::string& kernel);
+NS::SharedPtr<MTL::ComputePipelineState> make_pipeline(MTL::Device* device,
+                                                       const std::string& kernel);
 
 class TrellisLinear {
  public:

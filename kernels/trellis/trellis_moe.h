@@ -29,7 +29,8 @@ class TrellisMoE {
  public:
   // Throws std::invalid_argument when a projection fails section 5.2's checks or the three do
   // not fit together (the message names the projection and the dimension).
-  TrellisMoE(MTL::Device* device, TrellisWeights gate, TrellisWeights up, TrellisWeights down, uint32_t top_k);
+  TrellisMoE(MTL::Device* device, TrellisWeights gate, TrellisWeights up, TrellisWeights down,
+             uint32_t top_k);
 
   uint32_t hidden() const { return gate_.shape.K; }
   uint32_t intermediate() const { return gate_.shape.N; }
@@ -44,7 +45,8 @@ class TrellisMoE {
               MTL::Buffer* expert_probs, MTL::Buffer* h, MTL::Buffer* out, uint32_t M);
 
   // One command buffer of `queue`; returns out. Throws std::runtime_error with its error.
-  std::vector<half_t> forward(MTL::CommandQueue* queue, std::span<const half_t> x, const MoeRouting& routing);
+  std::vector<half_t> forward(MTL::CommandQueue* queue, std::span<const half_t> x,
+                              const MoeRouting& routing);
 
  private:
   MTL::Device* device_;

@@ -8,8 +8,8 @@
 
 namespace metalsim::kernels::trellis {
 
-TrellisWeights make_weights(uint32_t K, uint32_t N, uint32_t experts, const GemmShape& format, double sigma,
-                            uint64_t seed) {
+TrellisWeights make_weights(uint32_t K, uint32_t N, uint32_t experts, const GemmShape& format,
+                            double sigma, uint64_t seed) {
   spec::InputGenerator gen(seed);
   std::vector<float> dense(size_t(experts) * K * N);
   for (float& w : dense) w = float(sigma * gen.normal());
@@ -43,7 +43,8 @@ MoeProblem make_moe_problem(const MoeShape& s, uint64_t seed) {
   const GemmShape format{1, 0, 0, s.bits, s.group_size, 0};
   // Weights of standard deviation 1 / sqrt(inputs) keep the gate's pre-activations near silu's
   // bend and every output near 1, whatever the sizes.
-  const double in_sigma = 1 / std::sqrt(double(s.hidden)), out_sigma = 1 / std::sqrt(double(s.intermediate));
+  const double in_sigma = 1 / std::sqrt(double(s.hidden)),
+               out_sigma = 1 / std::sqrt(double(s.intermediate));
   p.gate = make_weights(s.hidden, s.intermediate, s.experts, format, in_sigma, gen.next_u64());
   p.up = make_weights(s.hidden, s.intermediate, s.experts, format, in_sigma, gen.next_u64());
   p.down = make_weights(s.intermediate, s.hidden, s.experts, format, out_sigma, gen.next_u64());

@@ -18,14 +18,15 @@ struct GemmShape {
 
 struct GemmProblem {
   GemmShape shape;
-  std::vector<half_t> a;   // [M, K], uniform in [-1, 1]
-  TrellisWeights weights;  // quantized from N(0, 1) weights; partial tiles padded with random indices
+  std::vector<half_t> a;  // [M, K], uniform in [-1, 1]
+  TrellisWeights
+      weights;  // quantized from N(0, 1) weights; partial tiles padded with random indices
 };
 
 // Weights of `experts` K x N matrices drawn from N(0, sigma^2) with `seed`, quantized (random
 // padding; the grid cut to n_levels when asked).
-TrellisWeights make_weights(uint32_t K, uint32_t N, uint32_t experts, const GemmShape& format, double sigma,
-                            uint64_t seed);
+TrellisWeights make_weights(uint32_t K, uint32_t N, uint32_t experts, const GemmShape& format,
+                            double sigma, uint64_t seed);
 GemmProblem make_gemm_problem(const GemmShape& shape, uint64_t seed);
 
 // An MoE layer: x [M, hidden], gate and up [hidden, intermediate] per expert, down

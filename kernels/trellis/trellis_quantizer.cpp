@@ -47,7 +47,8 @@ void quantize_expert(const float* w, const float* su, const float* sv, const Tre
         if (std::fabs(target(k, n)) > std::fabs(scale)) scale = target(k, n);
       scales[size_t(g) * N + n] = scale;
       for (uint32_t k = k0; k < k1; ++k)
-        indices[size_t(k) * N + n] = uint8_t(scale == 0 ? zero_level : nearest_level(grid, target(k, n) / scale));
+        indices[size_t(k) * N + n] =
+            uint8_t(scale == 0 ? zero_level : nearest_level(grid, target(k, n) / scale));
     }
   }
   const std::vector<uint8_t> bytes = pack_indices(shape, indices, padding);
@@ -61,14 +62,16 @@ TrellisWeights quantize(std::span<const float> dense, uint32_t K, uint32_t N, ui
   TrellisWeights w;
   w.shape = {K, N, options.bits, options.group_size, 1u << options.bits, experts};
   const TrellisShape& s = w.shape;
-  if (options.bits < 2 || options.bits > 4 || K == 0 || N == 0 || experts == 0 || options.group_size == 0)
-    throw std::invalid_argument("quantize: bits " + std::to_string(options.bits) + ", K " + std::to_string(K) +
-                                ", N " + std::to_string(N) + ", experts " + std::to_string(experts) +
-                                ", group_size " + std::to_string(options.group_size) +
-                                ": bits must be 2..4, the others >= 1");
+  if (options.bits < 2 || options.bits > 4 || K == 0 || N == 0 || experts == 0 ||
+      options.group_size == 0)
+    throw std::invalid_argument(
+        "quantize: bits " + std::to_string(options.bits) + ", K " + std::to_string(K) + ", N " +
+        std::to_string(N) + ", experts " + std::to_string(experts) + ", group_size " +
+        std::to_string(options.group_size) + ": bits must be 2..4, the others >= 1");
   if (dense.size() != size_t(experts) * K * N)
     throw std::invalid_argument("quantize: " + std::to_string(dense.size()) + " values for " +
-                                std::to_string(experts) + " x " + std::to_string(K) + " x " + std::to_string(N));
+                                std::to_string(experts) + " x " + std::to_string(K) + " x " +
+                                std::to_string(N));
   w.grid = make_grid(s.bits);
   spec::InputGenerator gen(options.sign_seed);
   w.su = random_signs(gen, size_t(experts) * K);
@@ -78,8 +81,9 @@ TrellisWeights quantize(std::span<const float> dense, uint32_t K, uint32_t N, ui
   w.packed_dims = {s.tiles_k(), s.tiles_n(), s.packed_bytes()};
   w.scales_dims = {s.n_groups(), s.N};
   for (uint32_t e = 0; e < experts; ++e)
-    quantize_expert(dense.data() + size_t(e) * K * N, w.su_of(e), w.sv_of(e), s, w.grid, options.padding,
-                    w.scales.data() + e * s.scales_per_expert(), w.packed.data() + e * s.packed_per_expert());
+    quantize_expert(dense.data() + size_t(e) * K * N, w.su_of(e), w.sv_of(e), s, w.grid,
+                    options.padding, w.scales.data() + e * s.scales_per_expert(),
+                    w.packed.data() + e * s.packed_per_expert());
   return w;
 }
 

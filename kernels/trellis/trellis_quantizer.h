@@ -21,8 +21,8 @@ std::vector<float> make_grid(uint32_t bits);
 struct QuantizerOptions {
   uint32_t bits = 4;
   uint32_t group_size = 128;
-  uint64_t sign_seed = 1;            // su and sv are random +-1 drawn from it
-  std::function<uint32_t()> padding; // indices of partial tiles outside K x N (none: 0)
+  uint64_t sign_seed = 1;             // su and sv are random +-1 drawn from it
+  std::function<uint32_t()> padding;  // indices of partial tiles outside K x N (none: 0)
 };
 
 // Quantizes `experts` dense matrices W_e [K, N] (row-major, stacked) with the grid of

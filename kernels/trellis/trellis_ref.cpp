@@ -5,10 +5,10 @@
 namespace metalsim::kernels::trellis {
 namespace {
 
-constexpr double kHalfUlp = 0x1p-11;   // half's unit roundoff
-constexpr double kFloatUlp = 0x1p-24;  // float's
-constexpr double kHalfSubnormal = 0x1p-25;  // rounding error of a half subnormal
-constexpr double kSiluSlope = 1.1;     // max |d silu(g) / dg| = 1.0998...
+constexpr double kHalfUlp = 0x1p-11;          // half's unit roundoff
+constexpr double kFloatUlp = 0x1p-24;         // float's
+constexpr double kHalfSubnormal = 0x1p-25;    // rounding error of a half subnormal
+constexpr double kSiluSlope = 1.1;            // max |d silu(g) / dg| = 1.0998...
 constexpr double kSiluFloat = 8 * kFloatUlp;  // float exp, add, divide, multiply
 
 MatrixXdR to_matrix(std::span<const half_t> values, uint32_t rows, uint32_t cols) {
@@ -18,7 +18,9 @@ MatrixXdR to_matrix(std::span<const half_t> values, uint32_t rows, uint32_t cols
   return m;
 }
 
-double silu(double g) { return g / (1 + std::exp(-g)); }
+double silu(double g) {
+  return g / (1 + std::exp(-g));
+}
 double silu_slope(double g) {
   const double s = 1 / (1 + std::exp(-g));
   return s * (1 + g * (1 - s));
@@ -73,14 +75,16 @@ Reference moe_ref(std::span<const half_t> x, const MoeRouting& routing, const Tr
         for (uint32_t n = 0; n < N; ++n) {
           h(n) = silu(g(n)) * u(n);
           h_error(n) = (kHalfUlp + kSiluFloat + gamma_n) * std::fabs(h(n)) +
-                       gamma_k * (std::fabs(silu_slope(g(n)) * u(n)) * mag_g(n) + std::fabs(silu(g(n))) * mag_u(n)) +
+                       gamma_k * (std::fabs(silu_slope(g(n)) * u(n)) * mag_g(n) +
+                                  std::fabs(silu(g(n))) * mag_u(n)) +
                        kHalfSubnormal;
         }
         const Eigen::RowVectorXd d = h * wd;
         out.row(m) += p * d;
         // h's own error through down, down's float accumulation (in gamma_n above), and the
         // float scaling and sum over the token's experts.
-        bound.row(m) += std::fabs(p) * (h_error * wd.cwiseAbs() + routing.top_k * 2 * kFloatUlp * d.cwiseAbs());
+        bound.row(m) +=
+            std::fabs(p) * (h_error * wd.cwiseAbs() + routing.top_k * 2 * kFloatUlp * d.cwiseAbs());
       }
   }
   Reference r;

@@ -21,10 +21,16 @@ using spec::Params;
 
 constexpr int64_t kMaxWork = int64_t(1) << 34;  // M * K * N: twice the largest bench case
 
-ParamDef bits_param() { return {"bits", 2, 4, {2, 3, 4}, {2, 3, 4}, 4, "index width"}; }
-ParamDef group_param() { return {"group_size", 1, 4096, {}, {1, 8, 32, 128}, 32, "rows per scale"}; }
+ParamDef bits_param() {
+  return {"bits", 2, 4, {2, 3, 4}, {2, 3, 4}, 4, "index width"};
+}
+ParamDef group_param() {
+  return {"group_size", 1, 4096, {}, {1, 8, 32, 128}, 32, "rows per scale"};
+}
 
-std::string why_not(bool ok, const std::string& message) { return ok ? "" : message; }
+std::string why_not(bool ok, const std::string& message) {
+  return ok ? "" : message;
+}
 
 // Poisons `count` halves of `b` (outputs, and the MoE's h, so a row never written shows).
 void poison_halves(const NS::SharedPtr<MTL::Buffer>& b, size_t count) {
@@ -50,9 +56,13 @@ class GemmSpec : public spec::KernelSpec {
   std::string family() const override { return "trellis"; }
   std::string summary() const override {
     switch (kernel_) {
-      case TrellisKernel::prefill: return "C = A x W, W trellis-quantized (2-4 bit), 64x64 tiles, simdgroup_matrix";
-      case TrellisKernel::decode: return "C = A x W, W trellis-quantized, 32x128 tiles for M <= 16";
-      default: return "the prefill kernel with the Trellis document's dequantization sketch as written (section 3.3)";
+      case TrellisKernel::prefill:
+        return "C = A x W, W trellis-quantized (2-4 bit), 64x64 tiles, simdgroup_matrix";
+      case TrellisKernel::decode:
+        return "C = A x W, W trellis-quantized, 32x128 tiles for M <= 16";
+      default:
+        return "the prefill kernel with the Trellis document's dequantization sketch as written "
+               "(section 3.3)";
     }
   }
   std::vector<ParamDef> params() const override {
@@ -61,13 +71,21 @@ class GemmSpec : public spec::KernelSpec {
             {"N", 1, 16384, {}, {1, 15, 16, 17, 63, 64, 65, 127, 128, 129}, 72, "output features"},
             bits_param(),
             group_param(),
-            {"n_levels", 0, 16, {}, {0, 1, 3, 11}, 0, "grid entries (0: 2^bits; fewer: indices past it are clamped)"}};
+            {"n_levels",
+             0,
+             16,
+             {},
+             {0, 1, 3, 11},
+             0,
+             "grid entries (0: 2^bits; fewer: indices past it are clamped)"}};
   }
   bool valid(const Params& p, std::string* why) const override {
     const int64_t M = p.at("M"), K = p.at("K"), N = p.at("N"), bits = p.at("bits");
-    std::string w = why_not(M >= 1 && K >= 1 && N >= 1 && p.at("group_size") >= 1, "M, K, N, group_size >= 1");
+    std::string w =
+        why_not(M >= 1 && K >= 1 && N >= 1 && p.at("group_size") >= 1, "M, K, N, group_size >= 1");
     if (w.empty()) w = why_not(bits >= 2 && bits <= 4, "bits is 2, 3 or 4");
-    if (w.empty()) w = why_not(p.at("n_levels") >= 0 && p.at("n_levels") <= (1 << bits), "n_levels <= 2^bits");
+    if (w.empty())
+      w = why_not(p.at("n_levels") >= 0 && p.at("n_levels") <= (1 << bits), "n_levels <= 2^bits");
     if (w.empty()) w = why_not(M * K * N <= kMaxWork, "M * K * N <= 2^34");
     if (why) *why = w;
     return w.empty();
@@ -82,11 +100,17 @@ class GemmSpec : public spec::KernelSpec {
     for (int64_t m : {1, 15, 16, 17, 63, 64, 65, 512})
       for (int64_t bits : {2, 3, 4}) {
         const int64_t* s = kn[i % 6];
-        cases.push_back({{"M", m}, {"K", s[0]}, {"N", s[1]}, {"bits", bits}, {"group_size", i % 2 ? 32 : 128}});
+        cases.push_back(
+            {{"M", m}, {"K", s[0]}, {"N", s[1]}, {"bits", bits}, {"group_size", i % 2 ? 32 : 128}});
         ++i;
       }
-    cases.push_back({{"M", 17}, {"K", 48}, {"N", 48}, {"bits", 4}, {"n_levels", 11}});  // clamped indices
-    cases.push_back({{"M", 20}, {"K", 70}, {"N", 50}, {"bits", 2}, {"group_size", 5}});  // groups across sub-tiles
+    cases.push_back(
+        {{"M", 17}, {"K", 48}, {"N", 48}, {"bits", 4}, {"n_levels", 11}});  // clamped indices
+    cases.push_back({{"M", 20},
+                     {"K", 70},
+                     {"N", 50},
+                     {"bits", 2},
+                     {"group_size", 5}});  // groups across sub-tiles
     return cases;
   }
   std::vector<Params> bench_cases() const override {
@@ -98,26 +122,35 @@ class GemmSpec : public spec::KernelSpec {
     return cases;
   }
   spec::Expectation expectation() const override {
-    return kernel_ == TrellisKernel::prefill_as_documented ? spec::Expectation::known_bug : spec::Expectation::pass;
+    return kernel_ == TrellisKernel::prefill_as_documented ? spec::Expectation::known_bug
+                                                           : spec::Expectation::pass;
   }
   std::string known_bug() const override {
     return kernel_ != TrellisKernel::prefill_as_documented
                ? ""
-               : "section 3.3's sketch: every row of an 8x8 sub-tile takes row 0's index and sign; no column bound "
-                 "(reads past sv for N % 8 != 0); no clamp of indices >= n_levels (reads past grid)";
+               : "section 3.3's sketch: every row of an 8x8 sub-tile takes row 0's index and sign; "
+                 "no column bound "
+                 "(reads past sv for N % 8 != 0); no clamp of indices >= n_levels (reads past "
+                 "grid)";
   }
   std::vector<spec::Finding> findings() const override {
     if (kernel_ != TrellisKernel::prefill_as_documented) return {};
-    return {{{{"M", 1}, {"K", 2}, {"N", 8}, {"bits", 4}, {"group_size", 128}}, "mismatch",
-             "idx_in_tile and su[k_idx] do not depend on the row: rows 1..7 of a sub-tile take row 0's weight"},
-            {{{"M", 1}, {"K", 33}, {"N", 4}, {"bits", 4}, {"group_size", 32}}, "bounds.device",
+    return {{{{"M", 1}, {"K", 2}, {"N", 8}, {"bits", 4}, {"group_size", 128}},
+             "mismatch",
+             "idx_in_tile and su[k_idx] do not depend on the row: rows 1..7 of a sub-tile take row "
+             "0's weight"},
+            {{{"M", 1}, {"K", 33}, {"N", 4}, {"bits", 4}, {"group_size", 32}},
+             "bounds.device",
              "b_col is never compared with N: columns N .. the fragment's end read past sv"},
-            {{{"M", 1}, {"K", 1}, {"N", 8}, {"bits", 4}, {"group_size", 128}, {"n_levels", 4}}, "bounds.device",
+            {{{"M", 1}, {"K", 1}, {"N", 8}, {"bits", 4}, {"group_size", 128}, {"n_levels", 4}},
+             "bounds.device",
              "indices >= n_levels are not clamped: grid is read past its end"}};
   }
 
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
-    const GemmShape shape{uint32_t(p.at("M")), uint32_t(p.at("K")), uint32_t(p.at("N")), uint32_t(p.at("bits")),
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
+                                              spec::CaseContext& ctx) const override {
+    const GemmShape shape{uint32_t(p.at("M")),          uint32_t(p.at("K")),
+                          uint32_t(p.at("N")),          uint32_t(p.at("bits")),
                           uint32_t(p.at("group_size")), uint32_t(p.at("n_levels"))};
     auto problem = std::make_shared<const GemmProblem>(make_gemm_problem(shape, ctx.seed()));
     auto linear = std::make_shared<TrellisLinear>(ctx.device(), problem->weights);
@@ -129,7 +162,8 @@ class GemmSpec : public spec::KernelSpec {
     auto sc = std::make_unique<spec::StandardCase>();
     const TrellisKernel kernel = kernel_;
     sc->kernel = [=, &ctx](CaseResult& r) {
-      run_on_command_buffer(ctx, r, [&](auto* e) { linear->encode(e, a.get(), c.get(), shape.M, kernel); });
+      run_on_command_buffer(ctx, r,
+                            [&](auto* e) { linear->encode(e, a.get(), c.get(), shape.M, kernel); });
     };
     sc->reference = [=] { *ref = gemm_ref(problem->a, shape.M, problem->weights); };
     sc->check = [=](CaseResult& r) { compare_bounded("C", spec::contents<half_t>(c), *ref, r); };
@@ -159,47 +193,74 @@ class MoeSpec : public spec::KernelSpec {
   std::string name() const override { return "gemm_trellis_moe"; }
   std::string family() const override { return "trellis"; }
   std::string summary() const override {
-    return "MoE layer on trellis experts: routed SwiGLU (gate_up kernel) then probability-weighted down projections";
+    return "MoE layer on trellis experts: routed SwiGLU (gate_up kernel) then probability-weighted "
+           "down projections";
   }
   std::vector<ParamDef> params() const override {
     return {{"M", 1, 4096, {}, {1, 5, 31, 32, 33, 65}, 5, "tokens"},
-            {"hidden", 1, 8192, {}, {1, 17, 32, 33, 127, 128, 129}, 48, "K: the layer's input and output width"},
-            {"intermediate", 1, 8192, {}, {1, 17, 32, 33, 127, 128, 129}, 40, "N: the experts' SwiGLU width"},
+            {"hidden",
+             1,
+             8192,
+             {},
+             {1, 17, 32, 33, 127, 128, 129},
+             48,
+             "K: the layer's input and output width"},
+            {"intermediate",
+             1,
+             8192,
+             {},
+             {1, 17, 32, 33, 127, 128, 129},
+             40,
+             "N: the experts' SwiGLU width"},
             {"experts", 1, 64, {}, {1, 2, 8}, 4, "experts"},
             {"top_k", 1, 8, {}, {1, 2}, 2, "experts per token"},
             bits_param(),
             group_param()};
   }
   bool valid(const Params& p, std::string* why) const override {
-    const int64_t M = p.at("M"), H = p.at("hidden"), I = p.at("intermediate"), E = p.at("experts"), k = p.at("top_k");
-    std::string w = why_not(M >= 1 && H >= 1 && I >= 1 && p.at("group_size") >= 1, "M, hidden, intermediate, group_size >= 1");
+    const int64_t M = p.at("M"), H = p.at("hidden"), I = p.at("intermediate"), E = p.at("experts"),
+                  k = p.at("top_k");
+    std::string w = why_not(M >= 1 && H >= 1 && I >= 1 && p.at("group_size") >= 1,
+                            "M, hidden, intermediate, group_size >= 1");
     if (w.empty()) w = why_not(E >= 1 && k >= 1 && k <= E, "1 <= top_k <= experts");
     if (w.empty()) w = why_not(p.at("bits") >= 2 && p.at("bits") <= 4, "bits is 2, 3 or 4");
-    if (w.empty()) w = why_not(3 * M * k * H * I <= kMaxWork, "3 * M * top_k * hidden * intermediate <= 2^34");
+    if (w.empty())
+      w = why_not(3 * M * k * H * I <= kMaxWork, "3 * M * top_k * hidden * intermediate <= 2^34");
     if (why) *why = w;
     return w.empty();
   }
   std::vector<Params> sweep() const override {
     auto c = [](int64_t M, int64_t H, int64_t I, int64_t E, int64_t k, int64_t bits, int64_t g) {
-      return Params{{"M", M}, {"hidden", H}, {"intermediate", I}, {"experts", E}, {"top_k", k}, {"bits", bits}, {"group_size", g}};
+      return Params{{"M", M},     {"hidden", H},  {"intermediate", I}, {"experts", E},
+                    {"top_k", k}, {"bits", bits}, {"group_size", g}};
     };
-    return {c(1, 64, 64, 1, 1, 4, 32),     c(1, 40, 72, 8, 2, 3, 128),   c(5, 33, 17, 2, 2, 2, 32),
-            c(33, 64, 48, 4, 1, 4, 128),   c(65, 48, 130, 3, 2, 3, 32),  c(40, 130, 40, 8, 2, 2, 128),
-            c(70, 32, 32, 2, 1, 4, 32),    c(3, 32, 32, 8, 1, 2, 32),    c(9, 24, 40, 5, 2, 3, 8)};
+    return {c(1, 64, 64, 1, 1, 4, 32),   c(1, 40, 72, 8, 2, 3, 128),  c(5, 33, 17, 2, 2, 2, 32),
+            c(33, 64, 48, 4, 1, 4, 128), c(65, 48, 130, 3, 2, 3, 32), c(40, 130, 40, 8, 2, 2, 128),
+            c(70, 32, 32, 2, 1, 4, 32),  c(3, 32, 32, 8, 1, 2, 32),   c(9, 24, 40, 5, 2, 3, 8)};
   }
   std::vector<Params> bench_cases() const override {
-    return {{{"M", 32}, {"hidden", 1024}, {"intermediate", 512}, {"experts", 8}, {"top_k", 2}, {"bits", 4}, {"group_size", 128}}};
+    return {{{"M", 32},
+             {"hidden", 1024},
+             {"intermediate", 512},
+             {"experts", 8},
+             {"top_k", 2},
+             {"bits", 4},
+             {"group_size", 128}}};
   }
 
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
-    const MoeShape shape{uint32_t(p.at("M")), uint32_t(p.at("hidden")), uint32_t(p.at("intermediate")),
-                         uint32_t(p.at("experts")), uint32_t(p.at("top_k")), uint32_t(p.at("bits")),
-                         uint32_t(p.at("group_size"))};
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
+                                              spec::CaseContext& ctx) const override {
+    const MoeShape shape{
+        uint32_t(p.at("M")),         uint32_t(p.at("hidden")), uint32_t(p.at("intermediate")),
+        uint32_t(p.at("experts")),   uint32_t(p.at("top_k")),  uint32_t(p.at("bits")),
+        uint32_t(p.at("group_size"))};
     auto problem = std::make_shared<const MoeProblem>(make_moe_problem(shape, ctx.seed()));
-    auto layer = std::make_shared<TrellisMoE>(ctx.device(), problem->gate, problem->up, problem->down, shape.top_k);
+    auto layer = std::make_shared<TrellisMoE>(ctx.device(), problem->gate, problem->up,
+                                              problem->down, shape.top_k);
     auto x = ctx.buffer(problem->x);
     auto ids = ctx.buffer(problem->routing.expert_ids), probs = ctx.buffer(problem->routing.probs);
-    const size_t h_count = size_t(shape.M) * shape.top_k * shape.intermediate, count = size_t(shape.M) * shape.hidden;
+    const size_t h_count = size_t(shape.M) * shape.top_k * shape.intermediate,
+                 count = size_t(shape.M) * shape.hidden;
     auto h = ctx.buffer(h_count * sizeof(half_t)), out = ctx.buffer(count * sizeof(half_t));
     auto poison_all = [=] {
       poison_halves(h, h_count);
@@ -209,10 +270,16 @@ class MoeSpec : public spec::KernelSpec {
     auto ref = std::make_shared<Reference>();
     auto sc = std::make_unique<spec::StandardCase>();
     sc->kernel = [=, &ctx](CaseResult& r) {
-      run_on_command_buffer(ctx, r, [&](auto* e) { layer->encode(e, x.get(), ids.get(), probs.get(), h.get(), out.get(), shape.M); });
+      run_on_command_buffer(ctx, r, [&](auto* e) {
+        layer->encode(e, x.get(), ids.get(), probs.get(), h.get(), out.get(), shape.M);
+      });
     };
-    sc->reference = [=] { *ref = moe_ref(problem->x, problem->routing, problem->gate, problem->up, problem->down); };
-    sc->check = [=](CaseResult& r) { compare_bounded("out", spec::contents<half_t>(out), *ref, r); };
+    sc->reference = [=] {
+      *ref = moe_ref(problem->x, problem->routing, problem->gate, problem->up, problem->down);
+    };
+    sc->check = [=](CaseResult& r) {
+      compare_bounded("out", spec::contents<half_t>(out), *ref, r);
+    };
     sc->expose("out", out);
     sc->poison_again = poison_all;
     return sc;

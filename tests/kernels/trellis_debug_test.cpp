@@ -15,7 +15,9 @@ namespace {
 using testing::describe;
 using testing::run_linear;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST(TrellisDebug, NothingIsLoggedWhenDebugIsOff) {
   std::string seen;
@@ -43,15 +45,19 @@ TEST(TrellisDebug, PreDispatchBlockHasEverySection51Line) {
   ASSERT_TRUE(run_linear(p).result.passed);
   const std::string& t = capture.text();
   EXPECT_TRUE(has(t, "=== gemm_trellis_packed_decode PRE-DISPATCH ===\n")) << t;
-  EXPECT_TRUE(has(t, "dispatch: M=1, K=40, N=72, bits=3, group_size=32, n_levels=8, grid=[1, 1, 1], "
-                     "threadgroup=[128, 1, 1], threadgroup_memory=5120 bytes\n")) << t;
+  EXPECT_TRUE(has(t,
+                  "dispatch: M=1, K=40, N=72, bits=3, group_size=32, n_levels=8, grid=[1, 1, 1], "
+                  "threadgroup=[128, 1, 1], threadgroup_memory=5120 bytes\n"))
+      << t;
   const ValueStats a = value_stats(p.a);
   char line[128];
   std::snprintf(line, sizeof line, "A: min=%.6g, max=%.6g, has_nan=False\n", a.min, a.max);
   EXPECT_TRUE(has(t, line)) << t;
   std::string bytes;
   for (int i = 0; i < 10; ++i) bytes += (i ? ", " : "") + std::to_string(p.weights.packed[i]);
-  EXPECT_TRUE(has(t, "packed_indices: shape=[3, 5, 96], first_10_bytes=[" + bytes + "], out_of_range=0\n")) << t;
+  EXPECT_TRUE(
+      has(t, "packed_indices: shape=[3, 5, 96], first_10_bytes=[" + bytes + "], out_of_range=0\n"))
+      << t;
   EXPECT_TRUE(has(t, "scales: min=")) << t;
   EXPECT_TRUE(has(t, "grid: values=[-0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0]\n")) << t;
   EXPECT_TRUE(has(t, "su: min=-1.0, max=1.0, unique=[-1.0, 1.0]\n")) << t;
@@ -63,8 +69,11 @@ TEST(TrellisDebug, EachDispatchNamesTheKernelForwardChose) {
   DebugCapture capture;
   run_linear(make_gemm_problem({16, 32, 32, 2, 32, 0}, 1));
   run_linear(make_gemm_problem({17, 32, 32, 2, 32, 0}, 1));
-  EXPECT_TRUE(has(capture.text(), "=== gemm_trellis_packed_decode PRE-DISPATCH ===\ndispatch: M=16,")) << capture.text();
-  EXPECT_TRUE(has(capture.text(), "=== gemm_trellis_packed PRE-DISPATCH ===\ndispatch: M=17,")) << capture.text();
+  EXPECT_TRUE(
+      has(capture.text(), "=== gemm_trellis_packed_decode PRE-DISPATCH ===\ndispatch: M=16,"))
+      << capture.text();
+  EXPECT_TRUE(has(capture.text(), "=== gemm_trellis_packed PRE-DISPATCH ===\ndispatch: M=17,"))
+      << capture.text();
   EXPECT_TRUE(has(capture.text(), "threadgroup_memory=9216 bytes")) << capture.text();
 }
 
@@ -74,24 +83,29 @@ TEST(TrellisFailureModes, ThePrefillKernelAtMEquals1IsAWarning) {
   const GemmProblem p = make_gemm_problem({1, 32, 32, 4, 32, 0}, 1);
   DebugCapture capture;
   EXPECT_TRUE(run_linear(p, TrellisKernel::prefill).result.passed);
-  EXPECT_TRUE(has(capture.text(), "WARNING: M = 1 runs gemm_trellis_packed, the prefill kernel (64x64 tiles); "
-                                  "M <= 16 is the decode kernel's (section 5.4, wrong kernel selection)\n"))
+  EXPECT_TRUE(has(capture.text(),
+                  "WARNING: M = 1 runs gemm_trellis_packed, the prefill kernel (64x64 tiles); "
+                  "M <= 16 is the decode kernel's (section 5.4, wrong kernel selection)\n"))
       << capture.text();
 }
 
 // ------------------------------ section 5.1: codebook index overflow
 
 TEST(TrellisFailureModes, OutOfRangeIndicesAreCountedAndReadGridZero) {
-  const GemmProblem p = make_gemm_problem({5, 48, 40, 4, 32, 11}, 2);  // grid of 11 for 4-bit indices
+  const GemmProblem p =
+      make_gemm_problem({5, 48, 40, 4, 32, 11}, 2);  // grid of 11 for 4-bit indices
   size_t expected = 0;
   for (uint8_t idx : unpack_indices(p.weights.shape, p.weights.packed)) expected += idx >= 11;
   ASSERT_GT(expected, 0u);
   DebugCapture capture;
   const testing::Run run = run_linear(p);
   EXPECT_TRUE(run.result.passed) << describe(run);  // the reference reads grid[0] for them too
-  EXPECT_TRUE(has(capture.text(), "out_of_range=" + std::to_string(expected) + "\n")) << capture.text();
-  EXPECT_TRUE(has(capture.text(), "WARNING: " + std::to_string(expected) +
-                                      " indices are >= n_levels = 11; the kernel clamps them to index 0, grid[0] = -0.875"))
+  EXPECT_TRUE(has(capture.text(), "out_of_range=" + std::to_string(expected) + "\n"))
+      << capture.text();
+  EXPECT_TRUE(
+      has(capture.text(),
+          "WARNING: " + std::to_string(expected) +
+              " indices are >= n_levels = 11; the kernel clamps them to index 0, grid[0] = -0.875"))
       << capture.text();
 }
 
@@ -107,7 +121,8 @@ TEST(TrellisFailureModes, EveryIndexOutOfRangeGivesGridZeroEverywhere) {
   for (uint32_t n = 0; n < 16; ++n) {
     double expected = 0;
     for (uint32_t k = 0; k < 16; ++k)
-      expected += double(p.a[k]) * double(half_t(0.25f * p.weights.scales[n] * p.weights.su[k] * p.weights.sv[n]));
+      expected += double(p.a[k]) *
+                  double(half_t(0.25f * p.weights.scales[n] * p.weights.su[k] * p.weights.sv[n]));
     EXPECT_NEAR(double(run.out[n]), expected, 2e-3 * std::fabs(expected) + 1e-4) << "column " << n;
   }
 }
@@ -120,7 +135,8 @@ TEST(TrellisFailureModes, ANaNScaleIsReportedAndReachesOnlyItsGroupsColumn) {
   DebugCapture capture;
   const testing::Run run = run_linear(p);
   EXPECT_TRUE(has(capture.text(), "has_nan=True")) << capture.text();
-  EXPECT_TRUE(has(capture.text(), "WARNING: scales hold 1 NaN and 0 infinite values")) << capture.text();
+  EXPECT_TRUE(has(capture.text(), "WARNING: scales hold 1 NaN and 0 infinite values"))
+      << capture.text();
   for (uint32_t m = 0; m < 3; ++m)
     for (uint32_t n = 0; n < 24; ++n)
       EXPECT_EQ(std::isnan(double(run.out[m * 24 + n])), n == 5) << "C[" << m << ", " << n << "]";
@@ -131,7 +147,9 @@ TEST(TrellisFailureModes, AScaleBeyondHalfsRangeIsReported) {
   p.weights.scales[7] = 1.0e5f;
   DebugCapture capture;
   const testing::Run run = run_linear(p);
-  EXPECT_TRUE(has(capture.text(), "WARNING: max |scale| x max |grid| = 100000.0 exceeds half's largest value, 65504"))
+  EXPECT_TRUE(
+      has(capture.text(),
+          "WARNING: max |scale| x max |grid| = 100000.0 exceeds half's largest value, 65504"))
       << capture.text();
   EXPECT_FALSE(std::isfinite(double(run.out[7])));  // 1e5 * grid overflows the half staging
 }
@@ -145,9 +163,12 @@ TEST(TrellisFailureModes, SignVectorsThatAreNotPlusMinusOneAreReported) {
   DebugCapture capture;
   const testing::Run run = run_linear(p);
   EXPECT_TRUE(run.result.passed) << describe(run);  // the formula holds for any signs
-  EXPECT_TRUE(has(capture.text(), "su: min=-1.0, max=1.0, unique=[-1.0, 0.5, 1.0]\n")) << capture.text();
-  EXPECT_TRUE(has(capture.text(), "WARNING: su holds 1 values other than +-1 (first: su[3] = 0.5)")) << capture.text();
-  EXPECT_TRUE(has(capture.text(), "WARNING: sv holds 1 values other than +-1 (first: sv[9] = 0.0)")) << capture.text();
+  EXPECT_TRUE(has(capture.text(), "su: min=-1.0, max=1.0, unique=[-1.0, 0.5, 1.0]\n"))
+      << capture.text();
+  EXPECT_TRUE(has(capture.text(), "WARNING: su holds 1 values other than +-1 (first: su[3] = 0.5)"))
+      << capture.text();
+  EXPECT_TRUE(has(capture.text(), "WARNING: sv holds 1 values other than +-1 (first: sv[9] = 0.0)"))
+      << capture.text();
 }
 
 TEST(TrellisFailureModes, NaNActivationsAreReported) {
@@ -155,7 +176,8 @@ TEST(TrellisFailureModes, NaNActivationsAreReported) {
   p.a[40] = half_t(NAN);
   DebugCapture capture;
   run_linear(p);
-  EXPECT_TRUE(has(capture.text(), "has_nan=True\nWARNING: A holds NaN or infinite values\n")) << capture.text();
+  EXPECT_TRUE(has(capture.text(), "has_nan=True\nWARNING: A holds NaN or infinite values\n"))
+      << capture.text();
 }
 
 // ------------------------------ section 5.2: incorrect dimensions
@@ -168,7 +190,9 @@ TEST(TrellisFailureModes, MismatchedShapesAreRejectedBeforeAnythingRuns) {
     TrellisLinear linear(testing::device(), p.weights);
     FAIL() << "accepted scales of one group for K = 50, group_size = 32";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "TrellisLinear: scales.shape[0] = n_groups = 1, but ceil(K / group_size) = 2 for K = 50, group_size = 32");
+    EXPECT_STREQ(e.what(),
+                 "TrellisLinear: scales.shape[0] = n_groups = 1, but ceil(K / group_size) = 2 for "
+                 "K = 50, group_size = 32");
   }
 }
 
@@ -177,7 +201,8 @@ TEST(TrellisFailureModes, ActivationsOfTheWrongWidthAreRejected) {
   TrellisLinear linear(testing::device(), p.weights);
   const std::vector<half_t> x(33);
   EXPECT_THROW(linear.forward(testing::queue(), x), std::invalid_argument);
-  const std::vector<half_t> y = linear.forward(testing::queue(), std::vector<half_t>(64, half_t(0)));
+  const std::vector<half_t> y =
+      linear.forward(testing::queue(), std::vector<half_t>(64, half_t(0)));
   EXPECT_EQ(y, std::vector<half_t>(32, half_t(0)));  // two rows of zeros
 }
 
@@ -193,7 +218,8 @@ TEST(TrellisFailureModes, ThreadgroupMemoryIsTheDocumentsBudgetAndUnderTheLimit)
   EXPECT_EQ(decode.declared, 5120u);
   EXPECT_EQ(decode.computed, decode.declared);
   EXPECT_LE(decode.declared, decode.limit);
-  EXPECT_EQ(threadgroup_budget(testing::device(), TrellisKernel::prefill_as_documented).declared, 9216u);
+  EXPECT_EQ(threadgroup_budget(testing::device(), TrellisKernel::prefill_as_documented).declared,
+            9216u);
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ TEST(TrellisFormat, ThreeBitIndicesCrossByteBoundaries) {
 
 TEST(TrellisFormat, TileAddressIsSection43) {
   const TrellisShape s{.K = 40, .N = 40, .bits = 3};  // tiles_n = 3
-  const TileAddress at = tile_address(s, 17, 35);      // tile (1, 2), local (1, 3)
+  const TileAddress at = tile_address(s, 17, 35);     // tile (1, 2), local (1, 3)
   EXPECT_EQ(at.tile_offset, (1u * 3 + 2) * 96);
   EXPECT_EQ(at.idx_in_tile, 1u * 16 + 3);
 }
@@ -97,7 +97,9 @@ std::string shape_error(const TrellisWeights& w) {
   return "";
 }
 
-TEST(TrellisShapeChecks, ValidWeightsPass) { EXPECT_EQ(shape_error(valid_weights()), ""); }
+TEST(TrellisShapeChecks, ValidWeightsPass) {
+  EXPECT_EQ(shape_error(valid_weights()), "");
+}
 
 TEST(TrellisShapeChecks, EachMismatchNamesItsDimension) {
   struct Case {
@@ -105,13 +107,20 @@ TEST(TrellisShapeChecks, EachMismatchNamesItsDimension) {
     std::string message;
   };
   const std::vector<Case> cases = {
-      {[](auto& w) { w.packed_dims[0] = 3; }, "layer: packed_indices.shape[0] = 3, but tiles_k = ceil(K / 16) = 4 for K = 50"},
-      {[](auto& w) { w.packed_dims[1] = 2; }, "layer: packed_indices.shape[1] = 2, but tiles_n = ceil(N / 16) = 3 for N = 40"},
-      {[](auto& w) { w.packed_dims[2] = 128; }, "layer: packed_indices.shape[2] = 128, but packed_bytes_per_tile(3) = 96"},
-      {[](auto& w) { w.packed.pop_back(); }, "layer: packed_indices holds 1151 bytes, but 1 expert(s) of shape [4, 3, 96] need 1152"},
-      {[](auto& w) { w.scales_dims[0] = 1; }, "layer: scales.shape[0] = n_groups = 1, but ceil(K / group_size) = 2 for K = 50, group_size = 32"},
+      {[](auto& w) { w.packed_dims[0] = 3; },
+       "layer: packed_indices.shape[0] = 3, but tiles_k = ceil(K / 16) = 4 for K = 50"},
+      {[](auto& w) { w.packed_dims[1] = 2; },
+       "layer: packed_indices.shape[1] = 2, but tiles_n = ceil(N / 16) = 3 for N = 40"},
+      {[](auto& w) { w.packed_dims[2] = 128; },
+       "layer: packed_indices.shape[2] = 128, but packed_bytes_per_tile(3) = 96"},
+      {[](auto& w) { w.packed.pop_back(); },
+       "layer: packed_indices holds 1151 bytes, but 1 expert(s) of shape [4, 3, 96] need 1152"},
+      {[](auto& w) { w.scales_dims[0] = 1; },
+       "layer: scales.shape[0] = n_groups = 1, but ceil(K / group_size) = 2 for K = 50, group_size "
+       "= 32"},
       {[](auto& w) { w.scales_dims[1] = 41; }, "layer: scales.shape[1] = 41, but N = 40"},
-      {[](auto& w) { w.scales.resize(40); }, "layer: scales holds 40 values, but 1 expert(s) of shape [2, 40] need 80"},
+      {[](auto& w) { w.scales.resize(40); },
+       "layer: scales holds 40 values, but 1 expert(s) of shape [2, 40] need 80"},
       {[](auto& w) { w.grid.pop_back(); }, "layer: grid has 7 values, but n_levels = 8"},
       {[](auto& w) { w.su.pop_back(); }, "layer: su has 49 values, but K = 50"},
       {[](auto& w) { w.sv.push_back(1); }, "layer: sv has 41 values, but N = 40"},

@@ -24,10 +24,13 @@ Params draw(const KernelSpec& spec, InputGenerator& gen) {
   Params p;
   for (const ParamDef& d : spec.params()) {
     const int64_t hi = std::min(d.max, cap(d.name));
-    if (!d.choices.empty()) p[d.name] = d.choices[size_t(gen.integer(0, int64_t(d.choices.size()) - 1))];
+    if (!d.choices.empty())
+      p[d.name] = d.choices[size_t(gen.integer(0, int64_t(d.choices.size()) - 1))];
     else if (!d.boundaries.empty() && gen.integer(0, 1) == 0)
-      p[d.name] = std::min(hi, d.boundaries[size_t(gen.integer(0, int64_t(d.boundaries.size()) - 1))]);
-    else p[d.name] = gen.integer(d.min, hi);
+      p[d.name] =
+          std::min(hi, d.boundaries[size_t(gen.integer(0, int64_t(d.boundaries.size()) - 1))]);
+    else
+      p[d.name] = gen.integer(d.min, hi);
   }
   return p;
 }
@@ -36,7 +39,8 @@ TEST(TrellisFuzz, RandomCasesOfEverySpecMatchTheReference) {
   engine::ExecutionOptions options;
   options.checks = check::CheckSet::all();
   options.checks.race = false;
-  for (const char* name : {"gemm_trellis_packed", "gemm_trellis_packed_decode", "gemm_trellis_moe"}) {
+  for (const char* name :
+       {"gemm_trellis_packed", "gemm_trellis_packed_decode", "gemm_trellis_moe"}) {
     const KernelSpec* spec = SpecRegistry::find(name);
     ASSERT_NE(spec, nullptr) << name;
     InputGenerator gen(2024);
@@ -46,7 +50,8 @@ TEST(TrellisFuzz, RandomCasesOfEverySpecMatchTheReference) {
       if (!spec->valid(p, nullptr)) continue;
       const Case c{spec, spec->complete(p), gen.next_u64()};
       const CaseOutcome out = CaseRunner::shared().run(c, options);
-      EXPECT_TRUE(verdict_ok(out.verdict())) << c.id() << " seed " << c.seed << ": " << out.result.failure;
+      EXPECT_TRUE(verdict_ok(out.verdict()))
+          << c.id() << " seed " << c.seed << ": " << out.result.failure;
       ++ran;
     }
     EXPECT_EQ(ran, 6) << name;

@@ -22,9 +22,11 @@ TEST(TrellisLinear, GridsAreSection22s) {
   DebugCapture capture;
   testing::run_linear(p, TrellisKernel::prefill);  // ceil(200 / 64) x ceil(17 / 64)
   testing::run_linear(p, TrellisKernel::decode);   // ceil(200 / 128) x ceil(17 / 32)
-  EXPECT_NE(capture.text().find("grid=[4, 1, 1], threadgroup=[128, 1, 1], threadgroup_memory=9216"), std::string::npos)
+  EXPECT_NE(capture.text().find("grid=[4, 1, 1], threadgroup=[128, 1, 1], threadgroup_memory=9216"),
+            std::string::npos)
       << capture.text();
-  EXPECT_NE(capture.text().find("grid=[2, 1, 1], threadgroup=[128, 1, 1], threadgroup_memory=5120"), std::string::npos)
+  EXPECT_NE(capture.text().find("grid=[2, 1, 1], threadgroup=[128, 1, 1], threadgroup_memory=5120"),
+            std::string::npos)
       << capture.text();
 }
 

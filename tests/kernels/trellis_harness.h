@@ -37,16 +37,19 @@ inline engine::ExecutionOptions checked() {
 }
 
 inline NS::SharedPtr<MTL::Buffer> upload(const std::vector<half_t>& v) {
-  return NS::TransferPtr(device()->newBuffer(v.data(), v.size() * sizeof(half_t), MTL::ResourceStorageModeShared));
+  return NS::TransferPtr(
+      device()->newBuffer(v.data(), v.size() * sizeof(half_t), MTL::ResourceStorageModeShared));
 }
 inline NS::SharedPtr<MTL::Buffer> poisoned(size_t count) {
-  auto b = NS::TransferPtr(device()->newBuffer(count * sizeof(half_t), MTL::ResourceStorageModeShared));
+  auto b =
+      NS::TransferPtr(device()->newBuffer(count * sizeof(half_t), MTL::ResourceStorageModeShared));
   spec::poison(static_cast<half_t*>(b->contents()), count);
   return b;
 }
 
 // Commits `cb`; keeps its reports; copies `count` outputs; compares them with `ref`.
-inline Run finish(MTL::CommandBuffer* cb, const NS::SharedPtr<MTL::Buffer>& out, const Reference& ref) {
+inline Run finish(MTL::CommandBuffer* cb, const NS::SharedPtr<MTL::Buffer>& out,
+                  const Reference& ref) {
   cb->commit();
   cb->waitUntilCompleted();
   Run run;
@@ -77,10 +80,11 @@ inline Run run_moe(const MoeProblem& p, const engine::ExecutionOptions& options 
   const MoeShape& s = p.shape;
   TrellisMoE moe(device(), p.gate, p.up, p.down, s.top_k);
   auto x = upload(p.x);
-  auto ids = NS::TransferPtr(device()->newBuffer(p.routing.expert_ids.data(), p.routing.expert_ids.size() * 4,
+  auto ids = NS::TransferPtr(device()->newBuffer(p.routing.expert_ids.data(),
+                                                 p.routing.expert_ids.size() * 4,
                                                  MTL::ResourceStorageModeShared));
-  auto probs = NS::TransferPtr(device()->newBuffer(p.routing.probs.data(), p.routing.probs.size() * 4,
-                                                   MTL::ResourceStorageModeShared));
+  auto probs = NS::TransferPtr(device()->newBuffer(
+      p.routing.probs.data(), p.routing.probs.size() * 4, MTL::ResourceStorageModeShared));
   auto h = poisoned(size_t(s.M) * s.top_k * s.intermediate);
   auto out = poisoned(size_t(s.M) * s.hidden);
   MTL::CommandBuffer* cb = queue()->commandBuffer();

@@ -58,11 +58,13 @@ TEST(TrellisSchedules, EveryKernelGivesTheSameBytesUnderEverySchedule) {
     engine::ExecutionOptions o = testing::checked();
     ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, o.schedule));
     const testing::Run runs[3] = {testing::run_linear(prefill, TrellisKernel::automatic, o),
-                                  testing::run_linear(decode, TrellisKernel::automatic, o), run_moe(moe, o)};
+                                  testing::run_linear(decode, TrellisKernel::automatic, o),
+                                  run_moe(moe, o)};
     for (int i = 0; i < 3; ++i) {
       EXPECT_TRUE(runs[i].result.passed) << schedule << " " << i << ": " << describe(runs[i]);
       if (first[i].empty()) first[i] = runs[i].out;
-      EXPECT_EQ(std::memcmp(first[i].data(), runs[i].out.data(), first[i].size() * sizeof(half_t)), 0)
+      EXPECT_EQ(std::memcmp(first[i].data(), runs[i].out.data(), first[i].size() * sizeof(half_t)),
+                0)
           << schedule << ": kernel " << i << " differs from in-order";
     }
   }

@@ -20,7 +20,8 @@ QuantizerOptions options(uint32_t bits, uint32_t group_size, uint64_t sign_seed 
 }
 
 TEST(TrellisQuantizer, ThreeBitGridIsTheDocumentsExample) {
-  EXPECT_EQ(make_grid(3), (std::vector<float>{-0.75f, -0.5f, -0.25f, 0.0f, 0.25f, 0.5f, 0.75f, 1.0f}));
+  EXPECT_EQ(make_grid(3),
+            (std::vector<float>{-0.75f, -0.5f, -0.25f, 0.0f, 0.25f, 0.5f, 0.75f, 1.0f}));
   EXPECT_EQ(make_grid(2), (std::vector<float>{-0.5f, 0.0f, 0.5f, 1.0f}));
   EXPECT_EQ(make_grid(4).size(), 16u);
   EXPECT_EQ(make_grid(4).back(), 1.0f);
@@ -50,9 +51,11 @@ TEST(TrellisQuantizer, IndicesAreNearestLevelsOfSignedGroupScales) {
           ASSERT_TRUE(std::fabs(su) == 1.0f && std::fabs(sv) == 1.0f);
           const float scale = w.scales[size_t(k / group) * N + n];
           const float target = dense[size_t(k) * N + n] * su * sv;
-          ASSERT_LE(std::fabs(target), std::fabs(scale)) << "scale is the group's largest magnitude";
+          ASSERT_LE(std::fabs(target), std::fabs(scale))
+              << "scale is the group's largest magnitude";
           const uint32_t idx = w.index(0, k, n);
-          EXPECT_EQ(idx, nearest_level(w.grid, target / scale)) << bits << " bits, (" << k << ", " << n << ")";
+          EXPECT_EQ(idx, nearest_level(w.grid, target / scale))
+              << bits << " bits, (" << k << ", " << n << ")";
           const float gap = std::fabs(target / scale - w.grid[idx]) * std::fabs(scale);
           const float dequantized = w.grid[idx] * scale * su * sv;
           EXPECT_NEAR(dequantized, dense[size_t(k) * N + n], gap * 1.0001f + 1e-6f);
