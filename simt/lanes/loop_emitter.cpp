@@ -107,6 +107,8 @@ std::vector<BasicBlock*> move_body(PreparedBody& prepared, Function& step, const
   work.getArg(2)->replaceAllUsesWith(ph.lane);
   step.setSubprogram(work.getSubprogram());
   work.setSubprogram(nullptr);
+  // Inlined callees may have brought landing pads: the step unwinds as the body does.
+  if (work.hasPersonalityFn()) step.setPersonalityFn(work.getPersonalityFn());
   for (size_t i = 0; i < prepared.frame.slots.size(); ++i) {
     AllocaInst* a = prepared.frame.slots[i].alloca;
     a->replaceAllUsesWith(ph.slots[i]);

@@ -4,6 +4,7 @@
 // the pass cannot transform says why, naming its file and line, and still runs on fibers.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <string>
@@ -98,6 +99,24 @@ TEST(LaneLoopReports, SyncCheckOffStillReleasesAndStillAbandonsDivergence) {
   EXPECT_NE(find(run_in_lane_loops(divergent), check::CheckId::barrier_divergent), nullptr);
 }
 
+TEST(LaneLoopReports, AKernelThatThrowsIsReportedAsOnFibers) {
+  Launch l = one_threadgroup("cleanup_across_barrier", 64);
+  std::vector<float> in(2 * 64, 1.0f);
+  in[64 + 17] = std::nanf("");
+  l.buffers = {bytes_of(in), Bytes(2 * 64 * 4, std::byte{0xFF})};
+  const Outcome fibers = run_on_fibers(l);
+  const Outcome loops = run_in_lane_loops(l);
+  const check::Report* f = find(fibers, check::CheckId::kernel_exception);
+  const check::Report* r = find(loops, check::CheckId::kernel_exception);
+  ASSERT_NE(f, nullptr);
+  ASSERT_NE(r, nullptr) << (loops.reports.empty() ? "no report" : loops.reports[0].format());
+  EXPECT_EQ(f->message, "the kernel threw: a NaN input");
+  EXPECT_EQ(r->message, f->message);
+  EXPECT_EQ(r->lane.threadgroup, f->lane.threadgroup);
+  // Threadgroup 0 had no NaN: it ran to the end in both modes, alike.
+  for (size_t i = 0; i < 64 * 4; ++i) ASSERT_EQ(loops.buffers[1][i], fibers.buffers[1][i]) << "byte " << i;
+}
+
 struct Untransformable {
   const char* kernel;
   const char* marker;
@@ -126,6 +145,7 @@ TEST(LaneLoopReports, UntransformableKernelsSayWhyWithFileAndLine) {
 
 TEST(LaneLoopReports, EveryTransformableKernelHasAStep) {
   for (const char* k : {"rotate", "barrier_in_loop", "uniform_branch", "tree_reduce", "tree_reduce_static",
+                        "cleanup_across_barrier",
                         "simd_functions", "simd_shuffle_loop", "simd_active_mask", "simd_after_return",
                         "half_math", "axpy_exchange", "divergent_barrier", "barrier_after_return"})
     EXPECT_EQ(why_not_lane_loops(k), "") << k;

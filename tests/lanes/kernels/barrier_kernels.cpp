@@ -1,7 +1,8 @@
 // Threadgroup barriers: in straight code, in loops, under branches every lane takes alike; tree
 // reductions in threadgroup memory, through a [[threadgroup(0)]] argument and through a
-// kernel-scope threadgroup variable; function constants.
+// kernel-scope threadgroup variable; function constants; cleanups (landing pads) across a barrier.
 #include <cstring>
+#include <stdexcept>
 
 #include "lanes/kernels/kernel_abi.h"
 #include "simt/engine/threadgroup_memory.h"
@@ -96,6 +97,30 @@ void tree_reduce_static(const BoundArgs& a, const Lane& l) {
   if (l.tid == 0) buffer<float>(a, 1)[l.group] = partial[0];
 }
 LANES_TEST_KERNEL(tree_reduce_static);
+
+// A local whose destructor runs after the barrier, and calls that may throw on both sides of it:
+// clang emits invokes and landing pads, which the step keeps (it unwinds as the body does).
+struct AddOnExit {
+  float* target;
+  float amount;
+  ~AddOnExit() { *target += amount; }
+};
+[[gnu::noinline]] float checked(float x) {
+  if (!(x == x)) throw std::domain_error("a NaN input");
+  return x;
+}
+
+// buffer(0): float in[grid]; buffer(1): float out[grid]; threadgroup(0): float[threads].
+void cleanup_across_barrier(const BoundArgs& a, const Lane& l) {
+  float* out = buffer<float>(a, 1) + l.gid;
+  *out = 0.0f;
+  AddOnExit on_exit{out, 0.5f};
+  float* shared = threadgroup<float>(a, 0);
+  shared[l.tid] = checked(buffer<float>(a, 0)[l.gid]);
+  barrier();
+  *out += checked(shared[(l.tid + 1) % l.threads]) * 2.0f;
+}
+LANES_TEST_KERNEL(cleanup_across_barrier);
 
 }  // namespace
 }  // namespace metalsim::lanes_test
