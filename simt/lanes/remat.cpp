@@ -5,6 +5,7 @@
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 
 namespace metalsim::lanes {
@@ -57,7 +58,10 @@ class Classifier {
   }
 
   bool movable(Instruction& i) {
-    if (isa<PHINode>(i) || isa<FreezeInst>(i) || i.isTerminator() || i.getType()->isTokenTy()) return false;
+    // An alloca becomes a slot: its address depends on the lane, and is computed per loop.
+    if (isa<PHINode>(i) || isa<FreezeInst>(i) || isa<AllocaInst>(i) || i.isTerminator() ||
+        i.getType()->isTokenTy())
+      return false;
     if (auto* load = dyn_cast<LoadInst>(&i)) return load->isSimple() && read_only(load->getPointerOperand());
     return !i.mayReadOrWriteMemory() && isSafeToSpeculativelyExecute(&i);
   }
@@ -104,6 +108,10 @@ std::vector<Instruction*> in_dominance_order(Function& f, const SmallPtrSetImpl<
 Rematerialized plan_rematerialization(Function& f, std::vector<Instruction*>& live) {
   Classifier c(f);
   SmallPtrSet<Instruction*, 32> uniform, per_lane;
+  // Every uniform instruction goes to the entry, live across a sync point or not: LICM could
+  // not hoist the loads among them (it cannot know that the memory behind the state is read only).
+  for (Instruction& i : instructions(f))
+    if (c.kind(&i) == Kind::Uniform) collect(&i, c, uniform);
   std::vector<Instruction*> demote;
   for (Instruction* v : live) {
     const Kind k = c.kind(v);

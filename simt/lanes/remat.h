@@ -2,7 +2,8 @@
 // Rematerialization: a value live across a sync point need not be stored per lane when it can be
 // computed again from what every lane loop has at hand:
 //   uniform   - from the bound arguments and the state alone (a buffer's pointer, the
-//               threadgroup's size): computed once, in the step's entry block;
+//               threadgroup's size): computed once, in the step's entry block (every such
+//               instruction of the body, live across a sync point or not);
 //   per lane  - from those and the lane (a built-in, its index arithmetic): computed again in
 //               the header of each lane loop that needs it.
 // Only instructions without side effects are moved: arithmetic that cannot trap, and loads of
