@@ -30,6 +30,8 @@ TEST(TrellisDebug, NothingIsLoggedWhenDebugIsOff) {
 }
 
 TEST(TrellisDebug, TheEnvironmentTurnsItOn) {
+  const char* before = std::getenv("METALSIM_DEBUG");
+  const std::string saved = before ? before : "";
   set_debug_enabled(std::nullopt);
   ::setenv("METALSIM_DEBUG", "1", 1);
   EXPECT_TRUE(debug_enabled());
@@ -37,6 +39,7 @@ TEST(TrellisDebug, TheEnvironmentTurnsItOn) {
   EXPECT_FALSE(debug_enabled());
   ::unsetenv("METALSIM_DEBUG");
   EXPECT_FALSE(debug_enabled());
+  if (before) ::setenv("METALSIM_DEBUG", saved.c_str(), 1);  // as the run found it
 }
 
 TEST(TrellisDebug, PreDispatchBlockHasEverySection51Line) {
