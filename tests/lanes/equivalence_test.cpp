@@ -120,6 +120,8 @@ std::vector<Case> cases() {
                  return l;
                },
                {{1, false, 2, 2}}});
+  c.push_back({"private_array", [](const Shape& s, std::mt19937& r) { return in_out("private_array", s, r, 1, 4); },
+               {{1, false, 1, 4}}});
   c.push_back({"cleanup_across_barrier",
                [](const Shape& s, std::mt19937& r) { return in_out("cleanup_across_barrier", s, r, 1, 4); },
                {{1, false, 1, 4}}});

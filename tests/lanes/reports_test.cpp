@@ -145,7 +145,7 @@ TEST(LaneLoopReports, UntransformableKernelsSayWhyWithFileAndLine) {
 
 TEST(LaneLoopReports, EveryTransformableKernelHasAStep) {
   for (const char* k : {"rotate", "barrier_in_loop", "uniform_branch", "tree_reduce", "tree_reduce_static",
-                        "cleanup_across_barrier",
+                        "cleanup_across_barrier", "private_array",
                         "simd_functions", "simd_shuffle_loop", "simd_active_mask", "simd_after_return",
                         "half_math", "axpy_exchange", "divergent_barrier", "barrier_after_return"})
     EXPECT_EQ(why_not_lane_loops(k), "") << k;

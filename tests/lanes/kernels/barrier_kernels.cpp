@@ -98,6 +98,25 @@ void tree_reduce_static(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(tree_reduce_static);
 
+// buffer(0): float in[grid]; buffer(1): float out[grid]; threadgroup(0): float[threads].
+// A private array indexed at run time (it stays in memory: per-lane frame storage), and a
+// pointer into it, live across barriers.
+void private_array(const BoundArgs& a, const Lane& l) {
+  float acc[8];
+  float* third = &acc[2];
+  const float x = buffer<float>(a, 0)[l.gid];
+  for (int k = 0; k < 8; ++k) acc[k] = x * float(k + 1);
+  float* shared = threadgroup<float>(a, 0);
+  shared[l.tid] = acc[l.tid % 8];
+  barrier();
+  *third += shared[(l.tid + 1) % l.threads];
+  barrier();
+  float sum = 0.0f;
+  for (uint32_t k = 0; k < 8; ++k) sum = sum * 0.75f + acc[(k + l.tid) % 8];
+  buffer<float>(a, 1)[l.gid] = sum;
+}
+LANES_TEST_KERNEL(private_array);
+
 // A local whose destructor runs after the barrier, and calls that may throw on both sides of it:
 // clang emits invokes and landing pads, which the step keeps (it unwinds as the body does).
 struct AddOnExit {
