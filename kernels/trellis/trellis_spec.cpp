@@ -92,12 +92,16 @@ class GemmSpec : public spec::KernelSpec {
   }
   std::vector<Params> sweep() const override {
     if (kernel_ == TrellisKernel::prefill_as_documented) return finding_cases();
-    // Every M of the switch and the tiles, with bits, group size and (K, N) turning with them:
-    // tile multiples, one off them, partial 16x16 tiles, several K steps.
+    // Every M of the switch and the tiles (the prefill kernel) or the decode sizes and a few
+    // past them (the decode kernel), each with every bit width, and group size and (K, N)
+    // turning with them: tile multiples, one off them, partial 16x16 tiles, several K steps.
     const int64_t kn[][2] = {{64, 64}, {40, 72}, {33, 17}, {100, 130}, {16, 129}, {129, 31}};
+    const std::vector<int64_t> ms = kernel_ == TrellisKernel::decode
+                                        ? std::vector<int64_t>{1, 15, 16, 33}
+                                        : std::vector<int64_t>{1, 15, 16, 17, 63, 64, 65, 512};
     std::vector<Params> cases;
     size_t i = 0;
-    for (int64_t m : {1, 15, 16, 17, 63, 64, 65, 512})
+    for (int64_t m : ms)
       for (int64_t bits : {2, 3, 4}) {
         const int64_t* s = kn[i % 6];
         cases.push_back(

@@ -1,6 +1,6 @@
 // Fuzzing the trellis specs over their own parameters: seeded random cases, half of each
 // parameter's draws from its boundary values, sizes capped so the whole test stays under a
-// second or two on two cores. `metalsim fuzz gemm_trellis_packed` does the same at any size,
+// second on two cores. `metalsim fuzz gemm_trellis_packed` does the same at any size,
 // with shrinking.
 #include <gtest/gtest.h>
 
@@ -14,10 +14,10 @@ namespace {
 
 // Largest value drawn per parameter (the specs allow more; the tests stay small).
 int64_t cap(const std::string& name) {
-  if (name == "M") return 300;
+  if (name == "M") return 160;
   if (name == "experts") return 8;
   if (name == "group_size") return 160;
-  return 200;  // K, N, hidden, intermediate, n_levels, top_k, bits: clamped by their own range
+  return 130;  // K, N, hidden, intermediate, n_levels, top_k, bits: clamped by their own range
 }
 
 Params draw(const KernelSpec& spec, InputGenerator& gen) {
@@ -45,7 +45,7 @@ TEST(TrellisFuzz, RandomCasesOfEverySpecMatchTheReference) {
     ASSERT_NE(spec, nullptr) << name;
     InputGenerator gen(2024);
     int ran = 0;
-    for (int attempt = 0; attempt < 200 && ran < 6; ++attempt) {
+    for (int attempt = 0; attempt < 200 && ran < 4; ++attempt) {
       const Params p = draw(*spec, gen);
       if (!spec->valid(p, nullptr)) continue;
       const Case c{spec, spec->complete(p), gen.next_u64()};
@@ -54,7 +54,7 @@ TEST(TrellisFuzz, RandomCasesOfEverySpecMatchTheReference) {
           << c.id() << " seed " << c.seed << ": " << out.result.failure;
       ++ran;
     }
-    EXPECT_EQ(ran, 6) << name;
+    EXPECT_EQ(ran, 4) << name;
   }
 }
 

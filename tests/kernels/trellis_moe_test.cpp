@@ -48,13 +48,13 @@ TEST(TrellisMoe, ProjectionsThatDoNotFitAreRejected) {
 }
 
 // A race-free kernel gives the same bytes under every schedule (docs/architecture.md); the GEMMs
-// and the MoE pair are run in order, reversed and at two random seeds.
+// and the MoE pair are run in order, reversed and at a random seed.
 TEST(TrellisSchedules, EveryKernelGivesTheSameBytesUnderEverySchedule) {
-  const GemmProblem prefill = make_gemm_problem({70, 72, 80, 3, 32, 0}, 11);
-  const GemmProblem decode = make_gemm_problem({5, 72, 140, 2, 32, 0}, 12);
-  const MoeProblem moe = make_moe_problem({40, 48, 40, 4, 2, 4, 32}, 13);
+  const GemmProblem prefill = make_gemm_problem({70, 40, 72, 3, 32, 0}, 11);  // two tile rows
+  const GemmProblem decode = make_gemm_problem({5, 40, 140, 2, 32, 0}, 12);   // two tile columns
+  const MoeProblem moe = make_moe_problem({33, 40, 40, 4, 2, 4, 32}, 13);     // two token tiles
   std::vector<half_t> first[3];
-  for (const char* schedule : {"in-order", "reversed", "random:3", "random:11"}) {
+  for (const char* schedule : {"in-order", "reversed", "random:3"}) {
     engine::ExecutionOptions o = testing::checked();
     ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, o.schedule));
     const testing::Run runs[3] = {testing::run_linear(prefill, TrellisKernel::automatic, o),
