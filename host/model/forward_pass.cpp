@@ -2,8 +2,7 @@
 
 namespace metalsim::model {
 
-void ForwardPass::encode(MTL::ComputeCommandEncoder* e, const BatchBuffers& b,
-                         uint32_t position) const {
+void ForwardPass::encode(const Encoding& e, const BatchBuffers& b, uint32_t position) const {
   const ModelConfig& c = config;
   const uint32_t n = b.tokens;
   kernels.embedding(e, b.token_ids.get(), weights.embedding.get(), b.hidden_a.get(), b.status.get(),
@@ -20,8 +19,8 @@ void ForwardPass::encode(MTL::ComputeCommandEncoder* e, const BatchBuffers& b,
   kernels.argmax(e, {logits, 0}, result, c.vocab);
 }
 
-void ForwardPass::encode_attention_block(MTL::ComputeCommandEncoder* e, const BatchBuffers& b,
-                                         uint32_t layer, uint32_t position) const {
+void ForwardPass::encode_attention_block(const Encoding& e, const BatchBuffers& b, uint32_t layer,
+                                         uint32_t position) const {
   const ModelConfig& c = config;
   const DeviceLayer& w = weights.layers[layer];
   const uint32_t n = b.tokens;
@@ -50,8 +49,7 @@ void ForwardPass::encode_attention_block(MTL::ComputeCommandEncoder* e, const Ba
                  true);
 }
 
-void ForwardPass::encode_ffn_block(MTL::ComputeCommandEncoder* e, const BatchBuffers& b,
-                                   uint32_t layer) const {
+void ForwardPass::encode_ffn_block(const Encoding& e, const BatchBuffers& b, uint32_t layer) const {
   const ModelConfig& c = config;
   const DeviceLayer& w = weights.layers[layer];
   const uint32_t n = b.tokens;

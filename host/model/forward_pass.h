@@ -29,12 +29,12 @@ struct ForwardPass {
   MTL::Buffer* logits;  // vocab floats
   MTL::Buffer* result;  // one uint: the next token
 
-  void encode(MTL::ComputeCommandEncoder* e, const BatchBuffers& b, uint32_t position) const;
+  void encode(const Encoding& e, const BatchBuffers& b, uint32_t position) const;
 
  private:
-  void encode_attention_block(MTL::ComputeCommandEncoder* e, const BatchBuffers& b, uint32_t layer,
+  void encode_attention_block(const Encoding& e, const BatchBuffers& b, uint32_t layer,
                               uint32_t position) const;
-  void encode_ffn_block(MTL::ComputeCommandEncoder* e, const BatchBuffers& b, uint32_t layer) const;
+  void encode_ffn_block(const Encoding& e, const BatchBuffers& b, uint32_t layer) const;
 };
 
 }  // namespace metalsim::model

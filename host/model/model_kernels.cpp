@@ -36,8 +36,13 @@ constexpr uint32_t kMatvecThreads = 256;  // the document's 8 simdgroups, one ro
 constexpr uint32_t kNormThreads = 32;     // one simdgroup per row, as the document's RMSNorm
 constexpr uint32_t kArgmaxThreads = 256;
 
-void bind(MTL::ComputeCommandEncoder* e, BufferSlice s, uint32_t index) {
-  e->setBuffer(s.buffer, s.offset, index);
+void bind(const Encoding& e, BufferSlice s, uint32_t index) {
+  e.encoder->setBuffer(s.buffer, s.offset, index);
+}
+// A kernel's `constant T&` argument, through the call's argument arena.
+template <class T>
+void bind_value(const Encoding& e, const T& value, uint32_t index) {
+  bind(e, e.args.put(value), index);
 }
 MTL::Size size1(uint64_t n) {
   return MTL::Size(n, 1, 1);
@@ -60,75 +65,76 @@ ModelKernels::ModelKernels(MTL::Device* device) {
   }
 }
 
-void ModelKernels::use(Encoder* e, const char* kernel) const {
-  e->setComputePipelineState(pipelines_.at(kernel).get());
+void ModelKernels::use(const Encoding& e, const char* kernel) const {
+  e.encoder->setComputePipelineState(pipelines_.at(kernel).get());
 }
 
-void ModelKernels::embedding(Encoder* e, MTL::Buffer* tokens, MTL::Buffer* table, MTL::Buffer* out,
-                             MTL::Buffer* status, uint32_t n, uint32_t vocab, uint32_t dim) const {
+void ModelKernels::embedding(const Encoding& e, MTL::Buffer* tokens, MTL::Buffer* table,
+                             MTL::Buffer* out, MTL::Buffer* status, uint32_t n, uint32_t vocab,
+                             uint32_t dim) const {
   use(e, "embedding_lookup_q4_0_float");
   const EmbeddingParams p{n, vocab, dim, 1.0f};
-  e->setBuffer(tokens, 0, 0);
-  e->setBuffer(table, 0, 1);
-  e->setBuffer(out, 0, 2);
-  e->setBuffer(status, 0, 3);
-  e->setBytes(&p, sizeof p, 4);
-  e->dispatchThreads(MTL::Size(dim, n, 1), size1(std::min<uint32_t>(dim, 256)));
+  e.encoder->setBuffer(tokens, 0, 0);
+  e.encoder->setBuffer(table, 0, 1);
+  e.encoder->setBuffer(out, 0, 2);
+  e.encoder->setBuffer(status, 0, 3);
+  bind_value(e, p, 4);
+  e.encoder->dispatchThreads(MTL::Size(dim, n, 1), size1(std::min<uint32_t>(dim, 256)));
 }
 
-void ModelKernels::rms_norm(Encoder* e, BufferSlice in, MTL::Buffer* weight, BufferSlice out,
+void ModelKernels::rms_norm(const Encoding& e, BufferSlice in, MTL::Buffer* weight, BufferSlice out,
                             uint32_t rows, uint32_t hidden, float eps) const {
   use(e, "rms_norm_float");
   bind(e, in, 0);
-  e->setBuffer(weight, 0, 1);
+  e.encoder->setBuffer(weight, 0, 1);
   bind(e, out, 2);
-  e->setBytes(&hidden, sizeof hidden, 3);
-  e->setBytes(&eps, sizeof eps, 4);
-  e->setThreadgroupMemoryLength(kNormThreads * sizeof(float), 0);
-  e->dispatchThreadgroups(size1(rows), size1(kNormThreads));
+  bind_value(e, hidden, 3);
+  bind_value(e, eps, 4);
+  e.encoder->setThreadgroupMemoryLength(kNormThreads * sizeof(float), 0);
+  e.encoder->dispatchThreadgroups(size1(rows), size1(kNormThreads));
 }
 
-void ModelKernels::matvec(Encoder* e, MTL::Buffer* weight, BufferSlice in, BufferSlice out,
+void ModelKernels::matvec(const Encoding& e, MTL::Buffer* weight, BufferSlice in, BufferSlice out,
                           uint32_t out_dim, uint32_t in_dim, uint32_t batch,
                           bool accumulate) const {
   use(e, accumulate ? "multi_token_matvec_q4_0_accumulate" : "multi_token_matvec_q4_0");
-  e->setBuffer(weight, 0, 0);
+  e.encoder->setBuffer(weight, 0, 0);
   bind(e, in, 1);
   bind(e, out, 2);
-  e->setBytes(&out_dim, sizeof out_dim, 3);
-  e->setBytes(&in_dim, sizeof in_dim, 4);
-  e->setBytes(&batch, sizeof batch, 5);
+  bind_value(e, out_dim, 3);
+  bind_value(e, in_dim, 4);
+  bind_value(e, batch, 5);
   const uint32_t rows_per_group = kMatvecThreads / 32;
-  e->dispatchThreadgroups(size1((out_dim + rows_per_group - 1) / rows_per_group),
-                          size1(kMatvecThreads));
+  e.encoder->dispatchThreadgroups(size1((out_dim + rows_per_group - 1) / rows_per_group),
+                                  size1(kMatvecThreads));
 }
 
-void ModelKernels::rope(Encoder* e, BufferSlice q, BufferSlice k, uint32_t seq, uint32_t heads,
-                        uint32_t kv_heads, uint32_t head_dim, uint32_t position,
+void ModelKernels::rope(const Encoding& e, BufferSlice q, BufferSlice k, uint32_t seq,
+                        uint32_t heads, uint32_t kv_heads, uint32_t head_dim, uint32_t position,
                         float theta) const {
   use(e, "rope_float");
   const RopeParams p{seq, heads, kv_heads, head_dim, position, theta};
   bind(e, q, 0);
   bind(e, k, 1);
-  e->setBytes(&p, sizeof p, 2);
-  e->dispatchThreads(MTL::Size(head_dim / 2, heads + kv_heads, seq),
-                     size1(std::min<uint32_t>(head_dim / 2, 32)));
+  bind_value(e, p, 2);
+  e.encoder->dispatchThreads(MTL::Size(head_dim / 2, heads + kv_heads, seq),
+                             size1(std::min<uint32_t>(head_dim / 2, 32)));
 }
 
-void ModelKernels::kv_append(Encoder* e, BufferSlice k, BufferSlice v, BufferSlice k_slot,
+void ModelKernels::kv_append(const Encoding& e, BufferSlice k, BufferSlice v, BufferSlice k_slot,
                              BufferSlice v_slot, uint32_t count) const {
   use(e, "kv_append_float");
   bind(e, k, 0);
   bind(e, v, 1);
   bind(e, k_slot, 2);
   bind(e, v_slot, 3);
-  e->setBytes(&count, sizeof count, 4);
-  e->dispatchThreads(size1(count), size1(std::min<uint32_t>(count, 256)));
+  bind_value(e, count, 4);
+  e.encoder->dispatchThreads(size1(count), size1(std::min<uint32_t>(count, 256)));
 }
 
-void ModelKernels::attention(Encoder* e, BufferSlice q, MTL::Buffer* k_cache, MTL::Buffer* v_cache,
-                             BufferSlice out, uint32_t heads, uint32_t kv_heads, uint32_t head_dim,
-                             uint32_t kv_len) const {
+void ModelKernels::attention(const Encoding& e, BufferSlice q, MTL::Buffer* k_cache,
+                             MTL::Buffer* v_cache, BufferSlice out, uint32_t heads,
+                             uint32_t kv_heads, uint32_t head_dim, uint32_t kv_len) const {
   use(e, "decode_attention_float");
   const uint64_t row = uint64_t(kv_heads) * head_dim;  // a cache slot: [kv_heads, head_dim]
   DecodeParams p{};                                    // one query: batch strides 0
@@ -141,33 +147,34 @@ void ModelKernels::attention(Encoder* e, BufferSlice q, MTL::Buffer* k_cache, MT
   p.head_dim = head_dim;
   p.scale = float(1.0 / std::sqrt(double(head_dim)));
   bind(e, q, 0);
-  e->setBuffer(k_cache, 0, 1);
-  e->setBuffer(v_cache, 0, 2);
+  e.encoder->setBuffer(k_cache, 0, 1);
+  e.encoder->setBuffer(v_cache, 0, 2);
   bind(e, out, 3);
-  e->setBytes(&p, sizeof p, 4);
-  e->dispatchThreadgroups(MTL::Size(heads, 1, 1), size1(128));
+  bind_value(e, p, 4);
+  e.encoder->dispatchThreadgroups(MTL::Size(heads, 1, 1), size1(128));
 }
 
-void ModelKernels::swiglu(Encoder* e, BufferSlice gate, BufferSlice up, BufferSlice out,
+void ModelKernels::swiglu(const Encoding& e, BufferSlice gate, BufferSlice up, BufferSlice out,
                           uint32_t count) const {
   use(e, "swiglu_float");
   bind(e, gate, 0);
   bind(e, up, 1);
   bind(e, out, 2);
-  e->setBytes(&count, sizeof count, 3);
-  e->dispatchThreads(size1(count), size1(std::min<uint32_t>(count, 256)));
+  bind_value(e, count, 3);
+  e.encoder->dispatchThreads(size1(count), size1(std::min<uint32_t>(count, 256)));
 }
 
-void ModelKernels::argmax(Encoder* e, BufferSlice logits, MTL::Buffer* out, uint32_t cols) const {
+void ModelKernels::argmax(const Encoding& e, BufferSlice logits, MTL::Buffer* out,
+                          uint32_t cols) const {
   use(e, "argmax");
   const uint32_t rows = 1;
   bind(e, logits, 0);
-  e->setBuffer(out, 0, 1);
-  e->setBytes(&rows, sizeof rows, 2);
-  e->setBytes(&cols, sizeof cols, 3);
-  e->setThreadgroupMemoryLength(kArgmaxThreads * sizeof(float), 0);
-  e->setThreadgroupMemoryLength(kArgmaxThreads * sizeof(uint32_t), 1);
-  e->dispatchThreadgroups(size1(1), size1(kArgmaxThreads));
+  e.encoder->setBuffer(out, 0, 1);
+  bind_value(e, rows, 2);
+  bind_value(e, cols, 3);
+  e.encoder->setThreadgroupMemoryLength(kArgmaxThreads * sizeof(float), 0);
+  e.encoder->setThreadgroupMemoryLength(kArgmaxThreads * sizeof(uint32_t), 1);
+  e.encoder->dispatchThreadgroups(size1(1), size1(kArgmaxThreads));
 }
 
 }  // namespace metalsim::model

@@ -7,53 +7,51 @@
 #include <map>
 #include <string>
 
+#include "host/model/argument_arena.h"
+#include "host/model/buffer_slice.h"
 #include "metalsim/Metal.hpp"
 
 namespace metalsim::model {
 
-// A buffer and a byte offset into it: what one kernel argument is bound to.
-struct BufferSlice {
-  MTL::Buffer* buffer = nullptr;
-  size_t offset = 0;
+// Where a helper encodes: the encoder, and the arena its small arguments go to.
+struct Encoding {
+  MTL::ComputeCommandEncoder* encoder;
+  ArgumentArena& args;
 };
-// Float element `index` of `buffer`.
-inline BufferSlice floats_at(MTL::Buffer* buffer, size_t index) {
-  return {buffer, index * sizeof(float)};
-}
 
 class ModelKernels {
  public:
   // Makes every pipeline; throws std::runtime_error naming a kernel that is not linked.
   explicit ModelKernels(MTL::Device* device);
 
-  using Encoder = MTL::ComputeCommandEncoder;
   // out [n, dim] = dequant(table)[tokens]; status [n] (1 for an id >= vocab).
-  void embedding(Encoder* e, MTL::Buffer* tokens, MTL::Buffer* table, MTL::Buffer* out,
+  void embedding(const Encoding& e, MTL::Buffer* tokens, MTL::Buffer* table, MTL::Buffer* out,
                  MTL::Buffer* status, uint32_t n, uint32_t vocab, uint32_t dim) const;
   // Each of `rows` rows of `hidden` floats: x * rsqrt(mean(x^2) + eps) * weight.
-  void rms_norm(Encoder* e, BufferSlice in, MTL::Buffer* weight, BufferSlice out, uint32_t rows,
-                uint32_t hidden, float eps) const;
+  void rms_norm(const Encoding& e, BufferSlice in, MTL::Buffer* weight, BufferSlice out,
+                uint32_t rows, uint32_t hidden, float eps) const;
   // out [batch, out_dim] (+)= in [batch, in_dim] x W^T, W in Q4_0: the multi-token mat-vec.
-  void matvec(Encoder* e, MTL::Buffer* weight, BufferSlice in, BufferSlice out, uint32_t out_dim,
-              uint32_t in_dim, uint32_t batch, bool accumulate) const;
+  void matvec(const Encoding& e, MTL::Buffer* weight, BufferSlice in, BufferSlice out,
+              uint32_t out_dim, uint32_t in_dim, uint32_t batch, bool accumulate) const;
   // RoPE in place on q [seq, heads, head_dim] and k [seq, kv_heads, head_dim], positions from
   // `position`.
-  void rope(Encoder* e, BufferSlice q, BufferSlice k, uint32_t seq, uint32_t heads,
+  void rope(const Encoding& e, BufferSlice q, BufferSlice k, uint32_t seq, uint32_t heads,
             uint32_t kv_heads, uint32_t head_dim, uint32_t position, float theta) const;
   // Copies `count` floats of K and of V (one token) into a cache slot.
-  void kv_append(Encoder* e, BufferSlice k, BufferSlice v, BufferSlice k_slot, BufferSlice v_slot,
-                 uint32_t count) const;
+  void kv_append(const Encoding& e, BufferSlice k, BufferSlice v, BufferSlice k_slot,
+                 BufferSlice v_slot, uint32_t count) const;
   // One query token (heads x head_dim at q) against slots 0 .. kv_len - 1 of the cache.
-  void attention(Encoder* e, BufferSlice q, MTL::Buffer* k_cache, MTL::Buffer* v_cache,
+  void attention(const Encoding& e, BufferSlice q, MTL::Buffer* k_cache, MTL::Buffer* v_cache,
                  BufferSlice out, uint32_t heads, uint32_t kv_heads, uint32_t head_dim,
                  uint32_t kv_len) const;
   // out = silu(gate) * up over `count` floats.
-  void swiglu(Encoder* e, BufferSlice gate, BufferSlice up, BufferSlice out, uint32_t count) const;
+  void swiglu(const Encoding& e, BufferSlice gate, BufferSlice up, BufferSlice out,
+              uint32_t count) const;
   // out[0] = the index of the largest of `cols` logits.
-  void argmax(Encoder* e, BufferSlice logits, MTL::Buffer* out, uint32_t cols) const;
+  void argmax(const Encoding& e, BufferSlice logits, MTL::Buffer* out, uint32_t cols) const;
 
  private:
-  void use(Encoder* e, const char* kernel) const;
+  void use(const Encoding& e, const char* kernel) const;
   std::map<std::string, NS::SharedPtr<MTL::ComputePipelineState>> pipelines_;
 };
 

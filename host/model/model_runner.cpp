@@ -39,6 +39,7 @@ ModelRunner::ModelRunner(MTL::Device* device, const ModelConfig& config,
       weights_(device, matching(weights, config)),
       queue_(NS::TransferPtr(device->newCommandQueue())),
       cache_(make_kv_cache(device, config)),
+      arguments_(device),
       logits_buffer_(NS::TransferPtr(
           device->newBuffer(config.vocab * sizeof(float), MTL::ResourceStorageModeShared))),
       result_buffer_(
@@ -84,7 +85,8 @@ MTL::CommandBuffer* ModelRunner::encode_and_commit(const BatchBuffers& batch) {
   MTL::ComputeCommandEncoder* e = cb->computeCommandEncoder();
   const ForwardPass pass{
       config_, kernels_, weights_, *cache_, logits_buffer_.get(), result_buffer_.get()};
-  pass.encode(e, batch, position_);
+  arguments_.reset();
+  pass.encode({e, arguments_}, batch, position_);
   e->endEncoding();
   const auto t1 = std::chrono::steady_clock::now();
   cb->commit();

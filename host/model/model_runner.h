@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "host/model/argument_arena.h"
 #include "host/model/batch_buffers.h"
 #include "host/model/device_weights.h"
 #include "host/model/kv_cache.h"
@@ -66,6 +67,7 @@ class ModelRunner {
   DeviceWeights weights_;
   NS::SharedPtr<MTL::CommandQueue> queue_;
   std::unique_ptr<KvCache> cache_;
+  ArgumentArena arguments_;
   std::unique_ptr<BatchBuffers> batch_;  // the last call's; reused when the next has as many tokens
   NS::SharedPtr<MTL::Buffer> logits_buffer_, result_buffer_;
   std::vector<float> logits_;

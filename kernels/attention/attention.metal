@@ -356,7 +356,7 @@ kernel void flash_attention_forward_masked_float(
 // One query token per (batch, head) against kv_len cached keys; grid (num_heads, batch), 128
 // threads. Simdgroup s takes the key chunks s, s+4, s+8, ... of 32 keys (one per lane) with its
 // own online softmax; the four partial results are merged at the end. Threadgroup memory:
-// 4.6 KiB of kernel-scope arrays, whatever head_dim (<= 128).
+// 3104 bytes of kernel-scope arrays, whatever head_dim (<= 128).
 
 struct DecodeParams {
     ulong q_strides[2];     // batch, head (the query's sequence length is 1)
