@@ -9,82 +9,52 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/spec/case_runner.h"
 #include "simt/fiber/fiber.h"
-#include "support/hand_kernel.h"
-#include "support/host_harness.h"
 
-namespace metalsim::testing {
+namespace metalsim::bench {
 namespace {
 
-// Many per lane: the figure is the barrier's, not the lane fiber's start and finish (about 100 ns
-// per lane, spread over these).
-constexpr uint32_t kBarriersPerLane = 256;
-
-void many_barriers(const BoundArgs&, const LaneCursor&) {
-  for (uint32_t k = 0; k < kBarriersPerLane; ++k) engine::threadgroup_barrier();
-}
-HandKernel barrier_kernel("bench_barriers", {}, &lane_loop<many_barriers>);
-
-void sum_combine(const engine::CollectiveCall& call) {
-  float sum = 0;
-  for (uint32_t i = 0; i < call.count; ++i) sum += *static_cast<const float*>(call.members[i].in);
-  for (uint32_t i = 0; i < call.count; ++i) *static_cast<float*>(call.members[i].out) = sum;
-}
-
-void many_simd_sums(const BoundArgs& a, const LaneCursor& lane) {
-  float x = float(lane.value(Builtin::thread_index_in_simdgroup).x);
-  for (uint32_t k = 0; k < kBarriersPerLane; ++k) {
-    float out = 0;
-    engine::simd_collective(&sum_combine, &x, &out, 0, engine::SyncKind::SimdCollective);
-    x = out * 0.5f;
-  }
-  if (x == 12345.0f) buffer<float>(a, 0)[0] = x;  // keep the result alive
-}
-HandKernel simd_kernel("bench_simd_sum", {device_arg("sink", 0, 4)}, &lane_loop<many_simd_sums>);
-
-void empty_body(const BoundArgs&, const LaneCursor&) {}
-HandKernel empty_kernel("bench_empty", {}, &lane_loop<empty_body>);
+constexpr uint32_t kSyncsPerLane = 256;  // as engine_bench.metal
 
 inline float silu(float v) { return v / (1.0f + std::exp(-v)); }
 
-void silu_lane(const BoundArgs& a, const LaneCursor& lane) {
-  const uint32_t i = lane.value(Builtin::thread_position_in_grid).x;
-  buffer<float>(a, 1)[i] = silu(buffer<const float>(a, 0)[i]);
+// A dispatch context with no checks on `workers` threads (0: every core).
+std::unique_ptr<spec::CaseContext> plain_context(uint32_t workers) {
+  engine::ExecutionOptions o;
+  o.workers = workers;
+  o.checks = check::CheckSet::none();
+  return spec::CaseRunner::shared().context(o, 1);
 }
-HandKernel silu_kernel("bench_silu", {device_arg("x", 0, 4, true), device_arg("y", 1, 4)}, &lane_loop<silu_lane>);
+
+void no_arguments(MTL::ComputeCommandEncoder*) {}
 
 // One worker: the per-lane cost of the engine itself, without parallel speed-up.
 void BM_ThreadgroupBarrier(benchmark::State& state) {
-  Harness h;
-  h.options().workers = 1;
-  h.options().checks = {false, false, false, false};
+  auto h = plain_context(1);
   const uint32_t lanes = uint32_t(state.range(0));
-  for (auto _ : state) h.run("bench_barriers", [](auto*) {}, {4, 1, 1}, {lanes, 1, 1});
-  const double lane_barriers = double(state.iterations()) * 4 * lanes * kBarriersPerLane;
+  for (auto _ : state) h->run("bench_barriers", no_arguments, {4, 1, 1}, {lanes, 1, 1});
+  const double lane_barriers = double(state.iterations()) * 4 * lanes * kSyncsPerLane;
   state.counters["ns_per_lane_barrier"] =
       benchmark::Counter(lane_barriers, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_ThreadgroupBarrier)->Arg(32)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 void BM_SimdSum(benchmark::State& state) {
-  Harness h;
-  h.options().workers = 1;
-  h.options().checks = {false, false, false, false};
-  auto sink = h.buffer(4);
+  auto h = plain_context(1);
+  auto sink = h->buffer(4);
   for (auto _ : state)
-    h.run("bench_simd_sum", [&](auto* e) { e->setBuffer(sink.get(), 0, 0); }, {4, 1, 1}, {256, 1, 1});
-  const double lane_ops = double(state.iterations()) * 4 * 256 * kBarriersPerLane;
+    h->run("bench_simd_sum", [&](auto* e) { e->setBuffer(sink.get(), 0, 0); }, {4, 1, 1}, {256, 1, 1});
+  const double lane_ops = double(state.iterations()) * 4 * 256 * kSyncsPerLane;
   state.counters["ns_per_lane_simd_sum"] =
       benchmark::Counter(lane_ops, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_SimdSum)->Unit(benchmark::kMillisecond);
 
 void BM_EmptyThreadgroup(benchmark::State& state) {
-  Harness h;
-  h.options().workers = 1;
-  h.options().checks = {false, false, false, false};
+  auto h = plain_context(1);
   const uint32_t groups = 4096, lanes = uint32_t(state.range(0));
-  for (auto _ : state) h.run("bench_empty", [](auto*) {}, {groups, 1, 1}, {lanes, 1, 1});
+  for (auto _ : state) h->run("bench_empty", no_arguments, {groups, 1, 1}, {lanes, 1, 1});
   state.counters["ns_per_threadgroup"] = benchmark::Counter(
       double(state.iterations()) * groups, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
@@ -95,21 +65,19 @@ BENCHMARK(BM_EmptyThreadgroup)->Arg(1)->Arg(256)->Unit(benchmark::kMillisecond);
 void BM_BarrierFreeVsNative(benchmark::State& state) {
   const uint32_t n = 1u << 22;
   const int workers = int(state.range(0));
-  Harness h;
-  h.options().workers = uint32_t(workers);
-  h.options().checks = {false, false, false, false};
+  auto h = plain_context(uint32_t(workers));
   std::vector<float> x(n);
   for (uint32_t i = 0; i < n; ++i) x[i] = float(int(i % 2001) - 1000) / 100.0f;
-  auto xb = h.buffer(x);
-  auto yb = h.buffer(size_t(n) * 4);
+  auto xb = h->buffer(x);
+  auto yb = h->buffer(size_t(n) * 4);
   std::vector<float> y(n);
   double emulated = 0, native = 0;
   for (auto _ : state) {
     auto t0 = std::chrono::steady_clock::now();
-    h.run("bench_silu", [&](auto* e) {
+    h->run("bench_silu", [&](auto* e) {
       e->setBuffer(xb.get(), 0, 0);
       e->setBuffer(yb.get(), 0, 1);
-    }, {n, 1, 1}, {256, 1, 1}, true);
+    }, {n, 1, 1}, {256, 1, 1}, spec::CaseContext::Grid::threads);
     auto t1 = std::chrono::steady_clock::now();
 #pragma omp parallel for num_threads(workers) schedule(static)
     for (uint32_t i = 0; i < n; ++i) y[i] = silu(x[i]);
@@ -164,6 +132,6 @@ BENCHMARK(BM_FiberSwitchFloor)->Arg(256)->Arg(1024);
 BENCHMARK(BM_BarrierFreeVsNative)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
-}  // namespace metalsim::testing
+}  // namespace metalsim::bench
 
 BENCHMARK_MAIN();

@@ -6,15 +6,16 @@
 
 #include <chrono>
 
-#include "kernels/spec/spec.h"
+#include "kernels/spec/case_runner.h"
 
 namespace metalsim::spec {
 namespace {
 
-void run_case(benchmark::State& state, const KernelSpec* spec, Params params) {
-  RunOptions options;
-  options.execution.checks = {false, false, false, false};  // speed of the plain run
-  std::unique_ptr<PreparedCase> c = spec->prepare(spec->complete(params), options);
+void bench_case(benchmark::State& state, const KernelSpec* spec, Params params) {
+  engine::ExecutionOptions options;
+  options.checks = check::CheckSet::none();  // speed of the plain run
+  auto ctx = CaseRunner::shared().context(options, 1);
+  std::unique_ptr<PreparedCase> c = spec->prepare(spec->complete(params), *ctx);
   double kernel = 0, reference = 0;
   for (auto _ : state) {
     c->repoison();
@@ -39,7 +40,7 @@ int main(int argc, char** argv) {
   using namespace metalsim::spec;
   for (const KernelSpec* spec : SpecRegistry::all())
     for (const Params& p : spec->bench_cases())
-      benchmark::RegisterBenchmark(case_id(spec->name(), p).c_str(), run_case, spec, p)
+      benchmark::RegisterBenchmark(case_id(spec->name(), p).c_str(), bench_case, spec, p)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()
           ->Iterations(3);

@@ -33,16 +33,13 @@ struct BenchResult {
   std::string error;
 };
 
-BenchResult bench_case(const CaseRequest& r, size_t reps) {
+BenchResult bench_case(const Case& r, const engine::ExecutionOptions& options, size_t reps) {
   BenchResult b;
-  spec::RunOptions options;
-  options.seed = r.seed;
-  options.execution.schedule = r.schedule;
-  options.execution.checks = r.checks;
-  options.execution.checks.race = false;
-  options.execution.workers = r.workers;
+  engine::ExecutionOptions plain = options;
+  plain.checks.race = false;  // one schedule: a benchmark times a run, it does not compare runs
   try {
-    auto c = r.spec->prepare(r.params, options);
+    auto ctx = spec::CaseRunner::shared().context(plain, r.seed);
+    auto c = r.spec->prepare(r.params, *ctx);
     c->run_kernel();  // warm-up: pipelines, stacks, caches
     c->run_reference();
     for (size_t i = 0; i < reps; ++i) {
@@ -73,42 +70,35 @@ Action setup_bench(CLI::App& sub, Io& io) {
   sub.add_option("--reps", o->reps, "timed repetitions per case (the median is shown)")->capture_default_str();
   sub.add_flag("--json", o->json, "one JSON object per case and line on stdout");
   return [o, &io] {
-    CaseRequest base;
-    if (!o->flags.fill(base, io.err)) return kExitUsage;
     const auto specs = select_specs(o->patterns);
     if (specs.empty() && !o->patterns.empty()) {
       io.err << "metalsim: no kernel matches\n";
       return kExitUsage;
     }
-    std::vector<CaseRequest> cases;
+    std::vector<Case> cases;
     for (const KernelSpec* s : specs)
-      for (const Params& p : s->bench_cases()) {
-        CaseRequest r = base;
-        r.spec = s;
-        r.params = s->complete(p);
-        cases.push_back(r);
-      }
+      for (const Params& p : s->bench_cases()) cases.push_back({s, s->complete(p), o->flags.seed});
     Table t({"case", "kernel", "reference", "emulated/native", "result"});
     for (size_t c : {1, 2, 3}) t.align_right(c);
     size_t failed = 0;
     ProgressBar bar(io.err, io.progress, cases.size());
     for (size_t i = 0; i < cases.size(); ++i) {
-      const CaseRequest& r = cases[i];
+      const Case& r = cases[i];
       bar.update(i, r.id());
-      BenchResult b = bench_case(r, std::max<size_t>(o->reps, 1));
+      BenchResult b = bench_case(r, o->flags.options, std::max<size_t>(o->reps, 1));
       const double k = median(b.kernel), ref = median(b.reference);
       const double ratio = ref > 0 ? k / ref : std::nan("");
-      const Verdict v = judge(*r.spec, b.result.passed);
-      failed += !verdict_ok(v);
-      const std::string result = b.result.passed ? "ok" : std::string(verdict_name(v)) + ": " + b.result.failure;
+      const Verdict v = spec::judge(*r.spec, r.params, b.result, o->flags.options.checks).verdict;
+      failed += !spec::verdict_ok(v);
+      const std::string result = b.result.passed ? "ok" : std::string(spec::verdict_name(v)) + ": " + b.result.failure;
       if (o->json)
         write_json_line(io.out, {{"command", "bench"}, {"id", r.id()}, {"kernel", r.spec->name()},
                                  {"family", r.spec->family()}, {"params", params_json(r.params)},
-                                 {"checks", checks_str(r.checks)}, {"reps", b.kernel.size()},
+                                 {"checks", o->flags.options.checks.str()}, {"mode", std::string(engine::execution_mode_name(o->flags.options.mode))}, {"reps", b.kernel.size()},
                                  {"kernel_seconds", k}, {"reference_seconds", ref},
                                  {"ratio", std::isfinite(ratio) ? json(ratio) : json(nullptr)},
                                  {"kernel_samples", b.kernel}, {"reference_samples", b.reference},
-                                 {"status", std::string(verdict_name(v))}, {"failure", b.result.failure}});
+                                 {"status", std::string(spec::verdict_name(v))}, {"failure", b.result.failure}});
       t.add({r.id(), format_seconds(k), format_seconds(ref), format_ratio(ratio), result});
     }
     bar.finish();

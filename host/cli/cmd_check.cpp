@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <sstream>
 
 #include "host/cli/commands.h"
 #include "host/cli/output_json.h"
@@ -33,8 +34,9 @@ std::string row_status(const KernelRow& r) {
 }
 
 void print_failure(std::ostream& out, const CaseOutcome& o) {
-  out << verdict_name(o.verdict) << "  " << o.request.id() << ": "
+  out << spec::verdict_name(o.verdict()) << "  " << o.subject.id() << ": "
       << (o.result.failure.empty() ? "passed" : o.result.failure) << "\n";
+  if (!o.judgement.why.empty()) out << "    expected: " << o.judgement.why << "\n";
   const size_t shown = std::min<size_t>(o.result.reports.size(), 3);
   for (size_t i = 0; i < shown; ++i) {
     std::istringstream lines(o.result.reports[i].format());
@@ -42,7 +44,7 @@ void print_failure(std::ostream& out, const CaseOutcome& o) {
   }
   if (o.result.reports.size() > shown)
     out << "    ... " << o.result.reports.size() - shown << " more reports\n";
-  out << "  reproduce: " << repro_command(o.request) << "\n";
+  out << "  reproduce: " << spec::repro_command(o.subject, o.options) << "\n";
 }
 
 }  // namespace
@@ -66,9 +68,7 @@ Action setup_check(CLI::App& sub, Io& io) {
   sub.add_option("--junit", o->junit, "also write JUnit XML, one testcase per case, to FILE");
   sub.add_option("--shard", o->shard, "i/N: run cases k with k % N == i")->capture_default_str();
   return [o, &io] {
-    CaseRequest base;
     Shard shard;
-    if (!o->flags.fill(base, io.err)) return kExitUsage;
     if (!Shard::parse(o->shard, shard)) {
       io.err << "metalsim: bad --shard '" << o->shard << "' (i/N with 0 <= i < N)\n";
       return kExitUsage;
@@ -87,17 +87,15 @@ Action setup_check(CLI::App& sub, Io& io) {
     std::map<const KernelSpec*, size_t> row_of;
     ProgressBar bar(io.err, io.progress, mine.size());
     for (size_t n = 0; n < mine.size(); ++n) {
-      CaseRequest req = base;
-      req.spec = sel.cases[mine[n]].spec;
-      req.params = sel.cases[mine[n]].params;
-      bar.update(n, req.id());
-      CaseOutcome out = run_case(req);
+      const Case c{sel.cases[mine[n]].spec, sel.cases[mine[n]].params, o->flags.seed};
+      bar.update(n, c.id());
+      CaseOutcome out = run_case(c, o->flags.options);
       if (o->json) write_json_line(io.out, case_json("check", out));
-      auto [it, added] = row_of.emplace(req.spec, rows.size());
-      if (added) rows.emplace_back().spec = req.spec;
+      auto [it, added] = row_of.emplace(c.spec, rows.size());
+      if (added) rows.emplace_back().spec = c.spec;
       KernelRow& row = rows[it->second];
       ++row.cases;
-      row.ok += verdict_ok(out.verdict);
+      row.ok += spec::verdict_ok(out.verdict());
       if (out.result.elements > 0 && !(out.result.max_error <= row.worst)) row.worst = out.result.max_error;
       row.seconds += out.seconds;
       outcomes.push_back(std::move(out));
@@ -105,7 +103,7 @@ Action setup_check(CLI::App& sub, Io& io) {
     bar.finish();
 
     size_t passed = 0, failed = 0;
-    for (const auto& out : outcomes) (verdict_ok(out.verdict) ? passed : failed)++;
+    for (const auto& out : outcomes) (spec::verdict_ok(out.verdict()) ? passed : failed)++;
     std::ostream& summary = o->json ? io.err : io.out;
     if (!o->json) {
       Table t({"kernel", "cases", "worst error", "checks", "time", "status"});
@@ -113,12 +111,12 @@ Action setup_check(CLI::App& sub, Io& io) {
       t.align_right(2);
       t.align_right(4);
       for (const auto& r : rows)
-        t.add({r.spec->name(), std::to_string(r.cases), format_ratio(r.worst), checks_str(base.checks),
+        t.add({r.spec->name(), std::to_string(r.cases), format_ratio(r.worst), o->flags.options.checks.str(),
                format_seconds(r.seconds), row_status(r)});
       t.print(io.out);
       bool header = false;
       for (const auto& out : outcomes) {
-        if (verdict_ok(out.verdict)) continue;
+        if (spec::verdict_ok(out.verdict())) continue;
         if (!header) io.out << "\nfailures:\n";
         header = true;
         print_failure(io.out, out);

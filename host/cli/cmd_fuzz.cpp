@@ -37,55 +37,55 @@ struct Options {
   std::string junit;
 };
 
-std::string corpus_name(const CaseRequest& r) {
-  std::string name = r.id() + "_seed" + std::to_string(r.seed) + "_" + r.schedule.str();
+std::string corpus_name(const Case& c, const engine::ExecutionOptions& options) {
+  std::string name = c.id() + "_seed" + std::to_string(c.seed) + "_" + options.schedule.str();
   std::string out;
-  for (char c : name) {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') out += c;
-    else if (c == '(' || c == ',' || c == ':') out += '_';
+  for (char ch : name) {
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_') out += ch;
+    else if (ch == '(' || ch == ',' || ch == ':') out += '_';
   }
   return out + ".json";
 }
 
 json corpus_entry(const CaseOutcome& found, const ShrinkResult& s, uint64_t fuzz_seed, size_t index) {
-  const CaseRequest& r = s.minimal;
+  const Case& r = s.minimal;
   return {{"kernel", r.spec->name()},
           {"params", params_json(r.params)},
           {"id", r.id()},
           {"seed", r.seed},
-          {"schedule", r.schedule.str()},
-          {"checks", checks_str(r.checks)},
-          {"race_seed", r.race_seed},
+          {"schedule", s.options.schedule.str()},
+          {"checks", s.options.checks.str()},
+          {"mode", std::string(engine::execution_mode_name(s.options.mode))},
           {"expectation", r.spec->expectation() == spec::Expectation::known_bug ? "known_bug" : "pass"},
-          {"failure_kind", failure_kind(s.outcome.result)},
+          {"failure_kind", spec::failure_kind(s.outcome.result)},
           {"failure", s.outcome.result.failure},
-          {"repro", repro_command(r)},
-          {"found_as", {{"id", found.request.id()},
-                        {"seed", found.request.seed},
-                        {"schedule", found.request.schedule.str()},
+          {"repro", spec::repro_command(r, s.options)},
+          {"found_as", {{"id", found.subject.id()},
+                        {"seed", found.subject.seed},
+                        {"schedule", found.options.schedule.str()},
                         {"fuzz_seed", fuzz_seed},
                         {"case_index", index},
                         {"shrink_runs", s.runs}}}};
 }
 
-// Reads one corpus entry back into a request; false (with a message) when it cannot.
-bool read_entry(const fs::path& path, CaseRequest& r, std::ostream& err) {
+// Reads one corpus entry back into a case and its options; false (with a message) when it cannot.
+bool read_entry(const fs::path& path, Case& c, engine::ExecutionOptions& options, std::ostream& err) {
   try {
     std::ifstream file(path);
     const json j = json::parse(file);
-    r.spec = spec::SpecRegistry::find(j.at("kernel").get<std::string>());
-    if (r.spec == nullptr) {
+    c.spec = spec::SpecRegistry::find(j.at("kernel").get<std::string>());
+    if (c.spec == nullptr) {
       err << "metalsim: " << path.string() << ": no kernel named '" << j.at("kernel").get<std::string>() << "'\n";
       return false;
     }
     Params p;
     for (const auto& [k, v] : j.at("params").items()) p[k] = v.get<int64_t>();
-    r.params = r.spec->complete(p);
-    r.seed = j.at("seed").get<uint64_t>();
-    r.race_seed = j.value("race_seed", r.seed);
-    if (!engine::SchedulePolicy::parse(j.at("schedule").get<std::string>(), r.schedule) ||
-        !check::CheckSet::parse(j.at("checks").get<std::string>(), r.checks)) {
-      err << "metalsim: " << path.string() << ": bad schedule or checks\n";
+    c.params = c.spec->complete(p);
+    c.seed = j.at("seed").get<uint64_t>();
+    if (!engine::SchedulePolicy::parse(j.at("schedule").get<std::string>(), options.schedule) ||
+        !check::CheckSet::parse(j.at("checks").get<std::string>(), options.checks) ||
+        !engine::parse_execution_mode(j.value("mode", std::string("auto")), options.mode)) {
+      err << "metalsim: " << path.string() << ": bad schedule, checks or mode\n";
       return false;
     }
     return true;
@@ -95,34 +95,39 @@ bool read_entry(const fs::path& path, CaseRequest& r, std::ostream& err) {
   }
 }
 
-int replay(const Options& o, Io& io) {
+std::vector<fs::path> corpus_files(const std::string& dir, std::error_code& ec) {
   std::vector<fs::path> files;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(o.replay, ec))
+  for (const auto& entry : fs::directory_iterator(dir, ec))
     if (entry.path().extension() == ".json") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+int replay(const Options& o, Io& io) {
+  std::error_code ec;
+  const std::vector<fs::path> files = corpus_files(o.replay, ec);
   if (ec) {
     io.err << "metalsim: cannot read corpus " << o.replay << ": " << ec.message() << "\n";
     return kExitUsage;
   }
-  std::sort(files.begin(), files.end());
   Table t({"entry", "case", "result"});
   std::vector<JunitCase> junit;
   size_t passed = 0, failed = 0, unreadable = 0;
   ProgressBar bar(io.err, io.progress, files.size());
   for (size_t i = 0; i < files.size(); ++i) {
-    CaseRequest r;
-    if (!read_entry(files[i], r, io.err)) {
+    Case c;
+    engine::ExecutionOptions options = o.flags.options;
+    if (!read_entry(files[i], c, options, io.err)) {
       ++unreadable;
       continue;
     }
-    if (o.flags.workers != 0) r.workers = o.flags.workers;
-    bar.update(i, r.id());
-    const CaseOutcome out = run_case(r);
-    const bool known = r.spec->expectation() == spec::Expectation::known_bug;
+    bar.update(i, c.id());
+    const CaseOutcome out = run_case(c, options);
+    const bool known = c.spec->expectation() == spec::Expectation::known_bug;
     const char* result = known ? (out.result.passed ? "known bug NOT reproduced" : "known bug reproduced")
                                : (out.result.passed ? "fixed" : "STILL FAILS");
-    (verdict_ok(out.verdict) ? passed : failed)++;
-    t.add({files[i].filename().string(), r.id(), std::string(result) +
+    (spec::verdict_ok(out.verdict()) ? passed : failed)++;
+    t.add({files[i].filename().string(), c.id(), std::string(result) +
                                                      (out.result.passed ? "" : ": " + out.result.failure)});
     if (o.json) write_json_line(io.out, case_json("fuzz-replay", out));
     junit.push_back(junit_case(out));
@@ -146,20 +151,118 @@ struct SpecTally {
   std::set<std::string> minimal;  // distinct minimal repro commands
 };
 
-int fuzz(const Options& o, Io& io, bool fixed_schedule) {
-  CaseRequest base;
+// One campaign: its options, checked, and what it has counted so far.
+struct Campaign {
+  Campaign(const Options& options, Io& streams, bool fixed) : o(options), io(streams), fixed_schedule(fixed) {}
+  const Options& o;
+  Io& io;
+  bool fixed_schedule;
   Shard shard;
-  if (!o.flags.fill(base, io.err)) return kExitUsage;
-  if (!Shard::parse(o.shard, shard)) {
-    io.err << "metalsim: bad --shard '" << o.shard << "' (i/N with 0 <= i < N)\n";
-    return kExitUsage;
+  size_t cases_per_spec = 0;
+  double seconds_per_spec = 0;
+  std::vector<SpecTally> tallies;
+  std::vector<JunitCase> junit;
+  size_t passed = 0, failed = 0;
+};
+
+// A usage error in words, or "" when the options make a campaign.
+std::string campaign_problem(const Options& o, Shard& shard) {
+  if (!Shard::parse(o.shard, shard)) return "bad --shard '" + o.shard + "' (i/N with 0 <= i < N)";
+  if (o.shrink != "kind" && o.shrink != "all" && o.shrink != "none") return "--shrink takes kind, all or none";
+  if (!o.all && o.patterns.empty()) return "fuzz needs KERNEL... or --all";
+  return {};
+}
+
+// Shrinks a failure, prints the repro, saves it to the corpus; adds what it did to `line`.
+void shrink_failure(Campaign& cp, const CaseOutcome& out, size_t k, SpecTally& tally, std::ostream& text,
+                    json& line) {
+  const ShrinkResult s = shrink(out, cp.o.max_shrink_runs);
+  const std::string repro = spec::repro_command(s.minimal, s.options);
+  tally.minimal.insert(repro);
+  text << "  shrunk in " << s.runs << " runs to " << s.minimal.id() << ": " << s.outcome.result.failure << "\n";
+  text << "  reproduce: " << repro << "\n";
+  line["shrunk"] = {{"id", s.minimal.id()}, {"seed", s.minimal.seed},
+                    {"schedule", s.options.schedule.str()}, {"runs", s.runs},
+                    {"failure", s.outcome.result.failure}, {"repro", repro}};
+  if (cp.o.corpus.empty()) return;
+  const fs::path path = fs::path(cp.o.corpus) / corpus_name(s.minimal, s.options);
+  std::ofstream(path) << corpus_entry(out, s, cp.o.flags.seed, k).dump(2) << "\n";
+  text << "  saved: " << path.string() << "\n";
+  line["corpus"] = path.string();
+}
+
+// Runs case k of `spec`; a failure is printed and, the first of its kind (or every one with
+// --shrink all), shrunk.
+void fuzz_one(Campaign& cp, const KernelSpec& spec, const FuzzCase& fc, SpecTally& tally,
+              std::map<std::string, std::string>& shrunk_kinds, ProgressBar& bar) {
+  const Case c{&spec, fc.params, fc.seed};
+  engine::ExecutionOptions options = cp.o.flags.options;
+  if (!cp.fixed_schedule) options.schedule = fc.schedule;
+  bar.update(tally.cases, c.id());
+  CaseOutcome out = run_case(c, options);
+  // A random case that misses a known bug is no failure: fuzzing need not hit it every time.
+  if (out.verdict() == Verdict::known_bug_not_reproduced) out.judgement = {Verdict::pass, {}};
+  ++tally.cases;
+  (spec::verdict_ok(out.verdict()) ? cp.passed : cp.failed)++;
+  cp.junit.push_back(junit_case(out));
+  json line = case_json("fuzz", out);
+  line["case_index"] = fc.index;
+  if (!out.result.passed) {
+    ++tally.failures;
+    const std::string kind = spec::failure_kind(out.result);
+    bar.finish();
+    std::ostream& text = cp.o.json ? cp.io.err : cp.io.out;
+    text << (spec.expectation() == spec::Expectation::known_bug ? "known bug " : "FAIL ") << "case " << fc.index
+         << ": " << c.id() << " seed " << c.seed << " schedule " << options.schedule.str() << ": "
+         << out.result.failure << "\n";
+    const bool seen = shrunk_kinds.contains(kind);
+    if (cp.o.shrink == "all" || (cp.o.shrink == "kind" && !seen)) {
+      shrink_failure(cp, out, fc.index, tally, text, line);
+      shrunk_kinds[kind] = line["shrunk"]["repro"].get<std::string>();
+    } else if (seen) {
+      text << "  same kind (" << kind << ") as " << shrunk_kinds[kind] << "\n";
+    }
   }
-  if (o.shrink != "kind" && o.shrink != "all" && o.shrink != "none") {
-    io.err << "metalsim: --shrink takes kind, all or none\n";
-    return kExitUsage;
+  if (cp.o.json) write_json_line(cp.io.out, line);
+}
+
+void fuzz_spec(Campaign& cp, const KernelSpec& spec) {
+  SpecTally tally;
+  tally.spec = &spec;
+  std::map<std::string, std::string> shrunk_kinds;  // failure kind -> minimal repro
+  const CaseGenerator gen(spec, cp.o.flags.seed, cp.o.limit);
+  const auto start = std::chrono::steady_clock::now();
+  const size_t n = cp.cases_per_spec;
+  ProgressBar bar(cp.io.err, cp.io.progress,
+                  n == SIZE_MAX ? 0 : (n + cp.shard.count - 1 - cp.shard.index) / cp.shard.count);
+  for (size_t k = 0; k < n; ++k) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (cp.o.time > 0 && elapsed > cp.seconds_per_spec) break;
+    if (cp.shard.owns(k)) fuzz_one(cp, spec, gen.generate(k), tally, shrunk_kinds, bar);
   }
-  if (!o.all && o.patterns.empty()) {
-    io.err << "metalsim: fuzz needs KERNEL... or --all\n";
+  bar.finish();
+  cp.tallies.push_back(std::move(tally));
+}
+
+void print_tallies(const Campaign& cp, std::ostream& out) {
+  Table t({"kernel", "cases", "failures", "minimal repros", "status"});
+  for (size_t c : {1, 2, 3}) t.align_right(c);
+  for (const auto& s : cp.tallies) {
+    const bool bug = s.spec->expectation() == spec::Expectation::known_bug;
+    const std::string status = bug ? (s.failures ? "known bug reproduced" : "known bug not hit")
+                                   : (s.failures ? "FAIL" : "pass");
+    t.add({s.spec->name(), std::to_string(s.cases), std::to_string(s.failures),
+           std::to_string(s.minimal.size()), status});
+  }
+  if (cp.tallies.empty()) return;
+  out << "\n";
+  t.print(out);
+}
+
+int fuzz(const Options& o, Io& io, bool fixed_schedule) {
+  Campaign cp(o, io, fixed_schedule);
+  if (const std::string problem = campaign_problem(o, cp.shard); !problem.empty()) {
+    io.err << "metalsim: " << problem << "\n";
     return kExitUsage;
   }
   const auto specs = select_specs(o.all ? std::vector<std::string>{} : o.patterns);
@@ -168,99 +271,19 @@ int fuzz(const Options& o, Io& io, bool fixed_schedule) {
     return kExitUsage;
   }
   if (!o.corpus.empty()) fs::create_directories(o.corpus);
-  const size_t cases = o.cases > 0 ? o.cases : (o.time > 0 ? SIZE_MAX : 100);
-  const double per_spec = specs.empty() ? 0 : o.time / double(specs.size());
-
-  std::vector<SpecTally> tallies;
-  std::vector<JunitCase> junit;
-  size_t passed = 0, failed = 0;
-  for (const KernelSpec* spec : specs) {
-    SpecTally tally;
-    tally.spec = spec;
-    std::map<std::string, std::string> shrunk_kinds;  // failure kind -> minimal repro
-    const CaseGenerator gen(*spec, base.seed, o.limit);
-    const auto start = std::chrono::steady_clock::now();
-    ProgressBar bar(io.err, io.progress, cases == SIZE_MAX ? 0 : (cases + shard.count - 1 - shard.index) / shard.count);
-    for (size_t k = 0; k < cases; ++k) {
-      if (o.time > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > per_spec)
-        break;
-      if (!shard.owns(k)) continue;
-      const FuzzCase fc = gen.generate(k);
-      CaseRequest req = base;
-      req.spec = spec;
-      req.params = fc.params;
-      req.seed = fc.seed;
-      req.race_seed = fc.seed;
-      if (!fixed_schedule) req.schedule = fc.schedule;
-      bar.update(tally.cases, req.id());
-      CaseOutcome out = run_case(req);
-      // A random case that misses a known bug is no failure: fuzzing need not hit it every time.
-      if (out.verdict == Verdict::known_bug_not_reproduced) out.verdict = Verdict::pass;
-      ++tally.cases;
-      (verdict_ok(out.verdict) ? passed : failed)++;
-      junit.push_back(junit_case(out));
-      json line = case_json("fuzz", out);
-      line["case_index"] = k;
-      if (out.result.passed) {
-        if (o.json) write_json_line(io.out, line);
-        continue;
-      }
-      ++tally.failures;
-      const std::string kind = failure_kind(out.result);
-      bar.finish();
-      std::ostream& text = o.json ? io.err : io.out;
-      text << (spec->expectation() == spec::Expectation::known_bug ? "known bug " : "FAIL ") << "case " << k
-           << ": " << req.id() << " seed " << req.seed << " schedule " << req.schedule.str() << ": "
-           << out.result.failure << "\n";
-      const bool do_shrink = o.shrink == "all" || (o.shrink == "kind" && !shrunk_kinds.contains(kind));
-      if (!do_shrink) {
-        if (shrunk_kinds.contains(kind)) text << "  same kind (" << kind << ") as " << shrunk_kinds[kind] << "\n";
-        if (o.json) write_json_line(io.out, line);
-        continue;
-      }
-      const ShrinkResult s = shrink(out, o.max_shrink_runs);
-      const std::string repro = repro_command(s.minimal);
-      shrunk_kinds[kind] = repro;
-      tally.minimal.insert(repro);
-      text << "  shrunk in " << s.runs << " runs to " << s.minimal.id() << ": " << s.outcome.result.failure << "\n";
-      text << "  reproduce: " << repro << "\n";
-      line["shrunk"] = {{"id", s.minimal.id()}, {"seed", s.minimal.seed},
-                        {"schedule", s.minimal.schedule.str()}, {"runs", s.runs},
-                        {"failure", s.outcome.result.failure}, {"repro", repro}};
-      if (!o.corpus.empty()) {
-        const fs::path path = fs::path(o.corpus) / corpus_name(s.minimal);
-        std::ofstream(path) << corpus_entry(out, s, base.seed, k).dump(2) << "\n";
-        text << "  saved: " << path.string() << "\n";
-        line["corpus"] = path.string();
-      }
-      if (o.json) write_json_line(io.out, line);
-    }
-    bar.finish();
-    tallies.push_back(std::move(tally));
-  }
+  cp.cases_per_spec = o.cases > 0 ? o.cases : (o.time > 0 ? SIZE_MAX : 100);
+  cp.seconds_per_spec = specs.empty() ? 0 : o.time / double(specs.size());
+  for (const KernelSpec* spec : specs) fuzz_spec(cp, *spec);
 
   std::ostream& summary = o.json ? io.err : io.out;
-  Table t({"kernel", "cases", "failures", "minimal repros", "status"});
-  t.align_right(1);
-  t.align_right(2);
-  t.align_right(3);
-  for (const auto& s : tallies) {
-    const bool bug = s.spec->expectation() == spec::Expectation::known_bug;
-    const std::string status = bug ? (s.failures ? "known bug reproduced" : "known bug not hit")
-                                   : (s.failures ? "FAIL" : "pass");
-    t.add({s.spec->name(), std::to_string(s.cases), std::to_string(s.failures),
-           std::to_string(s.minimal.size()), status});
-  }
-  if (!tallies.empty()) {
-    summary << "\n";
-    t.print(summary);
-  }
-  if (!o.junit.empty() && !write_junit_file(o.junit, "metalsim fuzz", junit)) {
+  print_tallies(cp, summary);
+  if (!o.junit.empty() && !write_junit_file(o.junit, "metalsim fuzz", cp.junit)) {
     io.err << "metalsim: cannot write " << o.junit << "\n";
     return kExitUsage;
   }
-  summary << passed << " passed, " << failed << " failed (seed " << base.seed << ", shard " << shard.str() << ")\n";
-  return failed == 0 ? kExitOk : kExitFailed;
+  summary << cp.passed << " passed, " << cp.failed << " failed (seed " << o.flags.seed << ", shard "
+          << cp.shard.str() << ")\n";
+  return cp.failed == 0 ? kExitOk : kExitFailed;
 }
 
 }  // namespace

@@ -19,12 +19,12 @@ Action setup_run(CLI::App& sub, Io& io) {
   sub.allow_extras();
   sub.footer("Parameters: --NAME=VALUE for each of the kernel's (metalsim list); missing ones take their fallback.");
   return [o, &io, &sub] {
-    CaseRequest request;
-    if (!build_single_case(o->kernel, sub.remaining(), o->flags, request, io.err)) return kExitUsage;
-    const CaseOutcome outcome = run_case(request);
+    Case c;
+    if (!build_single_case(o->kernel, sub.remaining(), o->flags.seed, c, io.err)) return kExitUsage;
+    const CaseOutcome outcome = run_case(c, o->flags.options);
     if (o->json) write_json_line(io.out, case_json("run", outcome));
     else print_case(io.out, outcome);
-    return verdict_ok(outcome.verdict) ? kExitOk : kExitFailed;
+    return spec::verdict_ok(outcome.verdict()) ? kExitOk : kExitFailed;
   };
 }
 

@@ -1,9 +1,7 @@
 // metalsim trace KERNEL --param=... --out FILE.json: a Chrome/Perfetto trace of one run.
 //
-// Today the trace is at dispatch granularity, from the host side: prepare, the command buffer
-// (encode, commit, wait), the reference and the comparison. When the engine offers a
-// per-threadgroup hook (ExecutionOptions::on_threadgroup, see docs/cli.md), each threadgroup
-// becomes a complete event on its worker's track with no change here.
+// The host side (prepare, the command buffer, the reference, the comparison) on one track, and
+// every threadgroup on its worker's track (ExecutionOptions::on_threadgroup).
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -17,24 +15,13 @@ namespace {
 
 constexpr int kHostPid = 1, kWorkersPid = 2;
 
-// Installs a per-threadgroup callback when ExecutionOptions has one:
-//   struct ThreadgroupEvent { uint32_t worker; uint64_t linear_threadgroup; Size3 position;
-//                             uint64_t begin_ns, end_ns; };  // steady_clock nanoseconds
-//   std::function<void(const ThreadgroupEvent&)> on_threadgroup;
-template <class Execution>
-bool install_threadgroup_hook(Execution& options, TraceWriter& writer) {
-  if constexpr (requires { options.on_threadgroup; }) {
-    options.on_threadgroup = [&writer](const auto& e) {
-      writer.complete("threadgroup " + std::to_string(e.linear_threadgroup), "threadgroup", kWorkersPid,
-                      int(e.worker) + 1, e.begin_ns, e.end_ns,
-                      {{"position", {e.position.x, e.position.y, e.position.z}}});
-    };
-    return true;
-  } else {
-    (void)options;
-    (void)writer;
-    return false;
-  }
+// Each threadgroup a worker ran becomes a complete event on that worker's track.
+void install_threadgroup_hook(engine::ExecutionOptions& options, TraceWriter& writer) {
+  options.on_threadgroup = [&writer](const engine::ThreadgroupEvent& e) {
+    writer.complete("threadgroup " + std::to_string(e.linear_threadgroup), "threadgroup", kWorkersPid,
+                    int(e.worker) + 1, e.begin_ns, e.end_ns,
+                    {{"position", {e.position.x, e.position.y, e.position.z}}});
+  };
 }
 
 }  // namespace
@@ -51,27 +38,24 @@ Action setup_trace(CLI::App& sub, Io& io) {
   sub.add_option("--out", o->out, "the trace file (JSON array of trace events)")->required();
   sub.allow_extras();
   return [o, &io, &sub] {
-    CaseRequest r;
-    if (!build_single_case(o->kernel, sub.remaining(), o->flags, r, io.err)) return kExitUsage;
+    Case r;
+    if (!build_single_case(o->kernel, sub.remaining(), o->flags.seed, r, io.err)) return kExitUsage;
     TraceWriter trace;
     trace.process_name(kHostPid, "metalsim host");
     trace.thread_name(kHostPid, 1, "host");
-    spec::RunOptions options;
-    options.seed = r.seed;
-    options.execution.schedule = r.schedule;
-    options.execution.checks = r.checks;
-    options.execution.checks.race = false;
-    options.execution.workers = r.workers;
-    options.execution.watchdog_seconds = r.watchdog_seconds;
-    const bool per_threadgroup = install_threadgroup_hook(options.execution, trace);
-    if (per_threadgroup) trace.process_name(kWorkersPid, "threadgroups by worker");
-    const json args = {{"id", r.id()}, {"seed", r.seed}, {"schedule", r.schedule.str()},
-                       {"checks", checks_str(r.checks)}, {"workers", r.workers}};
+    trace.process_name(kWorkersPid, "threadgroups by worker");
+    engine::ExecutionOptions options = o->flags.options;
+    options.checks.race = false;  // one run under one schedule
+    install_threadgroup_hook(options, trace);
+    const json args = {{"id", r.id()}, {"seed", r.seed}, {"schedule", options.schedule.str()},
+                       {"checks", options.checks.str()}, {"workers", options.workers}};
     CaseOutcome outcome;
-    outcome.request = r;
+    outcome.subject = r;
+    outcome.options = options;
     try {
+      auto ctx = spec::CaseRunner::shared().context(options, r.seed);
       uint64_t t0 = TraceWriter::now_ns();
-      auto c = r.spec->prepare(r.params, options);
+      auto c = r.spec->prepare(r.params, *ctx);
       uint64_t t1 = TraceWriter::now_ns();
       trace.complete("prepare", "host", kHostPid, 1, t0, t1, args);
       c->run_kernel();
@@ -88,7 +72,7 @@ Action setup_trace(CLI::App& sub, Io& io) {
     } catch (const std::exception& e) {
       outcome.result.failure = std::string("harness error: ") + e.what();
     }
-    outcome.verdict = judge(*r.spec, outcome.result.passed);
+    outcome.judgement = spec::judge(*r.spec, r.params, outcome.result, options.checks);
     std::ofstream file(o->out);
     trace.write(file);
     if (!file) {
@@ -96,10 +80,8 @@ Action setup_trace(CLI::App& sub, Io& io) {
       return kExitUsage;
     }
     print_case(io.out, outcome);
-    io.out << "trace      " << o->out << " (" << trace.events().size() << " events, "
-           << (per_threadgroup ? "per threadgroup" : "dispatch granularity: the engine has no threadgroup hook yet")
-           << ")\n";
-    return verdict_ok(outcome.verdict) ? kExitOk : kExitFailed;
+    io.out << "trace      " << o->out << " (" << trace.events().size() << " events, per threadgroup)\n";
+    return spec::verdict_ok(outcome.verdict()) ? kExitOk : kExitFailed;
   };
 }
 

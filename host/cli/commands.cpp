@@ -45,28 +45,35 @@ int run_cli(const std::vector<std::string>& args, Io io) {
 // ------------------------------ shared flags
 
 void RunFlags::add_to(CLI::App& sub, const std::string& default_checks) {
-  checks = default_checks;
+  options = engine::ExecutionOptions::from_environment();
+  check::CheckSet::parse(default_checks, options.checks);
   sub.add_option("--seed", seed, "input seed (and the race check's random schedule)")->capture_default_str();
-  sub.add_option("--schedule", schedule, "in-order, reversed or random:SEED")->capture_default_str();
-  sub.add_option("--checks", checks, "sync,init,mem,race, all or none")->capture_default_str();
-  sub.add_option("--workers", workers, "threads running threadgroups (0: every core)")->capture_default_str();
-  sub.add_option("--watchdog", watchdog, "seconds before a dispatch is stopped (0: none)");
-}
-
-bool RunFlags::fill(CaseRequest& request, std::ostream& err) const {
-  if (!engine::SchedulePolicy::parse(schedule, request.schedule)) {
-    err << "metalsim: bad --schedule '" << schedule << "' (in-order, reversed, random:SEED)\n";
-    return false;
-  }
-  if (!check::CheckSet::parse(checks, request.checks)) {
-    err << "metalsim: bad --checks '" << checks << "' (sync,init,mem,race, all or none)\n";
-    return false;
-  }
-  request.seed = seed;
-  request.race_seed = seed;
-  request.workers = workers;
-  request.watchdog_seconds = watchdog;
-  return true;
+  sub.add_option_function<std::string>(
+         "--schedule",
+         [this](const std::string& text) {
+           if (!engine::SchedulePolicy::parse(text, options.schedule))
+             throw CLI::ValidationError("--schedule", "'" + text + "' is not in-order, reversed or random:SEED");
+         },
+         "in-order, reversed or random:SEED")
+      ->default_str(options.schedule.str());
+  sub.add_option_function<std::string>(
+         "--checks",
+         [this](const std::string& text) {
+           if (!check::CheckSet::parse(text, options.checks))
+             throw CLI::ValidationError("--checks", "'" + text + "' is not a list of sync,init,mem,race, all or none");
+         },
+         "sync,init,mem,race, all or none")
+      ->default_str(default_checks);
+  sub.add_option("--workers", options.workers, "threads running threadgroups (0: every core)")->capture_default_str();
+  sub.add_option("--watchdog", options.watchdog_seconds, "seconds before a dispatch is stopped (0: none)");
+  sub.add_option_function<std::string>(
+         "--mode",
+         [this](const std::string& text) {
+           if (!engine::parse_execution_mode(text, options.mode))
+             throw CLI::ValidationError("--mode", "'" + text + "' is not fibers, loops or auto");
+         },
+         "fibers, loops or auto (loops unless a check or the schedule needs fibers)")
+      ->default_str(std::string(engine::execution_mode_name(options.mode)));
 }
 
 // ------------------------------ parameters
@@ -128,32 +135,32 @@ const KernelSpec* resolve_kernel(const std::string& text, Params& params, std::o
 }
 
 bool build_single_case(const std::string& kernel, const std::vector<std::string>& extras,
-                       const RunFlags& flags, CaseRequest& request, std::ostream& err) {
+                       uint64_t seed, Case& out, std::ostream& err) {
   Params params;
-  request.spec = resolve_kernel(kernel, params, err);
-  if (request.spec == nullptr || !parse_param_args(*request.spec, extras, params, err) ||
-      !flags.fill(request, err))
-    return false;
-  request.params = request.spec->complete(params);
+  out.spec = resolve_kernel(kernel, params, err);
+  if (out.spec == nullptr || !parse_param_args(*out.spec, extras, params, err)) return false;
+  out.params = out.spec->complete(params);
+  out.seed = seed;
   std::string why;
-  if (!request.spec->valid(request.params, &why)) {
-    err << "metalsim: invalid case " << request.id() << ": " << why << "\n";
+  if (!out.spec->valid(out.params, &why)) {
+    err << "metalsim: invalid case " << out.id() << ": " << why << "\n";
     return false;
   }
   return true;
 }
 
 void print_case(std::ostream& out, const CaseOutcome& o) {
-  const CaseRequest& r = o.request;
+  const Case& c = o.subject;
   const auto& res = o.result;
-  out << "case       " << r.id() << "\n";
-  out << "run        seed " << r.seed << ", schedule " << r.schedule.str() << ", checks "
-      << checks_str(r.checks) << "\n";
-  out << "status     " << verdict_name(o.verdict);
+  out << "case       " << c.id() << "\n";
+  out << "run        seed " << c.seed << ", schedule " << o.options.schedule.str() << ", checks "
+      << o.options.checks.str() << ", mode " << engine::execution_mode_name(o.options.mode) << "\n";
+  out << "status     " << spec::verdict_name(o.verdict());
   if (!res.failure.empty()) out << ": " << res.failure;
   out << "\n";
-  if (r.spec->expectation() == spec::Expectation::known_bug)
-    out << "known bug  " << r.spec->known_bug() << "\n";
+  if (!o.judgement.why.empty()) out << "expected   " << o.judgement.why << "\n";
+  if (c.spec->expectation() == spec::Expectation::known_bug)
+    out << "known bug  " << c.spec->known_bug() << "\n";
   out << "error      " << format_ratio(res.elements > 0 ? res.max_error : std::nan(""))
       << " of tolerance over " << res.elements << " elements (unwritten " << res.unwritten
       << ", non-finite " << res.non_finite << ")\n";
@@ -166,7 +173,7 @@ void print_case(std::ostream& out, const CaseOutcome& o) {
     const std::string text = rep.format();
     out << text << (text.ends_with('\n') ? "" : "\n");
   }
-  out << "reproduce  " << repro_command(r) << "\n";
+  out << "reproduce  " << spec::repro_command(c, o.options) << "\n";
 }
 
 }  // namespace metalsim::cli

@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "host/cli/case_runner.h"
+#include "host/cli/case_selection.h"
 #include "host/cli/shard.h"
 
 namespace metalsim::cli {
@@ -45,18 +45,14 @@ std::span<const Command> commands();
 // `args` without the program name. Returns the exit status.
 int run_cli(const std::vector<std::string>& args, Io io);
 
-// --seed, --schedule, --checks, --workers, --watchdog: how cases run.
+// --seed, --schedule, --checks, --workers, --watchdog, --mode: how cases run. CLI11 parses each
+// flag straight into the execution options the engine takes (a malformed value is a usage
+// error naming the flag).
 struct RunFlags {
-  uint64_t seed = 1;
-  std::string schedule = "in-order";
-  std::string checks;
-  uint32_t workers = 0;
-  double watchdog = 0;
+  uint64_t seed = 1;  // the inputs'
+  engine::ExecutionOptions options;
 
   void add_to(CLI::App& sub, const std::string& default_checks);
-  // Fills everything in `request` but spec and params; false (with a message on `err`) on a
-  // malformed schedule or check list.
-  bool fill(CaseRequest& request, std::ostream& err) const;
 };
 
 // Reads `--name=value` / `--name value` pairs left over by CLI11 into `params`; checks names
@@ -65,9 +61,10 @@ bool parse_param_args(const KernelSpec& spec, const std::vector<std::string>& ex
                       std::ostream& err);
 // "KERNEL" or a full case id "KERNEL(a=1,b=2)": the spec and the parameters given.
 const KernelSpec* resolve_kernel(const std::string& text, Params& params, std::ostream& err);
-// The request for one case, missing parameters at their fallback; nullptr-spec on error.
+// One case from the command line, missing parameters at their fallback; false (with a message)
+// on an unknown kernel, an unknown parameter or an invalid case.
 bool build_single_case(const std::string& kernel, const std::vector<std::string>& extras,
-                       const RunFlags& flags, CaseRequest& request, std::ostream& err);
+                       uint64_t seed, Case& out, std::ostream& err);
 
 // Prints one case in words (run, trace, fuzz replay).
 void print_case(std::ostream& out, const CaseOutcome& outcome);

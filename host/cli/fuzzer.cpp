@@ -107,20 +107,21 @@ FuzzCase CaseGenerator::generate(size_t index) const {
 // ------------------------------ shrinking
 
 bool same_failure(const CaseOutcome& original, const CaseOutcome& candidate) {
-  return !candidate.result.passed && failure_kind(candidate.result) == failure_kind(original.result);
+  return !candidate.result.passed &&
+         spec::failure_kind(candidate.result) == spec::failure_kind(original.result);
 }
 
-ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs,
-                    const std::function<CaseOutcome(const CaseRequest&)>& run) {
-  ShrinkResult s{failing.request, failing, 0};
-  const KernelSpec& spec = *failing.request.spec;
-  // Runs `trial`; keeps it when the failure persists.
-  auto attempt = [&](const CaseRequest& trial) {
+ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs, const CaseRunFn& run) {
+  ShrinkResult s{failing.subject, failing.options, failing, 0};
+  const KernelSpec& spec = *failing.subject.spec;
+  // Runs the trial; keeps it when the failure persists.
+  auto attempt = [&](const Case& trial, const engine::ExecutionOptions& options) {
     if (s.runs >= max_runs || !is_valid(spec, trial.params)) return false;
-    CaseOutcome o = run(trial);
+    CaseOutcome o = run(trial, options);
     ++s.runs;
     if (!same_failure(failing, o)) return false;
     s.minimal = trial;
+    s.options = options;
     s.outcome = std::move(o);
     return true;
   };
@@ -129,23 +130,23 @@ ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs,
     for (const auto& def : spec.params()) {
       const int64_t v = s.minimal.params.at(def.name);
       for (int64_t candidate : smaller_values(def, v)) {
-        CaseRequest trial = s.minimal;
+        Case trial = s.minimal;
         trial.params[def.name] = candidate;
-        if (attempt(trial)) {
+        if (attempt(trial, s.options)) {
           changed = true;
           break;
         }
       }
     }
-    if (s.minimal.schedule.kind != engine::ScheduleKind::in_order) {
-      CaseRequest trial = s.minimal;
-      trial.schedule = {engine::ScheduleKind::in_order, 0};
-      changed = attempt(trial) || changed;
+    if (s.options.schedule.kind != engine::ScheduleKind::in_order) {
+      engine::ExecutionOptions in_order = s.options;
+      in_order.schedule = {engine::ScheduleKind::in_order, 0};
+      changed = attempt(s.minimal, in_order) || changed;
     }
     if (s.minimal.seed != 1) {
-      CaseRequest trial = s.minimal;
+      Case trial = s.minimal;
       trial.seed = 1;
-      changed = attempt(trial) || changed;
+      changed = attempt(trial, s.options) || changed;
     }
   }
   return s;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "host/cli/case_runner.h"
+#include "host/cli/case_selection.h"
 
 namespace metalsim::cli {
 
@@ -38,9 +38,10 @@ class CaseGenerator {
 std::vector<int64_t> boundary_values(const spec::ParamDef& def);
 
 struct ShrinkResult {
-  CaseRequest minimal;
-  CaseOutcome outcome;  // of the minimal case
-  size_t runs = 0;      // cases run while shrinking
+  Case minimal;
+  engine::ExecutionOptions options;  // the minimal case's (schedule shrunk to in-order if it can)
+  CaseOutcome outcome;               // of the minimal case
+  size_t runs = 0;                   // cases run while shrinking
 };
 
 // Still fails in the same way (failure_kind): the default test while shrinking.
@@ -49,7 +50,7 @@ bool same_failure(const CaseOutcome& original, const CaseOutcome& candidate);
 // Drives each parameter in turn to smaller and boundary values while the failure persists
 // (`still_fails`), then the schedule to in-order and the input seed to 1; repeats until
 // nothing changes or `max_runs` cases have run.
-ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs,
-                    const std::function<CaseOutcome(const CaseRequest&)>& run = run_case);
+using CaseRunFn = std::function<CaseOutcome(const Case&, const engine::ExecutionOptions&)>;
+ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs, const CaseRunFn& run = run_case);
 
 }  // namespace metalsim::cli

@@ -11,7 +11,7 @@ json params_json(const Params& params) {
 }
 
 json case_json(const std::string& command, const CaseOutcome& o) {
-  const CaseRequest& r = o.request;
+  const Case& r = o.subject;
   json reports = json::array();
   for (const auto& rep : o.result.reports)
     reports.push_back({{"check", std::string(check::check_name(rep.check))},
@@ -25,10 +25,12 @@ json case_json(const std::string& command, const CaseOutcome& o) {
           {"family", r.spec->family()},
           {"params", params_json(r.params)},
           {"seed", r.seed},
-          {"schedule", r.schedule.str()},
-          {"checks", checks_str(r.checks)},
-          {"status", std::string(verdict_name(o.verdict))},
-          {"ok", verdict_ok(o.verdict)},
+          {"schedule", o.options.schedule.str()},
+          {"checks", o.options.checks.str()},
+          {"mode", std::string(engine::execution_mode_name(o.options.mode))},
+          {"status", std::string(spec::verdict_name(o.verdict()))},
+          {"ok", spec::verdict_ok(o.verdict())},
+          {"expected", o.judgement.why},
           {"passed", o.result.passed},
           {"max_error", error},
           {"elements", o.result.elements},
@@ -41,7 +43,7 @@ json case_json(const std::string& command, const CaseOutcome& o) {
           {"kernel_seconds", o.result.kernel_seconds},
           {"reference_seconds", o.result.reference_seconds},
           {"seconds", o.seconds},
-          {"repro", repro_command(r)}};
+          {"repro", spec::repro_command(r, o.options)}};
 }
 
 json spec_json(const KernelSpec& spec) {

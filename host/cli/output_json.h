@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host/cli/case_runner.h"
+#include "host/cli/case_selection.h"
 
 namespace metalsim::cli {
 

@@ -25,19 +25,20 @@ std::string xml_escape(std::string_view text) {
 
 JunitCase junit_case(const CaseOutcome& o) {
   JunitCase c;
-  c.classname = "metalsim." + o.request.spec->family() + "." + o.request.spec->name();
-  c.name = o.request.id();
+  c.classname = "metalsim." + o.subject.spec->family() + "." + o.subject.spec->name();
+  c.name = o.subject.id();
   c.seconds = o.seconds;
-  c.failed = !verdict_ok(o.verdict);
-  const std::string repro = "reproduce: " + repro_command(o.request) + "\n";
+  c.failed = !spec::verdict_ok(o.verdict());
+  const std::string repro = "reproduce: " + spec::repro_command(o.subject, o.options) + "\n";
   std::string reports;
   for (const auto& r : o.result.reports) reports += r.format() + "\n";
   if (c.failed) {
-    c.message = std::string(verdict_name(o.verdict)) + ": " +
-                (o.result.failure.empty() ? o.request.spec->known_bug() : o.result.failure);
+    c.message = std::string(spec::verdict_name(o.verdict())) + ": " +
+                (o.result.failure.empty() ? o.subject.spec->known_bug() : o.result.failure) +
+                (o.judgement.why.empty() ? "" : " (" + o.judgement.why + ")");
     c.details = reports + repro;
-  } else if (o.verdict == Verdict::known_bug_reproduced) {
-    c.system_out = "known bug reproduced: " + o.request.spec->known_bug() + "\n" +
+  } else if (o.verdict() == Verdict::known_bug_reproduced) {
+    c.system_out = "known bug reproduced: " + o.subject.spec->known_bug() + "\n" +
                    o.result.failure + "\n" + reports + repro;
   }
   return c;

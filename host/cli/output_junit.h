@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "host/cli/case_runner.h"
+#include "host/cli/case_selection.h"
 
 namespace metalsim::cli {
 

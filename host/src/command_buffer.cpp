@@ -1,6 +1,7 @@
 #include "metalsim/Metal/MTLCommandBuffer.hpp"
 
 #include "metalsim/Metal.hpp"
+#include "simt/engine/dispatch.h"
 #include "validation.h"
 
 namespace MTL {
@@ -38,7 +39,7 @@ void CommandBuffer::commit() {
       fail(std::move(problems));
       break;
     }
-    request.options = device_->executionOptions();
+    request.options = options_;
     metalsim::engine::DispatchOutcome outcome = metalsim::engine::execute_dispatch(request);
     if (!outcome.ok) fail(std::move(outcome.reports));
   }

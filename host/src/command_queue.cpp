@@ -1,16 +1,22 @@
 #include "metalsim/Metal/MTLCommandQueue.hpp"
 
 #include "metalsim/Metal/MTLCommandBuffer.hpp"
+#include "metalsim/Metal/MTLDevice.hpp"
 
 namespace MTL {
 namespace {
 constexpr size_t kRecentCommandBuffers = 64;
 }
 
-CommandBuffer* CommandQueue::commandBuffer() {
-  recent_.push_back(NS::TransferPtr(new CommandBuffer(device_)));
+CommandBuffer* CommandQueue::commandBuffer() { return commandBuffer(nullptr); }
+
+CommandBuffer* CommandQueue::commandBuffer(const CommandBufferDescriptor* descriptor) {
+  const bool own_options = descriptor != nullptr && descriptor->hasExecutionOptions();
+  auto* cb = new CommandBuffer(device_, own_options ? descriptor->executionOptions()
+                                                    : device_->executionOptions());
+  recent_.push_back(NS::TransferPtr(cb));
   if (recent_.size() > kRecentCommandBuffers) recent_.pop_front();
-  return recent_.back().get();
+  return cb;
 }
 
 CommandQueue::~CommandQueue() = default;

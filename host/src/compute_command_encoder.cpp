@@ -3,8 +3,12 @@
 #include <cstring>
 
 #include "metalsim/Metal.hpp"
+#include "simt/engine/kernel.h"
 
 namespace MTL {
+
+static_assert(kBufferBindingSlots == metalsim::engine::kMaxBufferBindings);
+static_assert(kThreadgroupBindingSlots == metalsim::engine::kMaxThreadgroupBindings);
 
 void ComputeCommandEncoder::misuse(const std::string& what) {
   metalsim::check::Report r;
@@ -18,7 +22,7 @@ void ComputeCommandEncoder::setComputePipelineState(const ComputePipelineState* 
 }
 
 void ComputeCommandEncoder::setBuffer(const Buffer* buffer, NS::UInteger offset, NS::UInteger index) {
-  if (index >= metalsim::engine::kMaxBufferBindings) {
+  if (index >= kBufferBindingSlots) {
     misuse("setBuffer: index " + std::to_string(index) + " is over 30");
     return;
   }
@@ -26,13 +30,13 @@ void ComputeCommandEncoder::setBuffer(const Buffer* buffer, NS::UInteger offset,
 }
 
 void ComputeCommandEncoder::setBufferOffset(NS::UInteger offset, NS::UInteger index) {
-  if (index < metalsim::engine::kMaxBufferBindings) state_.buffers[index].offset = offset;
+  if (index < kBufferBindingSlots) state_.buffers[index].offset = offset;
 }
 
 // setBytes copies now, as Metal does: later changes to `bytes` do not reach the kernel. The
 // copy is a guarded buffer of its own, so reading past it is caught like any buffer.
 void ComputeCommandEncoder::setBytes(const void* bytes, NS::UInteger length, NS::UInteger index) {
-  if (index >= metalsim::engine::kMaxBufferBindings) {
+  if (index >= kBufferBindingSlots) {
     misuse("setBytes: index " + std::to_string(index) + " is over 30");
     return;
   }
@@ -47,7 +51,7 @@ void ComputeCommandEncoder::setBytes(const void* bytes, NS::UInteger length, NS:
 }
 
 void ComputeCommandEncoder::setThreadgroupMemoryLength(NS::UInteger length, NS::UInteger index) {
-  if (index >= metalsim::engine::kMaxThreadgroupBindings) {
+  if (index >= kThreadgroupBindingSlots) {
     misuse("setThreadgroupMemoryLength: index " + std::to_string(index) + " is over 30");
     return;
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "simt/engine/kernel.h"
+
 namespace MTL {
 
 ComputePipelineState::ComputePipelineState(const Function& function, NS::UInteger device_max_threads)
@@ -12,6 +14,10 @@ ComputePipelineState::ComputePipelineState(const Function& function, NS::UIntege
   constant_ptrs_.resize(constants_.size(), nullptr);
   for (size_t i = 0; i < constants_.size(); ++i)
     if (!constants_[i].empty()) constant_ptrs_[i] = constants_[i].data();
+}
+
+NS::UInteger ComputePipelineState::staticThreadgroupMemoryLength() const {
+  return kernel_->static_threadgroup_bytes;
 }
 
 }  // namespace MTL

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string>
 
+#include "simt/engine/kernel.h"
+
 namespace MTL {
 namespace {
 

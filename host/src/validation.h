@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "metalsim/Metal.hpp"
-#include "simt/check/report.h"
+#include "simt/report/report.h"
 #include "simt/engine/dispatch.h"
 
 namespace metalsim::host {

@@ -2,7 +2,6 @@
 // decode_attention and flash_attention_forward_as_documented. One PreparedCase serves all four;
 // the spec classes only differ in parameters, sweep and dispatch geometry.
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 #include <cmath>
 #include <limits>
@@ -11,7 +10,8 @@
 #include "kernels/attention/attention_spec.h"
 #include "kernels/spec/compare.h"
 #include "kernels/spec/inputs.h"
-#include "kernels/spec/spec_device.h"
+#include "kernels/spec/case_context.h"
+#include "kernels/spec/case_runner.h"
 
 namespace metalsim::kernels::attention {
 namespace {
@@ -58,7 +58,7 @@ void copy_strides(const View& v, uint64_t* s, int n) {
 
 class AttentionCase : public spec::PreparedCase {
  public:
-  AttentionCase(Kind kind, const Params& p, const spec::RunOptions& o) : kind_(kind), options_(o) {
+  AttentionCase(Kind kind, const Params& p, spec::CaseContext& ctx) : kind_(kind), ctx_(ctx) {
     auto get = [&](const char* n, int64_t dflt) { return p.contains(n) ? int(p.at(n)) : int(dflt); };
     AttentionProblem& a = problem_;
     a.batch = get("batch", 1);
@@ -84,7 +84,7 @@ class AttentionCase : public spec::PreparedCase {
     const size_t q_n = size_t(a.batch) * a.heads * a.seq_q * a.head_dim;
     const size_t kv_n = size_t(a.batch) * a.kv_heads * capacity * a.head_dim;
 
-    spec::InputGenerator gen(o.seed);
+    spec::InputGenerator gen(ctx.seed());
     q_ = gen.uniform_vector<half_t>(q_n, -2.0, 2.0);
     k_.assign(kv_n, half_t(std::numeric_limits<float>::quiet_NaN()));  // cache slack: NaN
     v_ = k_;
@@ -100,7 +100,7 @@ class AttentionCase : public spec::PreparedCase {
     spec::poison(o_.data(), o_.size());
     ref_.assign(q_n, 0.0);
 
-    auto& dev = spec::SpecDevice::get();
+    spec::CaseContext& dev = ctx;
     qb_ = dev.buffer(q_);
     kb_ = dev.buffer(k_);
     vb_ = dev.buffer(v_);
@@ -114,10 +114,9 @@ class AttentionCase : public spec::PreparedCase {
   }
 
   void run_kernel() override {
-    auto& dev = spec::SpecDevice::get();
-    MTL::CommandBuffer* cb = dev.command_buffer(options_.execution);
+    MTL::CommandBuffer* cb = ctx_.command_buffer();
     MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
-    enc->setComputePipelineState(dev.pipeline(kernel_name()));
+    enc->setComputePipelineState(ctx_.pipeline(kernel_name()));
     enc->setBuffer(qb_.get(), 0, 0);
     enc->setBuffer(kb_.get(), 0, 1);
     enc->setBuffer(vb_.get(), 0, 2);
@@ -168,7 +167,7 @@ class AttentionCase : public spec::PreparedCase {
     }
     enc->endEncoding();
     result_.reports.clear();
-    spec::SpecDevice::finish(cb, result_);
+    spec::CaseContext::commit(cb, result_);
   }
 
   void run_reference() override {
@@ -234,7 +233,7 @@ class AttentionCase : public spec::PreparedCase {
   }
 
   Kind kind_;
-  spec::RunOptions options_;
+  spec::CaseContext& ctx_;
   AttentionProblem problem_;
   std::vector<half_t> q_, k_, v_, o_, mask_h_;
   std::vector<float> mask_f_;
@@ -304,8 +303,8 @@ class AttentionSpecBase : public spec::KernelSpec {
     }
     return shape_valid(p, why);
   }
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, const spec::RunOptions& o) const override {
-    return std::make_unique<AttentionCase>(kind(), p, o);
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
+    return std::make_unique<AttentionCase>(kind(), p, ctx);
   }
 
  protected:
@@ -423,16 +422,17 @@ class DocumentedAttentionSpec : public AttentionSpecBase {
             def("kv_offset", 0, 1 << 16, 0, {0, 1}, "kv_cache_offset: position of query row 0")};
   }
   // The smallest case of each finding (docs/findings/attention.md).
-  std::vector<Params> sweep() const override {
+  std::vector<spec::Finding> findings() const override {
     return {
-        {{"seq_q", 1}, {"seq_kv", 1}, {"head_dim", 43}},                  // threadgroup memory
-        {{"seq_q", 1}, {"seq_kv", 1}, {"head_dim", 64}},                  // ... at head_dim 64
-        {{"seq_q", 2}, {"seq_kv", 2}, {"head_dim", 1}},                   // row 1 gets row 0
-        {{"heads", 2}, {"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 8}},     // Q/O offset uses seq_kv
-        {{"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 1}, {"kv_offset", 1}}, // offset ignored
-        {{"heads", 2}, {"kv_heads", 1}, {"head_dim", 8}},                 // K/V indexed by query head
+        {{{"seq_q", 1}, {"seq_kv", 1}, {"head_dim", 43}}, "limit.threadgroup_memory", "384*D+16384 B over 32 KiB"},
+        {{{"seq_q", 1}, {"seq_kv", 1}, {"head_dim", 64}}, "limit.threadgroup_memory", "the same at head_dim 64"},
+        {{{"seq_q", 2}, {"seq_kv", 2}, {"head_dim", 1}}, "mismatch", "every row of a tile gets row 0's result"},
+        {{{"heads", 2}, {"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 8}}, "bounds.device", "Q/O head offset uses seq_kv"},
+        {{{"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 1}, {"kv_offset", 1}}, "mismatch", "kv_cache_offset never read"},
+        {{{"heads", 2}, {"kv_heads", 1}, {"head_dim", 8}}, "bounds.device", "K/V indexed by the query head"},
     };
   }
+  std::vector<Params> sweep() const override { return finding_cases(); }
   spec::Expectation expectation() const override { return spec::Expectation::known_bug; }
   std::string known_bug() const override {
     return "threadgroup memory 384*D+16384 B > 32 KiB from head_dim 43; output row i of a tile "
@@ -445,26 +445,18 @@ class DocumentedAttentionSpec : public AttentionSpecBase {
 
 }  // namespace
 
-AttentionRun run_attention(const std::string& name, const Params& given, const spec::RunOptions& o) {
+AttentionRun run_attention(const std::string& name, const Params& given,
+                           const engine::ExecutionOptions& options, uint64_t seed) {
   const spec::KernelSpec* s = spec::SpecRegistry::find(name);
   if (s == nullptr || s->family() != "attention") throw std::invalid_argument("no attention spec " + name);
   const Params p = s->complete(given);
   std::string why;
   if (!s->valid(p, &why)) throw std::invalid_argument(spec::case_id(name, p) + ": " + why);
-  const auto* base = static_cast<const AttentionSpecBase*>(s);
-  auto prepared = base->prepare(p, o);
+  auto ctx = spec::CaseRunner::shared().context(options, seed);
+  auto prepared = s->prepare(p, *ctx);
   auto& c = static_cast<AttentionCase&>(*prepared);
   AttentionRun run;
-  auto t0 = std::chrono::steady_clock::now();
-  c.run_kernel();
-  run.result.kernel_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  t0 = std::chrono::steady_clock::now();
-  c.run_reference();
-  const double ref_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double kernel_seconds = run.result.kernel_seconds;
-  run.result = c.compare();
-  run.result.kernel_seconds = kernel_seconds;
-  run.result.reference_seconds = ref_seconds;
+  run.result = spec::CaseRunner::execute(c);
   c.outputs(run);
   return run;
 }

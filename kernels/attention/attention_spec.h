@@ -9,7 +9,7 @@
 namespace metalsim::kernels::attention {
 
 struct AttentionRun {
-  spec::CaseResult result;  // as KernelSpec::run reports it (tolerance, checks, timings)
+  spec::CaseResult result;  // as the case runner reports it (tolerance, checks, timings)
   std::vector<double> got;  // the kernel's O (half, widened), in the O view's layout
   std::vector<double> ref;  // the reference's O
   int64_t row_stride = 0;   // elements between query rows of O (head 0, batch 0)
@@ -17,6 +17,7 @@ struct AttentionRun {
 
 // Runs the case `p` (completed with defaults) of attention spec `name` ("decode_attention",
 // ...). Throws std::invalid_argument for an unknown spec or an invalid case.
-AttentionRun run_attention(const std::string& name, const spec::Params& p, const spec::RunOptions& o);
+AttentionRun run_attention(const std::string& name, const spec::Params& p,
+                           const engine::ExecutionOptions& options, uint64_t seed = 1);
 
 }  // namespace metalsim::kernels::attention

@@ -4,15 +4,16 @@
 #include <cmath>
 
 #include "kernels/elementwise/elementwise_ref.h"
-#include "kernels/elementwise/spec_case.h"
+#include "kernels/spec/standard_case.h"
 #include "kernels/spec/inputs.h"
 
 namespace metalsim::kernels::elementwise {
 namespace {
 
+using spec::CaseResult;
+using spec::half_t;
 using spec::ParamDef;
 using spec::Params;
-using spec::RunOptions;
 using spec::Tolerance;
 
 ParamDef tg_param(int64_t fallback) {
@@ -60,25 +61,25 @@ class ActivationSpec : public PerElementSpec {
   }
   std::vector<Params> bench_cases() const override { return {{{"count", 4096 * 4096}, {"tg", 256}}}; }
 
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, const RunOptions& o) const override {
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
     const uint32_t count = uint32_t(p.at("count"));
     const uint32_t tg = uint32_t(p.at("tg"));
-    spec::InputGenerator gen(o.seed);
-    auto c = std::make_unique<FunctionCase>();
+    spec::InputGenerator gen(ctx.seed());
+    auto c = std::make_unique<spec::StandardCase>();
     auto input = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(count, -10, 10));
     auto ref = std::make_shared<std::vector<double>>();
-    auto x = spec::SpecDevice::get().buffer(*input);
+    auto x = ctx.buffer(*input);
     const std::string kernel = name_;
-    c->kernel = [=](CaseResult& r) {
-      dispatch(o, kernel, [&](auto* e) {
+    c->kernel = [=, &ctx](CaseResult& r) {
+      ctx.dispatch(kernel, [&](auto* e) {
         e->setBuffer(x.get(), 0, 0);
         e->setBytes(&count, sizeof count, 1);
-      }, {count, 1, 1}, {tg, 1, 1}, true, r);
+      }, {count, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
     };
     c->reference = [=, ref_fn = ref_] { *ref = ref_fn(*input); };
-    c->check = [=](CaseResult& r) { compare_in_place("x", contents<half_t>(x), *input, *ref, activation_tolerance(), r); };
+    c->check = [=](CaseResult& r) { spec::compare_in_place("x", spec::contents<half_t>(x), *input, *ref, activation_tolerance(), r); };
     c->expose("x", x);
-    c->poison_again = [=] { fill(x, *input); };
+    c->poison_again = [=] { spec::fill(x, *input); };
     return c;
   }
 
@@ -96,29 +97,29 @@ class BinarySpec : public PerElementSpec {
   }
   std::vector<Params> bench_cases() const override { return {{{"count", 4096 * 11008}, {"tg", 256}}}; }
 
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, const RunOptions& o) const override {
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
     const uint32_t count = uint32_t(p.at("count"));
     const uint32_t tg = uint32_t(p.at("tg"));
-    spec::InputGenerator gen(o.seed);
-    auto c = std::make_unique<FunctionCase>();
+    spec::InputGenerator gen(ctx.seed());
+    auto c = std::make_unique<spec::StandardCase>();
     auto a = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(count, -8, 8));
     auto b = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(count, -8, 8));
     auto ref = std::make_shared<std::vector<double>>();
-    auto& dev = spec::SpecDevice::get();
+    auto& dev = ctx;
     auto ba = dev.buffer(*a), bb = dev.buffer(*b), out = dev.buffer(count * sizeof(half_t));
     auto poison = [=] { spec::poison(static_cast<half_t*>(out->contents()), count); };
     poison();
     const std::string kernel = name_;
-    c->kernel = [=](CaseResult& r) {
-      dispatch(o, kernel, [&](auto* e) {
+    c->kernel = [=, &ctx](CaseResult& r) {
+      ctx.dispatch(kernel, [&](auto* e) {
         e->setBuffer(ba.get(), 0, 0);
         e->setBuffer(bb.get(), 0, 1);
         e->setBuffer(out.get(), 0, 2);
         e->setBytes(&count, sizeof count, 3);
-      }, {count, 1, 1}, {tg, 1, 1}, true, r);
+      }, {count, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
     };
     c->reference = [=, ref_fn = ref_] { *ref = ref_fn(*a, *b); };
-    c->check = [=](CaseResult& r) { spec::compare_output("out", contents<half_t>(out), ref->data(), count, activation_tolerance(), r); };
+    c->check = [=](CaseResult& r) { spec::compare_output("out", spec::contents<half_t>(out), ref->data(), count, activation_tolerance(), r); };
     c->expose("out", out);
     c->poison_again = poison;
     return c;
@@ -157,10 +158,15 @@ class RmsNormSpec : public spec::KernelSpec {
     }
     return true;
   }
+  // The smallest cases that show each finding (docs/findings/elementwise.md).
+  std::vector<spec::Finding> findings() const override {
+    if (!documented_) return {};
+    return {{{{"rows", 1}, {"hidden", 1}, {"tg", 1}}, "bounds.threadgroup", "the tree reads shared[128]"},
+            {{{"rows", 1}, {"hidden", 129}, {"tg", 128}, {"shared_floats", 256}}, "uninit.threadgroup",
+             "stride 256 with 128 threads skips elements; the tree adds slots no thread wrote"}};
+  }
   std::vector<Params> sweep() const override {
-    if (documented_)  // the smallest cases that show each finding (docs/findings/elementwise.md)
-      return {{{"rows", 1}, {"hidden", 1}, {"tg", 1}},  // tree reads shared[128]: bounds.threadgroup
-              {{"rows", 1}, {"hidden", 129}, {"tg", 128}, {"shared_floats", 256}}};  // stride 256 skips 128
+    if (documented_) return finding_cases();
     return {{{"rows", 1}, {"hidden", 1}, {"tg", 1}},      {{"rows", 2}, {"hidden", 255}, {"tg", 256}},
             {{"rows", 2}, {"hidden", 257}, {"tg", 256}},  {{"rows", 3}, {"hidden", 100}, {"tg", 33}},
             {{"rows", 1}, {"hidden", 4096}, {"tg", 1024}}, {{"rows", 2}, {"hidden", 300}, {"tg", 200}}};
@@ -175,37 +181,37 @@ class RmsNormSpec : public spec::KernelSpec {
                        : "";
   }
 
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, const RunOptions& o) const override {
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
     const uint32_t rows = uint32_t(p.at("rows")), hidden = uint32_t(p.at("hidden")), tg = uint32_t(p.at("tg"));
     const uint32_t shared = p.at("shared_floats") ? uint32_t(p.at("shared_floats")) : tg;
     const float eps = 1e-6f;
-    spec::InputGenerator gen(o.seed);
-    auto c = std::make_unique<FunctionCase>();
+    spec::InputGenerator gen(ctx.seed());
+    auto c = std::make_unique<spec::StandardCase>();
     auto x = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(size_t(rows) * hidden, -2, 2));
     auto w = std::make_shared<std::vector<half_t>>(weight_offset_ == 0 ? gen.uniform_vector<half_t>(hidden, 0.5, 1.5)
                                                                        : gen.uniform_vector<half_t>(hidden, -0.5, 0.5));
     auto ref = std::make_shared<std::vector<double>>();
-    auto& dev = spec::SpecDevice::get();
+    auto& dev = ctx;
     auto bx = dev.buffer(*x), bw = dev.buffer(*w), out = dev.buffer(x->size() * sizeof(half_t));
     const size_t n = x->size();
     auto poison = [=] { spec::poison(static_cast<half_t*>(out->contents()), n); };
     poison();
     const std::string kernel = documented_ ? "rms_norm_as_documented" : weight_offset_ == 0 ? "rms_norm" : "rms_norm_plus_one";
-    c->kernel = [=](CaseResult& r) {
-      dispatch(o, kernel, [&](auto* e) {
+    c->kernel = [=, &ctx](CaseResult& r) {
+      ctx.dispatch(kernel, [&](auto* e) {
         e->setBuffer(bx.get(), 0, 0);
         e->setBuffer(bw.get(), 0, 1);
         e->setBuffer(out.get(), 0, 2);
         e->setBytes(&hidden, sizeof hidden, 3);
         e->setBytes(&eps, sizeof eps, 4);
-        e->setThreadgroupMemoryLength(tg_bytes(shared * sizeof(float)), 0);
-      }, {rows, 1, 1}, {tg, 1, 1}, false, r);
+        e->setThreadgroupMemoryLength(spec::tg_bytes(shared * sizeof(float)), 0);
+      }, {rows, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threadgroups, r);
     };
     const double offset = weight_offset_;
     c->reference = [=] { *ref = rms_norm_ref(*x, *w, rows, hidden, eps, offset); };
     // Half output; the sum of squares in float adds up to hidden * 2^-24 relative.
     const Tolerance tol{0, 0x1p-11 + (hidden + 16) * 0x1p-24, "half output + float sum of squares"};
-    c->check = [=](CaseResult& r) { spec::compare_output("output", contents<half_t>(out), ref->data(), n, tol, r); };
+    c->check = [=](CaseResult& r) { spec::compare_output("output", spec::contents<half_t>(out), ref->data(), n, tol, r); };
     c->expose("output", out);
     c->poison_again = poison;
     return c;
@@ -245,10 +251,16 @@ class RopeSpec : public spec::KernelSpec {
     if (why) *why = w;
     return w.empty();
   }
+  // Grouped-query attention: K has fewer heads than Q (docs/findings/elementwise.md).
+  std::vector<spec::Finding> findings() const override {
+    if (!documented_) return {};
+    return {{{{"seq", 1}, {"q_heads", 2}, {"kv_heads", 1}, {"head_dim", 8}, {"tg", 1}}, "bounds.device",
+             "K rotated with Q's head count: writes past k"},
+            {{{"seq", 2}, {"q_heads", 2}, {"kv_heads", 1}, {"head_dim", 2}, {"tg", 1}}, "unwritten",
+             "token 1's K rows rotated as token 0's head 1"}};
+  }
   std::vector<Params> sweep() const override {
-    if (documented_)  // grouped-query attention: K has fewer heads than Q
-      return {{{"seq", 1}, {"q_heads", 2}, {"kv_heads", 1}, {"head_dim", 8}, {"tg", 1}},   // bounds.device on k
-              {{"seq", 2}, {"q_heads", 2}, {"kv_heads", 1}, {"head_dim", 2}, {"tg", 1}}};  // k token 1 unrotated
+    if (documented_) return finding_cases();
     return {{{"seq", 1}, {"q_heads", 1}, {"kv_heads", 1}, {"head_dim", 2}, {"tg", 1}},
             {{"seq", 3}, {"q_heads", 4}, {"kv_heads", 1}, {"head_dim", 64}, {"offset", 7}, {"tg", 33}},
             {{"seq", 2}, {"q_heads", 8}, {"kv_heads", 2}, {"head_dim", 128}, {"offset", 4096}, {"theta", 1000000}, {"tg", 256}},
@@ -264,21 +276,21 @@ class RopeSpec : public spec::KernelSpec {
     return documented_ ? "one num_heads for Q and K: with fewer K heads (GQA) it reads and writes K out of bounds" : "";
   }
 
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, const RunOptions& o) const override {
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
     const uint32_t seq = uint32_t(p.at("seq")), qh = uint32_t(p.at("q_heads")), kh = uint32_t(p.at("kv_heads"));
     const uint32_t dim = uint32_t(p.at("head_dim")), offset = uint32_t(p.at("offset")), tg = uint32_t(p.at("tg"));
     const float theta = float(p.at("theta"));
-    spec::InputGenerator gen(o.seed);
-    auto c = std::make_unique<FunctionCase>();
+    spec::InputGenerator gen(ctx.seed());
+    auto c = std::make_unique<spec::StandardCase>();
     auto q = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(size_t(seq) * qh * dim, -2, 2));
     auto k = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(size_t(seq) * kh * dim, -2, 2));
     auto qref = std::make_shared<std::vector<double>>(), kref = std::make_shared<std::vector<double>>();
-    auto& dev = spec::SpecDevice::get();
+    auto& dev = ctx;
     auto bq = dev.buffer(*q), bk = dev.buffer(*k);
     const bool documented = documented_;
-    c->kernel = [=](CaseResult& r) {
+    c->kernel = [=, &ctx](CaseResult& r) {
       if (documented) {
-        dispatch(o, "rope_as_documented", [&](auto* e) {
+        ctx.dispatch("rope_as_documented", [&](auto* e) {
           e->setBuffer(bq.get(), 0, 0);
           e->setBuffer(bk.get(), 0, 1);
           e->setBytes(&seq, 4, 2);
@@ -286,15 +298,15 @@ class RopeSpec : public spec::KernelSpec {
           e->setBytes(&dim, 4, 4);
           e->setBytes(&offset, 4, 5);
           e->setBytes(&theta, 4, 6);
-        }, {dim / 2, qh, seq}, {tg, 1, 1}, true, r);
+        }, {dim / 2, qh, seq}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
         return;
       }
       struct { uint32_t seq_len, q_heads, kv_heads, head_dim, position_offset; float theta_base; } args{seq, qh, kh, dim, offset, theta};
-      dispatch(o, "rope", [&](auto* e) {
+      ctx.dispatch("rope", [&](auto* e) {
         e->setBuffer(bq.get(), 0, 0);
         e->setBuffer(bk.get(), 0, 1);
         e->setBytes(&args, sizeof args, 2);
-      }, {dim / 2, qh + kh, seq}, {tg, 1, 1}, true, r);
+      }, {dim / 2, qh + kh, seq}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
     };
     c->reference = [=] {
       *qref = rope_ref(*q, seq, qh, dim, offset, theta);
@@ -305,10 +317,10 @@ class RopeSpec : public spec::KernelSpec {
     const double max_pos = double(offset + seq);
     const Tolerance tol{0, 0x1p-11 + 0x1p-18 + max_pos * 0x1p-21, "half output + float angle error"};
     c->check = [=](CaseResult& r) {
-      compare_in_place("q", contents<half_t>(bq), *q, *qref, tol, r);
-      compare_in_place("k", contents<half_t>(bk), *k, *kref, tol, r);
+      spec::compare_in_place("q", spec::contents<half_t>(bq), *q, *qref, tol, r);
+      spec::compare_in_place("k", spec::contents<half_t>(bk), *k, *kref, tol, r);
     };
-    c->poison_again = [=] { fill(bq, *q); fill(bk, *k); };
+    c->poison_again = [=] { spec::fill(bq, *q); spec::fill(bk, *k); };
     c->expose("q", bq);
     c->expose("k", bk);
     return c;

@@ -4,16 +4,17 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/elementwise/spec_case.h"
+#include "kernels/spec/standard_case.h"
 #include "kernels/embedding/embedding_ref.h"
 #include "kernels/spec/inputs.h"
 
 namespace metalsim::kernels::embedding {
 namespace {
 
+using spec::CaseResult;
+using spec::half_t;
 using spec::ParamDef;
 using spec::Params;
-using spec::RunOptions;
 using spec::Tolerance;
 
 // ------------------------------ embedding_lookup_f16, embedding_lookup_q8_0
@@ -53,18 +54,18 @@ class EmbeddingSpec : public spec::KernelSpec {
     return {{{"tokens", 512}, {"vocab", 32000}, {"dim", 4096}, {"tg", 256}}};
   }
 
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, const RunOptions& o) const override {
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
     std::string why;
     if (!valid(p, &why)) throw std::invalid_argument(name() + ": " + why);
     const uint32_t t = uint32_t(p.at("tokens")), v = uint32_t(p.at("vocab")), d = uint32_t(p.at("dim"));
     const uint32_t tg = uint32_t(p.at("tg"));
     const float scale = p.at("gemma") ? std::sqrt(float(d)) : 1.0f;
-    spec::InputGenerator gen(o.seed);
+    spec::InputGenerator gen(ctx.seed());
     auto tokens = std::make_shared<std::vector<uint32_t>>(t);
     for (uint32_t& id : *tokens) id = uint32_t(gen.integer(0, v - 1));
     // Out-of-range ids, first and last positions first: vocab itself and 0xFFFFFFFF (a -1).
     for (int64_t b = 0; b < p.at("bad"); ++b) (*tokens)[b % 2 ? t - 1 - b / 2 : b / 2] = b % 2 ? 0xFFFFFFFFu : v;
-    auto& dev = spec::SpecDevice::get();
+    auto& dev = ctx;
     auto ref = std::make_shared<std::vector<double>>();
     auto expected = std::make_shared<std::vector<double>>();
     for (uint32_t id : *tokens) expected->push_back(id >= v ? 1 : 0);
@@ -90,24 +91,24 @@ class EmbeddingSpec : public spec::KernelSpec {
       spec::poison(static_cast<uint32_t*>(status->contents()), t);
     };
     poison();
-    auto c = std::make_unique<FunctionCase>();
+    auto c = std::make_unique<spec::StandardCase>();
     const std::string kernel = name();
-    c->kernel = [=](CaseResult& r) {
+    c->kernel = [=, &ctx](CaseResult& r) {
       struct { uint32_t tokens, vocab, dim; float scale; } args{t, v, d, scale};
-      dispatch(o, kernel, [&](auto* e) {
+      ctx.dispatch(kernel, [&](auto* e) {
         e->setBuffer(btok.get(), 0, 0);
         e->setBuffer(table.get(), 0, 1);
         e->setBuffer(out.get(), 0, 2);
         e->setBuffer(status.get(), 0, 3);
         e->setBytes(&args, sizeof args, 4);
-      }, {d, t, 1}, {tg, 1, 1}, true, r);
+      }, {d, t, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
     };
     c->reference = reference;
     // A copy is exact; Q8_0's q * d and the Gemma scale round once to half.
     const Tolerance tol{0x1p-25, 0x1p-11, "one rounding to half"};
     c->check = [=](CaseResult& r) {
-      spec::compare_output("out", contents<half_t>(out), ref->data(), n, tol, r);
-      spec::compare_output("status", contents<uint32_t>(status), expected->data(), t, Tolerance{}, r);
+      spec::compare_output("out", spec::contents<half_t>(out), ref->data(), n, tol, r);
+      spec::compare_output("status", spec::contents<uint32_t>(status), expected->data(), t, Tolerance{}, r);
     };
     c->expose("out", out);
     c->expose("status", status);
@@ -148,10 +149,10 @@ class ArgmaxSpec : public spec::KernelSpec {
   }
   std::vector<Params> bench_cases() const override { return {{{"rows", 1}, {"cols", 152064}, {"tg", 1024}}}; }
 
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, const RunOptions& o) const override {
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
     const uint32_t rows = uint32_t(p.at("rows")), cols = uint32_t(p.at("cols")), tg = uint32_t(p.at("tg"));
     const int64_t fill = p.at("fill");
-    spec::InputGenerator gen(o.seed);
+    spec::InputGenerator gen(ctx.seed());
     auto logits = std::make_shared<std::vector<float>>(size_t(rows) * cols);
     for (float& x : *logits) x = fill == 1 ? float(gen.integer(0, 3)) : float(gen.normal() * 5);
     const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -159,27 +160,27 @@ class ArgmaxSpec : public spec::KernelSpec {
       for (float& x : *logits) if (gen.integer(0, 7) == 0) x = nan;
     if (fill == 3)
       for (uint32_t c = 0; c < cols; ++c) (*logits)[c] = nan;
-    auto& dev = spec::SpecDevice::get();
+    auto& dev = ctx;
     auto in = dev.buffer(*logits), out = dev.buffer(size_t(rows) * 4);
     auto ref = std::make_shared<std::vector<double>>();
     auto poison = [=] { spec::poison(static_cast<uint32_t*>(out->contents()), rows); };
     poison();
-    auto c = std::make_unique<FunctionCase>();
-    c->kernel = [=](CaseResult& r) {
-      dispatch(o, "argmax", [&](auto* e) {
+    auto c = std::make_unique<spec::StandardCase>();
+    c->kernel = [=, &ctx](CaseResult& r) {
+      ctx.dispatch("argmax", [&](auto* e) {
         e->setBuffer(in.get(), 0, 0);
         e->setBuffer(out.get(), 0, 1);
         e->setBytes(&rows, 4, 2);
         e->setBytes(&cols, 4, 3);
-        e->setThreadgroupMemoryLength(tg_bytes(tg * 4), 0);
-        e->setThreadgroupMemoryLength(tg_bytes(tg * 4), 1);
-      }, {rows, 1, 1}, {tg, 1, 1}, false, r);
+        e->setThreadgroupMemoryLength(spec::tg_bytes(tg * 4), 0);
+        e->setThreadgroupMemoryLength(spec::tg_bytes(tg * 4), 1);
+      }, {rows, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threadgroups, r);
     };
     c->reference = [=] {
       const std::vector<uint32_t> idx = argmax_ref(*logits, rows, cols);
       ref->assign(idx.begin(), idx.end());
     };
-    c->check = [=](CaseResult& r) { spec::compare_output("index", contents<uint32_t>(out), ref->data(), rows, Tolerance{}, r); };
+    c->check = [=](CaseResult& r) { spec::compare_output("index", spec::contents<uint32_t>(out), ref->data(), rows, Tolerance{}, r); };
     c->expose("index", out);
     c->poison_again = poison;
     return c;

@@ -3,16 +3,17 @@
 // Orientation: C [M, N] = A [M, K] (quantized, blocks along K) x B [K, N] (half). N = 1: mat-vec.
 #include <cmath>
 
-#include "kernels/elementwise/spec_case.h"
+#include "kernels/spec/standard_case.h"
 #include "kernels/quantized_matmul/quantized_matmul_ref.h"
 #include "kernels/spec/inputs.h"
 
 namespace metalsim::kernels::quantized_matmul {
 namespace {
 
+using spec::CaseResult;
+using spec::half_t;
 using spec::ParamDef;
 using spec::Params;
-using spec::RunOptions;
 using spec::Tolerance;
 
 // ------------------------------ random blocks (every bit pattern GGML can hold)
@@ -66,11 +67,16 @@ class QuantSpec : public spec::KernelSpec {
     if (why) *why = w;
     return w.empty();
   }
+  // docs/findings/quantized_matmul.md.
+  std::vector<spec::Finding> findings() const override {
+    if (port_ == Port::q4_0_documented)
+      return {{{{"M", 1}, {"N", 1}, {"K", 32}, {"tgx", 1}, {"tgy", 1}}, "mismatch", "nibbles read interleaved"}};
+    if (port_ == Port::q8_0_documented)
+      return {{{{"M", 1}, {"N", 1}, {"K", 33}, {"tgx", 1}, {"tgy", 1}}, "mismatch", "K % 32 tail dropped"}};
+    return {};
+  }
   std::vector<Params> sweep() const override {
-    if (port_ == Port::q4_0_documented)  // reads nibbles interleaved; drops K % 32
-      return {{{"M", 1}, {"N", 1}, {"K", 32}, {"tgx", 1}, {"tgy", 1}}};
-    if (port_ == Port::q8_0_documented)  // right for K % 32 == 0; drops the tail otherwise
-      return {{{"M", 1}, {"N", 1}, {"K", 33}, {"tgx", 1}, {"tgy", 1}}};
+    if (port_ != Port::ggml) return finding_cases();
     return {{{"M", 1}, {"N", 1}, {"K", kBlock}, {"tgx", 1}, {"tgy", 1}},
             {{"M", 33}, {"N", 1}, {"K", 2 * kBlock}, {"tgx", 1}, {"tgy", 64}},   // mat-vec, partial threadgroup
             {{"M", 31}, {"N", 3}, {"K", 3 * kBlock}, {"tgx", 8}, {"tgy", 8}},
@@ -90,18 +96,18 @@ class QuantSpec : public spec::KernelSpec {
     return {};
   }
 
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, const RunOptions& o) const override {
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
     std::string why;
     if (!valid(p, &why)) throw std::invalid_argument(name_ + ": " + why);  // host-side validation
     const uint32_t m = uint32_t(p.at("M")), n = uint32_t(p.at("N")), k = uint32_t(p.at("K"));
     const uint32_t tgx = uint32_t(p.at("tgx")), tgy = uint32_t(p.at("tgy"));
     const int64_t per_row = (k + kBlock - 1) / kBlock;
-    spec::InputGenerator gen(o.seed);
+    spec::InputGenerator gen(ctx.seed());
     auto a = std::make_shared<std::vector<Block>>(size_t(m * per_row));
     for (Block& b : *a) randomize(gen, b);
     auto bvec = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(size_t(k) * n, -1, 1));
     auto ref = std::make_shared<std::vector<double>>();
-    auto& dev = spec::SpecDevice::get();
+    auto& dev = ctx;
     auto bb = dev.buffer(*bvec), out = dev.buffer(size_t(m) * n * sizeof(half_t));
     NS::SharedPtr<MTL::Buffer> ba, bscales;
     if constexpr (std::is_same_v<Block, BlockQ8_0>) {
@@ -120,10 +126,10 @@ class QuantSpec : public spec::KernelSpec {
     const size_t count = size_t(m) * n;
     auto poison = [=] { spec::poison(static_cast<half_t*>(out->contents()), count); };
     poison();
-    auto c = std::make_unique<FunctionCase>();
+    auto c = std::make_unique<spec::StandardCase>();
     const std::string kernel = name_;
-    c->kernel = [=](CaseResult& r) {
-      dispatch(o, kernel, [&](auto* e) {
+    c->kernel = [=, &ctx](CaseResult& r) {
+      ctx.dispatch(kernel, [&](auto* e) {
         uint32_t i = 0;
         if (bscales) e->setBuffer(bscales.get(), 0, i++);
         e->setBuffer(ba.get(), 0, i++);
@@ -132,13 +138,13 @@ class QuantSpec : public spec::KernelSpec {
         e->setBytes(&m, 4, i++);
         e->setBytes(&n, 4, i++);
         e->setBytes(&k, 4, i++);
-      }, {n, m, 1}, {tgx, tgy, 1}, true, r);
+      }, {n, m, 1}, {tgx, tgy, 1}, spec::CaseContext::Grid::threads, r);
     };
     c->reference = [=] { *ref = matmul_ref(*a, per_row, *bvec, m, n, k); };
     // Dequantization is exact in float; what remains is float accumulation order (K * 2^-24
     // relative, against the output scale) and the half output (half an ulp).
     const Tolerance tol{0x1p-25, 0x1p-11 + (k + 16) * 0x1p-24, "half output + float accumulation over K"};
-    c->check = [=](CaseResult& r) { spec::compare_output("C", contents<half_t>(out), ref->data(), count, tol, r); };
+    c->check = [=](CaseResult& r) { spec::compare_output("C", spec::contents<half_t>(out), ref->data(), count, tol, r); };
     c->expose("C", out);
     c->poison_again = poison;
     return c;

@@ -3,16 +3,17 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/elementwise/spec_case.h"
+#include "kernels/spec/standard_case.h"
 #include "kernels/softmax/softmax_ref.h"
 #include "kernels/spec/inputs.h"
 
 namespace metalsim::kernels::softmax {
 namespace {
 
+using spec::CaseResult;
+using spec::half_t;
 using spec::ParamDef;
 using spec::Params;
-using spec::RunOptions;
 using spec::Tolerance;
 
 // fill: 0 random N(0, 3); 1 a quarter of the entries -inf (masked, each row keeps one finite);
@@ -51,12 +52,16 @@ class SoftmaxSpec : public spec::KernelSpec {
     }
     return true;
   }
+  // The smallest case of each finding (docs/findings/softmax.md).
+  std::vector<spec::Finding> findings() const override {
+    if (!documented_) return {};
+    return {{{{"rows", 1}, {"cols", 1}, {"tg", 1}}, "bounds.threadgroup", "the 256-wide tree reads shared[128]"},
+            {{{"rows", 1}, {"cols", 2}, {"tg", 256}}, "mismatch", "row_max read from shared[0] after thread 0 overwrote it"},
+            {{{"rows", 1}, {"cols", 257}, {"tg", 512}}, "mismatch", "threads 256 and up redo elements"},
+            {{{"rows", 1}, {"cols", 1}, {"tg", 256}, {"fill", 2}}, "non_finite", "an all -inf row gives NaN"}};
+  }
   std::vector<Params> sweep() const override {
-    if (documented_)  // the smallest case of each finding (docs/findings/softmax.md)
-      return {{{"rows", 1}, {"cols", 1}, {"tg", 1}},                  // tree reads shared[128]
-              {{"rows", 1}, {"cols", 2}, {"tg", 256}},                // shared[0]: max overwritten by a sum
-              {{"rows", 1}, {"cols", 257}, {"tg", 512}},              // threads 256+ redo elements
-              {{"rows", 1}, {"cols", 1}, {"tg", 256}, {"fill", 2}}};  // all -inf row: NaN
+    if (documented_) return finding_cases();
     return {{{"rows", 1}, {"cols", 1}, {"tg", 1}},
             {{"rows", 3}, {"cols", 255}, {"tg", 256}},
             {{"rows", 2}, {"cols", 257}, {"tg", 256}, {"fill", 1}},
@@ -75,28 +80,28 @@ class SoftmaxSpec : public spec::KernelSpec {
                        : "";
   }
 
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, const RunOptions& o) const override {
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
     const uint32_t rows = uint32_t(p.at("rows")), cols = uint32_t(p.at("cols")), tg = uint32_t(p.at("tg"));
-    auto c = std::make_unique<FunctionCase>();
-    auto input = std::make_shared<std::vector<half_t>>(make_input(o.seed, rows, cols, p.at("fill")));
+    auto c = std::make_unique<spec::StandardCase>();
+    auto input = std::make_shared<std::vector<half_t>>(make_input(ctx.seed(), rows, cols, p.at("fill")));
     auto ref = std::make_shared<std::vector<double>>();
-    auto x = spec::SpecDevice::get().buffer(*input);
+    auto x = ctx.buffer(*input);
     const std::string kernel = name();
-    c->kernel = [=](CaseResult& r) {
-      dispatch(o, kernel, [&](auto* e) {
+    c->kernel = [=, &ctx](CaseResult& r) {
+      ctx.dispatch(kernel, [&](auto* e) {
         e->setBuffer(x.get(), 0, 0);
         e->setBytes(&rows, 4, 1);
         e->setBytes(&cols, 4, 2);
-        e->setThreadgroupMemoryLength(tg_bytes(tg * sizeof(float)), 0);  // one float per thread
-      }, {rows, 1, 1}, {tg, 1, 1}, false, r);
+        e->setThreadgroupMemoryLength(spec::tg_bytes(tg * sizeof(float)), 0);  // one float per thread
+      }, {rows, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threadgroups, r);
     };
     c->reference = [=] { *ref = softmax_ref(*input, rows, cols); };
     // Half output: half an ulp at the output scale; the float sum adds ~cols * 2^-24 relative;
     // abs: outputs below half's normal range round to multiples of 2^-24.
     const Tolerance tol{0x1p-25, 0x1p-11 + (cols + 16) * 0x1p-24, "half output + float row sum"};
-    c->check = [=](CaseResult& r) { compare_in_place("x", contents<half_t>(x), *input, *ref, tol, r); };
+    c->check = [=](CaseResult& r) { spec::compare_in_place("x", spec::contents<half_t>(x), *input, *ref, tol, r); };
     c->expose("x", x);
-    c->poison_again = [=] { fill(x, *input); };
+    c->poison_again = [=] { spec::fill(x, *input); };
     return c;
   }
 

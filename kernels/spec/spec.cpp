@@ -1,11 +1,8 @@
 #include "kernels/spec/spec.h"
 
 #include <algorithm>
-#include <chrono>
-#include <stdexcept>
 
 #include "kernels/spec/compare.h"
-#include "kernels/spec/spec_device.h"
 
 namespace metalsim::spec {
 namespace {
@@ -13,10 +10,6 @@ namespace {
 std::vector<std::unique_ptr<KernelSpec>>& registry() {
   static std::vector<std::unique_ptr<KernelSpec>> specs;
   return specs;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
@@ -30,30 +23,17 @@ Params KernelSpec::complete(const Params& p) const {
   return full;
 }
 
-CaseResult KernelSpec::run(const Params& given, const RunOptions& options) const {
-  const Params p = complete(given);
-  CaseResult result;
-  std::string why;
-  if (!valid(p, &why)) {
-    result.failure = "invalid case " + case_id(name(), p) + ": " + why;
-    return result;
-  }
-  try {
-    std::unique_ptr<PreparedCase> c = prepare(p, options);
-    auto t0 = std::chrono::steady_clock::now();
-    c->run_kernel();
-    const double kernel = seconds_since(t0);
-    t0 = std::chrono::steady_clock::now();
-    c->run_reference();
-    const double reference = seconds_since(t0);
-    result = c->compare();
-    result.kernel_seconds = kernel;
-    result.reference_seconds = reference;
-  } catch (const std::exception& e) {
-    result.passed = false;
-    result.failure = std::string("harness error: ") + e.what();
-  }
-  return result;
+std::optional<Finding> KernelSpec::finding_for(const Params& p) const {
+  const Params full = complete(p);
+  for (const Finding& f : findings())
+    if (complete(f.params) == full) return f;
+  return std::nullopt;
+}
+
+std::vector<Params> KernelSpec::finding_cases() const {
+  std::vector<Params> cases;
+  for (const Finding& f : findings()) cases.push_back(f.params);
+  return cases;
 }
 
 // ------------------------------ case ids
@@ -114,7 +94,7 @@ std::vector<const KernelSpec*> SpecRegistry::all() {
   return out;
 }
 
-// ------------------------------ comparison and device
+// ------------------------------ comparison
 
 void finish(CaseResult& result) {
   std::string why;
@@ -126,40 +106,6 @@ void finish(CaseResult& result) {
   else if (result.elements == 0) why = "no output was compared";
   result.passed = why.empty();
   if (result.failure.empty()) result.failure = why;
-}
-
-SpecDevice::SpecDevice()
-    : device_(NS::TransferPtr(MTL::CreateSystemDefaultDevice())),
-      queue_(NS::TransferPtr(device_->newCommandQueue())),
-      library_(NS::TransferPtr(device_->newDefaultLibrary())) {}
-
-SpecDevice& SpecDevice::get() {
-  static SpecDevice device;
-  return device;
-}
-
-MTL::ComputePipelineState* SpecDevice::pipeline(const std::string& kernel) {
-  std::lock_guard lock(mutex_);
-  auto& slot = pipelines_[kernel];
-  if (!slot) {
-    auto fn = NS::TransferPtr(library_->newFunction(kernel.c_str()));
-    if (!fn) throw std::runtime_error("no kernel named '" + kernel + "' is linked");
-    NS::Error* error = nullptr;
-    slot = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
-    if (!slot) throw std::runtime_error("pipeline for '" + kernel + "' failed");
-  }
-  return slot.get();
-}
-
-MTL::CommandBuffer* SpecDevice::command_buffer(const engine::ExecutionOptions& options) {
-  device_->executionOptions() = options;
-  return queue_->commandBuffer();
-}
-
-void SpecDevice::finish(MTL::CommandBuffer* cb, CaseResult& result) {
-  cb->commit();
-  cb->waitUntilCompleted();
-  for (const auto& r : cb->reports()) result.reports.push_back(r);
 }
 
 }  // namespace metalsim::spec

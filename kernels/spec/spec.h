@@ -8,11 +8,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "simt/check/report.h"
-#include "simt/engine/dispatch.h"
+#include "simt/base/execution_options.h"
+#include "simt/report/report.h"
 
 namespace metalsim::spec {
 
@@ -50,10 +51,7 @@ struct CaseResult {
   double reference_seconds = 0;
 };
 
-struct RunOptions {
-  engine::ExecutionOptions execution;  // schedule, checks, workers, watchdog
-  uint64_t seed = 1;                   // inputs
-};
+class CaseContext;  // case_context.h: the device, buffers and dispatches of one run
 
 // A case with inputs generated and outputs poisoned; kernel and reference can be run (and
 // timed) separately, then compared.
@@ -79,6 +77,15 @@ class PreparedCase {
 // bug of their source document: docs/findings.md records what the tools report on them.
 enum class Expectation { pass, known_bug };
 
+// One recorded finding of a known_bug spec: the case that shows it and the kind of failure it
+// must show there (failure_kind in verdict.h: a check id such as "bounds.threadgroup", or
+// "mismatch", "unwritten", "non_finite"). A failure of another kind is not the finding.
+struct Finding {
+  Params params;
+  std::string kind;
+  std::string what;  // the defect, in words (docs/findings.md has the full record)
+};
+
 class KernelSpec {
  public:
   virtual ~KernelSpec() = default;
@@ -94,12 +101,19 @@ class KernelSpec {
   virtual std::vector<Params> bench_cases() const { return {}; }
   virtual Expectation expectation() const { return Expectation::pass; }
   virtual std::string known_bug() const { return {}; }  // for Expectation::known_bug
-  virtual std::unique_ptr<PreparedCase> prepare(const Params& p, const RunOptions& o) const = 0;
+  // For Expectation::known_bug: each recorded finding with its case; the sweep of a known-bug
+  // spec is these cases (finding_cases()).
+  virtual std::vector<Finding> findings() const { return {}; }
+  // Generates inputs (from ctx.seed()), poisons outputs, makes buffers through `ctx`, which
+  // outlives the returned case.
+  virtual std::unique_ptr<PreparedCase> prepare(const Params& p, CaseContext& ctx) const = 0;
 
-  // prepare, run the kernel and the reference, compare.
-  CaseResult run(const Params& p, const RunOptions& o) const;
   // `p` with every parameter present (defaults filled in).
   Params complete(const Params& p) const;
+  // The recorded finding whose case is `p` (completed), if any.
+  std::optional<Finding> finding_for(const Params& p) const;
+  // The cases of findings(), for sweep() of a known-bug spec.
+  std::vector<Params> finding_cases() const;
 };
 
 std::string case_id(const std::string& spec, const Params& p);

@@ -92,11 +92,6 @@ uint64_t steady_ns() {
                       .count());
 }
 
-uint32_t env_uint(const char* name, uint32_t fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? uint32_t(std::strtoul(v, nullptr, 10)) : fallback;
-}
-
 }  // namespace
 
 void link_race_reporting();  // race_report.cpp
@@ -106,15 +101,6 @@ bool racecheck_available() { return race::kEnabled; }
 DispatchOutcome execute_dispatch(const DispatchRequest& request) {
   if (request.options.checks.init && !request.trace_uninit) return run_with_initcheck(request);
   return run_dispatch_once(request);
-}
-
-ExecutionOptions ExecutionOptions::from_environment() {
-  ExecutionOptions o;
-  o.schedule = SchedulePolicy::from_environment();
-  o.checks = check::CheckSet::from_environment();
-  o.workers = env_uint("METALSIM_THREADS", 0);
-  if (const char* w = std::getenv("METALSIM_WATCHDOG"); w != nullptr) o.watchdog_seconds = std::atof(w);
-  return o;
 }
 
 DispatchOutcome run_dispatch_once(const DispatchRequest& request) {

@@ -6,34 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "simt/check/check_id.h"
-#include "simt/check/report.h"
+#include "simt/base/execution_options.h"
+#include "simt/report/check_id.h"
+#include "simt/report/report.h"
 #include "simt/engine/geometry.h"
 #include "simt/engine/kernel.h"
 #include "simt/engine/schedule.h"
 
 namespace metalsim::engine {
-
-// One threadgroup as a worker ran it, for traces (metalsim trace).
-struct ThreadgroupEvent {
-  uint32_t worker = 0;
-  uint64_t linear_threadgroup = 0;
-  Size3 position;
-  uint64_t begin_ns = 0, end_ns = 0;  // std::chrono::steady_clock
-};
-
-struct ExecutionOptions {
-  SchedulePolicy schedule;
-  check::CheckSet checks;
-  uint32_t workers = 0;            // 0: every core (omp_get_max_threads)
-  double watchdog_seconds = 0;     // 0: no limit
-  size_t stack_bytes = 0;          // 0: fiber::default_stack_bytes()
-  // Called by the worker after each threadgroup, from several threads at once; empty: off.
-  std::function<void(const ThreadgroupEvent&)> on_threadgroup;
-
-  // METALSIM_SCHEDULE, METALSIM_CHECKS, METALSIM_THREADS, METALSIM_WATCHDOG (seconds).
-  static ExecutionOptions from_environment();
-};
 
 // A range of memory a fault can be attributed to: a bound buffer and its guard pages.
 struct MemoryRange {

@@ -2,7 +2,7 @@
 // What the workers of one dispatch share (internal to the engine).
 #include <atomic>
 
-#include "simt/check/report.h"
+#include "simt/report/report.h"
 #include "simt/engine/dispatch.h"
 
 namespace metalsim::engine {

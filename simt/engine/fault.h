@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "simt/check/report.h"
+#include "simt/report/report.h"
 
 namespace metalsim::engine {
 

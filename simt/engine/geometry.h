@@ -2,15 +2,10 @@
 // Dispatch geometry: the grid, the threadgroups, and what each threadgroup sees of them.
 #include <cstdint>
 
+#include "simt/base/size3.h"
 #include "simt/engine/builtin.h"
 
 namespace metalsim::engine {
-
-struct Size3 {
-  uint32_t x = 1, y = 1, z = 1;
-  uint64_t volume() const { return uint64_t(x) * y * z; }
-  friend bool operator==(const Size3&, const Size3&) = default;
-};
 
 // What a dispatch fixes: the grid of threadgroups and the uniform threadgroup size. For
 // dispatchThreads the edge threadgroups are partial: threads_per_grid is not a multiple of

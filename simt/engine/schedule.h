@@ -5,22 +5,10 @@
 // the same schedule, whatever the number of workers.
 #include <cstdint>
 #include <span>
-#include <string>
-#include <string_view>
+
+#include "simt/base/schedule_policy.h"
 
 namespace metalsim::engine {
-
-enum class ScheduleKind : uint8_t { in_order, reversed, random };
-
-struct SchedulePolicy {
-  ScheduleKind kind = ScheduleKind::in_order;
-  uint64_t seed = 0;  // used by `random`
-
-  std::string str() const;  // "in-order", "reversed", "random:42"
-  // Accepts the forms str() prints; "random" alone means seed 1.
-  static bool parse(std::string_view text, SchedulePolicy& out);
-  static SchedulePolicy from_environment();  // METALSIM_SCHEDULE, else in-order
-};
 
 // splitmix64: small, fast, and good enough to shuffle schedules.
 class ScheduleRng {

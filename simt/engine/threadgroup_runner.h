@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "simt/check/report.h"
+#include "simt/report/report.h"
 #include "simt/engine/dispatch.h"
 #include "simt/engine/ready_queue.h"
 #include "simt/engine/sync.h"

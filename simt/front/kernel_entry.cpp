@@ -33,8 +33,8 @@ std::string arg_info(const KernelArg& a, size_t position) {
   s += ", .type = " + quote(a.type);
   s += std::string(", .is_const = ") + (a.is_const ? "true" : "false");
   s += std::string(", .is_reference = ") + (a.is_reference ? "true" : "false");
-  s += ", .element_size = ::metalsim::front::rt::element_size<" + a.element_type + ">()";
-  s += ", .element_align = ::metalsim::front::rt::element_align<" + a.element_type + ">()";
+  s += ", .element_size = ::metalsim::generated::element_size<" + a.element_type + ">()";
+  s += ", .element_align = ::metalsim::generated::element_align<" + a.element_type + ">()";
   if (a.kind == ArgKind::Builtin) s += ", .builtin = ::metalsim::engine::Builtin::" + a.builtin;
   return s + "}";
 }
@@ -49,12 +49,12 @@ std::string bind_arg(const KernelArg& a, size_t i) {
 
 std::string pass_arg(const KernelArg& a, size_t i) {
   if (a.kind != ArgKind::Builtin) return "ms_p" + std::to_string(i);
-  return "::metalsim::front::rt::builtin_cast<" + a.element_type + ", " + a.builtin_scalar + ", " +
+  return "::metalsim::generated::builtin_cast<" + a.element_type + ", " + a.builtin_scalar + ", " +
          std::to_string(a.builtin_components) + ">(ms_c.value(::metalsim::engine::Builtin::" + a.builtin + "))";
 }
 
 std::string threadgroup_bytes(const KernelDecl& k) {
-  std::string s = "::metalsim::front::rt::threadgroup_bytes({";
+  std::string s = "::metalsim::generated::threadgroup_bytes({";
   bool first = true;
   for (const ThreadgroupVariable& v : k.threadgroup_variables) {
     if (!v.static_size) continue;
@@ -103,7 +103,7 @@ std::string kernel_entry_code(const KernelDecl& k, const std::string& file_name)
 
 std::string kernel_instance_code(const std::string& host_name_expr, const std::string& kernel_struct,
                                  const std::string& unique) {
-  return "static const ::metalsim::front::rt::KernelInstance " + unique + "{" + kernel_struct + "::info(" +
+  return "static const ::metalsim::generated::KernelInstance " + unique + "{" + kernel_struct + "::info(" +
          host_name_expr + ")};";
 }
 

@@ -82,131 +82,151 @@ bool qualifier_word(const Token& k) {
          k.is("long") || k.is("struct") || k.is("typename") || is_address_space(k);
 }
 
-KernelArg parse_param(const Tokens& t, size_t b, size_t e, size_t position) {
+// A parameter's tokens without its attributes, and the attributes.
+struct ParamTokens {
   std::vector<Attribute> attrs;
   Tokens decl;
+};
+
+ParamTokens split_attributes(const Tokens& t, size_t b, size_t e) {
+  ParamTokens p;
   for (size_t i = b; i < e; ++i) {
     if (is_attribute_start(t, i)) {
       auto a = parse_attributes(t, i);
-      attrs.insert(attrs.end(), a.begin(), a.end());
+      p.attrs.insert(p.attrs.end(), a.begin(), a.end());
       i = attribute_end(t, i) - 1;
       continue;
     }
-    decl.push_back(t[i]);
+    p.decl.push_back(t[i]);
   }
-  const Token& at = t[b];
-  KernelArg arg;
-  // An array parameter (`constant const size_t strides[2]`, MLX's binary kernels) is a pointer,
-  // as any C++ array parameter is: its extent is dropped and `*` stands in for it.
-  bool array_param = false;
-  if (!decl.empty() && decl.back().is("]")) {
-    size_t open = decl.size() - 1;
-    while (open > 0 && !decl[open].is("[")) --open;
-    if (open > 0 && decl[open - 1].is("]")) {
-      throw FrontError(at.file, at.line, "kernel parameter #" + std::to_string(position) + ": a multi-dimensional array parameter is not supported");
-    }
-    decl.resize(open);
-    array_param = true;
-  }
-  if (decl.size() >= 2 && decl.back().ident() && !qualifier_word(decl[decl.size() - 2])) {
-    arg.name = decl.back().text;
-    decl.pop_back();
-  }
-  std::string shown = arg.name.empty() ? "#" + std::to_string(position) : "'" + arg.name + "'";
-  if (array_param) decl.push_back(make_token(TokKind::Punct, "*", at, false));
-  arg.type = join(decl, 0, decl.size());
+  return p;
+}
 
+// An array parameter (`constant const size_t strides[2]`, MLX's binary kernels) is a pointer,
+// as any C++ array parameter is: its extent is dropped (the caller puts `*` in its place).
+bool drop_array_extent(Tokens& decl, const Token& at, size_t position) {
+  if (decl.empty() || !decl.back().is("]")) return false;
+  size_t open = decl.size() - 1;
+  while (open > 0 && !decl[open].is("[")) --open;
+  if (open > 0 && decl[open - 1].is("]"))
+    throw FrontError(at.file, at.line, "kernel parameter #" + std::to_string(position) +
+                                           ": a multi-dimensional array parameter is not supported");
+  decl.resize(open);
+  return true;
+}
+
+// The [[buffer]], [[threadgroup]] or built-in attribute; a device or constant pointer without one
+// is bound implicitly (`implicit` is filled in and returned).
+const Attribute* find_binding(const ParamTokens& p, const Token& at, const std::string& shown, Attribute& implicit) {
   const Attribute* binding = nullptr;
-  for (const Attribute& a : attrs) {
+  for (const Attribute& a : p.attrs) {
     if (a.name == "function_constant") continue;  // optional argument: still reflected
-    if (is_unsupported_param_attribute(a.name)) {
+    if (is_unsupported_param_attribute(a.name))
       throw FrontError(at.file, a.line, "kernel parameter " + shown + ": [[" + a.name + "]] is not supported by metalsim");
-    }
     if (a.name == "buffer" || a.name == "threadgroup" || is_builtin_name(a.name)) {
       if (binding) throw FrontError(at.file, a.line, "kernel parameter " + shown + " has two bindings");
       binding = &a;
     }
   }
-  Attribute implicit;
-  if (!binding) {
-    // ggml writes `device const char * src0,` without [[buffer(N)]]: Metal gives such buffers
-    // the lowest indices left free, in parameter order (resolved in parse_kernel_signature).
-    bool buffer_space = false;
-    for (const Token& k : decl) buffer_space = buffer_space || k.is("device") || k.is("constant");
-    if (!buffer_space) {
-      throw FrontError(at.file, at.line, "kernel parameter " + shown + " has no [[buffer(N)]], [[threadgroup(N)]] or built-in attribute");
-    }
-    implicit.name = "buffer";
-    implicit.line = at.line;
-    binding = &implicit;
-  }
+  if (binding) return binding;
+  // ggml writes `device const char * src0,` without [[buffer(N)]]: Metal gives such buffers
+  // the lowest indices left free, in parameter order (resolved in parse_kernel_signature).
+  bool buffer_space = false;
+  for (const Token& k : p.decl) buffer_space = buffer_space || k.is("device") || k.is("constant");
+  if (!buffer_space)
+    throw FrontError(at.file, at.line, "kernel parameter " + shown + " has no [[buffer(N)]], [[threadgroup(N)]] or built-in attribute");
+  implicit.name = "buffer";
+  implicit.line = at.line;
+  return &implicit;
+}
 
-  bool has_device = false, has_constant = false, has_threadgroup = false, has_thread = false;
-  Tokens elem;
+// The type's address-space words, and the rest of its tokens.
+struct AddressSpaces {
+  bool device = false, constant = false, threadgroup = false, thread = false;
+  Tokens rest;
+  bool any() const { return device || constant || threadgroup || thread; }
+};
+
+AddressSpaces split_address_spaces(const Tokens& decl) {
+  AddressSpaces s;
   for (const Token& k : decl) {
-    if (k.is("device")) has_device = true;
-    else if (k.is("constant")) has_constant = true;
-    else if (k.is("threadgroup")) has_threadgroup = true;
-    else if (k.is("thread")) has_thread = true;
-    else elem.push_back(k);
+    if (k.is("device")) s.device = true;
+    else if (k.is("constant")) s.constant = true;
+    else if (k.is("threadgroup")) s.threadgroup = true;
+    else if (k.is("thread")) s.thread = true;
+    else s.rest.push_back(k);
   }
-  for (const Token& k : elem) {
-    if (k.is("const")) arg.is_const = true;
-  }
+  return s;
+}
 
-  if (binding->name == "buffer" || binding->name == "threadgroup") {
-    arg.index = binding->args;
-    arg.implicit_index = binding == &implicit;
-    if (arg.index.empty() && !arg.implicit_index) throw FrontError(at.file, binding->line, "kernel parameter " + shown + ": [[" + binding->name + "]] needs an index");
-    if (elem.empty() || !(elem.back().is("*") || elem.back().is("&"))) {
-      throw FrontError(at.file, at.line, "kernel parameter " + shown + " bound to [[" + binding->name + "]] must be a pointer or a reference");
-    }
-    arg.is_reference = elem.back().is("&");
-    elem.pop_back();
-    if (binding->name == "buffer") {
-      if (has_device) {
-        arg.kind = ArgKind::DeviceBuffer;
-      } else if (has_constant) {
-        arg.kind = ArgKind::ConstantBuffer;
-        arg.is_const = true;
-      } else {
-        throw FrontError(at.file, at.line, "kernel parameter " + shown + " bound to [[buffer]] needs the device or constant address space");
-      }
-    } else {
-      if (!has_threadgroup) {
-        throw FrontError(at.file, at.line, "kernel parameter " + shown + " bound to [[threadgroup]] needs the threadgroup address space");
-      }
-      arg.kind = ArgKind::Threadgroup;
-    }
-    arg.element_type = join(elem, 0, elem.size());
-    if (arg.is_const && arg.element_type.find("const") == std::string::npos) arg.element_type = "const " + arg.element_type;
-    return arg;
-  }
-
-  // A built-in: uint, ushort, uint2, ushort3, ... (any integer scalar or vector name).
-  if (has_device || has_constant || has_threadgroup || has_thread) {
-    throw FrontError(at.file, at.line, "built-in kernel parameter " + shown + " cannot have an address space");
-  }
-  arg.kind = ArgKind::Builtin;
-  arg.builtin = binding->name;
-  Tokens value;
-  for (const Token& k : elem) {
-    if (!k.is("const")) value.push_back(k);
-  }
-  if (value.empty() || !value.back().ident()) {
-    throw FrontError(at.file, at.line, "built-in kernel parameter " + shown + ": expected a scalar or vector type name, got '" + arg.type + "'");
-  }
-  arg.element_type = join(value, 0, value.size());
-  std::string last = value.back().text;
-  std::string prefix = join(value, 0, value.size() - 1);
-  char d = last.back();
-  if (d == '2' || d == '3' || d == '4') {
-    arg.builtin_components = d - '0';
-    arg.builtin_scalar = prefix + last.substr(0, last.size() - 1);
+// [[buffer(N)]] or [[threadgroup(N)]]: a pointer or reference into an address space.
+void reflect_bound_arg(KernelArg& arg, const Attribute& binding, bool implicit, AddressSpaces spaces,
+                       const Token& at, const std::string& shown) {
+  Tokens& elem = spaces.rest;
+  arg.index = binding.args;
+  arg.implicit_index = implicit;
+  if (arg.index.empty() && !implicit)
+    throw FrontError(at.file, binding.line, "kernel parameter " + shown + ": [[" + binding.name + "]] needs an index");
+  if (elem.empty() || !(elem.back().is("*") || elem.back().is("&")))
+    throw FrontError(at.file, at.line, "kernel parameter " + shown + " bound to [[" + binding.name + "]] must be a pointer or a reference");
+  arg.is_reference = elem.back().is("&");
+  elem.pop_back();
+  if (binding.name == "buffer") {
+    if (!spaces.device && !spaces.constant)
+      throw FrontError(at.file, at.line, "kernel parameter " + shown + " bound to [[buffer]] needs the device or constant address space");
+    arg.kind = spaces.device ? ArgKind::DeviceBuffer : ArgKind::ConstantBuffer;
+    if (!spaces.device) arg.is_const = true;
   } else {
-    arg.builtin_components = 1;
-    arg.builtin_scalar = arg.element_type;
+    if (!spaces.threadgroup)
+      throw FrontError(at.file, at.line, "kernel parameter " + shown + " bound to [[threadgroup]] needs the threadgroup address space");
+    arg.kind = ArgKind::Threadgroup;
   }
+  arg.element_type = join(elem, 0, elem.size());
+  if (arg.is_const && arg.element_type.find("const") == std::string::npos) arg.element_type = "const " + arg.element_type;
+}
+
+// A built-in: uint, ushort, uint2, ushort3, ... (any integer scalar or vector name).
+void reflect_builtin_arg(KernelArg& arg, const Attribute& binding, const AddressSpaces& spaces, const Token& at,
+                         const std::string& shown) {
+  if (spaces.any())
+    throw FrontError(at.file, at.line, "built-in kernel parameter " + shown + " cannot have an address space");
+  arg.kind = ArgKind::Builtin;
+  arg.builtin = binding.name;
+  Tokens value;
+  for (const Token& k : spaces.rest)
+    if (!k.is("const")) value.push_back(k);
+  if (value.empty() || !value.back().ident())
+    throw FrontError(at.file, at.line, "built-in kernel parameter " + shown + ": expected a scalar or vector type name, got '" + arg.type + "'");
+  arg.element_type = join(value, 0, value.size());
+  const std::string last = value.back().text;
+  const char d = last.back();
+  const bool vector = d == '2' || d == '3' || d == '4';
+  arg.builtin_components = vector ? d - '0' : 1;
+  arg.builtin_scalar = vector ? join(value, 0, value.size() - 1) + last.substr(0, last.size() - 1) : arg.element_type;
+}
+
+KernelArg parse_param(const Tokens& t, size_t b, size_t e, size_t position) {
+  ParamTokens p = split_attributes(t, b, e);
+  const Token& at = t[b];
+  KernelArg arg;
+  const bool array_param = drop_array_extent(p.decl, at, position);
+  if (p.decl.size() >= 2 && p.decl.back().ident() && !qualifier_word(p.decl[p.decl.size() - 2])) {
+    arg.name = p.decl.back().text;
+    p.decl.pop_back();
+  }
+  const std::string shown = arg.name.empty() ? "#" + std::to_string(position) : "'" + arg.name + "'";
+  if (array_param) p.decl.push_back(make_token(TokKind::Punct, "*", at, false));
+  arg.type = join(p.decl, 0, p.decl.size());
+
+  Attribute implicit;
+  const Attribute* binding = find_binding(p, at, shown, implicit);
+  AddressSpaces spaces = split_address_spaces(p.decl);
+  for (const Token& k : spaces.rest)
+    if (k.is("const")) arg.is_const = true;
+  if (binding->name == "buffer" || binding->name == "threadgroup")
+    reflect_bound_arg(arg, *binding, binding == &implicit, std::move(spaces), at, shown);
+  else
+    reflect_builtin_arg(arg, *binding, spaces, at, shown);
   return arg;
 }
 

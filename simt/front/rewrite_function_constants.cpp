@@ -1,6 +1,6 @@
 // ------------------------------ function constants
 // `constant T name [[function_constant(N)]];` at namespace scope becomes
-// `const ::metalsim::front::rt::FunctionConstant<T> name{N};`, an object whose `operator T()`
+// `const ::metalsim::generated::FunctionConstant<T> name{N};`, an object whose `operator T()`
 // reads the running dispatch's value (engine::function_constant(N); T{} when unset) and that
 // is_function_constant_defined(name) accepts. A program-scope constant whose initialiser
 // names a function constant (`constant bool has_b = is_function_constant_defined(b) && b;`) is
@@ -14,7 +14,7 @@
 namespace metalsim::front {
 namespace {
 
-constexpr const char* kRt = "::metalsim::front::rt::";
+constexpr const char* kRt = "::metalsim::generated::";
 
 }  // namespace
 

@@ -4,7 +4,7 @@
 // A bound only the C++ compiler knows (a template parameter: ggml's
 // `float sumf[r1ptg] = { [0 ... r1ptg - 1] = 0.0f };`) cannot be expanded here; when the list
 // initialises a local array `T a[E] = {...};`, the array is value-initialised and each designator
-// becomes a statement after it (`rt::fill_range(a, lo, hi, v);`, `a[i] = w;`). Anywhere else a
+// becomes a statement after it (`generated::fill_range(a, lo, hi, v);`, `a[i] = w;`). Anywhere else a
 // non-constant bound is an error at its line.
 #include <cctype>
 #include <map>
@@ -138,7 +138,7 @@ std::optional<size_t> local_array_name(const Tokens& t, size_t open, size_t clos
 
 void append(Tokens& out, const Tokens& t, size_t b, size_t e) { out.insert(out.end(), t.begin() + static_cast<long>(b), t.begin() + static_cast<long>(e)); }
 
-// `name[E] = { [lo ... hi] = v, [i] = w };` -> `name[E] = {}; rt::fill_range(name, lo, hi, (v)); name[i] = (w);`
+// `name[E] = { [lo ... hi] = v, [i] = w };` -> `name[E] = {}; generated::fill_range(name, lo, hi, (v)); name[i] = (w);`
 // `out` already ends with `name[E] =`; returns the index of the statement's ';'.
 size_t fill_statements(const Tokens& t, size_t open, size_t close, const Token& name, Tokens& out) {
   const Token& at = t[open];
@@ -154,7 +154,7 @@ size_t fill_statements(const Tokens& t, size_t open, size_t close, const Token& 
     size_t dots = i + 1;
     while (dots < rb && !t[dots].is("...")) ++dots;
     if (dots < rb) {
-      out.push_back(make_token(TokKind::Ident, "::metalsim::front::rt::fill_range", at));
+      out.push_back(make_token(TokKind::Ident, "::metalsim::generated::fill_range", at));
       punct("(");
       out.push_back(name);
       punct(",");

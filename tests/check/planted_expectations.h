@@ -5,12 +5,12 @@
 // scanning the .metal file, so the expectation follows the file.
 //
 // Check ids are strings, not CheckId enumerators, so rows can name checks that the table in
-// simt/check/check_id.h does not have yet; such rows are skipped with the reason.
+// simt/report/check_id.h does not have yet; such rows are skipped with the reason.
 #include <cstdint>
 #include <fstream>
 #include <string>
 
-#include "simt/check/check_id.h"
+#include "simt/report/check_id.h"
 #include "simt/engine/geometry.h"
 
 namespace metalsim::testing::planted {

@@ -245,7 +245,7 @@ bool id_of(const std::string& name, CheckId& out) {
 // Empty when the row can run in this build, else why not.
 std::string unavailable(const Expectation& e) {
   CheckId id;
-  if (!id_of(e.check, id)) return std::string("check id '") + e.check + "' is not in simt/check/check_id.h";
+  if (!id_of(e.check, id)) return std::string("check id '") + e.check + "' is not in simt/report/check_id.h";
   if (e.finder == Finder::tsan) {
 #if defined(METALSIM_PLANTED_HAS_RACE_ANNOTATIONS)
     if (engine::race::kEnabled || check::check_implemented(id)) return "";

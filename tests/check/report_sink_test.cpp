@@ -2,7 +2,7 @@
 // whatever order the workers filed them in; different findings stay apart.
 #include <gtest/gtest.h>
 
-#include "simt/check/report.h"
+#include "simt/report/report.h"
 
 namespace metalsim::check {
 namespace {

@@ -79,10 +79,11 @@ const std::vector<Recorded>& recorded() {
   return rows;
 }
 
-const Recorded* find_recorded(const CaseRequest& r) {
+const Recorded* find_recorded(const ShrinkResult& s) {
+  const Case& r = s.minimal;
   for (const auto& row : recorded())
     if (row.kernel == r.spec->name() && r.spec->complete(row.params) == r.params && row.seed == r.seed &&
-        r.schedule.kind == engine::ScheduleKind::in_order)
+        s.options.schedule.kind == engine::ScheduleKind::in_order)
       return &row;
   return nullptr;
 }
@@ -111,23 +112,19 @@ TEST_P(AsDocumentedFuzz, FindsAndShrinksToARecordedMinimalCase) {
   ASSERT_NE(spec, nullptr) << c.kernel;
   ASSERT_EQ(spec->expectation(), spec::Expectation::known_bug);
 
-  CaseRequest base;
-  base.spec = spec;
+  engine::ExecutionOptions base;
   ASSERT_TRUE(check::CheckSet::parse("sync,init,mem", base.checks));  // metalsim fuzz's default
   const CaseGenerator gen(*spec, c.seed, c.limit);
   std::map<std::string, ShrinkResult> shrunk;  // failure kind -> shrunk first failure of the kind
   size_t failures = 0;
   for (size_t k = 0; k < c.cases; ++k) {
     const FuzzCase fc = gen.generate(k);
-    CaseRequest r = base;
-    r.params = fc.params;
-    r.seed = fc.seed;
-    r.race_seed = fc.seed;
-    r.schedule = fc.schedule;
-    const CaseOutcome out = run_case(r);
+    engine::ExecutionOptions options = base;
+    options.schedule = fc.schedule;
+    const CaseOutcome out = run_case({spec, fc.params, fc.seed}, options);
     if (out.result.passed) continue;
     ++failures;
-    const std::string kind = failure_kind(out.result);
+    const std::string kind = spec::failure_kind(out.result);
     if (shrunk.contains(kind)) continue;
     shrunk.emplace(kind, shrink(out, 200));
   }
@@ -135,12 +132,12 @@ TEST_P(AsDocumentedFuzz, FindsAndShrinksToARecordedMinimalCase) {
 
   std::ostringstream found;
   for (const auto& [kind, s] : shrunk) {
-    SCOPED_TRACE(kind + ": " + repro_command(s.minimal));
-    found << "  " << kind << " -> " << repro_command(s.minimal) << " (" << s.runs << " shrink runs)\n";
+    SCOPED_TRACE(kind + ": " + spec::repro_command(s.minimal, s.options));
+    found << "  " << kind << " -> " << spec::repro_command(s.minimal, s.options) << " (" << s.runs << " shrink runs)\n";
     EXPECT_FALSE(s.outcome.result.passed);
-    EXPECT_EQ(failure_kind(s.outcome.result), kind);
+    EXPECT_EQ(spec::failure_kind(s.outcome.result), kind);
     EXPECT_LT(s.runs, 200u) << "the shrink ran out of budget";
-    const Recorded* row = find_recorded(s.minimal);
+    const Recorded* row = find_recorded(s);
     EXPECT_NE(row, nullptr) << "not a minimal case recorded in docs/findings.md";
     if (row != nullptr) found << "    = " << row->finding << "\n";
   }

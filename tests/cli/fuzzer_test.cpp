@@ -61,22 +61,19 @@ TEST(Fuzzer, FindsThePlantedOffByOneAndShrinksItToTheBoundary) {
   CaseOutcome failing;
   for (size_t k = 0; k < kBudget && found_at == kBudget; ++k) {
     const FuzzCase fc = gen.generate(k);
-    CaseRequest r;
-    r.spec = &planted();
-    r.params = fc.params;
-    r.seed = fc.seed;
-    r.schedule = fc.schedule;
-    r.checks = check::CheckSet::all();
-    r.checks.race = false;
-    failing = run_case(r);
+    engine::ExecutionOptions options;
+    options.schedule = fc.schedule;
+    options.checks = check::CheckSet::all();
+    options.checks.race = false;
+    failing = run_case({&planted(), fc.params, fc.seed}, options);
     if (!failing.result.passed) found_at = k;
   }
   ASSERT_LT(found_at, kBudget) << "no failure within " << kBudget << " cases from seed 1";
-  EXPECT_EQ(failing.request.params.at("n") % 64, 63) << failing.request.id();
+  EXPECT_EQ(failing.subject.params.at("n") % 64, 63) << failing.subject.id();
 
   const ShrinkResult s = shrink(failing, 200);
   EXPECT_EQ(s.minimal.params, (Params{{"n", 63}, {"rows", 1}})) << s.minimal.id();
-  EXPECT_EQ(s.minimal.schedule.str(), "in-order");
+  EXPECT_EQ(s.options.schedule.str(), "in-order");
   EXPECT_EQ(s.minimal.seed, 1u);
   EXPECT_FALSE(s.outcome.result.passed);
   EXPECT_LT(s.runs, 50u);
@@ -84,10 +81,7 @@ TEST(Fuzzer, FindsThePlantedOffByOneAndShrinksItToTheBoundary) {
 
 TEST(Fuzzer, ShrinkKeepsTheFailureKind) {
   // A case that passes stays where it is: nothing smaller fails the same way.
-  CaseRequest r;
-  r.spec = &planted();
-  r.params = {{"n", 64}, {"rows", 1}};
-  const CaseOutcome ok = run_case(r);
+  const CaseOutcome ok = run_case({&planted(), {{"n", 64}, {"rows", 1}}, 1}, engine::ExecutionOptions{});
   ASSERT_TRUE(ok.result.passed);
   EXPECT_FALSE(same_failure(ok, ok));
 }

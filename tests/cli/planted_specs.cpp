@@ -9,7 +9,7 @@
 
 #include "kernels/spec/compare.h"
 #include "kernels/spec/inputs.h"
-#include "kernels/spec/spec_device.h"
+#include "kernels/spec/case_context.h"
 #include "support/hand_kernel.h"
 
 namespace metalsim::testing {
@@ -48,11 +48,11 @@ HandKernel racy_kernel("cli_racy", {device_arg("x", 0, 4, true), device_arg("y",
 
 class TileCase : public spec::PreparedCase {
  public:
-  TileCase(std::string kernel, bool racy, const Params& p, const spec::RunOptions& o)
+  TileCase(std::string kernel, bool racy, const Params& p, spec::CaseContext& ctx)
       : kernel_(std::move(kernel)), racy_(racy), n_(uint32_t(p.at("n"))), rows_(uint32_t(p.at("rows"))),
-        options_(o) {
-    auto& dev = spec::SpecDevice::get();
-    spec::InputGenerator gen(o.seed);
+        ctx_(ctx) {
+    spec::CaseContext& dev = ctx;
+    spec::InputGenerator gen(ctx.seed());
     x_ = gen.uniform_vector<float>(size_t(n_) * rows_, -4, 4);
     in_ = dev.buffer(x_);
     out_ = dev.buffer(output_count() * sizeof(float));
@@ -65,17 +65,16 @@ class TileCase : public spec::PreparedCase {
   uint32_t tiles() const { return (n_ + kTile - 1) / kTile; }
 
   void run_kernel() override {
-    auto& dev = spec::SpecDevice::get();
-    MTL::CommandBuffer* cb = dev.command_buffer(options_.execution);
+    MTL::CommandBuffer* cb = ctx_.command_buffer();
     MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
-    enc->setComputePipelineState(dev.pipeline(kernel_));
+    enc->setComputePipelineState(ctx_.pipeline(kernel_));
     enc->setBuffer(in_.get(), 0, 0);
     enc->setBuffer(out_.get(), 0, 1);
     enc->setBytes(&n_, sizeof n_, 2);
     enc->dispatchThreadgroups(MTL::Size(tiles(), racy_ ? 1 : rows_, 1), MTL::Size(kTile, 1, 1));
     enc->endEncoding();
     kernel_result_ = {};
-    spec::SpecDevice::finish(cb, kernel_result_);
+    spec::CaseContext::commit(cb, kernel_result_);
   }
   void run_reference() override {
     ref_.assign(output_count(), 0.0f);
@@ -95,7 +94,7 @@ class TileCase : public spec::PreparedCase {
   std::string kernel_;
   bool racy_;
   uint32_t n_, rows_;
-  spec::RunOptions options_;
+  spec::CaseContext& ctx_;
   std::vector<float> x_, ref_;
   NS::SharedPtr<MTL::Buffer> in_, out_;
   spec::CaseResult kernel_result_;
@@ -121,7 +120,7 @@ class TileSpec : public spec::KernelSpec {
     return true;
   }
   std::vector<Params> sweep() const override {
-    if (expectation_ == spec::Expectation::known_bug) return {{{"n", 63}, {"rows", 1}}, {{"n", 127}, {"rows", 2}}};
+    if (expectation_ == spec::Expectation::known_bug) return finding_cases();
     if (kernel_ == "cli_racy") return {{{"n", 64}, {"rows", 1}}, {{"n", 100}, {"rows", 1}}};
     return {{{"n", 1}, {"rows", 1}}, {{"n", 64}, {"rows", 3}}, {{"n", 65}, {"rows", 2}}, {{"n", 63}, {"rows", 1}}};
   }
@@ -130,8 +129,13 @@ class TileSpec : public spec::KernelSpec {
   std::string known_bug() const override {
     return expectation_ == spec::Expectation::known_bug ? "a last tile of 63 elements loses its last element" : "";
   }
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, const spec::RunOptions& o) const override {
-    return std::make_unique<TileCase>(kernel_, kernel_ == "cli_racy", p, o);
+  std::vector<spec::Finding> findings() const override {
+    if (expectation_ != spec::Expectation::known_bug) return {};
+    return {{{{"n", 63}, {"rows", 1}}, "unwritten", "the last element of a 63-element tile"},
+            {{{"n", 127}, {"rows", 2}}, "unwritten", "the same in the second tile of each row"}};
+  }
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
+    return std::make_unique<TileCase>(kernel_, kernel_ == "cli_racy", p, ctx);
   }
 
  private:

@@ -3,6 +3,7 @@
 // need are not. Skipped in other builds (schedule fuzzing covers those: tests/check).
 #include <gtest/gtest.h>
 
+#include "simt/engine/dispatch.h"
 #include "support/hand_kernel.h"
 #include "support/host_harness.h"
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "simt/engine/dispatch.h"
 #include "support/hand_kernel.h"
 #include "support/host_harness.h"
 

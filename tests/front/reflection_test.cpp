@@ -64,7 +64,7 @@ TEST(FrontReflection, EntryBindsAndWalksLanes) {
   EXPECT_TRUE(contains(r.code, "auto* ms_p0 = static_cast<const half*>(ms_a.buffers[0]);"));
   EXPECT_TRUE(contains(r.code, "auto& ms_p1 = *static_cast<const P*>(ms_a.buffers[4]);"));
   EXPECT_TRUE(contains(r.code, "auto* ms_p2 = static_cast<float*>(ms_a.threadgroup[0]);"));
-  EXPECT_TRUE(contains(r.code, "while (ms_c.next()) k(ms_p0, ms_p1, ms_p2, ms_p3, ::metalsim::front::rt::builtin_cast<uint3, uint, 3>"
+  EXPECT_TRUE(contains(r.code, "while (ms_c.next()) k(ms_p0, ms_p1, ms_p2, ms_p3, ::metalsim::generated::builtin_cast<uint3, uint, 3>"
                                "(ms_c.value(::metalsim::engine::Builtin::thread_position_in_threadgroup))"));
   EXPECT_TRUE(contains(r.code, ".max_total_threads_per_threadgroup = static_cast<uint32_t>(256)"));
   EXPECT_TRUE(contains(r.code, "ms_inst_k{ms_kernel_k::info(\"k\")};"));
@@ -167,7 +167,7 @@ TEST(FrontReflection, KernelTemplateAfterInstantiation) {
 TEST(FrontReflection, VoidPointeeSizeIsAskedOfTheRuntime) {
   auto r = translate("kernel void k(device const void* x [[buffer(0)]]) {}\n");
   ASSERT_EQ(r.error, "");
-  EXPECT_TRUE(contains(r.code, "::metalsim::front::rt::element_size<const void>()"));
+  EXPECT_TRUE(contains(r.code, "::metalsim::generated::element_size<const void>()"));
 }
 
 }  // namespace

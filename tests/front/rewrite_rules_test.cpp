@@ -42,7 +42,7 @@ TEST(FrontRangeDesignators, NamedBoundInLocalArrayBecomesFill) {
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(body(r.code),
             "template <short N> void f() {\n"
-            "float a[N] ={}; ::metalsim::front::rt::fill_range( a,0, N-1,( 2.0f)); a [N-1]=( 1);\n"
+            "float a[N] ={}; ::metalsim::generated::fill_range( a,0, N-1,( 2.0f)); a [N-1]=( 1);\n"
             "}\n");
 }
 
@@ -132,7 +132,7 @@ TEST(FrontThreadgroupVariables, KernelScopeArrayBecomesSharedStorage) {
   EXPECT_TRUE(contains(r.code, "using ms_tg_t_buf = float[64][2]; static ::metalsim::engine::ThreadgroupVariableSite ms_tg_site_buf{"));
   EXPECT_TRUE(contains(r.code, "\"buf\", \"t.metal\", 2}; ms_tg_t_buf& buf = *static_cast<ms_tg_t_buf*>(::metalsim::engine::threadgroup_variable(ms_tg_site_buf));"));
   EXPECT_TRUE(contains(r.code, "using ms_tg_t_n = float;"));
-  EXPECT_TRUE(contains(r.code, ".static_threadgroup_bytes = ::metalsim::front::rt::threadgroup_bytes({{sizeof(float[64][2]), alignof(float[64][2])}, {sizeof(float), alignof(float)}})"));
+  EXPECT_TRUE(contains(r.code, ".static_threadgroup_bytes = ::metalsim::generated::threadgroup_bytes({{sizeof(float[64][2]), alignof(float[64][2])}, {sizeof(float), alignof(float)}})"));
   ASSERT_EQ(r.ctx.kernels.size(), 1u);
   ASSERT_EQ(r.ctx.kernels[0].threadgroup_variables.size(), 2u);
   EXPECT_TRUE(r.ctx.kernels[0].threadgroup_variables[0].static_size);
@@ -172,9 +172,9 @@ TEST(FrontFunctionConstants, GlobalBecomesPerDispatchValue) {
       "constant int plain = 4;\n");
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(body(r.code),
-            "const ::metalsim::front::rt::FunctionConstant<bool> has_bias{static_cast<uint32_t>(0)};\n"
-            "const ::metalsim::front::rt::FunctionConstant<short> nsg{static_cast<uint32_t>(FC_BASE + 1)};\n"
-            "const ::metalsim::front::rt::DerivedConstant<bool> both{+[]() -> bool { return has_bias && "
+            "const ::metalsim::generated::FunctionConstant<bool> has_bias{static_cast<uint32_t>(0)};\n"
+            "const ::metalsim::generated::FunctionConstant<short> nsg{static_cast<uint32_t>(FC_BASE + 1)};\n"
+            "const ::metalsim::generated::DerivedConstant<bool> both{+[]() -> bool { return has_bias && "
             "is_function_constant_defined(nsg); }};\n"
             "const int plain = 4;\n");
   ASSERT_EQ(r.ctx.function_constants.size(), 2u);
@@ -192,7 +192,7 @@ TEST(FrontHostName, ExplicitInstantiationBecomesRegistration) {
       "template [[host_name(\"f_half\")]] kernel void f<half>(device half*, uint);\n");
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(contains(r.code, "template <typename T>\n#line 1 \"t.metal\"\nstruct ms_kernel_f {"));
-  EXPECT_TRUE(contains(r.code, "static const ::metalsim::front::rt::KernelInstance ms_inst_0{ms_kernel_f<float>::info(\"f_float\")};"));
+  EXPECT_TRUE(contains(r.code, "static const ::metalsim::generated::KernelInstance ms_inst_0{ms_kernel_f<float>::info(\"f_float\")};"));
   EXPECT_TRUE(contains(r.code, "ms_inst_1{ms_kernel_f<half>::info(\"f_half\")};"));
 }
 
@@ -203,7 +203,7 @@ TEST(FrontHostName, InstantiationMacroIsRewrittenInItsBody) {
       "int after;\n");
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(contains(r.code,
-                       "#define instantiate_kernel(name, func, ...) static const ::metalsim::front::rt::KernelInstance "
+                       "#define instantiate_kernel(name, func, ...) static const ::metalsim::generated::KernelInstance "
                        "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){ms_kernel_ ## func<__VA_ARGS__>::info(name)};\n\nint after;"))
       << r.code;
 }

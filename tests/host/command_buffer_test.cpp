@@ -8,6 +8,13 @@
 namespace metalsim::testing {
 namespace {
 
+// Every lane of a threadgroup stores its index into one word: the last lane to run wins, so
+// the word shows the schedule the dispatch ran under.
+void last_lane_wins(const BoundArgs& a, const LaneCursor& lane) {
+  *buffer<uint32_t>(a, 0) = lane.value(Builtin::thread_index_in_threadgroup).x;
+}
+HandKernel last_lane_kernel("test_last_lane_wins", {device_arg("out", 0, 4)}, &lane_loop<last_lane_wins>);
+
 // out[i] = out[i] * 10 + step: the order of dispatches shows in the digits.
 void append_digit(const BoundArgs& a, const LaneCursor& lane) {
   const uint32_t i = lane.value(Builtin::thread_position_in_grid).x;
@@ -92,6 +99,39 @@ TEST(CommandBuffer, CommittingTwiceIsAnError) {
 TEST(Ownership, AutoreleasePoolExistsForPortedCode) {
   NS::AutoreleasePool* pool = NS::AutoreleasePool::alloc()->init();
   pool->release();
+}
+
+// Options travel with each command buffer: two buffers of one queue run under their own
+// schedules, and neither changes the device's defaults.
+TEST(CommandBuffer, ExecutionOptionsArePerCommandBuffer) {
+  Harness h;
+  auto out = h.buffer(std::vector<uint32_t>{77});
+  auto pso = h.pipeline("test_last_lane_wins");
+  auto queue = NS::TransferPtr(h.device()->newCommandQueue());
+  const metalsim::engine::SchedulePolicy device_default = h.device()->executionOptions().schedule;
+  auto encode = [&](MTL::CommandBuffer* cb) {
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(pso.get());
+    enc->setBuffer(out.get(), 0, 0);
+    enc->dispatchThreadgroups({1, 1, 1}, {64, 1, 1});
+    enc->endEncoding();
+  };
+  MTL::CommandBuffer* reversed = queue->commandBuffer();
+  metalsim::engine::ExecutionOptions options = reversed->executionOptions();
+  options.schedule = {metalsim::engine::ScheduleKind::reversed, 0};
+  reversed->setExecutionOptions(options);
+  options.schedule = {metalsim::engine::ScheduleKind::in_order, 0};
+  auto* descriptor = MTL::CommandBufferDescriptor::alloc()->init();
+  descriptor->setExecutionOptions(options);
+  MTL::CommandBuffer* in_order = queue->commandBuffer(descriptor);
+  descriptor->release();
+  encode(reversed);
+  encode(in_order);
+  reversed->commit();
+  EXPECT_EQ(*static_cast<const uint32_t*>(out->contents()), 0u);  // lane 0 ran last
+  in_order->commit();
+  EXPECT_EQ(*static_cast<const uint32_t*>(out->contents()), 63u);  // lane 63 ran last
+  EXPECT_EQ(h.device()->executionOptions().schedule, device_default);
 }
 
 TEST(Ownership, NewObjectsStartWithOneReference) {

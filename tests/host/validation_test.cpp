@@ -120,7 +120,12 @@ TEST(Validation, SetBytesOnAWritableBufferLosesWrites) {
 
 TEST(Validation, MissingPipeline) {
   Harness h;
-  auto* cb = h.run("no_such_kernel", [](auto*) {}, {1, 1, 1}, {1, 1, 1});
+  auto queue = NS::TransferPtr(h.device()->newCommandQueue());
+  MTL::CommandBuffer* cb = queue->commandBuffer();
+  MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+  enc->dispatchThreadgroups({1, 1, 1}, {1, 1, 1});  // no setComputePipelineState
+  enc->endEncoding();
+  cb->commit();
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
   EXPECT_NE(cb->reports().front().message.find("setComputePipelineState"), std::string::npos);
 }

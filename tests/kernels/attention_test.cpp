@@ -10,18 +10,18 @@
 #include <string>
 
 #include "kernels/attention/attention_spec.h"
-#include "kernels/spec/spec.h"
+#include "kernels/spec/case_runner.h"
 
 namespace metalsim::kernels::attention {
 namespace {
 
 using spec::Params;
 
-spec::RunOptions checked(const char* schedule = "in-order") {
-  spec::RunOptions o;
-  o.execution.checks = check::CheckSet::all();
-  o.execution.checks.race = false;
-  engine::SchedulePolicy::parse(schedule, o.execution.schedule);
+engine::ExecutionOptions checked(const char* schedule = "in-order") {
+  engine::ExecutionOptions o;
+  o.checks = check::CheckSet::all();
+  o.checks.race = false;
+  engine::SchedulePolicy::parse(schedule, o.schedule);
   return o;
 }
 
@@ -137,9 +137,10 @@ TEST(AttentionMemory, LongContextKernelMemoryIsLinearNotQuadratic) {
     const Params p = s->complete({{"seq_q", 4}, {"seq_kv", lengths[i]}, {"head_dim", 64}, {"causal", 0}});
     // Initcheck is off here: its two-poison comparison snapshots every bound buffer, which is
     // the harness's memory (linear too), not the kernel's.
-    spec::RunOptions options = checked();
-    options.execution.checks.init = false;
-    auto c = s->prepare(p, options);  // inputs and buffers exist before the measurement
+    engine::ExecutionOptions options = checked();
+    options.checks.init = false;
+    auto ctx = spec::CaseRunner::shared().context(options, 1);
+    auto c = s->prepare(p, *ctx);  // inputs and buffers exist before the measurement
     growth[i] = peak_growth([&] { c->run_kernel(); });
     c->run_reference();
     const spec::CaseResult r = c->compare();

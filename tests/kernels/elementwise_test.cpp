@@ -3,16 +3,19 @@
 #include <gtest/gtest.h>
 
 #include "kernels/elementwise/elementwise_ref.h"
-#include "kernels/elementwise/spec_case.h"
-#include "kernels/spec/spec.h"
+#include "kernels/spec/standard_case.h"
+#include "kernels/spec/case_runner.h"
 
 namespace metalsim::kernels {
 namespace {
 
-spec::RunOptions checked() {
-  spec::RunOptions o;
-  o.execution.checks = check::CheckSet::all();
-  o.execution.checks.race = false;
+using spec::CaseResult;
+using spec::half_t;
+
+engine::ExecutionOptions checked() {
+  engine::ExecutionOptions o;
+  o.checks = check::CheckSet::all();
+  o.checks.race = false;
   return o;
 }
 
@@ -21,7 +24,7 @@ TEST(ElementwiseInPlace, AnElementStillHoldingItsInputCountsAsUnwritten) {
   const std::vector<double> ref{0.5, 2.0, 0.0};  // element 0 should change; 1 and 2 need not
   const std::vector<half_t> got = original;
   CaseResult r;
-  compare_in_place("x", got.data(), original, ref, {0, 0x1p-11, ""}, r);
+  spec::compare_in_place("x", got.data(), original, ref, {0, 0x1p-11, ""}, r);
   EXPECT_EQ(r.unwritten, 1u);
   EXPECT_EQ(r.worst, "x[0] was never written");
 }
@@ -40,7 +43,7 @@ TEST(Rope, EveryThreadgroupSizeMatchesTheReference) {
   const spec::KernelSpec* s = spec::SpecRegistry::find("rope");
   ASSERT_NE(s, nullptr);
   for (int64_t tg : {1, 7, 32, 64}) {
-    const auto r = s->run({{"seq", 2}, {"q_heads", 3}, {"kv_heads", 1}, {"head_dim", 16}, {"offset", 5}, {"tg", tg}}, checked());
+    const auto r = spec::run_case(*s, {{"seq", 2}, {"q_heads", 3}, {"kv_heads", 1}, {"head_dim", 16}, {"offset", 5}, {"tg", tg}}, checked());
     EXPECT_TRUE(r.passed) << "tg=" << tg << ": " << r.failure;
   }
 }
@@ -48,7 +51,7 @@ TEST(Rope, EveryThreadgroupSizeMatchesTheReference) {
 TEST(RmsNormAsDocumented, IsRightAtItsOwnThreadgroupSize) {
   const spec::KernelSpec* s = spec::SpecRegistry::find("rms_norm_as_documented");
   ASSERT_NE(s, nullptr);
-  const auto r = s->run({{"rows", 2}, {"hidden", 1000}, {"tg", 256}}, checked());
+  const auto r = spec::run_case(*s, {{"rows", 2}, {"hidden", 1000}, {"tg", 256}}, checked());
   EXPECT_TRUE(r.passed) << r.failure;
 }
 

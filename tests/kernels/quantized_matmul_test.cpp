@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/quantized_matmul/quantized_matmul_ref.h"
-#include "kernels/spec/spec.h"
+#include "kernels/spec/case_runner.h"
 
 namespace metalsim::kernels::quantized_matmul {
 namespace {
@@ -40,7 +40,7 @@ TEST(QuantizedMatmul, KNotAMultipleOfTheBlockIsRejected) {
   for (const char* name : {"matmul_q4_0", "matmul_q8_0", "matmul_q4_k", "matmul_q5_k"}) {
     const spec::KernelSpec* s = spec::SpecRegistry::find(name);
     ASSERT_NE(s, nullptr) << name;
-    const auto r = s->run({{"M", 2}, {"N", 1}, {"K", 33}}, {});
+    const auto r = spec::run_case(*s, {{"M", 2}, {"N", 1}, {"K", 33}}, engine::ExecutionOptions{});
     EXPECT_FALSE(r.passed) << name;
     EXPECT_NE(r.failure.find("not a multiple"), std::string::npos) << name << ": " << r.failure;
   }

@@ -3,15 +3,15 @@
 #include <gtest/gtest.h>
 
 #include "kernels/softmax/softmax_ref.h"
-#include "kernels/spec/spec.h"
+#include "kernels/spec/case_runner.h"
 
 namespace metalsim::kernels::softmax {
 namespace {
 
-spec::RunOptions checked() {
-  spec::RunOptions o;
-  o.execution.checks = check::CheckSet::all();
-  o.execution.checks.race = false;
+engine::ExecutionOptions checked() {
+  engine::ExecutionOptions o;
+  o.checks = check::CheckSet::all();
+  o.checks.race = false;
   return o;
 }
 
@@ -20,7 +20,7 @@ TEST(Softmax, AnyThreadgroupSizeAndMaskedRows) {
   ASSERT_NE(s, nullptr);
   for (int64_t tg : {3, 5, 96, 100, 513})
     for (int64_t fill : {0, 1, 2}) {
-      const auto r = s->run({{"rows", 2}, {"cols", 300}, {"tg", tg}, {"fill", fill}}, checked());
+      const auto r = spec::run_case(*s, {{"rows", 2}, {"cols", 300}, {"tg", tg}, {"fill", fill}}, checked());
       EXPECT_TRUE(r.passed) << "tg=" << tg << " fill=" << fill << ": " << r.failure;
     }
 }
@@ -37,8 +37,8 @@ TEST(SoftmaxReference, AllMinusInfinityRowIsZeros) {
 TEST(SoftmaxAsDocumented, Tg256StillReadsAnOverwrittenMax) {
   const spec::KernelSpec* s = spec::SpecRegistry::find("softmax_as_documented");
   ASSERT_NE(s, nullptr);
-  EXPECT_FALSE(s->run({{"rows", 1}, {"cols", 2}, {"tg", 256}}, checked()).passed);
-  EXPECT_TRUE(s->run({{"rows", 3}, {"cols", 1}, {"tg", 256}}, checked()).passed);  // one element: no race
+  EXPECT_FALSE(spec::run_case(*s, {{"rows", 1}, {"cols", 2}, {"tg", 256}}, checked()).passed);
+  EXPECT_TRUE(spec::run_case(*s, {{"rows", 3}, {"cols", 1}, {"tg", 256}}, checked()).passed);  // one element: no race
 }
 
 }  // namespace

@@ -1,56 +1,38 @@
 #pragma once
-// A few lines of metal-cpp host code shared by tests: make buffers, dispatch one kernel,
-// return the finished command buffer.
+// Dispatching one kernel from a test: the case runner's CaseContext (kernels/spec/), with every
+// check but the schedule comparison on, so tests dispatch exactly as the specs and the program
+// do. Options are per harness (they travel with each command buffer).
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "metalsim/Metal.hpp"
+#include "kernels/spec/case_runner.h"
 
 namespace metalsim::testing {
 
 class Harness {
  public:
-  Harness() : device_(NS::TransferPtr(MTL::CreateSystemDefaultDevice())) {
-    queue_ = NS::TransferPtr(device_->newCommandQueue());
-    library_ = NS::TransferPtr(device_->newDefaultLibrary());
-    device_->executionOptions() = engine::ExecutionOptions{};
-    device_->executionOptions().checks = check::CheckSet::all();
-    device_->executionOptions().checks.race = false;
-  }
+  Harness() : ctx_(spec::CaseRunner::shared().context(checked_options(), 1)) {}
 
-  MTL::Device* device() { return device_.get(); }
-  engine::ExecutionOptions& options() { return device_->executionOptions(); }
+  MTL::Device* device() { return ctx_->device(); }
+  engine::ExecutionOptions& options() { return ctx_->mutable_options(); }
 
   template <class T>
   NS::SharedPtr<MTL::Buffer> buffer(const std::vector<T>& data) {
-    return NS::TransferPtr(device_->newBuffer(data.data(), data.size() * sizeof(T),
-                                              MTL::ResourceStorageModeShared));
+    return ctx_->buffer(data);
   }
-  NS::SharedPtr<MTL::Buffer> buffer(size_t bytes) {
-    return NS::TransferPtr(device_->newBuffer(bytes, MTL::ResourceStorageModeShared));
-  }
+  NS::SharedPtr<MTL::Buffer> buffer(size_t bytes) { return ctx_->buffer(bytes); }
 
   NS::SharedPtr<MTL::ComputePipelineState> pipeline(const char* kernel) {
-    auto fn = NS::TransferPtr(library_->newFunction(kernel));
-    NS::Error* error = nullptr;
-    return NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
+    return NS::RetainPtr(ctx_->pipeline(kernel));
   }
 
   // Encodes with `bind`, dispatches threadgroups (or threads), commits, waits.
   MTL::CommandBuffer* run(const char* kernel, const std::function<void(MTL::ComputeCommandEncoder*)>& bind,
                           MTL::Size grid, MTL::Size tg, bool by_threads = false) {
-    auto pso = pipeline(kernel);
-    MTL::CommandBuffer* cb = queue_->commandBuffer();
-    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
-    enc->setComputePipelineState(pso.get());
-    bind(enc);
-    if (by_threads) enc->dispatchThreads(grid, tg);
-    else enc->dispatchThreadgroups(grid, tg);
-    enc->endEncoding();
-    cb->commit();
-    cb->waitUntilCompleted();
-    return cb;
+    using Grid = spec::CaseContext::Grid;
+    return ctx_->run(kernel, bind, grid, tg, by_threads ? Grid::threads : Grid::threadgroups);
   }
 
   static std::string reports(const MTL::CommandBuffer* cb) {
@@ -66,9 +48,13 @@ class Harness {
   }
 
  private:
-  NS::SharedPtr<MTL::Device> device_;
-  NS::SharedPtr<MTL::CommandQueue> queue_;
-  NS::SharedPtr<MTL::Library> library_;
+  static engine::ExecutionOptions checked_options() {
+    engine::ExecutionOptions o;
+    o.checks = check::CheckSet::all();
+    o.checks.race = false;
+    return o;
+  }
+  std::unique_ptr<spec::CaseContext> ctx_;
 };
 
 }  // namespace metalsim::testing

@@ -4,11 +4,13 @@
 // validation or a check ends the buffer with CommandBufferStatusError; its error() and
 // reports() say what and where, and the dispatches after it do not run.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "metalsim/Metal/MTLComputeCommandEncoder.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
-#include "simt/check/report.h"
+#include "simt/base/execution_options.h"
+#include "simt/report/report.h"
 
 namespace MTL {
 
@@ -30,6 +32,30 @@ enum CommandBufferError : NS::Integer {
   CommandBufferErrorInvalidResource = 9,
 };
 
+// What a new command buffer is made with (CommandQueue::commandBuffer(descriptor)).
+// metalsim's own field: the execution options of the command buffer's dispatches.
+class CommandBufferDescriptor : public NS::Object {
+ public:
+  static CommandBufferDescriptor* alloc() { return new CommandBufferDescriptor; }
+  CommandBufferDescriptor* init() { return this; }
+  bool retainedReferences() const { return retained_references_; }
+  void setRetainedReferences(bool retain) { retained_references_ = retain; }
+
+  // Unset: the device's executionOptions() when the command buffer is made.
+  bool hasExecutionOptions() const { return has_options_; }
+  const metalsim::engine::ExecutionOptions& executionOptions() const { return options_; }
+  void setExecutionOptions(const metalsim::engine::ExecutionOptions& options) {
+    options_ = options;
+    has_options_ = true;
+  }
+
+ private:
+  ~CommandBufferDescriptor() override = default;
+  bool retained_references_ = true;
+  bool has_options_ = false;
+  metalsim::engine::ExecutionOptions options_;
+};
+
 class CommandBuffer : public NS::Object {
  public:
   ComputeCommandEncoder* computeCommandEncoder();
@@ -40,6 +66,11 @@ class CommandBuffer : public NS::Object {
   NS::Error*             error() const { return error_.get(); }
   Device*                device() const { return device_; }
 
+  // metalsim's own: how this buffer's dispatches run (a copy of the device's options when it
+  // was made; changes before commit() affect this buffer only).
+  const metalsim::engine::ExecutionOptions& executionOptions() const { return options_; }
+  void setExecutionOptions(const metalsim::engine::ExecutionOptions& options) { options_ = options; }
+
   // metalsim's own: every report of the run, and the dispatches as encoded.
   const std::vector<metalsim::check::Report>& reports() const { return reports_; }
   const std::vector<EncodedDispatch>& dispatches() const { return dispatches_; }
@@ -47,11 +78,13 @@ class CommandBuffer : public NS::Object {
  private:
   friend class CommandQueue;
   friend class ComputeCommandEncoder;
-  explicit CommandBuffer(Device* device) : device_(device) {}
+  CommandBuffer(Device* device, metalsim::engine::ExecutionOptions options)
+      : device_(device), options_(std::move(options)) {}
   ~CommandBuffer() override;
   void fail(std::vector<metalsim::check::Report> reports);
 
   Device* device_;
+  metalsim::engine::ExecutionOptions options_;
   CommandBufferStatus status_ = CommandBufferStatusNotEnqueued;
   NS::SharedPtr<NS::Error> error_;
   std::vector<metalsim::check::Report> reports_;

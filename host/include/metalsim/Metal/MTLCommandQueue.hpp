@@ -6,6 +6,7 @@
 namespace MTL {
 
 class CommandBuffer;
+class CommandBufferDescriptor;
 class Device;
 
 class CommandQueue : public NS::Object {
@@ -13,6 +14,8 @@ class CommandQueue : public NS::Object {
   // Autoreleased in metal-cpp: the queue keeps the most recent command buffers alive
   // (retain() one to keep it longer).
   CommandBuffer* commandBuffer();
+  // With the descriptor's settings (metalsim: its execution options, if set).
+  CommandBuffer* commandBuffer(const CommandBufferDescriptor* descriptor);
   Device*        device() const { return device_; }
 
  private:

@@ -8,11 +8,14 @@
 #include "metalsim/Metal/MTLBuffer.hpp"
 #include "metalsim/Metal/MTLComputePipeline.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
-#include "simt/engine/kernel.h"
 
 namespace MTL {
 
 class CommandBuffer;
+
+// Metal's argument tables: buffer(0) .. buffer(30), threadgroup(0) .. threadgroup(30).
+inline constexpr NS::UInteger kBufferBindingSlots = 31;
+inline constexpr NS::UInteger kThreadgroupBindingSlots = 31;
 
 // One binding of a [[buffer(N)]] slot.
 struct BufferBinding {
@@ -23,9 +26,9 @@ struct BufferBinding {
 
 struct EncodedDispatch {
   NS::SharedPtr<ComputePipelineState> pipeline;
-  std::array<BufferBinding, metalsim::engine::kMaxBufferBindings> buffers;
-  std::array<NS::UInteger, metalsim::engine::kMaxThreadgroupBindings> threadgroup_lengths{};
-  std::array<bool, metalsim::engine::kMaxThreadgroupBindings> threadgroup_set{};
+  std::array<BufferBinding, kBufferBindingSlots> buffers;
+  std::array<NS::UInteger, kThreadgroupBindingSlots> threadgroup_lengths{};
+  std::array<bool, kThreadgroupBindingSlots> threadgroup_set{};
   Size threadgroups;       // dispatchThreadgroups: the grid in threadgroups
   Size threads;            // dispatchThreads: the grid in threads
   Size threads_per_threadgroup;

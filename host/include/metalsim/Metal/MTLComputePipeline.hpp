@@ -10,9 +10,10 @@ class ComputePipelineState : public NS::Object {
  public:
   NS::UInteger maxTotalThreadsPerThreadgroup() const { return max_threads_; }
   NS::UInteger threadExecutionWidth() const { return 32; }
-  NS::UInteger staticThreadgroupMemoryLength() const { return kernel_->static_threadgroup_bytes; }
+  NS::UInteger staticThreadgroupMemoryLength() const;
 
-  // metalsim's own: the front's reflection of the kernel, and the constant values.
+  // metalsim's own: the front's reflection of the kernel (include simt/engine/kernel.h to
+  // read it), and the constant values.
   const metalsim::engine::KernelInfo& kernel() const { return *kernel_; }
   const std::vector<const void*>& functionConstants() const { return constant_ptrs_; }
 

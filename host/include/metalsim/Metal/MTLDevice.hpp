@@ -3,7 +3,7 @@
 #include <string>
 
 #include "metalsim/Metal/MTLTypes.hpp"
-#include "simt/engine/dispatch.h"
+#include "simt/base/execution_options.h"
 
 namespace MTL {
 
@@ -38,10 +38,13 @@ class Device : public NS::Object {
   Size                  maxThreadsPerThreadgroup() const;
   const DeviceProfile&  profile() const { return profile_; }
 
-  // metalsim's own: schedule, checks, workers and watchdog for every dispatch of this device.
-  // Starts from the environment (METALSIM_CHECKS, METALSIM_SCHEDULE, METALSIM_THREADS,
-  // METALSIM_WATCHDOG), in the spirit of MTL_SHADER_VALIDATION=1.
-  metalsim::engine::ExecutionOptions& executionOptions() { return options_; }
+  // metalsim's own: the execution options (schedule, checks, workers, watchdog, mode) every
+  // new command buffer starts from; a command buffer may change its own copy
+  // (CommandBuffer::setExecutionOptions) without touching other command buffers. Starts from
+  // the environment (METALSIM_CHECKS, METALSIM_SCHEDULE, METALSIM_THREADS, METALSIM_WATCHDOG,
+  // METALSIM_MODE), in the spirit of MTL_SHADER_VALIDATION=1.
+  metalsim::engine::ExecutionOptions&       executionOptions() { return options_; }
+  const metalsim::engine::ExecutionOptions& executionOptions() const { return options_; }
 
  private:
   ~Device() override = default;

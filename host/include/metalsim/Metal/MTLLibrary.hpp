@@ -1,11 +1,15 @@
 #pragma once
 // MTL::Library holds the kernels linked into the program (every .metal file compiled with
 // metalsim_add_metal_library); MTL::Function is one of them, with its function constants.
+#include <string>
 #include <vector>
 
 #include "metalsim/Metal/MTLBuffer.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
-#include "simt/engine/kernel.h"
+
+namespace metalsim::engine {
+struct KernelInfo;  // simt/engine/kernel.h: the front's reflection of one kernel
+}
 
 namespace MTL {
 

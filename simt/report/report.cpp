@@ -1,4 +1,4 @@
-#include "simt/check/report.h"
+#include "simt/report/report.h"
 
 #include <sstream>
 #include <tuple>

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string_view>
 
-namespace metalsim::check {
+#include "simt/base/check_set.h"
 
-enum class Family : uint8_t { sync, init, mem, race, api };
+namespace metalsim::check {
 
 // X(enumerator, "id", family, "what it means")
 #define METALSIM_CHECKS(X)                                                                        \
@@ -42,18 +42,11 @@ enum class CheckId : uint8_t {
 std::string_view check_name(CheckId id);     // "barrier.divergent"
 std::string_view check_meaning(CheckId id);  // one line
 Family check_family(CheckId id);
+// The check named `name` ("bounds.device"); false when no check has that name.
+bool check_from_name(std::string_view name, CheckId& out);
 
 // Whether this build can detect `id` at all: race.threadgroup and race.device need the tsan
 // preset; every other check is always available. Tests of a check skip when it is not.
 bool check_implemented(CheckId id);
-
-// Which families are on. Parsed from "sync,init,mem,race", "all" or "none".
-struct CheckSet {
-  bool sync = true, init = false, mem = true, race = false;
-  bool enabled(Family f) const;
-  static bool parse(std::string_view text, CheckSet& out);
-  static CheckSet all() { return {true, true, true, true}; }
-  static CheckSet from_environment();  // METALSIM_CHECKS, else the defaults above
-};
 
 }  // namespace metalsim::check

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "simt/check/check_id.h"
-#include "simt/engine/geometry.h"
+#include "simt/base/size3.h"
+#include "simt/report/check_id.h"
 
 namespace metalsim::check {
 

@@ -1,0 +1,198 @@
+#include "kernels/spec/case_runner.h"
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <vector>
+
+namespace metalsim::spec {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// One output's bytes after the kernel ran, copied: the next run reuses nothing, but the copy
+// must outlive the case.
+struct OutputBytes {
+  std::string name;
+  std::vector<unsigned char> bytes;
+};
+
+std::vector<OutputBytes> read_outputs(const PreparedCase& c) {
+  std::vector<OutputBytes> out;
+  for (const auto& view : c.outputs()) {
+    const auto* p = static_cast<const unsigned char*>(view.data);
+    out.push_back({view.name, std::vector<unsigned char>(p, p + view.bytes)});
+  }
+  return out;
+}
+
+// Empty when the two runs wrote the same bytes; else where they first differ, in words.
+std::string difference(const std::vector<OutputBytes>& a, const std::vector<OutputBytes>& b) {
+  if (a.size() != b.size()) return "the runs exposed different outputs";
+  for (size_t i = 0; i < a.size(); ++i) {
+    const auto& x = a[i].bytes;
+    const auto& y = b[i].bytes;
+    for (size_t k = 0; k < std::min(x.size(), y.size()); ++k)
+      if (x[k] != y[k]) return "output '" + a[i].name + "' differs from byte " + std::to_string(k);
+    if (x.size() != y.size()) return "output '" + a[i].name + "' changed size";
+  }
+  return {};
+}
+
+std::vector<engine::SchedulePolicy> other_schedules(const engine::SchedulePolicy& main, uint64_t seed) {
+  std::vector<engine::SchedulePolicy> out;
+  for (const engine::SchedulePolicy& p : {engine::SchedulePolicy{engine::ScheduleKind::in_order, 0},
+                                          engine::SchedulePolicy{engine::ScheduleKind::reversed, 0},
+                                          engine::SchedulePolicy{engine::ScheduleKind::random, seed}})
+    if (!(p == main)) out.push_back(p);
+  return out;
+}
+
+}  // namespace
+
+// ------------------------------ PipelineCache
+
+PipelineCache::PipelineCache(MTL::Device* device)
+    : device_(device), library_(NS::TransferPtr(device->newDefaultLibrary())) {}
+
+MTL::ComputePipelineState* PipelineCache::get(const std::string& kernel) {
+  std::lock_guard lock(mutex_);
+  auto& slot = pipelines_[kernel];
+  if (!slot) {
+    auto fn = NS::TransferPtr(library_->newFunction(kernel.c_str()));
+    if (!fn) throw std::runtime_error("no kernel named '" + kernel + "' is linked");
+    NS::Error* error = nullptr;
+    slot = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
+    if (!slot)
+      throw std::runtime_error("pipeline for '" + kernel + "' failed" +
+                               (error != nullptr ? std::string(": ") + error->localizedDescription()->utf8String() : std::string()));
+  }
+  return slot.get();
+}
+
+// ------------------------------ CaseRunner
+
+struct CaseRunner::Run {
+  CaseResult result;
+  std::vector<OutputBytes> outputs;
+};
+
+CaseRunner::CaseRunner()
+    : device_(NS::TransferPtr(MTL::CreateSystemDefaultDevice())),
+      queue_(NS::TransferPtr(device_->newCommandQueue())),
+      pipelines_(device_.get()) {}
+
+CaseRunner& CaseRunner::shared() {
+  static CaseRunner runner;
+  return runner;
+}
+
+std::unique_ptr<CaseContext> CaseRunner::context(const engine::ExecutionOptions& options, uint64_t seed) {
+  return std::make_unique<CaseContext>(device_.get(), queue_.get(), pipelines_, options, seed);
+}
+
+CaseResult CaseRunner::execute(PreparedCase& c) {
+  auto t0 = Clock::now();
+  c.run_kernel();
+  const double kernel = seconds_since(t0);
+  t0 = Clock::now();
+  c.run_reference();
+  const double reference = seconds_since(t0);
+  CaseResult result = c.compare();
+  result.kernel_seconds = kernel;
+  result.reference_seconds = reference;
+  return result;
+}
+
+CaseRunner::Run CaseRunner::run_once(const Case& c, const engine::ExecutionOptions& options) {
+  Run run;
+  std::string why;
+  if (!c.spec->valid(c.params, &why)) {
+    run.result.failure = "invalid case " + c.id() + ": " + why;
+    return run;
+  }
+  engine::ExecutionOptions engine_options = options;
+  engine_options.checks.race = false;  // races between schedules are compared here
+  try {
+    std::unique_ptr<CaseContext> ctx = context(engine_options, c.seed);
+    std::unique_ptr<PreparedCase> prepared = c.spec->prepare(c.params, *ctx);
+    auto t0 = Clock::now();
+    prepared->run_kernel();
+    const double kernel = seconds_since(t0);
+    run.outputs = read_outputs(*prepared);
+    t0 = Clock::now();
+    prepared->run_reference();
+    const double reference = seconds_since(t0);
+    run.result = prepared->compare();
+    run.result.kernel_seconds = kernel;
+    run.result.reference_seconds = reference;
+  } catch (const std::exception& e) {
+    run.result.passed = false;
+    run.result.failure = std::string("harness error: ") + e.what();
+  }
+  return run;
+}
+
+void CaseRunner::check_schedules(const Case& c, const engine::ExecutionOptions& options, const Run& main,
+                                 CaseOutcome& out) {
+  for (const engine::SchedulePolicy& other : other_schedules(options.schedule, c.seed)) {
+    engine::ExecutionOptions again_options = options;
+    again_options.schedule = other;
+    const Run again = run_once(c, again_options);
+    const std::string diff = difference(main.outputs, again.outputs);
+    if (diff.empty()) continue;
+    out.race = "results under " + options.schedule.str() + " and " + other.str() + " differ: " + diff;
+    check::Report report;
+    report.check = check::CheckId::race_schedule;
+    report.kernel = c.spec->name();
+    report.message = out.race + " (reproduce with --schedule " + other.str() + ")";
+    out.result.reports.push_back(report);
+    out.result.passed = false;
+    if (out.result.failure.empty()) out.result.failure = "race.schedule: " + out.race;
+    return;
+  }
+}
+
+CaseOutcome CaseRunner::run(const Case& c, const engine::ExecutionOptions& options) {
+  CaseOutcome out;
+  out.subject = c;
+  out.options = options;
+  const auto t0 = Clock::now();
+  const Run main = run_once(c, options);
+  out.result = main.result;
+  if (options.checks.race && main.result.failure.rfind("invalid case", 0) != 0)
+    check_schedules(c, options, main, out);
+  out.seconds = seconds_since(t0);
+  out.judgement = judge(*c.spec, c.params, out.result, options.checks);
+  return out;
+}
+
+CaseResult run_case(const KernelSpec& spec, const Params& params, const engine::ExecutionOptions& options,
+                    uint64_t seed) {
+  return CaseRunner::shared().run({&spec, spec.complete(params), seed}, options).result;
+}
+
+// ------------------------------ text
+
+std::string shell_quote(std::string_view text) {
+  std::string q = "'";
+  for (char ch : text) {
+    if (ch == '\'') q += "'\\''";
+    else q += ch;
+  }
+  return q + "'";
+}
+
+std::string repro_command(const Case& c, const engine::ExecutionOptions& o) {
+  std::string cmd = "metalsim run " + shell_quote(c.id()) + " --seed " + std::to_string(c.seed) +
+                    " --schedule " + o.schedule.str() + " --checks " + o.checks.str();
+  if (o.mode != engine::ExecutionMode::automatic)
+    cmd += " --mode " + std::string(engine::execution_mode_name(o.mode));
+  return cmd;
+}
+
+}  // namespace metalsim::spec

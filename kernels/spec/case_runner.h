@@ -1,0 +1,85 @@
+#pragma once
+// The one way a case runs, for the tests, the metalsim program and the benchmarks alike:
+// prepare it on the runner's device with the run's execution options (per command buffer), run
+// the kernel, run the reference, compare, judge against the spec's expectation; with the race
+// check on, run it again under the other schedules and compare the outputs byte for byte (a
+// difference is race.schedule).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "kernels/spec/case_context.h"
+#include "kernels/spec/spec.h"
+#include "kernels/spec/verdict.h"
+#include "metalsim/Metal.hpp"
+
+namespace metalsim::spec {
+
+// Pipelines by kernel name, made once per runner.
+class PipelineCache {
+ public:
+  explicit PipelineCache(MTL::Device* device);
+  // Throws std::runtime_error naming a kernel that is not linked or fails to build.
+  MTL::ComputePipelineState* get(const std::string& kernel);
+
+ private:
+  MTL::Device* device_;
+  NS::SharedPtr<MTL::Library> library_;
+  std::mutex mutex_;
+  std::map<std::string, NS::SharedPtr<MTL::ComputePipelineState>> pipelines_;
+};
+
+// One case: a spec, its parameters (completed) and the seed of its inputs.
+struct Case {
+  const KernelSpec* spec = nullptr;
+  Params params;
+  uint64_t seed = 1;
+  std::string id() const { return case_id(spec->name(), params); }
+};
+
+struct CaseOutcome {
+  Case subject;
+  engine::ExecutionOptions options;
+  CaseResult result;
+  Judgement judgement;
+  std::string race;    // the schedule-dependent result, in words; empty when none
+  double seconds = 0;  // wall time of every run of the case
+  Verdict verdict() const { return judgement.verdict; }
+};
+
+class CaseRunner {
+ public:
+  CaseRunner();
+  // One runner per process is enough (options travel with each command buffer); tests and the
+  // program share it.
+  static CaseRunner& shared();
+
+  CaseOutcome run(const Case& c, const engine::ExecutionOptions& options);
+  // A context to prepare cases by hand (benchmarks and traces time the parts of a run).
+  std::unique_ptr<CaseContext> context(const engine::ExecutionOptions& options, uint64_t seed);
+  // Runs a prepared case: kernel, reference, comparison, with both times.
+  static CaseResult execute(PreparedCase& c);
+
+ private:
+  struct Run;
+  Run run_once(const Case& c, const engine::ExecutionOptions& options);
+  void check_schedules(const Case& c, const engine::ExecutionOptions& options, const Run& main,
+                       CaseOutcome& out);
+
+  NS::SharedPtr<MTL::Device> device_;
+  NS::SharedPtr<MTL::CommandQueue> queue_;
+  PipelineCache pipelines_;
+};
+
+// CaseRunner::shared().run() of one case, for tests that only need the result.
+CaseResult run_case(const KernelSpec& spec, const Params& params, const engine::ExecutionOptions& options,
+                    uint64_t seed = 1);
+
+// The command that reproduces a case: metalsim run 'id' --seed S --schedule P --checks C [--mode M].
+std::string repro_command(const Case& c, const engine::ExecutionOptions& options);
+// Shell-quoted for a POSIX shell.
+std::string shell_quote(std::string_view text);
+
+}  // namespace metalsim::spec

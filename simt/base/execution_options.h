@@ -1,0 +1,47 @@
+#pragma once
+// How a dispatch runs: schedule, checks, workers, watchdog, execution mode. The one options
+// type from the command line (metalsim --schedule/--checks/--workers/--watchdog/--mode) through
+// the host API (set per command buffer) down to the engine.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "simt/base/check_set.h"
+#include "simt/base/schedule_policy.h"
+#include "simt/base/size3.h"
+
+namespace metalsim::engine {
+
+// fibers: every lane of a synchronising kernel on a fiber (every check, every schedule, gdb by
+// lane). loops: the lanes of a threadgroup as loops between sync points (fast; in-order only).
+// auto: loops unless an enabled check or the schedule needs fibers.
+enum class ExecutionMode : uint8_t { automatic, fibers, loops };
+std::string_view execution_mode_name(ExecutionMode m);  // "auto", "fibers", "loops"
+bool parse_execution_mode(std::string_view text, ExecutionMode& out);
+
+// One threadgroup as a worker ran it, for traces (metalsim trace).
+struct ThreadgroupEvent {
+  uint32_t worker = 0;
+  uint64_t linear_threadgroup = 0;
+  Size3 position;
+  uint64_t begin_ns = 0, end_ns = 0;  // std::chrono::steady_clock
+};
+
+struct ExecutionOptions {
+  SchedulePolicy schedule;
+  check::CheckSet checks;
+  uint32_t workers = 0;         // 0: every core (omp_get_max_threads)
+  double watchdog_seconds = 0;  // 0: no limit
+  size_t stack_bytes = 0;       // 0: fiber::default_stack_bytes()
+  ExecutionMode mode = ExecutionMode::automatic;
+  // Called by the worker after each threadgroup, from several threads at once; empty: off.
+  std::function<void(const ThreadgroupEvent&)> on_threadgroup;
+
+  // METALSIM_SCHEDULE, METALSIM_CHECKS, METALSIM_THREADS, METALSIM_WATCHDOG (seconds),
+  // METALSIM_MODE.
+  static ExecutionOptions from_environment();
+};
+
+}  // namespace metalsim::engine

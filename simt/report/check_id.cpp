@@ -1,0 +1,48 @@
+#include "simt/report/check_id.h"
+
+#include <cstdlib>
+
+namespace metalsim::check {
+namespace {
+
+struct Row {
+  std::string_view name;
+  std::string_view meaning;
+  Family family;
+};
+
+constexpr Row kRows[] = {
+#define METALSIM_CHECK_ROW(e, id, fam, what) {id, what, Family::fam},
+    METALSIM_CHECKS(METALSIM_CHECK_ROW)
+#undef METALSIM_CHECK_ROW
+};
+
+}  // namespace
+
+std::string_view check_name(CheckId id) { return kRows[static_cast<int>(id)].name; }
+std::string_view check_meaning(CheckId id) { return kRows[static_cast<int>(id)].meaning; }
+Family check_family(CheckId id) { return kRows[static_cast<int>(id)].family; }
+
+bool check_from_name(std::string_view name, CheckId& out) {
+  for (size_t i = 0; i < std::size(kRows); ++i)
+    if (kRows[i].name == name) {
+      out = static_cast<CheckId>(i);
+      return true;
+    }
+  return false;
+}
+
+bool check_implemented(CheckId id) {
+#if defined(METALSIM_RACECHECK)
+  constexpr bool racecheck = true;
+#else
+  constexpr bool racecheck = false;
+#endif
+  switch (id) {
+    case CheckId::race_threadgroup:
+    case CheckId::race_device: return racecheck;
+    default: return true;
+  }
+}
+
+}  // namespace metalsim::check
