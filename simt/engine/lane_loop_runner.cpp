@@ -233,7 +233,8 @@ void LaneLoopRunner::resolve_simdgroup(uint32_t sg, bool& released) {
 // Every live lane waits at a threadgroup barrier (or none is live).
 bool LaneLoopRunner::release_barrier() {
   uint32_t head = 0;
-  while (status_[head] != Status::Stopped) ++head;
+  while (head < n_ && status_[head] != Status::Stopped) ++head;
+  if (head == n_) throw std::logic_error("lane loops: live lanes, but none waits at a barrier");
   for (uint32_t lane = head + 1; lane < n_; ++lane)
     if (status_[lane] == Status::Stopped && !same_site(site_[lane], site_[head])) {
       report_divergent_barrier();

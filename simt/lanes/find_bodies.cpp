@@ -3,20 +3,11 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 
+#include "simt/lanes/source_site.h"
+
 namespace metalsim::lanes {
 
 using namespace llvm;
-
-namespace {
-
-StringRef c_string(const Value* v) {
-  const auto* g = dyn_cast_or_null<GlobalVariable>(v ? v->stripPointerCasts() : nullptr);
-  if (g == nullptr || !g->hasInitializer()) return "";
-  const auto* data = dyn_cast<ConstantDataSequential>(g->getInitializer());
-  return data != nullptr && data->isCString() ? data->getAsCString() : "";
-}
-
-}  // namespace
 
 std::vector<LaneBody> find_lane_bodies(Module& m) {
   std::vector<LaneBody> bodies;
@@ -29,8 +20,8 @@ std::vector<LaneBody> find_lane_bodies(Module& m) {
     const auto* e = dyn_cast<ConstantStruct>(entry.get());
     if (e == nullptr || e->getNumOperands() < 4) continue;
     auto* f = dyn_cast<Function>(e->getOperand(0)->stripPointerCasts());
-    if (f == nullptr || f->isDeclaration() || c_string(e->getOperand(1)) != kBodyAnnotation) continue;
-    std::string at = c_string(e->getOperand(2)).str();
+    if (f == nullptr || f->isDeclaration() || constant_c_string(e->getOperand(1)) != kBodyAnnotation) continue;
+    std::string at = constant_c_string(e->getOperand(2)).str();
     if (const auto* line = dyn_cast<ConstantInt>(e->getOperand(3)))
       at += ":" + std::to_string(line->getZExtValue());
     bodies.push_back({f, at});

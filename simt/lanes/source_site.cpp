@@ -8,17 +8,12 @@ namespace metalsim::lanes {
 
 using namespace llvm;
 
-namespace {
-
-std::string string_of(const Constant* c) {
-  const auto* g = dyn_cast_or_null<GlobalVariable>(c ? c->stripPointerCasts() : nullptr);
+StringRef constant_c_string(const Value* v) {
+  const auto* g = dyn_cast_or_null<GlobalVariable>(v ? v->stripPointerCasts() : nullptr);
   if (g == nullptr || !g->hasInitializer()) return "";
   const auto* data = dyn_cast<ConstantDataSequential>(g->getInitializer());
-  if (data == nullptr || !data->isCString()) return "";
-  return data->getAsCString().str();
+  return data != nullptr && data->isCString() ? data->getAsCString() : "";
 }
-
-}  // namespace
 
 std::string debug_site(const Instruction& inst) {
   const DebugLoc& loc = inst.getDebugLoc();
@@ -34,7 +29,7 @@ std::string source_location_site(const Value* site) {
   //                            unsigned _M_line; unsigned _M_column; };
   const auto* impl = dyn_cast<ConstantStruct>(g->getInitializer());
   if (impl == nullptr || impl->getNumOperands() != 4) return "";
-  const std::string file = string_of(impl->getOperand(0));
+  const std::string file = constant_c_string(impl->getOperand(0)).str();
   const auto* line = dyn_cast<ConstantInt>(impl->getOperand(2));
   if (file.empty() || line == nullptr) return "";
   return file + ":" + std::to_string(line->getZExtValue());

@@ -4,10 +4,14 @@
 // std::source_location constant a sync point carries.
 #include <string>
 
+#include <llvm/ADT/StringRef.h>
 #include <llvm/IR/Instruction.h>
 #include <llvm/IR/Value.h>
 
 namespace metalsim::lanes {
+
+// The C string a constant global holds (clang's string literals), or "" when `v` is not one.
+llvm::StringRef constant_c_string(const llvm::Value* v);
 
 // "file:line" of `inst`'s debug location; empty when it has none.
 std::string debug_site(const llvm::Instruction& inst);

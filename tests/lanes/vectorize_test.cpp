@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 
@@ -26,6 +25,18 @@ std::string step_function(const std::string& ir, const std::string& part) {
   return text;
 }
 
+// A line of `text` with `op` (e.g. "= fmul <") whose operand type is "<N x float>".
+bool has_vector_float(const std::string& text, const std::string& op) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const size_t at = line.find(op);
+    if (at == std::string::npos) continue;
+    const size_t x = line.find(" x float>", at);
+    if (x != std::string::npos && x > at + op.size()) return true;
+  }
+  return false;
+}
+
 TEST(LaneLoopVectorization, TheElementWiseRegionBecomesVectorCode) {
   std::ifstream in(std::string(LANES_OUT_DIR) + "/vector_kernels.ll");
   ASSERT_TRUE(in.good());
@@ -33,10 +44,8 @@ TEST(LaneLoopVectorization, TheElementWiseRegionBecomesVectorCode) {
   for (std::string line; std::getline(in, line);) ir += line + "\n";
   const std::string step = step_function(ir, "axpy_exchange");
   ASSERT_FALSE(step.empty()) << "no step for axpy_exchange in vector_kernels.ll";
-  const std::regex vector_float_op("= f(mul|add) <[0-9]+ x float>");
-  EXPECT_TRUE(std::regex_search(step, vector_float_op)) << step;
-  const std::regex vector_load("= load <[0-9]+ x float>");
-  EXPECT_TRUE(std::regex_search(step, vector_load)) << step;
+  EXPECT_TRUE(has_vector_float(step, "= fmul <") || has_vector_float(step, "= fadd <")) << step;
+  EXPECT_TRUE(has_vector_float(step, "= load <")) << step;
   // The vectorizer marks the loops it vectorized.
   EXPECT_NE(ir.find("llvm.loop.isvectorized"), std::string::npos);
 }
