@@ -2,7 +2,8 @@
 // per lane, an empty threadgroup, and a barrier-free kernel against the same loop in plain C++.
 // The floor under the barrier: a ring of fibers on the engine's stacks, each switching straight
 // to the next (one Boost.Context jump per lane, no bookkeeping).
-// Run: build/release/bench/engine_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+// Run: build/release/bench/engine_bench --benchmark_repetitions=5
+// --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -44,7 +45,8 @@ void BM_SimdSum(benchmark::State& state) {
   auto h = plain_context(1);
   auto sink = h->buffer(4);
   for (auto _ : state)
-    h->run("bench_simd_sum", [&](auto* e) { e->setBuffer(sink.get(), 0, 0); }, {4, 1, 1}, {256, 1, 1});
+    h->run("bench_simd_sum", [&](auto* e) { e->setBuffer(sink.get(), 0, 0); }, {4, 1, 1},
+           {256, 1, 1});
   const double lane_ops = double(state.iterations()) * 4 * 256 * kSyncsPerLane;
   state.counters["ns_per_lane_simd_sum"] =
       benchmark::Counter(lane_ops, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
@@ -55,8 +57,9 @@ void BM_EmptyThreadgroup(benchmark::State& state) {
   auto h = plain_context(1);
   const uint32_t groups = 4096, lanes = uint32_t(state.range(0));
   for (auto _ : state) h->run("bench_empty", no_arguments, {groups, 1, 1}, {lanes, 1, 1});
-  state.counters["ns_per_threadgroup"] = benchmark::Counter(
-      double(state.iterations()) * groups, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_threadgroup"] =
+      benchmark::Counter(double(state.iterations()) * groups,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_EmptyThreadgroup)->Arg(1)->Arg(256)->Unit(benchmark::kMillisecond);
 
@@ -74,10 +77,13 @@ void BM_BarrierFreeVsNative(benchmark::State& state) {
   double emulated = 0, native = 0;
   for (auto _ : state) {
     auto t0 = std::chrono::steady_clock::now();
-    h->run("bench_silu", [&](auto* e) {
-      e->setBuffer(xb.get(), 0, 0);
-      e->setBuffer(yb.get(), 0, 1);
-    }, {n, 1, 1}, {256, 1, 1}, spec::CaseContext::Grid::threads);
+    h->run(
+        "bench_silu",
+        [&](auto* e) {
+          e->setBuffer(xb.get(), 0, 0);
+          e->setBuffer(yb.get(), 0, 1);
+        },
+        {n, 1, 1}, {256, 1, 1}, spec::CaseContext::Grid::threads);
     auto t1 = std::chrono::steady_clock::now();
 #pragma omp parallel for num_threads(workers) schedule(static)
     for (uint32_t i = 0; i < n; ++i) y[i] = silu(x[i]);
@@ -100,10 +106,8 @@ struct SwitchRing {
     const size_t i = reinterpret_cast<size_t>(arg);
     std::vector<fiber::Fiber>& f = self->fibers;
     while (!self->stop) {
-      if (i + 1 < f.size())
-        f[i].switch_to(f[i + 1]);
-      else
-        f[i].suspend();
+      if (i + 1 < f.size()) f[i].switch_to(f[i + 1]);
+      else f[i].suspend();
     }
   }
 };
@@ -122,14 +126,21 @@ void BM_FiberSwitchFloor(benchmark::State& state) {
     while (!f.finished()) f.resume();
     pool.release(f.stack());
   }
-  state.counters["ns_per_lane_switch"] = benchmark::Counter(
-      double(state.iterations()) * double(ring.fibers.size()),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_lane_switch"] =
+      benchmark::Counter(double(state.iterations()) * double(ring.fibers.size()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_FiberSwitchFloor)->Arg(256)->Arg(1024);
 
 // Workers 1..16: on a machine with fewer cores, filter (--benchmark_filter='/[12]/').
-BENCHMARK(BM_BarrierFreeVsNative)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_BarrierFreeVsNative)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(4)
+    ->Arg(8)
+    ->Arg(16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace metalsim::bench

@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 jobs="$(nproc)"
 
+# Every C++ file the change touches is formatted (.clang-format).
+scripts/check_format.sh
+
 scripts/build.sh release
 ctest --preset release -j "$jobs"
 

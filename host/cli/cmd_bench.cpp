@@ -67,7 +67,8 @@ Action setup_bench(CLI::App& sub, Io& io) {
   auto o = std::make_shared<Options>();
   sub.add_option("KERNEL", o->patterns, "names, families or globs (default: all)");
   o->flags.add_to(sub, "none");
-  sub.add_option("--reps", o->reps, "timed repetitions per case (the median is shown)")->capture_default_str();
+  sub.add_option("--reps", o->reps, "timed repetitions per case (the median is shown)")
+      ->capture_default_str();
   sub.add_flag("--json", o->json, "one JSON object per case and line on stdout");
   return [o, &io] {
     const auto specs = select_specs(o->patterns);
@@ -90,15 +91,25 @@ Action setup_bench(CLI::App& sub, Io& io) {
       const double ratio = ref > 0 ? k / ref : std::nan("");
       const Verdict v = spec::judge(*r.spec, r.params, b.result, o->flags.options.checks).verdict;
       failed += !spec::verdict_ok(v);
-      const std::string result = b.result.passed ? "ok" : std::string(spec::verdict_name(v)) + ": " + b.result.failure;
+      const std::string result =
+          b.result.passed ? "ok" : std::string(spec::verdict_name(v)) + ": " + b.result.failure;
       if (o->json)
-        write_json_line(io.out, {{"command", "bench"}, {"id", r.id()}, {"kernel", r.spec->name()},
-                                 {"family", r.spec->family()}, {"params", params_json(r.params)},
-                                 {"checks", o->flags.options.checks.str()}, {"mode", std::string(engine::execution_mode_name(o->flags.options.mode))}, {"reps", b.kernel.size()},
-                                 {"kernel_seconds", k}, {"reference_seconds", ref},
-                                 {"ratio", std::isfinite(ratio) ? json(ratio) : json(nullptr)},
-                                 {"kernel_samples", b.kernel}, {"reference_samples", b.reference},
-                                 {"status", std::string(spec::verdict_name(v))}, {"failure", b.result.failure}});
+        write_json_line(io.out,
+                        {{"command", "bench"},
+                         {"id", r.id()},
+                         {"kernel", r.spec->name()},
+                         {"family", r.spec->family()},
+                         {"params", params_json(r.params)},
+                         {"checks", o->flags.options.checks.str()},
+                         {"mode", std::string(engine::execution_mode_name(o->flags.options.mode))},
+                         {"reps", b.kernel.size()},
+                         {"kernel_seconds", k},
+                         {"reference_seconds", ref},
+                         {"ratio", std::isfinite(ratio) ? json(ratio) : json(nullptr)},
+                         {"kernel_samples", b.kernel},
+                         {"reference_samples", b.reference},
+                         {"status", std::string(spec::verdict_name(v))},
+                         {"failure", b.result.failure}});
       t.add({r.id(), format_seconds(k), format_seconds(ref), format_ratio(ratio), result});
     }
     bar.finish();

@@ -62,9 +62,11 @@ Action setup_check(CLI::App& sub, Io& io) {
   sub.add_option("FILTER", o->filters, "spec names, families, globs or case ids (default: all)");
   // The tsan build cannot recover from a kernel's memory fault, and several documented kernels
   // fault: racecheck over the corrected kernels leaves them out (scripts/test.sh).
-  sub.add_flag("--skip-known-bugs", o->skip_known_bugs, "leave out the _as_documented kernels (known bugs)");
+  sub.add_flag("--skip-known-bugs", o->skip_known_bugs,
+               "leave out the _as_documented kernels (known bugs)");
   o->flags.add_to(sub, "sync,init,mem");
-  sub.add_flag("--json", o->json, "one JSON object per case and line on stdout, instead of the table");
+  sub.add_flag("--json", o->json,
+               "one JSON object per case and line on stdout, instead of the table");
   sub.add_option("--junit", o->junit, "also write JUnit XML, one testcase per case, to FILE");
   sub.add_option("--shard", o->shard, "i/N: run cases k with k % N == i")->capture_default_str();
   return [o, &io] {
@@ -74,7 +76,8 @@ Action setup_check(CLI::App& sub, Io& io) {
       return kExitUsage;
     }
     const Selection sel = select_sweep(o->filters);
-    for (const auto& f : sel.unmatched) io.err << "metalsim: no kernel or case matches '" << f << "'\n";
+    for (const auto& f : sel.unmatched)
+      io.err << "metalsim: no kernel or case matches '" << f << "'\n";
     if (!sel.unmatched.empty()) return kExitUsage;
 
     std::vector<size_t> mine;
@@ -96,7 +99,8 @@ Action setup_check(CLI::App& sub, Io& io) {
       KernelRow& row = rows[it->second];
       ++row.cases;
       row.ok += spec::verdict_ok(out.verdict());
-      if (out.result.elements > 0 && !(out.result.max_error <= row.worst)) row.worst = out.result.max_error;
+      if (out.result.elements > 0 && !(out.result.max_error <= row.worst))
+        row.worst = out.result.max_error;
       row.seconds += out.seconds;
       outcomes.push_back(std::move(out));
     }
@@ -111,8 +115,8 @@ Action setup_check(CLI::App& sub, Io& io) {
       t.align_right(2);
       t.align_right(4);
       for (const auto& r : rows)
-        t.add({r.spec->name(), std::to_string(r.cases), format_ratio(r.worst), o->flags.options.checks.str(),
-               format_seconds(r.seconds), row_status(r)});
+        t.add({r.spec->name(), std::to_string(r.cases), format_ratio(r.worst),
+               o->flags.options.checks.str(), format_seconds(r.seconds), row_status(r)});
       t.print(io.out);
       bool header = false;
       for (const auto& out : outcomes) {
@@ -127,7 +131,8 @@ Action setup_check(CLI::App& sub, Io& io) {
       if (r.spec->expectation() != spec::Expectation::known_bug || r.ok == 0) continue;
       if (!header) summary << "\nknown bugs reproduced (counted as passed):\n";
       header = true;
-      summary << "  " << r.spec->name() << " (" << r.ok << " cases): " << r.spec->known_bug() << "\n";
+      summary << "  " << r.spec->name() << " (" << r.ok << " cases): " << r.spec->known_bug()
+              << "\n";
     }
     if (!o->junit.empty()) {
       std::vector<JunitCase> cases;

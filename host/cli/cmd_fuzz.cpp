@@ -47,35 +47,40 @@ std::string corpus_name(const Case& c, const engine::ExecutionOptions& options) 
   return out + ".json";
 }
 
-json corpus_entry(const CaseOutcome& found, const ShrinkResult& s, uint64_t fuzz_seed, size_t index) {
+json corpus_entry(const CaseOutcome& found, const ShrinkResult& s, uint64_t fuzz_seed,
+                  size_t index) {
   const Case& r = s.minimal;
-  return {{"kernel", r.spec->name()},
-          {"params", params_json(r.params)},
-          {"id", r.id()},
-          {"seed", r.seed},
-          {"schedule", s.options.schedule.str()},
-          {"checks", s.options.checks.str()},
-          {"mode", std::string(engine::execution_mode_name(s.options.mode))},
-          {"expectation", r.spec->expectation() == spec::Expectation::known_bug ? "known_bug" : "pass"},
-          {"failure_kind", spec::failure_kind(s.outcome.result)},
-          {"failure", s.outcome.result.failure},
-          {"repro", spec::repro_command(r, s.options)},
-          {"found_as", {{"id", found.subject.id()},
-                        {"seed", found.subject.seed},
-                        {"schedule", found.options.schedule.str()},
-                        {"fuzz_seed", fuzz_seed},
-                        {"case_index", index},
-                        {"shrink_runs", s.runs}}}};
+  return {
+      {"kernel", r.spec->name()},
+      {"params", params_json(r.params)},
+      {"id", r.id()},
+      {"seed", r.seed},
+      {"schedule", s.options.schedule.str()},
+      {"checks", s.options.checks.str()},
+      {"mode", std::string(engine::execution_mode_name(s.options.mode))},
+      {"expectation", r.spec->expectation() == spec::Expectation::known_bug ? "known_bug" : "pass"},
+      {"failure_kind", spec::failure_kind(s.outcome.result)},
+      {"failure", s.outcome.result.failure},
+      {"repro", spec::repro_command(r, s.options)},
+      {"found_as",
+       {{"id", found.subject.id()},
+        {"seed", found.subject.seed},
+        {"schedule", found.options.schedule.str()},
+        {"fuzz_seed", fuzz_seed},
+        {"case_index", index},
+        {"shrink_runs", s.runs}}}};
 }
 
 // Reads one corpus entry back into a case and its options; false (with a message) when it cannot.
-bool read_entry(const fs::path& path, Case& c, engine::ExecutionOptions& options, std::ostream& err) {
+bool read_entry(const fs::path& path, Case& c, engine::ExecutionOptions& options,
+                std::ostream& err) {
   try {
     std::ifstream file(path);
     const json j = json::parse(file);
     c.spec = spec::SpecRegistry::find(j.at("kernel").get<std::string>());
     if (c.spec == nullptr) {
-      err << "metalsim: " << path.string() << ": no kernel named '" << j.at("kernel").get<std::string>() << "'\n";
+      err << "metalsim: " << path.string() << ": no kernel named '"
+          << j.at("kernel").get<std::string>() << "'\n";
       return false;
     }
     Params p;
@@ -124,11 +129,12 @@ int replay(const Options& o, Io& io) {
     bar.update(i, c.id());
     const CaseOutcome out = run_case(c, options);
     const bool known = c.spec->expectation() == spec::Expectation::known_bug;
-    const char* result = known ? (out.result.passed ? "known bug NOT reproduced" : "known bug reproduced")
-                               : (out.result.passed ? "fixed" : "STILL FAILS");
+    const char* result =
+        known ? (out.result.passed ? "known bug NOT reproduced" : "known bug reproduced")
+              : (out.result.passed ? "fixed" : "STILL FAILS");
     (spec::verdict_ok(out.verdict()) ? passed : failed)++;
-    t.add({files[i].filename().string(), c.id(), std::string(result) +
-                                                     (out.result.passed ? "" : ": " + out.result.failure)});
+    t.add({files[i].filename().string(), c.id(),
+           std::string(result) + (out.result.passed ? "" : ": " + out.result.failure)});
     if (o.json) write_json_line(io.out, case_json("fuzz-replay", out));
     junit.push_back(junit_case(out));
   }
@@ -139,7 +145,9 @@ int replay(const Options& o, Io& io) {
     return kExitUsage;
   }
   (o.json ? io.err : io.out) << passed << " passed, " << failed << " failed"
-                             << (unreadable ? ", " + std::to_string(unreadable) + " unreadable" : "") << "\n";
+                             << (unreadable ? ", " + std::to_string(unreadable) + " unreadable"
+                                            : "")
+                             << "\n";
   if (unreadable) return kExitUsage;
   return failed == 0 ? kExitOk : kExitFailed;
 }
@@ -153,7 +161,8 @@ struct SpecTally {
 
 // One campaign: its options, checked, and what it has counted so far.
 struct Campaign {
-  Campaign(const Options& options, Io& streams, bool fixed) : o(options), io(streams), fixed_schedule(fixed) {}
+  Campaign(const Options& options, Io& streams, bool fixed)
+      : o(options), io(streams), fixed_schedule(fixed) {}
   const Options& o;
   Io& io;
   bool fixed_schedule;
@@ -168,22 +177,27 @@ struct Campaign {
 // A usage error in words, or "" when the options make a campaign.
 std::string campaign_problem(const Options& o, Shard& shard) {
   if (!Shard::parse(o.shard, shard)) return "bad --shard '" + o.shard + "' (i/N with 0 <= i < N)";
-  if (o.shrink != "kind" && o.shrink != "all" && o.shrink != "none") return "--shrink takes kind, all or none";
+  if (o.shrink != "kind" && o.shrink != "all" && o.shrink != "none")
+    return "--shrink takes kind, all or none";
   if (!o.all && o.patterns.empty()) return "fuzz needs KERNEL... or --all";
   return {};
 }
 
 // Shrinks a failure, prints the repro, saves it to the corpus; adds what it did to `line`.
-void shrink_failure(Campaign& cp, const CaseOutcome& out, size_t k, SpecTally& tally, std::ostream& text,
-                    json& line) {
+void shrink_failure(Campaign& cp, const CaseOutcome& out, size_t k, SpecTally& tally,
+                    std::ostream& text, json& line) {
   const ShrinkResult s = shrink(out, cp.o.max_shrink_runs);
   const std::string repro = spec::repro_command(s.minimal, s.options);
   tally.minimal.insert(repro);
-  text << "  shrunk in " << s.runs << " runs to " << s.minimal.id() << ": " << s.outcome.result.failure << "\n";
+  text << "  shrunk in " << s.runs << " runs to " << s.minimal.id() << ": "
+       << s.outcome.result.failure << "\n";
   text << "  reproduce: " << repro << "\n";
-  line["shrunk"] = {{"id", s.minimal.id()}, {"seed", s.minimal.seed},
-                    {"schedule", s.options.schedule.str()}, {"runs", s.runs},
-                    {"failure", s.outcome.result.failure}, {"repro", repro}};
+  line["shrunk"] = {{"id", s.minimal.id()},
+                    {"seed", s.minimal.seed},
+                    {"schedule", s.options.schedule.str()},
+                    {"runs", s.runs},
+                    {"failure", s.outcome.result.failure},
+                    {"repro", repro}};
   if (cp.o.corpus.empty()) return;
   const fs::path path = fs::path(cp.o.corpus) / corpus_name(s.minimal, s.options);
   std::ofstream(path) << corpus_entry(out, s, cp.o.flags.seed, k).dump(2) << "\n";
@@ -212,9 +226,9 @@ void fuzz_one(Campaign& cp, const KernelSpec& spec, const FuzzCase& fc, SpecTall
     const std::string kind = spec::failure_kind(out.result);
     bar.finish();
     std::ostream& text = cp.o.json ? cp.io.err : cp.io.out;
-    text << (spec.expectation() == spec::Expectation::known_bug ? "known bug " : "FAIL ") << "case " << fc.index
-         << ": " << c.id() << " seed " << c.seed << " schedule " << options.schedule.str() << ": "
-         << out.result.failure << "\n";
+    text << (spec.expectation() == spec::Expectation::known_bug ? "known bug " : "FAIL ") << "case "
+         << fc.index << ": " << c.id() << " seed " << c.seed << " schedule "
+         << options.schedule.str() << ": " << out.result.failure << "\n";
     const bool seen = shrunk_kinds.contains(kind);
     if (cp.o.shrink == "all" || (cp.o.shrink == "kind" && !seen)) {
       shrink_failure(cp, out, fc.index, tally, text, line);
@@ -236,7 +250,8 @@ void fuzz_spec(Campaign& cp, const KernelSpec& spec) {
   ProgressBar bar(cp.io.err, cp.io.progress,
                   n == SIZE_MAX ? 0 : (n + cp.shard.count - 1 - cp.shard.index) / cp.shard.count);
   for (size_t k = 0; k < n; ++k) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (cp.o.time > 0 && elapsed > cp.seconds_per_spec) break;
     if (cp.shard.owns(k)) fuzz_one(cp, spec, gen.generate(k), tally, shrunk_kinds, bar);
   }
@@ -295,16 +310,21 @@ Action setup_fuzz(CLI::App& sub, Io& io) {
   sub.add_option("--cases", o->cases, "cases per kernel (default 100; unlimited with --time)");
   sub.add_option("--time", o->time, "seconds for the whole campaign, shared among the kernels");
   o->flags.add_to(sub, "sync,init,mem");
-  sub.get_option("--seed")->description("campaign seed: case k of a kernel depends only on (seed, k)");
-  sub.get_option("--schedule")->description("run every case under this schedule")->default_str("random per case");
+  sub.get_option("--seed")->description(
+      "campaign seed: case k of a kernel depends only on (seed, k)");
+  sub.get_option("--schedule")
+      ->description("run every case under this schedule")
+      ->default_str("random per case");
   sub.add_option("--shard", o->shard, "i/N: run cases k with k % N == i")->capture_default_str();
   sub.add_option("--corpus", o->corpus, "save each shrunk failure as DIR/<case>.json");
   sub.add_option("--replay", o->replay, "rerun the corpus in DIR as a regression test");
-  sub.add_option("--shrink", o->shrink, "kind: the first failure of each kind per kernel; all; none")
+  sub.add_option("--shrink", o->shrink,
+                 "kind: the first failure of each kind per kernel; all; none")
       ->capture_default_str();
   sub.add_option("--max-shrink-runs", o->max_shrink_runs, "cases run while shrinking one failure")
       ->capture_default_str();
-  sub.add_option("--limit", o->limit, "draw no parameter above this value (choices exempt; 0: each one's max)");
+  sub.add_option("--limit", o->limit,
+                 "draw no parameter above this value (choices exempt; 0: each one's max)");
   sub.add_flag("--json", o->json, "one JSON object per case and line on stdout");
   sub.add_option("--junit", o->junit, "also write JUnit XML, one testcase per case, to FILE");
   CLI::App* app = &sub;

@@ -17,7 +17,9 @@ Action setup_run(CLI::App& sub, Io& io) {
   o->flags.add_to(sub, "sync,init,mem");
   sub.add_flag("--json", o->json, "the result as one JSON object");
   sub.allow_extras();
-  sub.footer("Parameters: --NAME=VALUE for each of the kernel's (metalsim list); missing ones take their fallback.");
+  sub.footer(
+      "Parameters: --NAME=VALUE for each of the kernel's (metalsim list); missing ones take their "
+      "fallback.");
   return [o, &io, &sub] {
     Case c;
     if (!build_single_case(o->kernel, sub.remaining(), o->flags.seed, c, io.err)) return kExitUsage;

@@ -18,8 +18,8 @@ constexpr int kHostPid = 1, kWorkersPid = 2;
 // Each threadgroup a worker ran becomes a complete event on that worker's track.
 void install_threadgroup_hook(engine::ExecutionOptions& options, TraceWriter& writer) {
   options.on_threadgroup = [&writer](const engine::ThreadgroupEvent& e) {
-    writer.complete("threadgroup " + std::to_string(e.linear_threadgroup), "threadgroup", kWorkersPid,
-                    int(e.worker) + 1, e.begin_ns, e.end_ns,
+    writer.complete("threadgroup " + std::to_string(e.linear_threadgroup), "threadgroup",
+                    kWorkersPid, int(e.worker) + 1, e.begin_ns, e.end_ns,
                     {{"position", {e.position.x, e.position.y, e.position.z}}});
   };
 }
@@ -47,8 +47,11 @@ Action setup_trace(CLI::App& sub, Io& io) {
     engine::ExecutionOptions options = o->flags.options;
     options.checks.race = false;  // one run under one schedule
     install_threadgroup_hook(options, trace);
-    const json args = {{"id", r.id()}, {"seed", r.seed}, {"schedule", options.schedule.str()},
-                       {"checks", options.checks.str()}, {"workers", options.workers}};
+    const json args = {{"id", r.id()},
+                       {"seed", r.seed},
+                       {"schedule", options.schedule.str()},
+                       {"checks", options.checks.str()},
+                       {"workers", options.workers}};
     CaseOutcome outcome;
     outcome.subject = r;
     outcome.options = options;
@@ -80,7 +83,8 @@ Action setup_trace(CLI::App& sub, Io& io) {
       return kExitUsage;
     }
     print_case(io.out, outcome);
-    io.out << "trace      " << o->out << " (" << trace.events().size() << " events, per threadgroup)\n";
+    io.out << "trace      " << o->out << " (" << trace.events().size()
+           << " events, per threadgroup)\n";
     return spec::verdict_ok(outcome.verdict()) ? kExitOk : kExitFailed;
   };
 }

@@ -12,10 +12,12 @@ namespace metalsim::cli {
 std::span<const Command> commands() {
   static const Command table[] = {
       {"list", "every kernel spec: family, summary, expectation and parameters", &setup_list},
-      {"check", "every spec over its boundary sweep against its reference, checks on", &setup_check},
+      {"check", "every spec over its boundary sweep against its reference, checks on",
+       &setup_check},
       {"run", "one case: KERNEL --param=value ... or a case id", &setup_run},
       {"fuzz", "random boundary-biased cases; failures shrunk to a minimal repro", &setup_fuzz},
-      {"bench", "each spec's bench cases: emulated kernel time against the native reference", &setup_bench},
+      {"bench", "each spec's bench cases: emulated kernel time against the native reference",
+       &setup_bench},
       {"trace", "a Chrome/Perfetto trace of one run", &setup_trace},
   };
   return table;
@@ -47,12 +49,14 @@ int run_cli(const std::vector<std::string>& args, Io io) {
 void RunFlags::add_to(CLI::App& sub, const std::string& default_checks) {
   options = engine::ExecutionOptions::from_environment();
   check::CheckSet::parse(default_checks, options.checks);
-  sub.add_option("--seed", seed, "input seed (and the race check's random schedule)")->capture_default_str();
+  sub.add_option("--seed", seed, "input seed (and the race check's random schedule)")
+      ->capture_default_str();
   sub.add_option_function<std::string>(
          "--schedule",
          [this](const std::string& text) {
            if (!engine::SchedulePolicy::parse(text, options.schedule))
-             throw CLI::ValidationError("--schedule", "'" + text + "' is not in-order, reversed or random:SEED");
+             throw CLI::ValidationError("--schedule",
+                                        "'" + text + "' is not in-order, reversed or random:SEED");
          },
          "in-order, reversed or random:SEED")
       ->default_str(options.schedule.str());
@@ -60,12 +64,15 @@ void RunFlags::add_to(CLI::App& sub, const std::string& default_checks) {
          "--checks",
          [this](const std::string& text) {
            if (!check::CheckSet::parse(text, options.checks))
-             throw CLI::ValidationError("--checks", "'" + text + "' is not a list of sync,init,mem,race, all or none");
+             throw CLI::ValidationError(
+                 "--checks", "'" + text + "' is not a list of sync,init,mem,race, all or none");
          },
          "sync,init,mem,race, all or none")
       ->default_str(default_checks);
-  sub.add_option("--workers", options.workers, "threads running threadgroups (0: every core)")->capture_default_str();
-  sub.add_option("--watchdog", options.watchdog_seconds, "seconds before a dispatch is stopped (0: none)");
+  sub.add_option("--workers", options.workers, "threads running threadgroups (0: every core)")
+      ->capture_default_str();
+  sub.add_option("--watchdog", options.watchdog_seconds,
+                 "seconds before a dispatch is stopped (0: none)");
   sub.add_option_function<std::string>(
          "--mode",
          [this](const std::string& text) {
@@ -78,8 +85,8 @@ void RunFlags::add_to(CLI::App& sub, const std::string& default_checks) {
 
 // ------------------------------ parameters
 
-bool parse_param_args(const KernelSpec& spec, const std::vector<std::string>& extras, Params& params,
-                      std::ostream& err) {
+bool parse_param_args(const KernelSpec& spec, const std::vector<std::string>& extras,
+                      Params& params, std::ostream& err) {
   const auto defs = spec.params();
   for (size_t i = 0; i < extras.size(); ++i) {
     const std::string& arg = extras[i];
@@ -94,7 +101,8 @@ bool parse_param_args(const KernelSpec& spec, const std::vector<std::string>& ex
     } else if (i + 1 < extras.size()) {
       value = extras[++i];
     }
-    const bool known = std::any_of(defs.begin(), defs.end(), [&](const auto& d) { return d.name == name; });
+    const bool known =
+        std::any_of(defs.begin(), defs.end(), [&](const auto& d) { return d.name == name; });
     if (!known) {
       err << "metalsim: " << spec.name() << " has no parameter '" << name << "'; it takes:";
       for (const auto& d : defs) err << " --" << d.name;

@@ -57,8 +57,8 @@ struct RunFlags {
 
 // Reads `--name=value` / `--name value` pairs left over by CLI11 into `params`; checks names
 // against the spec. False (with a message) on anything else.
-bool parse_param_args(const KernelSpec& spec, const std::vector<std::string>& extras, Params& params,
-                      std::ostream& err);
+bool parse_param_args(const KernelSpec& spec, const std::vector<std::string>& extras,
+                      Params& params, std::ostream& err);
 // "KERNEL" or a full case id "KERNEL(a=1,b=2)": the spec and the parameters given.
 const KernelSpec* resolve_kernel(const std::string& text, Params& params, std::ostream& err);
 // One case from the command line, missing parameters at their fallback; false (with a message)

@@ -55,7 +55,8 @@ std::vector<int64_t> smaller_values(const spec::ParamDef& def, int64_t v) {
     c.push_back(v / 2);
     c.push_back(v - 1);
   }
-  std::erase_if(c, [&](int64_t x) { return x >= v || x < def.min || (def.choices.empty() && x > def.max); });
+  std::erase_if(
+      c, [&](int64_t x) { return x >= v || x < def.min || (def.choices.empty() && x > def.max); });
   std::sort(c.begin(), c.end());
   c.erase(std::unique(c.begin(), c.end()), c.end());
   return c;
@@ -81,7 +82,8 @@ std::vector<int64_t> boundary_values(const spec::ParamDef& def) {
 }
 
 FuzzCase CaseGenerator::generate(size_t index) const {
-  spec::InputGenerator rng(seed_ ^ fnv1a(spec_->name()) ^ (uint64_t(index) * 0xd1b54a32d192ed03ull));
+  spec::InputGenerator rng(seed_ ^ fnv1a(spec_->name()) ^
+                           (uint64_t(index) * 0xd1b54a32d192ed03ull));
   FuzzCase c;
   c.index = index;
   const auto defs = spec_->params();

@@ -15,8 +15,8 @@ namespace metalsim::cli {
 
 struct FuzzCase {
   size_t index = 0;
-  Params params;                    // completed and valid
-  uint64_t seed = 1;                // inputs
+  Params params;      // completed and valid
+  uint64_t seed = 1;  // inputs
   engine::SchedulePolicy schedule;
 };
 

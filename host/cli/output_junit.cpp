@@ -63,8 +63,8 @@ void write_junit(std::ostream& out, const std::string& suite, const std::vector<
       << "\" failures=\"" << failures << "\" errors=\"0\" skipped=\"0\" time=\"" << secs(total)
       << "\">\n";
   for (const auto& c : cases) {
-    out << "    <testcase classname=\"" << xml_escape(c.classname) << "\" name=\"" << xml_escape(c.name)
-        << "\" time=\"" << secs(c.seconds) << "\"";
+    out << "    <testcase classname=\"" << xml_escape(c.classname) << "\" name=\""
+        << xml_escape(c.name) << "\" time=\"" << secs(c.seconds) << "\"";
     if (!c.failed && c.system_out.empty()) {
       out << "/>\n";
       continue;
@@ -73,7 +73,8 @@ void write_junit(std::ostream& out, const std::string& suite, const std::vector<
     if (c.failed)
       out << "      <failure message=\"" << xml_escape(c.message) << "\" type=\"failure\">"
           << xml_escape(c.details) << "</failure>\n";
-    if (!c.system_out.empty()) out << "      <system-out>" << xml_escape(c.system_out) << "</system-out>\n";
+    if (!c.system_out.empty())
+      out << "      <system-out>" << xml_escape(c.system_out) << "</system-out>\n";
     out << "    </testcase>\n";
   }
   out << "  </testsuite>\n</testsuites>\n";

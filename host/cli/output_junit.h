@@ -15,8 +15,8 @@ struct JunitCase {
   std::string name;       // the case id
   double seconds = 0;
   bool failed = false;
-  std::string message;    // one line
-  std::string details;    // reports and the repro command
+  std::string message;  // one line
+  std::string details;  // reports and the repro command
   std::string system_out;
 };
 

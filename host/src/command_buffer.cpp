@@ -53,7 +53,8 @@ void CommandBuffer::commit() {
     text += r.format();
     timeout = timeout || r.check == metalsim::check::CheckId::watchdog_timeout;
   }
-  error_ = NS::TransferPtr(new NS::Error(timeout ? CommandBufferErrorTimeout : CommandBufferErrorInternal, text));
+  error_ = NS::TransferPtr(
+      new NS::Error(timeout ? CommandBufferErrorTimeout : CommandBufferErrorInternal, text));
 }
 
 }  // namespace MTL

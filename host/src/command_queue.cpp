@@ -12,8 +12,8 @@ CommandBuffer* CommandQueue::commandBuffer() { return commandBuffer(nullptr); }
 
 CommandBuffer* CommandQueue::commandBuffer(const CommandBufferDescriptor* descriptor) {
   const bool own_options = descriptor != nullptr && descriptor->hasExecutionOptions();
-  auto* cb = new CommandBuffer(device_, own_options ? descriptor->executionOptions()
-                                                    : device_->executionOptions());
+  auto* cb = new CommandBuffer(
+      device_, own_options ? descriptor->executionOptions() : device_->executionOptions());
   recent_.push_back(NS::TransferPtr(cb));
   if (recent_.size() > kRecentCommandBuffers) recent_.pop_front();
   return cb;

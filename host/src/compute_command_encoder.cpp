@@ -21,7 +21,8 @@ void ComputeCommandEncoder::setComputePipelineState(const ComputePipelineState* 
   state_.pipeline = NS::RetainPtr(const_cast<ComputePipelineState*>(state));
 }
 
-void ComputeCommandEncoder::setBuffer(const Buffer* buffer, NS::UInteger offset, NS::UInteger index) {
+void ComputeCommandEncoder::setBuffer(const Buffer* buffer, NS::UInteger offset,
+                                      NS::UInteger index) {
   if (index >= kBufferBindingSlots) {
     misuse("setBuffer: index " + std::to_string(index) + " is over 30");
     return;
@@ -67,7 +68,8 @@ void ComputeCommandEncoder::encode(EncodedDispatch d) {
   owner_->dispatches_.push_back(std::move(d));
 }
 
-void ComputeCommandEncoder::dispatchThreadgroups(Size threadgroupsPerGrid, Size threadsPerThreadgroup) {
+void ComputeCommandEncoder::dispatchThreadgroups(Size threadgroupsPerGrid,
+                                                 Size threadsPerThreadgroup) {
   EncodedDispatch d = state_;
   d.threadgroups = threadgroupsPerGrid;
   d.threads_per_threadgroup = threadsPerThreadgroup;

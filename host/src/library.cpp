@@ -17,7 +17,8 @@ NS::Error* make_error(NS::Integer code, std::string text) {
 
 }  // namespace
 
-void FunctionConstantValues::setConstantValue(const void* value, DataType type, NS::UInteger index) {
+void FunctionConstantValues::setConstantValue(const void* value, DataType type,
+                                              NS::UInteger index) {
   if (values_.size() <= index) values_.resize(index + 1);
   const NS::UInteger size = dataTypeSize(type);
   auto* bytes = static_cast<const unsigned char*>(value);
@@ -58,9 +59,9 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
     if (set && constants->values()[fc.index].size() != fc.size) {
       if (error != nullptr)
         *error = make_error(2, "function constant '" + std::string(fc.name) + "' (index " +
-                                      std::to_string(fc.index) + ") is " + fc.type + " of " +
-                                      std::to_string(fc.size) + " bytes; the value given has " +
-                                      std::to_string(constants->values()[fc.index].size()));
+                                   std::to_string(fc.index) + ") is " + fc.type + " of " +
+                                   std::to_string(fc.size) + " bytes; the value given has " +
+                                   std::to_string(constants->values()[fc.index].size()));
       return nullptr;
     }
   }

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "metalsim/Metal.hpp"
-#include "simt/report/report.h"
 #include "simt/engine/dispatch.h"
+#include "simt/report/report.h"
 
 namespace metalsim::host {
 

@@ -2,23 +2,23 @@
 // decode_attention and flash_attention_forward_as_documented. One PreparedCase serves all four;
 // the spec classes only differ in parameters, sweep and dispatch geometry.
 #include <algorithm>
-#include <stdexcept>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "kernels/attention/attention_ref.h"
 #include "kernels/attention/attention_spec.h"
-#include "kernels/spec/compare.h"
-#include "kernels/spec/inputs.h"
 #include "kernels/spec/case_context.h"
 #include "kernels/spec/case_runner.h"
+#include "kernels/spec/compare.h"
+#include "kernels/spec/inputs.h"
 
 namespace metalsim::kernels::attention {
 namespace {
 
 using spec::CaseResult;
-using spec::Params;
 using spec::ParamDef;
+using spec::Params;
 
 // ------------------------------ kernel argument structs (mirrors of attention.metal)
 
@@ -43,10 +43,12 @@ struct DecodeParams {
 enum class Kind { documented, flash, masked, decode };
 
 constexpr int64_t kMaxElements = int64_t(1) << 27;  // per tensor: keeps a fuzzed case in memory
-constexpr int64_t kMaxWork = int64_t(1) << 31;      // B*H*seq_q*seq_kv*D: a fuzzed case runs in seconds
+constexpr int64_t kMaxWork = int64_t(1) << 31;  // B*H*seq_q*seq_kv*D: a fuzzed case runs in seconds
 
 // Threadgroup memory (bytes) each kernel asks for, per head_dim.
-int64_t documented_threadgroup_bytes(int64_t d) { return (3 * 64 * d * 2 + 64 * 64 * 4 + 15) / 16 * 16; }
+int64_t documented_threadgroup_bytes(int64_t d) {
+  return (3 * 64 * d * 2 + 64 * 64 * 4 + 15) / 16 * 16;
+}
 int64_t flash_threadgroup_bytes(int64_t d) { return 3 * 32 * d * 2 + 32 * 32 * 4; }
 
 void copy_strides(const View& v, uint64_t* s, int n) {
@@ -59,7 +61,9 @@ void copy_strides(const View& v, uint64_t* s, int n) {
 class AttentionCase : public spec::PreparedCase {
  public:
   AttentionCase(Kind kind, const Params& p, spec::CaseContext& ctx) : kind_(kind), ctx_(ctx) {
-    auto get = [&](const char* n, int64_t dflt) { return p.contains(n) ? int(p.at(n)) : int(dflt); };
+    auto get = [&](const char* n, int64_t dflt) {
+      return p.contains(n) ? int(p.at(n)) : int(dflt);
+    };
     AttentionProblem& a = problem_;
     a.batch = get("batch", 1);
     a.heads = get("heads", 1);
@@ -95,7 +99,8 @@ class AttentionCase : public spec::PreparedCase {
             k_[a.k.at(b, h, j) + d] = half_t(gen.uniform(-1.0, 1.0));
             v_[a.v.at(b, h, j) + d] = half_t(gen.uniform(-1.0, 1.0));
           }
-    if (kind == Kind::masked) make_mask(gen, get("mask_type", 0), get("mask_batch", 0), get("masked_rows", 0));
+    if (kind == Kind::masked)
+      make_mask(gen, get("mask_type", 0), get("mask_batch", 0), get("masked_rows", 0));
     o_.resize(q_n);
     spec::poison(o_.data(), o_.size());
     ref_.assign(q_n, 0.0);
@@ -105,8 +110,7 @@ class AttentionCase : public spec::PreparedCase {
     kb_ = dev.buffer(k_);
     vb_ = dev.buffer(v_);
     ob_ = dev.buffer(o_);
-    if (kind == Kind::masked)
-      mb_ = mask_half_ ? dev.buffer(mask_h_) : dev.buffer(mask_f_);
+    if (kind == Kind::masked) mb_ = mask_half_ ? dev.buffer(mask_h_) : dev.buffer(mask_f_);
   }
 
   std::vector<OutputView> outputs() const override {
@@ -126,7 +130,7 @@ class AttentionCase : public spec::PreparedCase {
     const NS::UInteger q_tiles = (NS::UInteger(a.seq_q) + bq - 1) / bq;
     if (kind_ == Kind::documented) {
       const AttentionParams p{uint32_t(a.seq_q), uint32_t(a.seq_kv), uint32_t(a.head_dim),
-                              uint32_t(a.heads), float(a.scale), uint32_t(a.kv_offset)};
+                              uint32_t(a.heads), float(a.scale),     uint32_t(a.kv_offset)};
       enc->setBytes(&p, sizeof p, 4);
       enc->setThreadgroupMemoryLength(NS::UInteger(documented_threadgroup_bytes(a.head_dim)), 0);
       enc->dispatchThreadgroups(MTL::Size(q_tiles, a.heads, a.batch), MTL::Size(256, 1, 1));
@@ -205,7 +209,9 @@ class AttentionCase : public spec::PreparedCase {
     switch (kind_) {
       case Kind::documented: return "flash_attention_forward_as_documented";
       case Kind::flash: return "flash_attention_forward";
-      case Kind::masked: return mask_half_ ? "flash_attention_forward_masked_half" : "flash_attention_forward_masked_float";
+      case Kind::masked:
+        return mask_half_ ? "flash_attention_forward_masked_half"
+                          : "flash_attention_forward_masked_float";
       case Kind::decode: return "decode_attention";
     }
     return "";
@@ -228,8 +234,10 @@ class AttentionCase : public spec::PreparedCase {
       if (masked_rows && row % 3 == 1) x = -inf;
       mask_ref_[e] = mask_half_ ? double(half_t(x)) : double(float(x));
     }
-    if (mask_half_) for (double x : mask_ref_) mask_h_.push_back(half_t(x));
-    else for (double x : mask_ref_) mask_f_.push_back(float(x));
+    if (mask_half_)
+      for (double x : mask_ref_) mask_h_.push_back(half_t(x));
+    else
+      for (double x : mask_ref_) mask_f_.push_back(float(x));
   }
 
   Kind kind_;
@@ -245,30 +253,34 @@ class AttentionCase : public spec::PreparedCase {
 
 // ------------------------------ parameters
 
-ParamDef def(std::string name, int64_t lo, int64_t hi, int64_t fallback, std::vector<int64_t> bounds,
-             std::string help, std::vector<int64_t> choices = {}) {
-  return {std::move(name), lo, hi, std::move(choices), std::move(bounds), fallback, std::move(help)};
+ParamDef def(std::string name, int64_t lo, int64_t hi, int64_t fallback,
+             std::vector<int64_t> bounds, std::string help, std::vector<int64_t> choices = {}) {
+  return {std::move(name), lo, hi, std::move(choices), std::move(bounds), fallback,
+          std::move(help)};
 }
 
 const std::vector<int64_t> kSeqBounds = {1, 31, 32, 33, 63, 64, 65, 1024};
 const std::vector<int64_t> kHeadDims = {64, 80, 96, 128};
 
 std::vector<ParamDef> shape_params(bool decode) {
-  std::vector<ParamDef> v = {
-      def("batch", 1, 8, 1, {1, 2}, "batch size"),
-      def("heads", 1, 64, 1, {1, 2, 4, 8}, "query heads"),
-      def("kv_heads", 0, 64, 0, {0, 1, 2}, "key/value heads, dividing heads (GQA); 0: as many as heads")};
+  std::vector<ParamDef> v = {def("batch", 1, 8, 1, {1, 2}, "batch size"),
+                             def("heads", 1, 64, 1, {1, 2, 4, 8}, "query heads"),
+                             def("kv_heads", 0, 64, 0, {0, 1, 2},
+                                 "key/value heads, dividing heads (GQA); 0: as many as heads")};
   if (decode) {
     v.push_back(def("head_dim", 1, 128, 64, {32, 64, 80, 96, 128}, "dimension per head"));
-    v.push_back(def("kv_len", 1, 1 << 16, 128, {1, 31, 32, 33, 127, 128, 129}, "valid cache entries"));
-    v.push_back(def("cache_slack", 0, 4096, 0, {0, 3}, "cache capacity beyond kv_len (NaN-filled)"));
+    v.push_back(
+        def("kv_len", 1, 1 << 16, 128, {1, 31, 32, 33, 127, 128, 129}, "valid cache entries"));
+    v.push_back(
+        def("cache_slack", 0, 4096, 0, {0, 3}, "cache capacity beyond kv_len (NaN-filled)"));
     v.push_back(def("layout", 0, 1, 0, {0, 1}, "cache 0: [B,Hkv,cap,D], 1: [B,cap,Hkv*D]", {0, 1}));
     return v;
   }
   v.push_back(def("head_dim", 64, 128, 64, kHeadDims, "dimension per head", kHeadDims));
   v.push_back(def("seq_q", 1, 1 << 16, 32, kSeqBounds, "query rows"));
   v.push_back(def("seq_kv", 1, 1 << 16, 32, kSeqBounds, "key/value rows"));
-  v.push_back(def("layout", 0, 1, 0, {0, 1}, "0: contiguous [B,H,L,D], 1: view of [B,L,H*D]", {0, 1}));
+  v.push_back(
+      def("layout", 0, 1, 0, {0, 1}, "0: contiguous [B,H,L,D], 1: view of [B,L,H*D]", {0, 1}));
   return v;
 }
 
@@ -285,7 +297,8 @@ bool shape_valid(const Params& p, std::string* why) {
   const int64_t bd = value(p, "batch", 1) * value(p, "head_dim", 64);
   if (bd * heads * seq_q > kMaxElements || bd * kv * seq_kv > kMaxElements)
     return *why = "tensors over 2^27 elements", false;
-  if (bd * heads * seq_q * seq_kv > kMaxWork) return *why = "batch*heads*seq_q*seq_kv*head_dim over 2^31", false;
+  if (bd * heads * seq_q * seq_kv > kMaxWork)
+    return *why = "batch*heads*seq_q*seq_kv*head_dim over 2^31", false;
   return true;
 }
 
@@ -297,13 +310,15 @@ class AttentionSpecBase : public spec::KernelSpec {
   bool valid(const Params& p, std::string* why) const override {
     for (const ParamDef& d : params()) {
       const int64_t x = p.at(d.name);
-      const bool ok = d.choices.empty() ? x >= d.min && x <= d.max
-                                        : std::find(d.choices.begin(), d.choices.end(), x) != d.choices.end();
+      const bool ok = d.choices.empty()
+                          ? x >= d.min && x <= d.max
+                          : std::find(d.choices.begin(), d.choices.end(), x) != d.choices.end();
       if (!ok) return *why = d.name + " out of range", false;
     }
     return shape_valid(p, why);
   }
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
+                                              spec::CaseContext& ctx) const override {
     return std::make_unique<AttentionCase>(kind(), p, ctx);
   }
 
@@ -315,11 +330,13 @@ class FlashAttentionSpec : public AttentionSpecBase {
  public:
   std::string name() const override { return "flash_attention_forward"; }
   std::string summary() const override {
-    return "flash attention, half in/out, causal with kv_offset, GQA, strided views; 192*D+4096 B threadgroup memory";
+    return "flash attention, half in/out, causal with kv_offset, GQA, strided views; 192*D+4096 B "
+           "threadgroup memory";
   }
   std::vector<ParamDef> params() const override {
     auto v = shape_params(false);
-    v.push_back(def("causal", 0, 1, 0, {0, 1}, "key j attends to row i when j <= kv_offset + i", {0, 1}));
+    v.push_back(
+        def("causal", 0, 1, 0, {0, 1}, "key j attends to row i when j <= kv_offset + i", {0, 1}));
     v.push_back(def("kv_offset", 0, 1 << 16, 0, {0, 1, 31, 32, 33}, "position of query row 0"));
     return v;
   }
@@ -333,17 +350,47 @@ class FlashAttentionSpec : public AttentionSpecBase {
         {{"seq_q", 1}, {"seq_kv", 97}, {"head_dim", 128}, {"causal", 1}, {"kv_offset", 96}},
         {{"seq_q", 65}, {"seq_kv", 31}, {"head_dim", 80}},
         {{"seq_q", 40}, {"seq_kv", 33}, {"causal", 1}},
-        {{"batch", 2}, {"heads", 4}, {"kv_heads", 2}, {"seq_q", 17}, {"seq_kv", 40}, {"causal", 1}, {"kv_offset", 23}},
-        {{"heads", 4}, {"kv_heads", 1}, {"seq_q", 33}, {"seq_kv", 33}, {"head_dim", 96}, {"causal", 1}, {"layout", 1}},
-        {{"batch", 2}, {"heads", 2}, {"kv_heads", 2}, {"seq_q", 31}, {"seq_kv", 64}, {"head_dim", 128}, {"layout", 1}},
-        {{"heads", 3}, {"kv_heads", 1}, {"seq_q", 63}, {"seq_kv", 95}, {"head_dim", 80}, {"causal", 1}, {"kv_offset", 32}, {"layout", 1}},
+        {{"batch", 2},
+         {"heads", 4},
+         {"kv_heads", 2},
+         {"seq_q", 17},
+         {"seq_kv", 40},
+         {"causal", 1},
+         {"kv_offset", 23}},
+        {{"heads", 4},
+         {"kv_heads", 1},
+         {"seq_q", 33},
+         {"seq_kv", 33},
+         {"head_dim", 96},
+         {"causal", 1},
+         {"layout", 1}},
+        {{"batch", 2},
+         {"heads", 2},
+         {"kv_heads", 2},
+         {"seq_q", 31},
+         {"seq_kv", 64},
+         {"head_dim", 128},
+         {"layout", 1}},
+        {{"heads", 3},
+         {"kv_heads", 1},
+         {"seq_q", 63},
+         {"seq_kv", 95},
+         {"head_dim", 80},
+         {"causal", 1},
+         {"kv_offset", 32},
+         {"layout", 1}},
     };
   }
   std::vector<Params> bench_cases() const override {
     std::vector<Params> v;
     for (int64_t d : {64, 128})
       for (int64_t c : {0, 1})
-        v.push_back({{"heads", 8}, {"kv_heads", 8}, {"seq_q", 1024}, {"seq_kv", 1024}, {"head_dim", d}, {"causal", c}});
+        v.push_back({{"heads", 8},
+                     {"kv_heads", 8},
+                     {"seq_q", 1024},
+                     {"seq_kv", 1024},
+                     {"head_dim", d},
+                     {"causal", c}});
     return v;
   }
 
@@ -355,23 +402,37 @@ class MaskedAttentionSpec : public AttentionSpecBase {
  public:
   std::string name() const override { return "flash_attention_forward_masked"; }
   std::string summary() const override {
-    return "flash attention with an additive mask [B or 1,1,seq_q,seq_kv] (half or float); fully masked rows give 0";
+    return "flash attention with an additive mask [B or 1,1,seq_q,seq_kv] (half or float); fully "
+           "masked rows give 0";
   }
   std::vector<ParamDef> params() const override {
     auto v = shape_params(false);
     v.push_back(def("mask_type", 0, 1, 0, {0, 1}, "0: half mask, 1: float mask", {0, 1}));
-    v.push_back(def("mask_batch", 0, 1, 0, {0, 1}, "0: one mask for all batches, 1: one per batch", {0, 1}));
-    v.push_back(def("masked_rows", 0, 1, 0, {0, 1}, "1: rows 1, 4, 7, ... fully masked out", {0, 1}));
+    v.push_back(def("mask_batch", 0, 1, 0, {0, 1}, "0: one mask for all batches, 1: one per batch",
+                    {0, 1}));
+    v.push_back(
+        def("masked_rows", 0, 1, 0, {0, 1}, "1: rows 1, 4, 7, ... fully masked out", {0, 1}));
     return v;
   }
   std::vector<Params> sweep() const override {
     return {
         {{"seq_q", 1}, {"seq_kv", 1}},
         {{"seq_q", 33}, {"seq_kv", 31}, {"masked_rows", 1}},
-        {{"batch", 2}, {"heads", 2}, {"kv_heads", 1}, {"seq_q", 32}, {"seq_kv", 65}, {"head_dim", 80},
-         {"mask_type", 1}, {"mask_batch", 1}},
+        {{"batch", 2},
+         {"heads", 2},
+         {"kv_heads", 1},
+         {"seq_q", 32},
+         {"seq_kv", 65},
+         {"head_dim", 80},
+         {"mask_type", 1},
+         {"mask_batch", 1}},
         {{"seq_q", 31}, {"seq_kv", 33}, {"head_dim", 128}, {"layout", 1}, {"masked_rows", 1}},
-        {{"batch", 2}, {"seq_q", 5}, {"seq_kv", 40}, {"head_dim", 96}, {"mask_type", 1}, {"masked_rows", 1}},
+        {{"batch", 2},
+         {"seq_q", 5},
+         {"seq_kv", 40},
+         {"head_dim", 96},
+         {"mask_type", 1},
+         {"masked_rows", 1}},
     };
   }
   std::vector<Params> bench_cases() const override {
@@ -387,7 +448,8 @@ class DecodeAttentionSpec : public AttentionSpecBase {
  public:
   std::string name() const override { return "decode_attention"; }
   std::string summary() const override {
-    return "one query token per head against a KV cache (GQA, any cache layout), 4.6 KiB threadgroup memory";
+    return "one query token per head against a KV cache (GQA, any cache layout), 4.6 KiB "
+           "threadgroup memory";
   }
   std::vector<ParamDef> params() const override { return shape_params(true); }
   std::vector<Params> sweep() const override {
@@ -396,7 +458,12 @@ class DecodeAttentionSpec : public AttentionSpecBase {
         {{"kv_len", 31}, {"head_dim", 80}, {"cache_slack", 3}},
         {{"kv_len", 32}, {"head_dim", 96}, {"layout", 1}},
         {{"kv_len", 33}, {"head_dim", 128}},
-        {{"batch", 2}, {"heads", 8}, {"kv_heads", 2}, {"kv_len", 129}, {"cache_slack", 3}, {"layout", 1}},
+        {{"batch", 2},
+         {"heads", 8},
+         {"kv_heads", 2},
+         {"kv_len", 129},
+         {"cache_slack", 3},
+         {"layout", 1}},
         {{"heads", 4}, {"kv_heads", 1}, {"kv_len", 257}, {"head_dim", 128}, {"cache_slack", 1}},
     };
   }
@@ -411,11 +478,14 @@ class DecodeAttentionSpec : public AttentionSpecBase {
 class DocumentedAttentionSpec : public AttentionSpecBase {
  public:
   std::string name() const override { return "flash_attention_forward_as_documented"; }
-  std::string summary() const override { return "ADR-003's flash attention kernel as written (known bugs)"; }
+  std::string summary() const override {
+    return "ADR-003's flash attention kernel as written (known bugs)";
+  }
   std::vector<ParamDef> params() const override {
     return {def("batch", 1, 8, 1, {1, 2}, "batch size"),
             def("heads", 1, 64, 1, {1, 2}, "heads"),
-            def("kv_heads", 0, 64, 0, {0, 1}, "heads of the KV cache (ADR-003's KVCache holds NumKVHeads); 0: as heads"),
+            def("kv_heads", 0, 64, 0, {0, 1},
+                "heads of the KV cache (ADR-003's KVCache holds NumKVHeads); 0: as heads"),
             def("seq_q", 1, 1 << 16, 1, {1, 2, 63, 64, 65}, "query rows"),
             def("seq_kv", 1, 1 << 16, 1, {1, 2, 63, 64, 65}, "key/value rows"),
             def("head_dim", 1, 256, 32, {1, 32, 42, 43, 64, 128}, "dimension per head"),
@@ -424,19 +494,32 @@ class DocumentedAttentionSpec : public AttentionSpecBase {
   // The smallest case of each finding (docs/findings/attention.md).
   std::vector<spec::Finding> findings() const override {
     return {
-        {{{"seq_q", 1}, {"seq_kv", 1}, {"head_dim", 43}}, "limit.threadgroup_memory", "384*D+16384 B over 32 KiB"},
-        {{{"seq_q", 1}, {"seq_kv", 1}, {"head_dim", 64}}, "limit.threadgroup_memory", "the same at head_dim 64"},
-        {{{"seq_q", 2}, {"seq_kv", 2}, {"head_dim", 1}}, "mismatch", "every row of a tile gets row 0's result"},
-        {{{"heads", 2}, {"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 8}}, "bounds.device", "Q/O head offset uses seq_kv"},
-        {{{"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 1}, {"kv_offset", 1}}, "mismatch", "kv_cache_offset never read"},
-        {{{"heads", 2}, {"kv_heads", 1}, {"head_dim", 8}}, "bounds.device", "K/V indexed by the query head"},
+        {{{"seq_q", 1}, {"seq_kv", 1}, {"head_dim", 43}},
+         "limit.threadgroup_memory",
+         "384*D+16384 B over 32 KiB"},
+        {{{"seq_q", 1}, {"seq_kv", 1}, {"head_dim", 64}},
+         "limit.threadgroup_memory",
+         "the same at head_dim 64"},
+        {{{"seq_q", 2}, {"seq_kv", 2}, {"head_dim", 1}},
+         "mismatch",
+         "every row of a tile gets row 0's result"},
+        {{{"heads", 2}, {"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 8}},
+         "bounds.device",
+         "Q/O head offset uses seq_kv"},
+        {{{"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 1}, {"kv_offset", 1}},
+         "mismatch",
+         "kv_cache_offset never read"},
+        {{{"heads", 2}, {"kv_heads", 1}, {"head_dim", 8}},
+         "bounds.device",
+         "K/V indexed by the query head"},
     };
   }
   std::vector<Params> sweep() const override { return finding_cases(); }
   spec::Expectation expectation() const override { return spec::Expectation::known_bug; }
   std::string known_bug() const override {
     return "threadgroup memory 384*D+16384 B > 32 KiB from head_dim 43; output row i of a tile "
-           "holds row 0's result; Q/O head offset uses seq_kv; causal mask ignores kv_cache_offset; K/V indexed by the query head (no GQA)";
+           "holds row 0's result; Q/O head offset uses seq_kv; causal mask ignores "
+           "kv_cache_offset; K/V indexed by the query head (no GQA)";
   }
 
  protected:
@@ -448,7 +531,8 @@ class DocumentedAttentionSpec : public AttentionSpecBase {
 AttentionRun run_attention(const std::string& name, const Params& given,
                            const engine::ExecutionOptions& options, uint64_t seed) {
   const spec::KernelSpec* s = spec::SpecRegistry::find(name);
-  if (s == nullptr || s->family() != "attention") throw std::invalid_argument("no attention spec " + name);
+  if (s == nullptr || s->family() != "attention")
+    throw std::invalid_argument("no attention spec " + name);
   const Params p = s->complete(given);
   std::string why;
   if (!s->valid(p, &why)) throw std::invalid_argument(spec::case_id(name, p) + ": " + why);

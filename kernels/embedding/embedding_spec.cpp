@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/spec/standard_case.h"
 #include "kernels/embedding/embedding_ref.h"
 #include "kernels/spec/inputs.h"
+#include "kernels/spec/standard_case.h"
 
 namespace metalsim::kernels::embedding {
 namespace {
@@ -21,19 +21,28 @@ using spec::Tolerance;
 class EmbeddingSpec : public spec::KernelSpec {
  public:
   explicit EmbeddingSpec(bool q8) : q8_(q8) {}
-  std::string name() const override { return q8_ ? "embedding_lookup_q8_0" : "embedding_lookup_f16"; }
+  std::string name() const override {
+    return q8_ ? "embedding_lookup_q8_0" : "embedding_lookup_f16";
+  }
   std::string family() const override { return "embedding"; }
   std::string summary() const override {
-    return std::string("out[t] = table[tokens[t]] * scale, table in ") + (q8_ ? "GGML Q8_0" : "half") +
-           "; ids >= vocab flagged in status";
+    return std::string("out[t] = table[tokens[t]] * scale, table in ") +
+           (q8_ ? "GGML Q8_0" : "half") + "; ids >= vocab flagged in status";
   }
   std::vector<ParamDef> params() const override {
-    return {{"tokens", 1, 1 << 16, {}, {1, 7}, 7, "token ids in the batch"},
-            {"vocab", 1, 1 << 20, {}, {1, 100}, 100, "rows of the table"},
-            {"dim", 1, 1 << 14, {}, {32, 64, 96}, 64, q8_ ? "hidden size, a multiple of 32" : "hidden size"},
-            {"bad", 0, 1 << 16, {}, {0, 1, 2}, 0, "out-of-range ids among the tokens (first and last)"},
-            {"gemma", 0, 1, {0, 1}, {0, 1}, 0, "1: scale by sqrt(dim)"},
-            {"tg", 1, 1024, {}, {1, 32, 33, 256}, 32, "threadgroup width (along dim)"}};
+    return {
+        {"tokens", 1, 1 << 16, {}, {1, 7}, 7, "token ids in the batch"},
+        {"vocab", 1, 1 << 20, {}, {1, 100}, 100, "rows of the table"},
+        {"dim",
+         1,
+         1 << 14,
+         {},
+         {32, 64, 96},
+         64,
+         q8_ ? "hidden size, a multiple of 32" : "hidden size"},
+        {"bad", 0, 1 << 16, {}, {0, 1, 2}, 0, "out-of-range ids among the tokens (first and last)"},
+        {"gemma", 0, 1, {0, 1}, {0, 1}, 0, "1: scale by sqrt(dim)"},
+        {"tg", 1, 1024, {}, {1, 32, 33, 256}, 32, "threadgroup width (along dim)"}};
   }
   bool valid(const Params& p, std::string* why) const override {
     std::string w;
@@ -54,17 +63,20 @@ class EmbeddingSpec : public spec::KernelSpec {
     return {{{"tokens", 512}, {"vocab", 32000}, {"dim", 4096}, {"tg", 256}}};
   }
 
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
+                                              spec::CaseContext& ctx) const override {
     std::string why;
     if (!valid(p, &why)) throw std::invalid_argument(name() + ": " + why);
-    const uint32_t t = uint32_t(p.at("tokens")), v = uint32_t(p.at("vocab")), d = uint32_t(p.at("dim"));
+    const uint32_t t = uint32_t(p.at("tokens")), v = uint32_t(p.at("vocab")),
+                   d = uint32_t(p.at("dim"));
     const uint32_t tg = uint32_t(p.at("tg"));
     const float scale = p.at("gemma") ? std::sqrt(float(d)) : 1.0f;
     spec::InputGenerator gen(ctx.seed());
     auto tokens = std::make_shared<std::vector<uint32_t>>(t);
     for (uint32_t& id : *tokens) id = uint32_t(gen.integer(0, v - 1));
     // Out-of-range ids, first and last positions first: vocab itself and 0xFFFFFFFF (a -1).
-    for (int64_t b = 0; b < p.at("bad"); ++b) (*tokens)[b % 2 ? t - 1 - b / 2 : b / 2] = b % 2 ? 0xFFFFFFFFu : v;
+    for (int64_t b = 0; b < p.at("bad"); ++b)
+      (*tokens)[b % 2 ? t - 1 - b / 2 : b / 2] = b % 2 ? 0xFFFFFFFFu : v;
     auto& dev = ctx;
     auto ref = std::make_shared<std::vector<double>>();
     auto expected = std::make_shared<std::vector<double>>();
@@ -80,11 +92,13 @@ class EmbeddingSpec : public spec::KernelSpec {
       table = dev.buffer(*blocks);
       reference = [=] { *ref = lookup_q8_0_ref(*tokens, *blocks, v, d, scale); };
     } else {
-      auto values = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(size_t(v) * d, -1, 1));
+      auto values =
+          std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(size_t(v) * d, -1, 1));
       table = dev.buffer(*values);
       reference = [=] { *ref = lookup_f16_ref(*tokens, *values, v, d, scale); };
     }
-    auto btok = dev.buffer(*tokens), out = dev.buffer(size_t(t) * d * 2), status = dev.buffer(size_t(t) * 4);
+    auto btok = dev.buffer(*tokens), out = dev.buffer(size_t(t) * d * 2),
+         status = dev.buffer(size_t(t) * 4);
     const size_t n = size_t(t) * d;
     auto poison = [=] {
       spec::poison(static_cast<half_t*>(out->contents()), n);
@@ -94,21 +108,28 @@ class EmbeddingSpec : public spec::KernelSpec {
     auto c = std::make_unique<spec::StandardCase>();
     const std::string kernel = name();
     c->kernel = [=, &ctx](CaseResult& r) {
-      struct { uint32_t tokens, vocab, dim; float scale; } args{t, v, d, scale};
-      ctx.dispatch(kernel, [&](auto* e) {
-        e->setBuffer(btok.get(), 0, 0);
-        e->setBuffer(table.get(), 0, 1);
-        e->setBuffer(out.get(), 0, 2);
-        e->setBuffer(status.get(), 0, 3);
-        e->setBytes(&args, sizeof args, 4);
-      }, {d, t, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
+      struct {
+        uint32_t tokens, vocab, dim;
+        float scale;
+      } args{t, v, d, scale};
+      ctx.dispatch(
+          kernel,
+          [&](auto* e) {
+            e->setBuffer(btok.get(), 0, 0);
+            e->setBuffer(table.get(), 0, 1);
+            e->setBuffer(out.get(), 0, 2);
+            e->setBuffer(status.get(), 0, 3);
+            e->setBytes(&args, sizeof args, 4);
+          },
+          {d, t, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
     };
     c->reference = reference;
     // A copy is exact; Q8_0's q * d and the Gemma scale round once to half.
     const Tolerance tol{0x1p-25, 0x1p-11, "one rounding to half"};
     c->check = [=](CaseResult& r) {
       spec::compare_output("out", spec::contents<half_t>(out), ref->data(), n, tol, r);
-      spec::compare_output("status", spec::contents<uint32_t>(status), expected->data(), t, Tolerance{}, r);
+      spec::compare_output("status", spec::contents<uint32_t>(status), expected->data(), t,
+                           Tolerance{}, r);
     };
     c->expose("out", out);
     c->expose("status", status);
@@ -125,12 +146,20 @@ class ArgmaxSpec : public spec::KernelSpec {
  public:
   std::string name() const override { return "argmax"; }
   std::string family() const override { return "embedding"; }
-  std::string summary() const override { return "index of each row's largest logit (ties: lowest; NaN skipped)"; }
+  std::string summary() const override {
+    return "index of each row's largest logit (ties: lowest; NaN skipped)";
+  }
   std::vector<ParamDef> params() const override {
     return {{"rows", 1, 1 << 12, {}, {1, 2}, 2, "rows of logits, one threadgroup each"},
             {"cols", 1, 1 << 20, {}, {1, 255, 256, 257}, 1000, "vocabulary size"},
             {"tg", 1, 1024, {}, {1, 32, 33, 256, 1024}, 256, "threads per threadgroup"},
-            {"fill", 0, 3, {0, 1, 2, 3}, {0, 1, 2, 3}, 0, "0 random, 1 many ties, 2 some NaN, 3 row 0 all NaN"}};
+            {"fill",
+             0,
+             3,
+             {0, 1, 2, 3},
+             {0, 1, 2, 3},
+             0,
+             "0 random, 1 many ties, 2 some NaN, 3 row 0 all NaN"}};
   }
   bool valid(const Params& p, std::string* why) const override {
     std::string w;
@@ -147,17 +176,22 @@ class ArgmaxSpec : public spec::KernelSpec {
             {{"rows", 2}, {"cols", 100}, {"tg", 32}, {"fill", 3}},
             {{"rows", 1}, {"cols", 5000}, {"tg", 1024}, {"fill", 1}}};
   }
-  std::vector<Params> bench_cases() const override { return {{{"rows", 1}, {"cols", 152064}, {"tg", 1024}}}; }
+  std::vector<Params> bench_cases() const override {
+    return {{{"rows", 1}, {"cols", 152064}, {"tg", 1024}}};
+  }
 
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
-    const uint32_t rows = uint32_t(p.at("rows")), cols = uint32_t(p.at("cols")), tg = uint32_t(p.at("tg"));
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
+                                              spec::CaseContext& ctx) const override {
+    const uint32_t rows = uint32_t(p.at("rows")), cols = uint32_t(p.at("cols")),
+                   tg = uint32_t(p.at("tg"));
     const int64_t fill = p.at("fill");
     spec::InputGenerator gen(ctx.seed());
     auto logits = std::make_shared<std::vector<float>>(size_t(rows) * cols);
     for (float& x : *logits) x = fill == 1 ? float(gen.integer(0, 3)) : float(gen.normal() * 5);
     const float nan = std::numeric_limits<float>::quiet_NaN();
     if (fill == 2)
-      for (float& x : *logits) if (gen.integer(0, 7) == 0) x = nan;
+      for (float& x : *logits)
+        if (gen.integer(0, 7) == 0) x = nan;
     if (fill == 3)
       for (uint32_t c = 0; c < cols; ++c) (*logits)[c] = nan;
     auto& dev = ctx;
@@ -167,20 +201,26 @@ class ArgmaxSpec : public spec::KernelSpec {
     poison();
     auto c = std::make_unique<spec::StandardCase>();
     c->kernel = [=, &ctx](CaseResult& r) {
-      ctx.dispatch("argmax", [&](auto* e) {
-        e->setBuffer(in.get(), 0, 0);
-        e->setBuffer(out.get(), 0, 1);
-        e->setBytes(&rows, 4, 2);
-        e->setBytes(&cols, 4, 3);
-        e->setThreadgroupMemoryLength(spec::tg_bytes(tg * 4), 0);
-        e->setThreadgroupMemoryLength(spec::tg_bytes(tg * 4), 1);
-      }, {rows, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threadgroups, r);
+      ctx.dispatch(
+          "argmax",
+          [&](auto* e) {
+            e->setBuffer(in.get(), 0, 0);
+            e->setBuffer(out.get(), 0, 1);
+            e->setBytes(&rows, 4, 2);
+            e->setBytes(&cols, 4, 3);
+            e->setThreadgroupMemoryLength(spec::tg_bytes(tg * 4), 0);
+            e->setThreadgroupMemoryLength(spec::tg_bytes(tg * 4), 1);
+          },
+          {rows, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threadgroups, r);
     };
     c->reference = [=] {
       const std::vector<uint32_t> idx = argmax_ref(*logits, rows, cols);
       ref->assign(idx.begin(), idx.end());
     };
-    c->check = [=](CaseResult& r) { spec::compare_output("index", spec::contents<uint32_t>(out), ref->data(), rows, Tolerance{}, r); };
+    c->check = [=](CaseResult& r) {
+      spec::compare_output("index", spec::contents<uint32_t>(out), ref->data(), rows, Tolerance{},
+                           r);
+    };
     c->expose("index", out);
     c->poison_again = poison;
     return c;

@@ -3,9 +3,9 @@
 // Orientation: C [M, N] = A [M, K] (quantized, blocks along K) x B [K, N] (half). N = 1: mat-vec.
 #include <cmath>
 
-#include "kernels/spec/standard_case.h"
 #include "kernels/quantized_matmul/quantized_matmul_ref.h"
 #include "kernels/spec/inputs.h"
+#include "kernels/spec/standard_case.h"
 
 namespace metalsim::kernels::quantized_matmul {
 namespace {
@@ -45,14 +45,20 @@ enum class Port { ggml, q4_0_documented, q8_0_documented };
 template <class Block, int64_t kBlock>
 class QuantSpec : public spec::KernelSpec {
  public:
-  QuantSpec(std::string name, std::string summary, Port port) : name_(std::move(name)), summary_(std::move(summary)), port_(port) {}
+  QuantSpec(std::string name, std::string summary, Port port)
+      : name_(std::move(name)), summary_(std::move(summary)), port_(port) {}
   std::string name() const override { return name_; }
   std::string family() const override { return "quantized_matmul"; }
   std::string summary() const override { return summary_; }
   std::vector<ParamDef> params() const override {
     return {{"M", 1, 1 << 16, {}, {1, 31, 32, 33}, 33, "rows of A and C"},
             {"N", 1, 1 << 12, {}, {1, 3, 17}, 3, "columns of B and C (1: mat-vec)"},
-            {"K", 1, 1 << 16, {}, {kBlock, 2 * kBlock, 3 * kBlock}, 2 * kBlock,
+            {"K",
+             1,
+             1 << 16,
+             {},
+             {kBlock, 2 * kBlock, 3 * kBlock},
+             2 * kBlock,
              "inner dimension, a multiple of " + std::to_string(kBlock)},
             {"tgx", 1, 1024, {}, {1, 8, 32}, 8, "threadgroup width (along N)"},
             {"tgy", 1, 1024, {}, {1, 8, 64}, 8, "threadgroup height (along M)"}};
@@ -61,24 +67,34 @@ class QuantSpec : public spec::KernelSpec {
     std::string w;
     if (p.at("M") < 1 || p.at("N") < 1 || p.at("K") < 1) w = "M, N, K >= 1";
     else if (port_ == Port::ggml && p.at("K") % kBlock != 0)
-      w = "K = " + std::to_string(p.at("K")) + " is not a multiple of the " + std::to_string(kBlock) +
+      w = "K = " + std::to_string(p.at("K")) + " is not a multiple of the " +
+          std::to_string(kBlock) +
           "-element block: a GGML row cannot hold it, and the kernel would drop the tail";
-    else if (p.at("tgx") < 1 || p.at("tgy") < 1 || p.at("tgx") * p.at("tgy") > 1024) w = "1 <= tgx * tgy <= 1024";
+    else if (p.at("tgx") < 1 || p.at("tgy") < 1 || p.at("tgx") * p.at("tgy") > 1024)
+      w = "1 <= tgx * tgy <= 1024";
     if (why) *why = w;
     return w.empty();
   }
   // docs/findings/quantized_matmul.md.
   std::vector<spec::Finding> findings() const override {
     if (port_ == Port::q4_0_documented)
-      return {{{{"M", 1}, {"N", 1}, {"K", 32}, {"tgx", 1}, {"tgy", 1}}, "mismatch", "nibbles read interleaved"}};
+      return {{{{"M", 1}, {"N", 1}, {"K", 32}, {"tgx", 1}, {"tgy", 1}},
+               "mismatch",
+               "nibbles read interleaved"}};
     if (port_ == Port::q8_0_documented)
-      return {{{{"M", 1}, {"N", 1}, {"K", 33}, {"tgx", 1}, {"tgy", 1}}, "mismatch", "K % 32 tail dropped"}};
+      return {{{{"M", 1}, {"N", 1}, {"K", 33}, {"tgx", 1}, {"tgy", 1}},
+               "mismatch",
+               "K % 32 tail dropped"}};
     return {};
   }
   std::vector<Params> sweep() const override {
     if (port_ != Port::ggml) return finding_cases();
     return {{{"M", 1}, {"N", 1}, {"K", kBlock}, {"tgx", 1}, {"tgy", 1}},
-            {{"M", 33}, {"N", 1}, {"K", 2 * kBlock}, {"tgx", 1}, {"tgy", 64}},   // mat-vec, partial threadgroup
+            {{"M", 33},
+             {"N", 1},
+             {"K", 2 * kBlock},
+             {"tgx", 1},
+             {"tgy", 64}},  // mat-vec, partial threadgroup
             {{"M", 31}, {"N", 3}, {"K", 3 * kBlock}, {"tgx", 8}, {"tgy", 8}},
             {{"M", 32}, {"N", 17}, {"K", kBlock}, {"tgx", 32}, {"tgy", 32}}};
   }
@@ -91,12 +107,15 @@ class QuantSpec : public spec::KernelSpec {
   }
   std::string known_bug() const override {
     if (port_ == Port::q4_0_documented)
-      return "reads byte i as elements 2i and 2i+1 (GGML stores j and j+16); K % 32 dropped silently";
-    if (port_ == Port::q8_0_documented) return "K not a multiple of 32: the tail is dropped silently";
+      return "reads byte i as elements 2i and 2i+1 (GGML stores j and j+16); K % 32 dropped "
+             "silently";
+    if (port_ == Port::q8_0_documented)
+      return "K not a multiple of 32: the tail is dropped silently";
     return {};
   }
 
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
+                                              spec::CaseContext& ctx) const override {
     std::string why;
     if (!valid(p, &why)) throw std::invalid_argument(name_ + ": " + why);  // host-side validation
     const uint32_t m = uint32_t(p.at("M")), n = uint32_t(p.at("N")), k = uint32_t(p.at("K"));
@@ -105,7 +124,8 @@ class QuantSpec : public spec::KernelSpec {
     spec::InputGenerator gen(ctx.seed());
     auto a = std::make_shared<std::vector<Block>>(size_t(m * per_row));
     for (Block& b : *a) randomize(gen, b);
-    auto bvec = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(size_t(k) * n, -1, 1));
+    auto bvec =
+        std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(size_t(k) * n, -1, 1));
     auto ref = std::make_shared<std::vector<double>>();
     auto& dev = ctx;
     auto bb = dev.buffer(*bvec), out = dev.buffer(size_t(m) * n * sizeof(half_t));
@@ -129,22 +149,28 @@ class QuantSpec : public spec::KernelSpec {
     auto c = std::make_unique<spec::StandardCase>();
     const std::string kernel = name_;
     c->kernel = [=, &ctx](CaseResult& r) {
-      ctx.dispatch(kernel, [&](auto* e) {
-        uint32_t i = 0;
-        if (bscales) e->setBuffer(bscales.get(), 0, i++);
-        e->setBuffer(ba.get(), 0, i++);
-        e->setBuffer(bb.get(), 0, i++);
-        e->setBuffer(out.get(), 0, i++);
-        e->setBytes(&m, 4, i++);
-        e->setBytes(&n, 4, i++);
-        e->setBytes(&k, 4, i++);
-      }, {n, m, 1}, {tgx, tgy, 1}, spec::CaseContext::Grid::threads, r);
+      ctx.dispatch(
+          kernel,
+          [&](auto* e) {
+            uint32_t i = 0;
+            if (bscales) e->setBuffer(bscales.get(), 0, i++);
+            e->setBuffer(ba.get(), 0, i++);
+            e->setBuffer(bb.get(), 0, i++);
+            e->setBuffer(out.get(), 0, i++);
+            e->setBytes(&m, 4, i++);
+            e->setBytes(&n, 4, i++);
+            e->setBytes(&k, 4, i++);
+          },
+          {n, m, 1}, {tgx, tgy, 1}, spec::CaseContext::Grid::threads, r);
     };
     c->reference = [=] { *ref = matmul_ref(*a, per_row, *bvec, m, n, k); };
     // Dequantization is exact in float; what remains is float accumulation order (K * 2^-24
     // relative, against the output scale) and the half output (half an ulp).
-    const Tolerance tol{0x1p-25, 0x1p-11 + (k + 16) * 0x1p-24, "half output + float accumulation over K"};
-    c->check = [=](CaseResult& r) { spec::compare_output("C", spec::contents<half_t>(out), ref->data(), count, tol, r); };
+    const Tolerance tol{0x1p-25, 0x1p-11 + (k + 16) * 0x1p-24,
+                        "half output + float accumulation over K"};
+    c->check = [=](CaseResult& r) {
+      spec::compare_output("C", spec::contents<half_t>(out), ref->data(), count, tol, r);
+    };
     c->expose("C", out);
     c->poison_again = poison;
     return c;
@@ -156,24 +182,33 @@ class QuantSpec : public spec::KernelSpec {
 };
 
 struct Q4_0Spec : QuantSpec<BlockQ4_0, 32> {
-  Q4_0Spec() : QuantSpec("matmul_q4_0", "C = A x B, A in GGML Q4_0 blocks, B and C half", Port::ggml) {}
+  Q4_0Spec()
+      : QuantSpec("matmul_q4_0", "C = A x B, A in GGML Q4_0 blocks, B and C half", Port::ggml) {}
 };
 struct Q8_0Spec : QuantSpec<BlockQ8_0, 32> {
-  Q8_0Spec() : QuantSpec("matmul_q8_0", "C = A x B, A in GGML Q8_0 blocks, B and C half", Port::ggml) {}
+  Q8_0Spec()
+      : QuantSpec("matmul_q8_0", "C = A x B, A in GGML Q8_0 blocks, B and C half", Port::ggml) {}
 };
 struct Q4_KSpec : QuantSpec<BlockQ4_K, 256> {
-  Q4_KSpec() : QuantSpec("matmul_q4_k", "C = A x B, A in GGML Q4_K super-blocks, B and C half", Port::ggml) {}
+  Q4_KSpec()
+      : QuantSpec("matmul_q4_k", "C = A x B, A in GGML Q4_K super-blocks, B and C half",
+                  Port::ggml) {}
 };
 struct Q5_KSpec : QuantSpec<BlockQ5_K, 256> {
-  Q5_KSpec() : QuantSpec("matmul_q5_k", "C = A x B, A in GGML Q5_K super-blocks, B and C half", Port::ggml) {}
+  Q5_KSpec()
+      : QuantSpec("matmul_q5_k", "C = A x B, A in GGML Q5_K super-blocks, B and C half",
+                  Port::ggml) {}
 };
 struct Q4_0DocumentedSpec : QuantSpec<BlockQ4_0, 32> {
   Q4_0DocumentedSpec()
-      : QuantSpec("matmul_q4_0_as_documented", "ADR-003 Q4_0 matmul as written (interleaved nibbles)", Port::q4_0_documented) {}
+      : QuantSpec("matmul_q4_0_as_documented",
+                  "ADR-003 Q4_0 matmul as written (interleaved nibbles)", Port::q4_0_documented) {}
 };
 struct Q8_0DocumentedSpec : QuantSpec<BlockQ8_0, 32> {
   Q8_0DocumentedSpec()
-      : QuantSpec("matmul_q8_0_as_documented", "ADR-003 Q8_0 matmul as written (split scale/quant arrays)", Port::q8_0_documented) {}
+      : QuantSpec("matmul_q8_0_as_documented",
+                  "ADR-003 Q8_0 matmul as written (split scale/quant arrays)",
+                  Port::q8_0_documented) {}
 };
 
 METALSIM_REGISTER_SPEC(Q4_0Spec);

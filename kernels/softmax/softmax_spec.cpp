@@ -3,9 +3,9 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/spec/standard_case.h"
 #include "kernels/softmax/softmax_ref.h"
 #include "kernels/spec/inputs.h"
+#include "kernels/spec/standard_case.h"
 
 namespace metalsim::kernels::softmax {
 namespace {
@@ -24,7 +24,8 @@ std::vector<half_t> make_input(uint64_t seed, uint32_t rows, uint32_t cols, int6
   for (half_t& v : x) v = half_t(3 * gen.normal());
   if (fill == 1)
     for (size_t i = 0; i < x.size(); ++i)
-      if (i % cols != 0 && gen.integer(0, 3) == 0) x[i] = half_t(-std::numeric_limits<float>::infinity());
+      if (i % cols != 0 && gen.integer(0, 3) == 0)
+        x[i] = half_t(-std::numeric_limits<float>::infinity());
   if (fill == 2)
     for (uint32_t c = 0; c < cols; ++c) x[c] = half_t(-std::numeric_limits<float>::infinity());
   return x;
@@ -36,8 +37,9 @@ class SoftmaxSpec : public spec::KernelSpec {
   std::string name() const override { return documented_ ? "softmax_as_documented" : "softmax"; }
   std::string family() const override { return "softmax"; }
   std::string summary() const override {
-    return documented_ ? "ADR-003 row softmax as written (256-thread strides and tree, half exp storage)"
-                       : "row softmax in place, any cols and threadgroup size, masked rows give 0";
+    return documented_
+               ? "ADR-003 row softmax as written (256-thread strides and tree, half exp storage)"
+               : "row softmax in place, any cols and threadgroup size, masked rows give 0";
   }
   std::vector<ParamDef> params() const override {
     return {{"rows", 1, 1 << 16, {}, {1, 2, 3}, 2, "rows, one threadgroup each"},
@@ -46,7 +48,8 @@ class SoftmaxSpec : public spec::KernelSpec {
             {"fill", 0, 2, {0, 1, 2}, {0, 1, 2}, 0, "0 random, 1 some -inf, 2 row 0 all -inf"}};
   }
   bool valid(const Params& p, std::string* why) const override {
-    if (p.at("rows") < 1 || p.at("cols") < 1 || p.at("tg") < 1 || p.at("tg") > 1024 || p.at("fill") < 0 || p.at("fill") > 2) {
+    if (p.at("rows") < 1 || p.at("cols") < 1 || p.at("tg") < 1 || p.at("tg") > 1024 ||
+        p.at("fill") < 0 || p.at("fill") > 2) {
       if (why) *why = "rows, cols >= 1, 1 <= tg <= 1024, fill in 0..2";
       return false;
     }
@@ -55,10 +58,17 @@ class SoftmaxSpec : public spec::KernelSpec {
   // The smallest case of each finding (docs/findings/softmax.md).
   std::vector<spec::Finding> findings() const override {
     if (!documented_) return {};
-    return {{{{"rows", 1}, {"cols", 1}, {"tg", 1}}, "bounds.threadgroup", "the 256-wide tree reads shared[128]"},
-            {{{"rows", 1}, {"cols", 2}, {"tg", 256}}, "mismatch", "row_max read from shared[0] after thread 0 overwrote it"},
-            {{{"rows", 1}, {"cols", 257}, {"tg", 512}}, "mismatch", "threads 256 and up redo elements"},
-            {{{"rows", 1}, {"cols", 1}, {"tg", 256}, {"fill", 2}}, "non_finite", "an all -inf row gives NaN"}};
+    return {
+        {{{"rows", 1}, {"cols", 1}, {"tg", 1}},
+         "bounds.threadgroup",
+         "the 256-wide tree reads shared[128]"},
+        {{{"rows", 1}, {"cols", 2}, {"tg", 256}},
+         "mismatch",
+         "row_max read from shared[0] after thread 0 overwrote it"},
+        {{{"rows", 1}, {"cols", 257}, {"tg", 512}}, "mismatch", "threads 256 and up redo elements"},
+        {{{"rows", 1}, {"cols", 1}, {"tg", 256}, {"fill", 2}},
+         "non_finite",
+         "an all -inf row gives NaN"}};
   }
   std::vector<Params> sweep() const override {
     if (documented_) return finding_cases();
@@ -69,37 +79,50 @@ class SoftmaxSpec : public spec::KernelSpec {
             {{"rows", 1}, {"cols", 4097}, {"tg", 1024}},
             {{"rows", 2}, {"cols", 1000}, {"tg", 1000}, {"fill", 1}}};
   }
-  std::vector<Params> bench_cases() const override { return {{{"rows", 4096}, {"cols", 4096}, {"tg", 256}}}; }
+  std::vector<Params> bench_cases() const override {
+    return {{{"rows", 4096}, {"cols", 4096}, {"tg", 256}}};
+  }
   spec::Expectation expectation() const override {
     return documented_ ? spec::Expectation::known_bug : spec::Expectation::pass;
   }
   std::string known_bug() const override {
-    return documented_ ? "hard-coded 256-thread strides and tree (other threadgroup sizes read past "
-                         "threadgroup memory or process elements twice); row_max is read from shared[0] while thread 0 "
-                         "overwrites it with its partial sum (no barrier); an all -inf row gives NaN"
-                       : "";
+    return documented_
+               ? "hard-coded 256-thread strides and tree (other threadgroup sizes read past "
+                 "threadgroup memory or process elements twice); row_max is read from shared[0] "
+                 "while thread 0 "
+                 "overwrites it with its partial sum (no barrier); an all -inf row gives NaN"
+               : "";
   }
 
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
-    const uint32_t rows = uint32_t(p.at("rows")), cols = uint32_t(p.at("cols")), tg = uint32_t(p.at("tg"));
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
+                                              spec::CaseContext& ctx) const override {
+    const uint32_t rows = uint32_t(p.at("rows")), cols = uint32_t(p.at("cols")),
+                   tg = uint32_t(p.at("tg"));
     auto c = std::make_unique<spec::StandardCase>();
-    auto input = std::make_shared<std::vector<half_t>>(make_input(ctx.seed(), rows, cols, p.at("fill")));
+    auto input =
+        std::make_shared<std::vector<half_t>>(make_input(ctx.seed(), rows, cols, p.at("fill")));
     auto ref = std::make_shared<std::vector<double>>();
     auto x = ctx.buffer(*input);
     const std::string kernel = name();
     c->kernel = [=, &ctx](CaseResult& r) {
-      ctx.dispatch(kernel, [&](auto* e) {
-        e->setBuffer(x.get(), 0, 0);
-        e->setBytes(&rows, 4, 1);
-        e->setBytes(&cols, 4, 2);
-        e->setThreadgroupMemoryLength(spec::tg_bytes(tg * sizeof(float)), 0);  // one float per thread
-      }, {rows, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threadgroups, r);
+      ctx.dispatch(
+          kernel,
+          [&](auto* e) {
+            e->setBuffer(x.get(), 0, 0);
+            e->setBytes(&rows, 4, 1);
+            e->setBytes(&cols, 4, 2);
+            e->setThreadgroupMemoryLength(spec::tg_bytes(tg * sizeof(float)),
+                                          0);  // one float per thread
+          },
+          {rows, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threadgroups, r);
     };
     c->reference = [=] { *ref = softmax_ref(*input, rows, cols); };
     // Half output: half an ulp at the output scale; the float sum adds ~cols * 2^-24 relative;
     // abs: outputs below half's normal range round to multiples of 2^-24.
     const Tolerance tol{0x1p-25, 0x1p-11 + (cols + 16) * 0x1p-24, "half output + float row sum"};
-    c->check = [=](CaseResult& r) { spec::compare_in_place("x", spec::contents<half_t>(x), *input, *ref, tol, r); };
+    c->check = [=](CaseResult& r) {
+      spec::compare_in_place("x", spec::contents<half_t>(x), *input, *ref, tol, r);
+    };
     c->expose("x", x);
     c->poison_again = [=] { spec::fill(x, *input); };
     return c;

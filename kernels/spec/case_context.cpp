@@ -6,9 +6,15 @@ namespace metalsim::spec {
 
 CaseContext::CaseContext(MTL::Device* device, MTL::CommandQueue* queue, PipelineCache& pipelines,
                          engine::ExecutionOptions options, uint64_t seed)
-    : device_(device), queue_(queue), pipelines_(pipelines), options_(std::move(options)), seed_(seed) {}
+    : device_(device),
+      queue_(queue),
+      pipelines_(pipelines),
+      options_(std::move(options)),
+      seed_(seed) {}
 
-MTL::ComputePipelineState* CaseContext::pipeline(const std::string& kernel) { return pipelines_.get(kernel); }
+MTL::ComputePipelineState* CaseContext::pipeline(const std::string& kernel) {
+  return pipelines_.get(kernel);
+}
 
 MTL::CommandBuffer* CaseContext::command_buffer() {
   MTL::CommandBuffer* cb = queue_->commandBuffer();
@@ -37,8 +43,8 @@ MTL::CommandBuffer* CaseContext::run(const std::string& kernel, const Bind& bind
   return cb;
 }
 
-void CaseContext::dispatch(const std::string& kernel, const Bind& bind, MTL::Size grid, MTL::Size tg,
-                           Grid grid_kind, CaseResult& result) {
+void CaseContext::dispatch(const std::string& kernel, const Bind& bind, MTL::Size grid,
+                           MTL::Size tg, Grid grid_kind, CaseResult& result) {
   MTL::CommandBuffer* cb = run(kernel, bind, grid, tg, grid_kind);
   for (const auto& r : cb->reports()) result.reports.push_back(r);
 }

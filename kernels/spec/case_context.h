@@ -32,8 +32,8 @@ class CaseContext {
 
   template <class T>
   NS::SharedPtr<MTL::Buffer> buffer(const std::vector<T>& data) {
-    return NS::TransferPtr(device_->newBuffer(data.data(), data.size() * sizeof(T),
-                                              MTL::ResourceStorageModeShared));
+    return NS::TransferPtr(
+        device_->newBuffer(data.data(), data.size() * sizeof(T), MTL::ResourceStorageModeShared));
   }
   NS::SharedPtr<MTL::Buffer> buffer(size_t bytes) {
     return NS::TransferPtr(device_->newBuffer(bytes, MTL::ResourceStorageModeShared));

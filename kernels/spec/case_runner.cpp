@@ -43,11 +43,13 @@ std::string difference(const std::vector<OutputBytes>& a, const std::vector<Outp
   return {};
 }
 
-std::vector<engine::SchedulePolicy> other_schedules(const engine::SchedulePolicy& main, uint64_t seed) {
+std::vector<engine::SchedulePolicy> other_schedules(const engine::SchedulePolicy& main,
+                                                    uint64_t seed) {
   std::vector<engine::SchedulePolicy> out;
-  for (const engine::SchedulePolicy& p : {engine::SchedulePolicy{engine::ScheduleKind::in_order, 0},
-                                          engine::SchedulePolicy{engine::ScheduleKind::reversed, 0},
-                                          engine::SchedulePolicy{engine::ScheduleKind::random, seed}})
+  for (const engine::SchedulePolicy& p :
+       {engine::SchedulePolicy{engine::ScheduleKind::in_order, 0},
+        engine::SchedulePolicy{engine::ScheduleKind::reversed, 0},
+        engine::SchedulePolicy{engine::ScheduleKind::random, seed}})
     if (!(p == main)) out.push_back(p);
   return out;
 }
@@ -68,8 +70,10 @@ MTL::ComputePipelineState* PipelineCache::get(const std::string& kernel) {
     NS::Error* error = nullptr;
     slot = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
     if (!slot)
-      throw std::runtime_error("pipeline for '" + kernel + "' failed" +
-                               (error != nullptr ? std::string(": ") + error->localizedDescription()->utf8String() : std::string()));
+      throw std::runtime_error(
+          "pipeline for '" + kernel + "' failed" +
+          (error != nullptr ? std::string(": ") + error->localizedDescription()->utf8String()
+                            : std::string()));
   }
   return slot.get();
 }
@@ -91,7 +95,8 @@ CaseRunner& CaseRunner::shared() {
   return runner;
 }
 
-std::unique_ptr<CaseContext> CaseRunner::context(const engine::ExecutionOptions& options, uint64_t seed) {
+std::unique_ptr<CaseContext> CaseRunner::context(const engine::ExecutionOptions& options,
+                                                 uint64_t seed) {
   return std::make_unique<CaseContext>(device_.get(), queue_.get(), pipelines_, options, seed);
 }
 
@@ -137,15 +142,16 @@ CaseRunner::Run CaseRunner::run_once(const Case& c, const engine::ExecutionOptio
   return run;
 }
 
-void CaseRunner::check_schedules(const Case& c, const engine::ExecutionOptions& options, const Run& main,
-                                 CaseOutcome& out) {
+void CaseRunner::check_schedules(const Case& c, const engine::ExecutionOptions& options,
+                                 const Run& main, CaseOutcome& out) {
   for (const engine::SchedulePolicy& other : other_schedules(options.schedule, c.seed)) {
     engine::ExecutionOptions again_options = options;
     again_options.schedule = other;
     const Run again = run_once(c, again_options);
     const std::string diff = difference(main.outputs, again.outputs);
     if (diff.empty()) continue;
-    out.race = "results under " + options.schedule.str() + " and " + other.str() + " differ: " + diff;
+    out.race =
+        "results under " + options.schedule.str() + " and " + other.str() + " differ: " + diff;
     check::Report report;
     report.check = check::CheckId::race_schedule;
     report.kernel = c.spec->name();
@@ -171,8 +177,8 @@ CaseOutcome CaseRunner::run(const Case& c, const engine::ExecutionOptions& optio
   return out;
 }
 
-CaseResult run_case(const KernelSpec& spec, const Params& params, const engine::ExecutionOptions& options,
-                    uint64_t seed) {
+CaseResult run_case(const KernelSpec& spec, const Params& params,
+                    const engine::ExecutionOptions& options, uint64_t seed) {
   return CaseRunner::shared().run({&spec, spec.complete(params), seed}, options).result;
 }
 

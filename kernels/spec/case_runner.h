@@ -74,10 +74,11 @@ class CaseRunner {
 };
 
 // CaseRunner::shared().run() of one case, for tests that only need the result.
-CaseResult run_case(const KernelSpec& spec, const Params& params, const engine::ExecutionOptions& options,
-                    uint64_t seed = 1);
+CaseResult run_case(const KernelSpec& spec, const Params& params,
+                    const engine::ExecutionOptions& options, uint64_t seed = 1);
 
-// The command that reproduces a case: metalsim run 'id' --seed S --schedule P --checks C [--mode M].
+// The command that reproduces a case: metalsim run 'id' --seed S --schedule P --checks C [--mode
+// M].
 std::string repro_command(const Case& c, const engine::ExecutionOptions& options);
 // Shell-quoted for a POSIX shell.
 std::string shell_quote(std::string_view text);

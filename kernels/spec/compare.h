@@ -79,8 +79,9 @@ void compare_output(const std::string& name, const T* got, const R* ref, size_t 
 // its input bits where the reference, rounded to half, differs from the input was never
 // written: it is compared as poison. Elements whose correct value equals the input can't be
 // told apart, and need not be.
-inline void compare_in_place(const std::string& name, const half_t* got, const std::vector<half_t>& original,
-                             const std::vector<double>& ref, const Tolerance& tol, CaseResult& r) {
+inline void compare_in_place(const std::string& name, const half_t* got,
+                             const std::vector<half_t>& original, const std::vector<double>& ref,
+                             const Tolerance& tol, CaseResult& r) {
   std::vector<half_t> seen(got, got + original.size());
   for (size_t i = 0; i < seen.size(); ++i) {
     const half_t rounded = half_t(ref[i]);

@@ -40,13 +40,13 @@ struct Tolerance {
 
 struct CaseResult {
   bool passed = false;
-  double max_error = 0;       // worst |got - ref| / (abs + rel * scale): <= 1 passes
-  size_t elements = 0;        // output elements compared
-  size_t unwritten = 0;       // still holding the poison bit pattern
-  size_t non_finite = 0;      // NaN or inf where the reference is finite
-  std::string worst;          // where the worst error is, in words
+  double max_error = 0;                // worst |got - ref| / (abs + rel * scale): <= 1 passes
+  size_t elements = 0;                 // output elements compared
+  size_t unwritten = 0;                // still holding the poison bit pattern
+  size_t non_finite = 0;               // NaN or inf where the reference is finite
+  std::string worst;                   // where the worst error is, in words
   std::vector<check::Report> reports;  // from the command buffer and the harness
-  std::string failure;        // why it failed, in one line
+  std::string failure;                 // why it failed, in one line
   double kernel_seconds = 0;
   double reference_seconds = 0;
 };
@@ -58,10 +58,10 @@ class CaseContext;  // case_context.h: the device, buffers and dispatches of one
 class PreparedCase {
  public:
   virtual ~PreparedCase() = default;
-  virtual void run_kernel() = 0;      // dispatches; keeps the command buffer's reports
-  virtual void run_reference() = 0;   // the Eigen (or scalar) reference
-  virtual CaseResult compare() = 0;   // after both ran
-  virtual void repoison() {}          // before timing the kernel again
+  virtual void run_kernel() = 0;     // dispatches; keeps the command buffer's reports
+  virtual void run_reference() = 0;  // the Eigen (or scalar) reference
+  virtual CaseResult compare() = 0;  // after both ran
+  virtual void repoison() {}         // before timing the kernel again
 
   // The kernel's output buffers as run_kernel() left them: two runs (schedules) of a race-free
   // kernel agree byte for byte, so the race check compares these.
@@ -129,10 +129,10 @@ class SpecRegistry {
 
 // Registers a spec from a static initialiser: `METALSIM_REGISTER_SPEC(SoftmaxSpec);`.
 // Spec libraries are OBJECT libraries so the linker keeps these.
-#define METALSIM_REGISTER_SPEC(Type)                                                 \
-  static const bool metalsim_registered_##Type = [] {                               \
-    ::metalsim::spec::SpecRegistry::add(std::make_unique<Type>());                  \
-    return true;                                                                    \
+#define METALSIM_REGISTER_SPEC(Type)                               \
+  static const bool metalsim_registered_##Type = [] {              \
+    ::metalsim::spec::SpecRegistry::add(std::make_unique<Type>()); \
+    return true;                                                   \
   }()
 
 }  // namespace metalsim::spec

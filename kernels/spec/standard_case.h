@@ -17,8 +17,8 @@ class StandardCase : public PreparedCase {
  public:
   std::function<void(CaseResult&)> kernel;  // dispatches; adds the command buffers' reports
   std::function<void()> reference;
-  std::function<void(CaseResult&)> check;   // compare_output calls
-  std::function<void()> poison_again;       // before the kernel runs again (benchmarks)
+  std::function<void(CaseResult&)> check;  // compare_output calls
+  std::function<void()> poison_again;      // before the kernel runs again (benchmarks)
 
   void run_kernel() override { kernel(run_); }
   void run_reference() override { reference(); }
@@ -40,7 +40,8 @@ class StandardCase : public PreparedCase {
   }
   std::vector<OutputView> outputs() const override {
     std::vector<OutputView> views;
-    for (const auto& [name, buffer] : exposed_) views.push_back({name, buffer->contents(), buffer->length()});
+    for (const auto& [name, buffer] : exposed_)
+      views.push_back({name, buffer->contents(), buffer->length()});
     return views;
   }
 

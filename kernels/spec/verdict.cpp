@@ -42,8 +42,8 @@ Judgement judge(const KernelSpec& spec, const Params& params, const CaseResult& 
   const std::optional<Finding> finding = spec.finding_for(params);
   const std::string kind = failure_kind(result);
   if (finding && finding_observable(*finding, checks) && finding->kind != kind)
-    return {Verdict::known_bug_not_reproduced,
-            "expected the recorded finding '" + finding->kind + "' (" + finding->what + "), saw '" + kind + "'"};
+    return {Verdict::known_bug_not_reproduced, "expected the recorded finding '" + finding->kind +
+                                                   "' (" + finding->what + "), saw '" + kind + "'"};
   return {Verdict::known_bug_reproduced, {}};
 }
 

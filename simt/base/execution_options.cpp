@@ -37,7 +37,8 @@ ExecutionOptions ExecutionOptions::from_environment() {
   o.schedule = SchedulePolicy::from_environment();
   o.checks = check::CheckSet::from_environment();
   o.workers = env_uint("METALSIM_THREADS", 0);
-  if (const char* w = std::getenv("METALSIM_WATCHDOG"); w != nullptr) o.watchdog_seconds = std::atof(w);
+  if (const char* w = std::getenv("METALSIM_WATCHDOG"); w != nullptr)
+    o.watchdog_seconds = std::atof(w);
   if (const char* m = std::getenv("METALSIM_MODE"); m != nullptr) parse_execution_mode(m, o.mode);
   return o;
 }

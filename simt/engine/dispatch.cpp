@@ -114,8 +114,8 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
   for (uint32_t len : request.threadgroup_lengths)
     static_capacity = len >= static_capacity ? 0 : static_capacity - len;
 
-  const int workers = request.options.workers != 0 ? int(request.options.workers)
-                                                   : omp_get_max_threads();
+  const int workers =
+      request.options.workers != 0 ? int(request.options.workers) : omp_get_max_threads();
   Watchdog watchdog(state, request.options.watchdog_seconds);
   race::release(&state.start_token);
 #pragma omp parallel num_threads(workers)
@@ -140,7 +140,8 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
       event.end_ns = steady_ns();
       request.options.on_threadgroup(event);
     }
-    race::release(&state.finish_token);  // the worker's reads of the request, before the host reuses it
+    race::release(
+        &state.finish_token);  // the worker's reads of the request, before the host reuses it
   }
   race::acquire(&state.finish_token);
   DispatchOutcome outcome;

@@ -7,19 +7,19 @@
 #include <vector>
 
 #include "simt/base/execution_options.h"
-#include "simt/report/check_id.h"
-#include "simt/report/report.h"
 #include "simt/engine/geometry.h"
 #include "simt/engine/kernel.h"
 #include "simt/engine/schedule.h"
+#include "simt/report/check_id.h"
+#include "simt/report/report.h"
 
 namespace metalsim::engine {
 
 // A range of memory a fault can be attributed to: a bound buffer and its guard pages.
 struct MemoryRange {
-  std::string name;             // "buffer(2) 'B'"
-  const char* origin = nullptr; // byte offset 0 of the report (the bound address)
-  const char* end = nullptr;    // one past the last valid byte
+  std::string name;              // "buffer(2) 'B'"
+  const char* origin = nullptr;  // byte offset 0 of the report (the bound address)
+  const char* end = nullptr;     // one past the last valid byte
   const char* guard_begin = nullptr;
   const char* guard_end = nullptr;
 };

@@ -2,8 +2,8 @@
 // What the workers of one dispatch share (internal to the engine).
 #include <atomic>
 
-#include "simt/report/report.h"
 #include "simt/engine/dispatch.h"
+#include "simt/report/report.h"
 
 namespace metalsim::engine {
 

@@ -17,7 +17,7 @@ struct FaultRecord {
   const void* address = nullptr;  // the faulting data address
   const void* pc = nullptr;       // the faulting instruction
   bool write = false;
-  bool timeout = false;           // the watchdog, not a memory fault
+  bool timeout = false;  // the watchdog, not a memory fault
 };
 
 class FaultTrap {

@@ -11,9 +11,9 @@ namespace metalsim::engine {
 // dispatchThreads the edge threadgroups are partial: threads_per_grid is not a multiple of
 // the threadgroup size.
 struct DispatchGeometry {
-  Size3 threadgroups;            // threadgroups_per_grid
-  Size3 threads_per_threadgroup; // as dispatched (dispatch_threads_per_threadgroup)
-  Size3 threads;                 // threads_per_grid
+  Size3 threadgroups;             // threadgroups_per_grid
+  Size3 threads_per_threadgroup;  // as dispatched (dispatch_threads_per_threadgroup)
+  Size3 threads;                  // threads_per_grid
 
   static DispatchGeometry for_threadgroups(Size3 groups, Size3 tg_size);
   static DispatchGeometry for_threads(Size3 threads, Size3 tg_size);
@@ -27,8 +27,8 @@ struct DispatchGeometry {
 // Everything the built-ins of one threadgroup's lanes derive from.
 struct ThreadgroupGeometry {
   const DispatchGeometry* dispatch = nullptr;
-  Size3 position;       // threadgroup_position_in_grid
-  Size3 size;           // threads_per_threadgroup (actual)
+  Size3 position;  // threadgroup_position_in_grid
+  Size3 size;      // threads_per_threadgroup (actual)
   uint32_t thread_count = 0;
   uint32_t simdgroup_count = 0;
   // local[lane] = thread_position_in_threadgroup of linear lane `lane`.

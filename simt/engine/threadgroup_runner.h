@@ -17,13 +17,13 @@
 #include <stdexcept>
 #include <vector>
 
-#include "simt/report/report.h"
 #include "simt/engine/dispatch.h"
 #include "simt/engine/ready_queue.h"
 #include "simt/engine/sync.h"
 #include "simt/engine/threadgroup_arena.h"
 #include "simt/engine/uninit_trace.h"
 #include "simt/fiber/fiber.h"
+#include "simt/report/report.h"
 
 namespace metalsim::engine {
 
@@ -133,18 +133,18 @@ class ThreadgroupRunner {
   std::vector<Lane> lanes_;
   std::vector<fiber::Fiber> fibers_;
   std::vector<std::exception_ptr> errors_;
-  const uint16_t* order_ = nullptr;      // initial order of plain lanes
+  const uint16_t* order_ = nullptr;  // initial order of plain lanes
   std::vector<uint16_t> identity_order_, reversed_order_, shuffled_order_;
-  uint64_t prepared_serial_ = 0;         // the dispatch args_ was copied from
+  uint64_t prepared_serial_ = 0;  // the dispatch args_ was copied from
   ReadyQueue ready_;
   uint16_t local_[kMaxThreadsPerThreadgroup][3] = {};  // thread_position_in_threadgroup by lane
   Size3 local_size_{0, 0, 0};
 
-  LaneCursor* cursor_ = nullptr;         // the plain lanes, while the kernel loop runs
-  Lane* running_ = nullptr;              // the fiber lane now running, nullptr: a plain lane
-  bool hijacked_ = false;                // a plain lane became the driver
+  LaneCursor* cursor_ = nullptr;  // the plain lanes, while the kernel loop runs
+  Lane* running_ = nullptr;       // the fiber lane now running, nullptr: a plain lane
+  bool hijacked_ = false;         // a plain lane became the driver
   static constexpr uint16_t kNoLane = 0xffff;
-  uint16_t driver_lane_ = kNoLane;       // that lane: it runs on the scheduler's stack
+  uint16_t driver_lane_ = kNoLane;  // that lane: it runs on the scheduler's stack
   uint32_t done_ = 0;
   // The threadgroup barrier now filling: its site, its lanes in arrival order (at_barrier_ of
   // them).

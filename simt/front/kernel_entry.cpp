@@ -28,8 +28,10 @@ const char* kind_name(ArgKind k) {
 
 std::string arg_info(const KernelArg& a, size_t position) {
   std::string name = a.name.empty() ? "arg" + std::to_string(position) : a.name;
-  std::string s = "{.name = " + quote(name) + ", .kind = ::metalsim::engine::ArgKind::" + kind_name(a.kind);
-  s += ", .index = " + (a.kind == ArgKind::Builtin ? std::string("0") : "static_cast<uint32_t>(" + a.index + ")");
+  std::string s =
+      "{.name = " + quote(name) + ", .kind = ::metalsim::engine::ArgKind::" + kind_name(a.kind);
+  s += ", .index = " +
+       (a.kind == ArgKind::Builtin ? std::string("0") : "static_cast<uint32_t>(" + a.index + ")");
   s += ", .type = " + quote(a.type);
   s += std::string(", .is_const = ") + (a.is_const ? "true" : "false");
   s += std::string(", .is_reference = ") + (a.is_reference ? "true" : "false");
@@ -44,13 +46,15 @@ std::string bind_arg(const KernelArg& a, size_t i) {
   if (a.kind == ArgKind::Builtin) return "";
   std::string table = a.kind == ArgKind::Threadgroup ? "threadgroup" : "buffers";
   std::string cast = "static_cast<" + a.element_type + "*>(ms_a." + table + "[" + a.index + "])";
-  return "    " + std::string(a.is_reference ? "auto& " : "auto* ") + var + " = " + (a.is_reference ? "*" : "") + cast + ";\n";
+  return "    " + std::string(a.is_reference ? "auto& " : "auto* ") + var + " = " +
+         (a.is_reference ? "*" : "") + cast + ";\n";
 }
 
 std::string pass_arg(const KernelArg& a, size_t i) {
   if (a.kind != ArgKind::Builtin) return "ms_p" + std::to_string(i);
   return "::metalsim::generated::builtin_cast<" + a.element_type + ", " + a.builtin_scalar + ", " +
-         std::to_string(a.builtin_components) + ">(ms_c.value(::metalsim::engine::Builtin::" + a.builtin + "))";
+         std::to_string(a.builtin_components) +
+         ">(ms_c.value(::metalsim::engine::Builtin::" + a.builtin + "))";
 }
 
 std::string threadgroup_bytes(const KernelDecl& k) {
@@ -73,11 +77,13 @@ std::string kernel_entry_code(const KernelDecl& k, const std::string& file_name)
   if (k.is_template) {
     s += "template <" + k.template_params + ">\n";
     callee += "<";
-    for (size_t i = 0; i < k.template_arg_names.size(); ++i) callee += (i ? ", " : "") + k.template_arg_names[i];
+    for (size_t i = 0; i < k.template_arg_names.size(); ++i)
+      callee += (i ? ", " : "") + k.template_arg_names[i];
     callee += ">";
   }
   s += "struct ms_kernel_" + k.name + " {\n";
-  s += "  static void entry(const ::metalsim::engine::BoundArgs& ms_a, ::metalsim::engine::LaneCursor& ms_c) {\n";
+  s += "  static void entry(const ::metalsim::engine::BoundArgs& ms_a, "
+       "::metalsim::engine::LaneCursor& ms_c) {\n";
   if (k.args.empty() || k.args.size() == 0) s += "    (void)ms_a;\n";
   std::string call = callee + "(";
   for (size_t i = 0; i < k.args.size(); ++i) {
@@ -91,20 +97,23 @@ std::string kernel_entry_code(const KernelDecl& k, const std::string& file_name)
     s += "  };\n";
   }
   s += "  static ::metalsim::engine::KernelInfo info(const char* ms_name) {\n";
-  s += "    return {.name = ms_name, .source_file = " + quote(file_name) + ", .source_line = " + std::to_string(k.line);
+  s += "    return {.name = ms_name, .source_file = " + quote(file_name) +
+       ", .source_line = " + std::to_string(k.line);
   s += std::string(", .args = ") + (k.args.empty() ? "{}" : "ms_args");
   s += ", .entry = &entry, .static_threadgroup_bytes = " + threadgroup_bytes(k);
   s += ", .max_total_threads_per_threadgroup = " +
-       (k.max_total_threads.empty() ? std::string("0") : "static_cast<uint32_t>(" + k.max_total_threads + ")");
+       (k.max_total_threads.empty() ? std::string("0")
+                                    : "static_cast<uint32_t>(" + k.max_total_threads + ")");
   s += ", .function_constants = ::ms_function_constants()};\n  }\n};\n";
-  if (!k.is_template) s += kernel_instance_code(k.host_name, "ms_kernel_" + k.name, "ms_inst_" + k.name) + "\n";
+  if (!k.is_template)
+    s += kernel_instance_code(k.host_name, "ms_kernel_" + k.name, "ms_inst_" + k.name) + "\n";
   return s;
 }
 
-std::string kernel_instance_code(const std::string& host_name_expr, const std::string& kernel_struct,
-                                 const std::string& unique) {
-  return "static const ::metalsim::generated::KernelInstance " + unique + "{" + kernel_struct + "::info(" +
-         host_name_expr + ")};";
+std::string kernel_instance_code(const std::string& host_name_expr,
+                                 const std::string& kernel_struct, const std::string& unique) {
+  return "static const ::metalsim::generated::KernelInstance " + unique + "{" + kernel_struct +
+         "::info(" + host_name_expr + ")};";
 }
 
 }  // namespace metalsim::front

@@ -20,10 +20,11 @@ bool is_builtin_name(std::string_view n) {
 
 // Attributes of kernel parameters that metalsim does not run (graphics, textures, ...).
 bool is_unsupported_param_attribute(std::string_view n) {
-  return n == "texture" || n == "sampler" || n == "stage_in" || n == "payload" || n == "imageblock" ||
-         n == "threadgroup_imageblock" || n == "color" || n == "raster_order_group" || n == "id" ||
-         n == "amplification_count" || n == "amplification_id" || n == "mesh" ||
-         n == "primitive_id" || n == "vertex_id" || n == "instance_id" || n == "position";
+  return n == "texture" || n == "sampler" || n == "stage_in" || n == "payload" ||
+         n == "imageblock" || n == "threadgroup_imageblock" || n == "color" ||
+         n == "raster_order_group" || n == "id" || n == "amplification_count" ||
+         n == "amplification_id" || n == "mesh" || n == "primitive_id" || n == "vertex_id" ||
+         n == "instance_id" || n == "position";
 }
 
 // Splits [b, e) at top-level commas.
@@ -59,7 +60,8 @@ std::vector<std::string> template_arg_names(const Tokens& t, size_t b, size_t e)
       } else if (t[i].is("...")) pack = true;
       else if (t[i].ident()) name = t[i].text;
     }
-    if (name.empty()) throw FrontError(t[pb].file, t[pb].line, "unnamed template parameter of a kernel");
+    if (name.empty())
+      throw FrontError(t[pb].file, t[pb].line, "unnamed template parameter of a kernel");
     names.push_back(pack ? name + "..." : name);
   }
   return names;
@@ -109,22 +111,27 @@ bool drop_array_extent(Tokens& decl, const Token& at, size_t position) {
   size_t open = decl.size() - 1;
   while (open > 0 && !decl[open].is("[")) --open;
   if (open > 0 && decl[open - 1].is("]"))
-    throw FrontError(at.file, at.line, "kernel parameter #" + std::to_string(position) +
-                                           ": a multi-dimensional array parameter is not supported");
+    throw FrontError(at.file, at.line,
+                     "kernel parameter #" + std::to_string(position) +
+                         ": a multi-dimensional array parameter is not supported");
   decl.resize(open);
   return true;
 }
 
 // The [[buffer]], [[threadgroup]] or built-in attribute; a device or constant pointer without one
 // is bound implicitly (`implicit` is filled in and returned).
-const Attribute* find_binding(const ParamTokens& p, const Token& at, const std::string& shown, Attribute& implicit) {
+const Attribute* find_binding(const ParamTokens& p, const Token& at, const std::string& shown,
+                              Attribute& implicit) {
   const Attribute* binding = nullptr;
   for (const Attribute& a : p.attrs) {
     if (a.name == "function_constant") continue;  // optional argument: still reflected
     if (is_unsupported_param_attribute(a.name))
-      throw FrontError(at.file, a.line, "kernel parameter " + shown + ": [[" + a.name + "]] is not supported by metalsim");
+      throw FrontError(
+          at.file, a.line,
+          "kernel parameter " + shown + ": [[" + a.name + "]] is not supported by metalsim");
     if (a.name == "buffer" || a.name == "threadgroup" || is_builtin_name(a.name)) {
-      if (binding) throw FrontError(at.file, a.line, "kernel parameter " + shown + " has two bindings");
+      if (binding)
+        throw FrontError(at.file, a.line, "kernel parameter " + shown + " has two bindings");
       binding = &a;
     }
   }
@@ -134,7 +141,9 @@ const Attribute* find_binding(const ParamTokens& p, const Token& at, const std::
   bool buffer_space = false;
   for (const Token& k : p.decl) buffer_space = buffer_space || k.is("device") || k.is("constant");
   if (!buffer_space)
-    throw FrontError(at.file, at.line, "kernel parameter " + shown + " has no [[buffer(N)]], [[threadgroup(N)]] or built-in attribute");
+    throw FrontError(at.file, at.line,
+                     "kernel parameter " + shown +
+                         " has no [[buffer(N)]], [[threadgroup(N)]] or built-in attribute");
   implicit.name = "buffer";
   implicit.line = at.line;
   return &implicit;
@@ -160,49 +169,61 @@ AddressSpaces split_address_spaces(const Tokens& decl) {
 }
 
 // [[buffer(N)]] or [[threadgroup(N)]]: a pointer or reference into an address space.
-void reflect_bound_arg(KernelArg& arg, const Attribute& binding, bool implicit, AddressSpaces spaces,
-                       const Token& at, const std::string& shown) {
+void reflect_bound_arg(KernelArg& arg, const Attribute& binding, bool implicit,
+                       AddressSpaces spaces, const Token& at, const std::string& shown) {
   Tokens& elem = spaces.rest;
   arg.index = binding.args;
   arg.implicit_index = implicit;
   if (arg.index.empty() && !implicit)
-    throw FrontError(at.file, binding.line, "kernel parameter " + shown + ": [[" + binding.name + "]] needs an index");
+    throw FrontError(at.file, binding.line,
+                     "kernel parameter " + shown + ": [[" + binding.name + "]] needs an index");
   if (elem.empty() || !(elem.back().is("*") || elem.back().is("&")))
-    throw FrontError(at.file, at.line, "kernel parameter " + shown + " bound to [[" + binding.name + "]] must be a pointer or a reference");
+    throw FrontError(at.file, at.line,
+                     "kernel parameter " + shown + " bound to [[" + binding.name +
+                         "]] must be a pointer or a reference");
   arg.is_reference = elem.back().is("&");
   elem.pop_back();
   if (binding.name == "buffer") {
     if (!spaces.device && !spaces.constant)
-      throw FrontError(at.file, at.line, "kernel parameter " + shown + " bound to [[buffer]] needs the device or constant address space");
+      throw FrontError(at.file, at.line,
+                       "kernel parameter " + shown +
+                           " bound to [[buffer]] needs the device or constant address space");
     arg.kind = spaces.device ? ArgKind::DeviceBuffer : ArgKind::ConstantBuffer;
     if (!spaces.device) arg.is_const = true;
   } else {
     if (!spaces.threadgroup)
-      throw FrontError(at.file, at.line, "kernel parameter " + shown + " bound to [[threadgroup]] needs the threadgroup address space");
+      throw FrontError(at.file, at.line,
+                       "kernel parameter " + shown +
+                           " bound to [[threadgroup]] needs the threadgroup address space");
     arg.kind = ArgKind::Threadgroup;
   }
   arg.element_type = join(elem, 0, elem.size());
-  if (arg.is_const && arg.element_type.find("const") == std::string::npos) arg.element_type = "const " + arg.element_type;
+  if (arg.is_const && arg.element_type.find("const") == std::string::npos)
+    arg.element_type = "const " + arg.element_type;
 }
 
 // A built-in: uint, ushort, uint2, ushort3, ... (any integer scalar or vector name).
-void reflect_builtin_arg(KernelArg& arg, const Attribute& binding, const AddressSpaces& spaces, const Token& at,
-                         const std::string& shown) {
+void reflect_builtin_arg(KernelArg& arg, const Attribute& binding, const AddressSpaces& spaces,
+                         const Token& at, const std::string& shown) {
   if (spaces.any())
-    throw FrontError(at.file, at.line, "built-in kernel parameter " + shown + " cannot have an address space");
+    throw FrontError(at.file, at.line,
+                     "built-in kernel parameter " + shown + " cannot have an address space");
   arg.kind = ArgKind::Builtin;
   arg.builtin = binding.name;
   Tokens value;
   for (const Token& k : spaces.rest)
     if (!k.is("const")) value.push_back(k);
   if (value.empty() || !value.back().ident())
-    throw FrontError(at.file, at.line, "built-in kernel parameter " + shown + ": expected a scalar or vector type name, got '" + arg.type + "'");
+    throw FrontError(at.file, at.line,
+                     "built-in kernel parameter " + shown +
+                         ": expected a scalar or vector type name, got '" + arg.type + "'");
   arg.element_type = join(value, 0, value.size());
   const std::string last = value.back().text;
   const char d = last.back();
   const bool vector = d == '2' || d == '3' || d == '4';
   arg.builtin_components = vector ? d - '0' : 1;
-  arg.builtin_scalar = vector ? join(value, 0, value.size() - 1) + last.substr(0, last.size() - 1) : arg.element_type;
+  arg.builtin_scalar = vector ? join(value, 0, value.size() - 1) + last.substr(0, last.size() - 1)
+                              : arg.element_type;
 }
 
 KernelArg parse_param(const Tokens& t, size_t b, size_t e, size_t position) {
@@ -214,7 +235,8 @@ KernelArg parse_param(const Tokens& t, size_t b, size_t e, size_t position) {
     arg.name = p.decl.back().text;
     p.decl.pop_back();
   }
-  const std::string shown = arg.name.empty() ? "#" + std::to_string(position) : "'" + arg.name + "'";
+  const std::string shown =
+      arg.name.empty() ? "#" + std::to_string(position) : "'" + arg.name + "'";
   if (array_param) p.decl.push_back(make_token(TokKind::Punct, "*", at, false));
   arg.type = join(p.decl, 0, p.decl.size());
 
@@ -225,8 +247,7 @@ KernelArg parse_param(const Tokens& t, size_t b, size_t e, size_t position) {
     if (k.is("const")) arg.is_const = true;
   if (binding->name == "buffer" || binding->name == "threadgroup")
     reflect_bound_arg(arg, *binding, binding == &implicit, std::move(spaces), at, shown);
-  else
-    reflect_builtin_arg(arg, *binding, spaces, at, shown);
+  else reflect_builtin_arg(arg, *binding, spaces, at, shown);
   return arg;
 }
 
@@ -252,7 +273,10 @@ KernelDecl parse_kernel_signature(const Tokens& t, size_t head, size_t name_at) 
     for (const Attribute& a : parse_attributes(t, i)) {
       if (a.name == "max_total_threads_per_threadgroup") k.max_total_threads = a.args;
       if (a.name == "host_name") {
-        if (k.is_template) throw FrontError(k.file, a.line, "[[host_name]] on a kernel template: put it on an explicit instantiation");
+        if (k.is_template)
+          throw FrontError(
+              k.file, a.line,
+              "[[host_name]] on a kernel template: put it on an explicit instantiation");
         k.host_name = a.args;
       }
     }
@@ -272,12 +296,18 @@ KernelDecl parse_kernel_signature(const Tokens& t, size_t head, size_t name_at) 
   for (const KernelArg& a : k.args) any_implicit = any_implicit || a.implicit_index;
   if (any_implicit) {
     for (const KernelArg& a : k.args) {
-      if (a.implicit_index || a.kind == ArgKind::Builtin || a.kind == ArgKind::Threadgroup) continue;
+      if (a.implicit_index || a.kind == ArgKind::Builtin || a.kind == ArgKind::Threadgroup)
+        continue;
       size_t n = 0;
-      bool literal = !a.index.empty() && a.index.find_first_not_of("0123456789") == std::string::npos;
+      bool literal =
+          !a.index.empty() && a.index.find_first_not_of("0123456789") == std::string::npos;
       if (literal) n = std::stoul(a.index);
       if (!literal || n >= used.size()) {
-        throw FrontError(k.file, k.line, "kernel '" + k.name + "' mixes buffers without [[buffer(N)]] and a non-literal buffer index '" + a.index + "'");
+        throw FrontError(
+            k.file, k.line,
+            "kernel '" + k.name +
+                "' mixes buffers without [[buffer(N)]] and a non-literal buffer index '" + a.index +
+                "'");
       }
       used[n] = true;
     }

@@ -46,33 +46,38 @@ void rewrite_function_constants(Tokens& t, RewriteContext& ctx) {
     if (!index.empty()) {
       size_t name_at = attr - 1;
       if (!t[name_at].ident() || name_at <= i + 1 || eq < e) {
-        throw FrontError(at.file, at.line, "expected `constant TYPE NAME [[function_constant(N)]];`");
+        throw FrontError(at.file, at.line,
+                         "expected `constant TYPE NAME [[function_constant(N)]];`");
       }
       FunctionConstantDecl fc{t[name_at].text, index, join(t, i + 1, name_at), at.file, at.line};
       ctx.function_constants.push_back(fc);
       names.insert(fc.name);
-      std::string code = std::string("const ") + kRt + "FunctionConstant<" + fc.type + "> " + fc.name +
-                         "{static_cast<uint32_t>(" + fc.index + ")};";
+      std::string code = std::string("const ") + kRt + "FunctionConstant<" + fc.type + "> " +
+                         fc.name + "{static_cast<uint32_t>(" + fc.index + ")};";
       out.push_back(make_token(TokKind::Raw, code, at, at.space_before));
       i = e;
       continue;
     }
     bool derived = false;
-    for (size_t k = eq + 1; k < e; ++k) derived = derived || (t[k].ident() && names.count(t[k].text));
+    for (size_t k = eq + 1; k < e; ++k)
+      derived = derived || (t[k].ident() && names.count(t[k].text));
     if (!derived) {
       out.push_back(at);
       continue;
     }
     size_t name_at = eq - 1;
     if (!t[name_at].ident() || name_at <= i + 1) {
-      throw FrontError(at.file, at.line, "a program-scope constant computed from a function constant must read `constant TYPE NAME = expr;`");
+      throw FrontError(at.file, at.line,
+                       "a program-scope constant computed from a function constant must read "
+                       "`constant TYPE NAME = expr;`");
     }
     std::string type = join(t, i + 1, name_at);
     std::string name = t[name_at].text;
     ctx.derived_constants.push_back(name);
     names.insert(name);
     out.push_back(make_token(TokKind::Raw,
-                             std::string("const ") + kRt + "DerivedConstant<" + type + "> " + name + "{+[]() -> " + type + " { return",
+                             std::string("const ") + kRt + "DerivedConstant<" + type + "> " + name +
+                                 "{+[]() -> " + type + " { return",
                              at, at.space_before));
     for (size_t k = eq + 1; k < e; ++k) out.push_back(t[k]);
     out.push_back(make_token(TokKind::Raw, "; }};", t[e], false));

@@ -4,8 +4,8 @@
 // A bound only the C++ compiler knows (a template parameter: ggml's
 // `float sumf[r1ptg] = { [0 ... r1ptg - 1] = 0.0f };`) cannot be expanded here; when the list
 // initialises a local array `T a[E] = {...};`, the array is value-initialised and each designator
-// becomes a statement after it (`generated::fill_range(a, lo, hi, v);`, `a[i] = w;`). Anywhere else a
-// non-constant bound is an error at its line.
+// becomes a statement after it (`generated::fill_range(a, lo, hi, v);`, `a[i] = w;`). Anywhere else
+// a non-constant bound is an error at its line.
 #include <cctype>
 #include <map>
 #include <optional>
@@ -30,7 +30,8 @@ class ConstEval {
  private:
   [[noreturn]] void fail() const {
     const Token& at = t_[i_ < e_ ? i_ : e_ - 1];
-    throw FrontError(at.file, at.line, "range designator bound is not an integer constant the front can evaluate");
+    throw FrontError(at.file, at.line,
+                     "range designator bound is not an integer constant the front can evaluate");
   }
   long long sum() {
     long long v = product();
@@ -66,7 +67,9 @@ class ConstEval {
     }
     if (t_[i_].kind != TokKind::Number) fail();
     std::string s = t_[i_++].text;
-    while (!s.empty() && std::isalpha(static_cast<unsigned char>(s.back())) && s.substr(0, 2) != "0x") s.pop_back();
+    while (!s.empty() && std::isalpha(static_cast<unsigned char>(s.back())) &&
+           s.substr(0, 2) != "0x")
+      s.pop_back();
     try {
       return std::stoll(s, nullptr, 0);
     } catch (...) {
@@ -136,10 +139,13 @@ std::optional<size_t> local_array_name(const Tokens& t, size_t open, size_t clos
   return lb - 1;
 }
 
-void append(Tokens& out, const Tokens& t, size_t b, size_t e) { out.insert(out.end(), t.begin() + static_cast<long>(b), t.begin() + static_cast<long>(e)); }
+void append(Tokens& out, const Tokens& t, size_t b, size_t e) {
+  out.insert(out.end(), t.begin() + static_cast<long>(b), t.begin() + static_cast<long>(e));
+}
 
-// `name[E] = { [lo ... hi] = v, [i] = w };` -> `name[E] = {}; generated::fill_range(name, lo, hi, (v)); name[i] = (w);`
-// `out` already ends with `name[E] =`; returns the index of the statement's ';'.
+// `name[E] = { [lo ... hi] = v, [i] = w };` -> `name[E] = {}; generated::fill_range(name, lo, hi,
+// (v)); name[i] = (w);` `out` already ends with `name[E] =`; returns the index of the statement's
+// ';'.
 size_t fill_statements(const Tokens& t, size_t open, size_t close, const Token& name, Tokens& out) {
   const Token& at = t[open];
   auto punct = [&](const char* p) { out.push_back(make_token(TokKind::Punct, p, at, false)); };
@@ -148,9 +154,13 @@ size_t fill_statements(const Tokens& t, size_t open, size_t close, const Token& 
   punct(";");
   for (size_t i = open + 1; i < close;) {
     size_t e = element_end(t, i, close);
-    if (!t[i].is("[")) throw FrontError(t[i].file, t[i].line, "a range designator with a non-constant bound cannot be mixed with positional elements");
+    if (!t[i].is("["))
+      throw FrontError(
+          t[i].file, t[i].line,
+          "a range designator with a non-constant bound cannot be mixed with positional elements");
     size_t rb = match_close(t, i);
-    if (rb + 1 >= e || !t[rb + 1].is("=")) throw FrontError(t[i].file, t[i].line, "expected '=' after array designator");
+    if (rb + 1 >= e || !t[rb + 1].is("="))
+      throw FrontError(t[i].file, t[i].line, "expected '=' after array designator");
     size_t dots = i + 1;
     while (dots < rb && !t[dots].is("...")) ++dots;
     if (dots < rb) {
@@ -194,8 +204,10 @@ Tokens expand(const Tokens& t, size_t open, size_t close) {
       while (dots < rb && !t[dots].is("...")) ++dots;
       long long lo = ConstEval(t, i + 1, dots).run();
       long long hi = dots < rb ? ConstEval(t, dots + 1, rb).run() : lo;
-      if (rb + 1 >= e || !t[rb + 1].is("=")) throw FrontError(t[i].file, t[i].line, "expected '=' after array designator");
-      if (lo < 0 || hi < lo || hi > 65536) throw FrontError(t[i].file, t[i].line, "bad array designator range");
+      if (rb + 1 >= e || !t[rb + 1].is("="))
+        throw FrontError(t[i].file, t[i].line, "expected '=' after array designator");
+      if (lo < 0 || hi < lo || hi > 65536)
+        throw FrontError(t[i].file, t[i].line, "bad array designator range");
       for (long long k = lo; k <= hi; ++k) elems[k] = {rb + 2, e};
       next = hi + 1;
     } else if (i < e) {
@@ -226,13 +238,15 @@ Tokens expand(const Tokens& t, size_t open, size_t close) {
 }  // namespace
 
 void rewrite_range_designators(Tokens& t, RewriteContext& ctx) {
-  std::vector<Scope> scope = ctx.macro_body ? std::vector<Scope>(t.size(), Scope::Namespace) : scope_map(t);
+  std::vector<Scope> scope =
+      ctx.macro_body ? std::vector<Scope>(t.size(), Scope::Namespace) : scope_map(t);
   Tokens out;
   out.reserve(t.size());
   for (size_t i = 0; i < t.size(); ++i) {
     if (t[i].is("{")) {
       size_t close = match_close(t, i);
-      if (has_designator(t, i, close) && !bounds_constant(t, i, close) && scope[i] == Scope::Function) {
+      if (has_designator(t, i, close) && !bounds_constant(t, i, close) &&
+          scope[i] == Scope::Function) {
         if (auto name = local_array_name(t, i, close)) {
           i = fill_statements(t, i, close, t[*name], out);
           continue;

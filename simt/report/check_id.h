@@ -9,28 +9,34 @@
 namespace metalsim::check {
 
 // X(enumerator, "id", family, "what it means")
-#define METALSIM_CHECKS(X)                                                                        \
-  X(barrier_divergent, "barrier.divergent", sync, "lanes of one threadgroup wait at different barriers") \
-  X(barrier_exited, "barrier.exited", sync, "a barrier was reached after other lanes had returned")     \
-  X(simd_partial, "simd.partial", sync, "a simdgroup-wide operation was reached by part of the simdgroup") \
-  X(sync_deadlock, "sync.deadlock", sync, "no lane of the threadgroup can make progress")              \
-  X(stack_overflow, "stack.overflow", mem, "a lane overflowed its stack")                              \
-  X(bounds_device, "bounds.device", mem, "access outside a bound device buffer")                       \
-  X(bounds_threadgroup, "bounds.threadgroup", mem, "access outside threadgroup memory")                \
-  X(kernel_fault, "kernel.fault", mem, "a memory fault outside any known buffer")                      \
-  X(uninit_threadgroup, "uninit.threadgroup", init, "threadgroup memory read before any write")       \
-  X(uninit_output, "uninit.output", init, "an output element the dispatch never wrote")               \
-  X(race_threadgroup, "race.threadgroup", race, "conflicting threadgroup-memory accesses with no barrier between") \
-  X(race_device, "race.device", race, "conflicting device-memory accesses with no ordering between")   \
-  X(race_schedule, "race.schedule", race, "the result depends on the schedule")                        \
-  X(kernel_exception, "kernel.exception", api, "the kernel threw a C++ exception")                     \
-  X(watchdog_timeout, "watchdog.timeout", api, "the dispatch ran past its time limit")                 \
-  X(limit_threads, "limit.threads_per_threadgroup", api, "threads per threadgroup over the limit")     \
-  X(limit_threadgroup_memory, "limit.threadgroup_memory", api, "threadgroup memory over the limit")    \
-  X(api_unbound_buffer, "api.unbound_buffer", api, "a kernel argument has no binding")                 \
-  X(api_wrong_kind, "api.wrong_kind", api, "a binding of the wrong kind for the argument")             \
-  X(api_offset, "api.offset", api, "a buffer offset past the end or misaligned")                      \
-  X(api_empty_grid, "api.empty_grid", api, "a dispatch with a zero dimension")                         \
+#define METALSIM_CHECKS(X)                                                                         \
+  X(barrier_divergent, "barrier.divergent", sync,                                                  \
+    "lanes of one threadgroup wait at different barriers")                                         \
+  X(barrier_exited, "barrier.exited", sync,                                                        \
+    "a barrier was reached after other lanes had returned")                                        \
+  X(simd_partial, "simd.partial", sync,                                                            \
+    "a simdgroup-wide operation was reached by part of the simdgroup")                             \
+  X(sync_deadlock, "sync.deadlock", sync, "no lane of the threadgroup can make progress")          \
+  X(stack_overflow, "stack.overflow", mem, "a lane overflowed its stack")                          \
+  X(bounds_device, "bounds.device", mem, "access outside a bound device buffer")                   \
+  X(bounds_threadgroup, "bounds.threadgroup", mem, "access outside threadgroup memory")            \
+  X(kernel_fault, "kernel.fault", mem, "a memory fault outside any known buffer")                  \
+  X(uninit_threadgroup, "uninit.threadgroup", init, "threadgroup memory read before any write")    \
+  X(uninit_output, "uninit.output", init, "an output element the dispatch never wrote")            \
+  X(race_threadgroup, "race.threadgroup", race,                                                    \
+    "conflicting threadgroup-memory accesses with no barrier between")                             \
+  X(race_device, "race.device", race,                                                              \
+    "conflicting device-memory accesses with no ordering between")                                 \
+  X(race_schedule, "race.schedule", race, "the result depends on the schedule")                    \
+  X(kernel_exception, "kernel.exception", api, "the kernel threw a C++ exception")                 \
+  X(watchdog_timeout, "watchdog.timeout", api, "the dispatch ran past its time limit")             \
+  X(limit_threads, "limit.threads_per_threadgroup", api, "threads per threadgroup over the limit") \
+  X(limit_threadgroup_memory, "limit.threadgroup_memory", api,                                     \
+    "threadgroup memory over the limit")                                                           \
+  X(api_unbound_buffer, "api.unbound_buffer", api, "a kernel argument has no binding")             \
+  X(api_wrong_kind, "api.wrong_kind", api, "a binding of the wrong kind for the argument")         \
+  X(api_offset, "api.offset", api, "a buffer offset past the end or misaligned")                   \
+  X(api_empty_grid, "api.empty_grid", api, "a dispatch with a zero dimension")                     \
   X(api_misuse, "api.misuse", api, "an API call out of order or with invalid arguments")
 
 enum class CheckId : uint8_t {

@@ -32,13 +32,13 @@ struct Report {
   bool has_lane = false;
   LanePosition lane;
   SourceSite site;
-  SourceSite other_site;      // the conflicting call site or access
-  std::string other_lanes;    // e.g. "threads (32..63,0,0)"
-  std::string memory;         // "buffer(2)", "threadgroup(0)", ...
+  SourceSite other_site;    // the conflicting call site or access
+  std::string other_lanes;  // e.g. "threads (32..63,0,0)"
+  std::string memory;       // "buffer(2)", "threadgroup(0)", ...
   bool has_offset = false;
   uint64_t offset = 0;
-  std::string message;        // what was wrong, in words
-  uint32_t repeats = 0;       // further identical reports folded into this one
+  std::string message;   // what was wrong, in words
+  uint32_t repeats = 0;  // further identical reports folded into this one
   // Stack traces still to be turned into `site` and `other_site` (a sanitizer callback may
   // not run the symbolizer; the dispatch does it when it ends).
   std::vector<const void*> site_trace, other_trace;

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <string>
 
-#include "simt/report/check_id.h"
 #include "simt/engine/geometry.h"
+#include "simt/report/check_id.h"
 
 namespace metalsim::testing::planted {
 
@@ -22,18 +22,18 @@ enum class Finder : uint8_t { engine, schedules, poison, tsan };
 
 struct Expectation {
   const char* kernel;
-  const char* check;           // "bounds.device"
+  const char* check;  // "bounds.device"
   Finder finder;
-  const char* file;            // the .metal file under tests/check/planted
-  const char* bug;             // in words, for docs/checks_planted.md
-  bool has_lane;               // the report names a thread
-  engine::Size3 threadgroup;   // threadgroup_position_in_grid
-  engine::Size3 thread;        // thread_position_in_threadgroup
-  bool has_line;               // the report names the PLANT line
-  uint32_t line_slack;         // the reported line may be up to this many lines after the marker
-  bool other_line;             // the report also names the PLANT2 line (other_site)
-  const char* memory;          // substring of Report::memory, or nullptr
-  int64_t offset;              // Report::offset in bytes, or -1
+  const char* file;           // the .metal file under tests/check/planted
+  const char* bug;            // in words, for docs/checks_planted.md
+  bool has_lane;              // the report names a thread
+  engine::Size3 threadgroup;  // threadgroup_position_in_grid
+  engine::Size3 thread;       // thread_position_in_threadgroup
+  bool has_line;              // the report names the PLANT line
+  uint32_t line_slack;        // the reported line may be up to this many lines after the marker
+  bool other_line;            // the report also names the PLANT2 line (other_site)
+  const char* memory;         // substring of Report::memory, or nullptr
+  int64_t offset;             // Report::offset in bytes, or -1
 };
 
 constexpr engine::Size3 tg0{0, 0, 0};

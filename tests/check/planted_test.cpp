@@ -37,30 +37,36 @@ Outcome oob_device_read(Harness& h) {
   std::vector<float> in(64, 1.0f);
   auto a = h.buffer(in);
   auto out = h.buffer(64 * 4);
-  return outcome_of(h.run("planted_oob_device_read", [&](auto* e) {
-    e->setBuffer(a.get(), 0, 0);
-    e->setBuffer(out.get(), 0, 1);
-  }, {2, 1, 1}, {32, 1, 1}));
+  return outcome_of(h.run("planted_oob_device_read",
+                          [&](auto* e) {
+                            e->setBuffer(a.get(), 0, 0);
+                            e->setBuffer(out.get(), 0, 1);
+                          },
+                          {2, 1, 1}, {32, 1, 1}));
 }
 
 Outcome oob_device_write(Harness& h) {
   auto out = h.buffer(64 * 4);  // 16 x 4
   const uint32_t width = 16;
-  return outcome_of(h.run("planted_oob_device_write", [&](auto* e) {
-    e->setBuffer(out.get(), 0, 0);
-    e->setBytes(&width, 4, 1);
-  }, {1, 1, 1}, {16, 4, 1}));
+  return outcome_of(h.run("planted_oob_device_write",
+                          [&](auto* e) {
+                            e->setBuffer(out.get(), 0, 0);
+                            e->setBytes(&width, 4, 1);
+                          },
+                          {1, 1, 1}, {16, 4, 1}));
 }
 
 Outcome oob_tg(Harness& h, const char* kernel, bool region) {
   std::vector<float> in(64, 2.0f);
   auto a = h.buffer(in);
   auto out = h.buffer(64 * 4);
-  return outcome_of(h.run(kernel, [&](auto* e) {
-    e->setBuffer(a.get(), 0, 0);
-    e->setBuffer(out.get(), 0, 1);
-    if (region) e->setThreadgroupMemoryLength(64 * 4, 0);
-  }, {1, 1, 1}, {64, 1, 1}));
+  return outcome_of(h.run(kernel,
+                          [&](auto* e) {
+                            e->setBuffer(a.get(), 0, 0);
+                            e->setBuffer(out.get(), 0, 1);
+                            if (region) e->setThreadgroupMemoryLength(64 * 4, 0);
+                          },
+                          {1, 1, 1}, {64, 1, 1}));
 }
 
 Outcome barrier_after_return(Harness& h) {
@@ -68,17 +74,19 @@ Outcome barrier_after_return(Harness& h) {
   auto a = h.buffer(in);
   auto out = h.buffer(64 * 4);
   const uint32_t n = 48;
-  return outcome_of(h.run("planted_barrier_after_return", [&](auto* e) {
-    e->setBuffer(a.get(), 0, 0);
-    e->setBuffer(out.get(), 0, 1);
-    e->setBytes(&n, 4, 2);
-  }, {1, 1, 1}, {64, 1, 1}));
+  return outcome_of(h.run("planted_barrier_after_return",
+                          [&](auto* e) {
+                            e->setBuffer(a.get(), 0, 0);
+                            e->setBuffer(out.get(), 0, 1);
+                            e->setBytes(&n, 4, 2);
+                          },
+                          {1, 1, 1}, {64, 1, 1}));
 }
 
 Outcome out_only(Harness& h, const char* kernel, uint32_t threads) {
   auto out = h.buffer(threads * 4);
-  return outcome_of(h.run(kernel, [&](auto* e) { e->setBuffer(out.get(), 0, 0); },
-                          {1, 1, 1}, {threads, 1, 1}));
+  return outcome_of(
+      h.run(kernel, [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {1, 1, 1}, {threads, 1, 1}));
 }
 
 Outcome divergent_data(Harness& h) {
@@ -86,21 +94,25 @@ Outcome divergent_data(Harness& h) {
   for (int i = 0; i < 64; ++i) in[i] = (i % 3 == 0) ? 1.0f : -1.0f;  // thread 0 takes the branch
   auto a = h.buffer(in);
   auto out = h.buffer(64 * 4);
-  return outcome_of(h.run("planted_divergent_data", [&](auto* e) {
-    e->setBuffer(a.get(), 0, 0);
-    e->setBuffer(out.get(), 0, 1);
-  }, {1, 1, 1}, {64, 1, 1}));
+  return outcome_of(h.run("planted_divergent_data",
+                          [&](auto* e) {
+                            e->setBuffer(a.get(), 0, 0);
+                            e->setBuffer(out.get(), 0, 1);
+                          },
+                          {1, 1, 1}, {64, 1, 1}));
 }
 
 Outcome simd_multiply(Harness& h) {
   std::vector<float> m(64, 1.0f);
   auto a = h.buffer(m), b = h.buffer(m);
   auto c = h.buffer(64 * 4);
-  return outcome_of(h.run("planted_simd_partial_multiply", [&](auto* e) {
-    e->setBuffer(a.get(), 0, 0);
-    e->setBuffer(b.get(), 0, 1);
-    e->setBuffer(c.get(), 0, 2);
-  }, {1, 1, 1}, {32, 1, 1}));
+  return outcome_of(h.run("planted_simd_partial_multiply",
+                          [&](auto* e) {
+                            e->setBuffer(a.get(), 0, 0);
+                            e->setBuffer(b.get(), 0, 1);
+                            e->setBuffer(c.get(), 0, 2);
+                          },
+                          {1, 1, 1}, {32, 1, 1}));
 }
 
 Outcome simd_load(Harness& h) {
@@ -110,22 +122,26 @@ Outcome simd_load(Harness& h) {
   auto a = h.buffer(m);
   auto f = h.buffer(flags);
   auto c = h.buffer(64 * 4);
-  return outcome_of(h.run("planted_simd_partial_load", [&](auto* e) {
-    e->setBuffer(a.get(), 0, 0);
-    e->setBuffer(f.get(), 0, 1);
-    e->setBuffer(c.get(), 0, 2);
-  }, {1, 1, 1}, {32, 1, 1}));
+  return outcome_of(h.run("planted_simd_partial_load",
+                          [&](auto* e) {
+                            e->setBuffer(a.get(), 0, 0);
+                            e->setBuffer(f.get(), 0, 1);
+                            e->setBuffer(c.get(), 0, 2);
+                          },
+                          {1, 1, 1}, {32, 1, 1}));
 }
 
 Outcome uninit_tg(Harness& h, const char* kernel, bool region) {
   std::vector<float> in(64, 3.0f);
   auto a = h.buffer(in);
   auto out = h.buffer(64 * 4);
-  return outcome_of(h.run(kernel, [&](auto* e) {
-    e->setBuffer(a.get(), 0, 0);
-    e->setBuffer(out.get(), 0, 1);
-    if (region) e->setThreadgroupMemoryLength(64 * 4, 0);
-  }, {1, 1, 1}, {64, 1, 1}));
+  return outcome_of(h.run(kernel,
+                          [&](auto* e) {
+                            e->setBuffer(a.get(), 0, 0);
+                            e->setBuffer(out.get(), 0, 1);
+                            if (region) e->setThreadgroupMemoryLength(64 * 4, 0);
+                          },
+                          {1, 1, 1}, {64, 1, 1}));
 }
 
 Outcome uninit_output(Harness& h, const char* kernel) {
@@ -134,11 +150,14 @@ Outcome uninit_output(Harness& h, const char* kernel) {
   auto out = poisoned_buffer(h, 64);
   const uint32_t n = 64;
   const bool guard = std::string(kernel) == "planted_uninit_output_guard";
-  Outcome o = outcome_of(h.run(kernel, [&](auto* e) {
-    e->setBuffer(a.get(), 0, 0);
-    e->setBuffer(out.get(), 0, 1);
-    if (guard) e->setBytes(&n, 4, 2);
-  }, {guard ? 64u : 32u, 1, 1}, {32, 1, 1}, /*by_threads=*/true));
+  Outcome o = outcome_of(h.run(
+      kernel,
+      [&](auto* e) {
+        e->setBuffer(a.get(), 0, 0);
+        e->setBuffer(out.get(), 0, 1);
+        if (guard) e->setBytes(&n, 4, 2);
+      },
+      {guard ? 64u : 32u, 1, 1}, {32, 1, 1}, /*by_threads=*/true));
   report_unwritten(kernel, "out", 1, out.get(), 64, o.reports);
   o.text += o.reports.empty() ? "" : o.reports.back().format();
   return o;
@@ -146,39 +165,47 @@ Outcome uninit_output(Harness& h, const char* kernel) {
 
 Outcome limit(Harness& h, const char* kernel, uint32_t length) {
   auto out = h.buffer(64 * 4);
-  return outcome_of(h.run(kernel, [&](auto* e) {
-    e->setBuffer(out.get(), 0, 0);
-    e->setThreadgroupMemoryLength(length, 0);
-  }, {1, 1, 1}, {64, 1, 1}));
+  return outcome_of(h.run(kernel,
+                          [&](auto* e) {
+                            e->setBuffer(out.get(), 0, 0);
+                            e->setThreadgroupMemoryLength(length, 0);
+                          },
+                          {1, 1, 1}, {64, 1, 1}));
 }
 
 Outcome api_copy(Harness& h, bool bind_out, NS::UInteger out_offset) {
   auto a = h.buffer(64 * 4), out = h.buffer(64 * 4);
-  return outcome_of(h.run("planted_api_copy", [&](auto* e) {
-    e->setBuffer(a.get(), 0, 0);
-    if (bind_out) e->setBuffer(out.get(), out_offset, 1);
-  }, {1, 1, 1}, {64, 1, 1}));
+  return outcome_of(h.run("planted_api_copy",
+                          [&](auto* e) {
+                            e->setBuffer(a.get(), 0, 0);
+                            if (bind_out) e->setBuffer(out.get(), out_offset, 1);
+                          },
+                          {1, 1, 1}, {64, 1, 1}));
 }
 
 Outcome api_scale(Harness& h, bool bind_tg, NS::UInteger in_offset) {
   auto a = h.buffer(64 * 16 + 16), out = h.buffer(64 * 16);
   const float scale[4] = {1, 2, 3, 4};
-  return outcome_of(h.run("planted_api_scale", [&](auto* e) {
-    e->setBuffer(a.get(), in_offset, 0);
-    e->setBuffer(out.get(), 0, 1);
-    e->setBytes(scale, sizeof scale, 2);
-    if (bind_tg) e->setThreadgroupMemoryLength(64 * 16, 0);
-  }, {1, 1, 1}, {64, 1, 1}));
+  return outcome_of(h.run("planted_api_scale",
+                          [&](auto* e) {
+                            e->setBuffer(a.get(), in_offset, 0);
+                            e->setBuffer(out.get(), 0, 1);
+                            e->setBytes(scale, sizeof scale, 2);
+                            if (bind_tg) e->setThreadgroupMemoryLength(64 * 16, 0);
+                          },
+                          {1, 1, 1}, {64, 1, 1}));
 }
 
 Outcome stack(Harness& h, const char* kernel) {
   std::vector<uint32_t> arg = {1u << 30, 17};
   auto a = h.buffer(arg);
   auto out = h.buffer(64 * 4);
-  return outcome_of(h.run(kernel, [&](auto* e) {
-    e->setBuffer(a.get(), 0, 0);
-    e->setBuffer(out.get(), 0, 1);
-  }, {1, 1, 1}, {64, 1, 1}));
+  return outcome_of(h.run(kernel,
+                          [&](auto* e) {
+                            e->setBuffer(a.get(), 0, 0);
+                            e->setBuffer(out.get(), 0, 1);
+                          },
+                          {1, 1, 1}, {64, 1, 1}));
 }
 
 Outcome watchdog(Harness& h, const char* kernel) {
@@ -187,14 +214,16 @@ Outcome watchdog(Harness& h, const char* kernel) {
   auto flag = h.buffer(zero);
   auto out = h.buffer(64 * 4);
   const bool spin = std::string(kernel) == "planted_watchdog_spin";
-  Outcome o = outcome_of(h.run(kernel, [&](auto* e) {
-    if (spin) {
-      e->setBuffer(flag.get(), 0, 0);
-      e->setBuffer(out.get(), 0, 1);
-    } else {
-      e->setBuffer(out.get(), 0, 0);
-    }
-  }, {1, 1, 1}, {64, 1, 1}));
+  Outcome o = outcome_of(h.run(kernel,
+                               [&](auto* e) {
+                                 if (spin) {
+                                   e->setBuffer(flag.get(), 0, 0);
+                                   e->setBuffer(out.get(), 0, 1);
+                                 } else {
+                                   e->setBuffer(out.get(), 0, 0);
+                                 }
+                               },
+                               {1, 1, 1}, {64, 1, 1}));
   h.options().watchdog_seconds = 0;
   return o;
 }
@@ -203,29 +232,59 @@ std::map<std::string, Dispatcher> make_dispatchers() {
   std::map<std::string, Dispatcher> d;
   d["planted_oob_device_read bounds.device"] = oob_device_read;
   d["planted_oob_device_write bounds.device"] = oob_device_write;
-  d["planted_oob_tg_region bounds.threadgroup"] = [](Harness& h) { return oob_tg(h, "planted_oob_tg_region", true); };
-  d["planted_oob_tg_array bounds.threadgroup"] = [](Harness& h) { return oob_tg(h, "planted_oob_tg_array", false); };
-  d["planted_oob_tg_small_array bounds.threadgroup"] = [](Harness& h) { return oob_tg(h, "planted_oob_tg_small_array", false); };
+  d["planted_oob_tg_region bounds.threadgroup"] = [](Harness& h) {
+    return oob_tg(h, "planted_oob_tg_region", true);
+  };
+  d["planted_oob_tg_array bounds.threadgroup"] = [](Harness& h) {
+    return oob_tg(h, "planted_oob_tg_array", false);
+  };
+  d["planted_oob_tg_small_array bounds.threadgroup"] = [](Harness& h) {
+    return oob_tg(h, "planted_oob_tg_small_array", false);
+  };
   d["planted_barrier_after_return barrier.exited"] = barrier_after_return;
-  d["planted_barrier_return_in_loop barrier.exited"] = [](Harness& h) { return out_only(h, "planted_barrier_return_in_loop", 64); };
-  d["planted_divergent_if_else barrier.divergent"] = [](Harness& h) { return out_only(h, "planted_divergent_if_else", 64); };
+  d["planted_barrier_return_in_loop barrier.exited"] = [](Harness& h) {
+    return out_only(h, "planted_barrier_return_in_loop", 64);
+  };
+  d["planted_divergent_if_else barrier.divergent"] = [](Harness& h) {
+    return out_only(h, "planted_divergent_if_else", 64);
+  };
   d["planted_divergent_data barrier.divergent"] = divergent_data;
   d["planted_simd_partial_multiply simd.partial"] = simd_multiply;
   d["planted_simd_partial_load simd.partial"] = simd_load;
-  d["planted_uninit_tg_partial_fill uninit.threadgroup"] = [](Harness& h) { return uninit_tg(h, "planted_uninit_tg_partial_fill", false); };
-  d["planted_uninit_tg_region_accumulate uninit.threadgroup"] = [](Harness& h) { return uninit_tg(h, "planted_uninit_tg_region_accumulate", true); };
-  d["planted_uninit_output_guard uninit.output"] = [](Harness& h) { return uninit_output(h, "planted_uninit_output_guard"); };
-  d["planted_uninit_output_stride uninit.output"] = [](Harness& h) { return uninit_output(h, "planted_uninit_output_stride"); };
-  d["planted_limit_tg_dynamic limit.threadgroup_memory"] = [](Harness& h) { return limit(h, "planted_limit_tg_dynamic", 40960); };
-  d["planted_limit_tg_static limit.threadgroup_memory"] = [](Harness& h) { return limit(h, "planted_limit_tg_static", 12288); };
+  d["planted_uninit_tg_partial_fill uninit.threadgroup"] = [](Harness& h) {
+    return uninit_tg(h, "planted_uninit_tg_partial_fill", false);
+  };
+  d["planted_uninit_tg_region_accumulate uninit.threadgroup"] = [](Harness& h) {
+    return uninit_tg(h, "planted_uninit_tg_region_accumulate", true);
+  };
+  d["planted_uninit_output_guard uninit.output"] = [](Harness& h) {
+    return uninit_output(h, "planted_uninit_output_guard");
+  };
+  d["planted_uninit_output_stride uninit.output"] = [](Harness& h) {
+    return uninit_output(h, "planted_uninit_output_stride");
+  };
+  d["planted_limit_tg_dynamic limit.threadgroup_memory"] = [](Harness& h) {
+    return limit(h, "planted_limit_tg_dynamic", 40960);
+  };
+  d["planted_limit_tg_static limit.threadgroup_memory"] = [](Harness& h) {
+    return limit(h, "planted_limit_tg_static", 12288);
+  };
   d["planted_api_copy api.unbound_buffer"] = [](Harness& h) { return api_copy(h, false, 0); };
   d["planted_api_scale api.unbound_buffer"] = [](Harness& h) { return api_scale(h, false, 0); };
   d["planted_api_copy api.offset"] = [](Harness& h) { return api_copy(h, true, 512); };
   d["planted_api_scale api.offset"] = [](Harness& h) { return api_scale(h, true, 4); };
-  d["planted_stack_recursion stack.overflow"] = [](Harness& h) { return stack(h, "planted_stack_recursion"); };
-  d["planted_stack_big_array stack.overflow"] = [](Harness& h) { return stack(h, "planted_stack_big_array"); };
-  d["planted_watchdog_spin watchdog.timeout"] = [](Harness& h) { return watchdog(h, "planted_watchdog_spin"); };
-  d["planted_watchdog_step watchdog.timeout"] = [](Harness& h) { return watchdog(h, "planted_watchdog_step"); };
+  d["planted_stack_recursion stack.overflow"] = [](Harness& h) {
+    return stack(h, "planted_stack_recursion");
+  };
+  d["planted_stack_big_array stack.overflow"] = [](Harness& h) {
+    return stack(h, "planted_stack_big_array");
+  };
+  d["planted_watchdog_spin watchdog.timeout"] = [](Harness& h) {
+    return watchdog(h, "planted_watchdog_spin");
+  };
+  d["planted_watchdog_step watchdog.timeout"] = [](Harness& h) {
+    return watchdog(h, "planted_watchdog_step");
+  };
   add_race_dispatchers(d);
   return d;
 }
@@ -245,7 +304,8 @@ bool id_of(const std::string& name, CheckId& out) {
 // Empty when the row can run in this build, else why not.
 std::string unavailable(const Expectation& e) {
   CheckId id;
-  if (!id_of(e.check, id)) return std::string("check id '") + e.check + "' is not in simt/report/check_id.h";
+  if (!id_of(e.check, id))
+    return std::string("check id '") + e.check + "' is not in simt/report/check_id.h";
   if (e.finder == Finder::tsan) {
 #if defined(METALSIM_PLANTED_HAS_RACE_ANNOTATIONS)
     if (engine::race::kEnabled || check::check_implemented(id)) return "";
@@ -270,7 +330,8 @@ class Planted : public ::testing::TestWithParam<Expectation> {};
 
 void expect_next_dispatch_runs(Harness& h) {
   auto out = h.buffer(128 * 4);
-  auto* cb = h.run("planted_ok", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {2, 1, 1}, {64, 1, 1});
+  auto* cb =
+      h.run("planted_ok", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {2, 1, 1}, {64, 1, 1});
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
   const auto* got = static_cast<const uint32_t*>(out->contents());
   for (uint32_t i = 0; i < 128; ++i) ASSERT_EQ(got[i], i + 1) << "planted_ok out[" << i << "]";
@@ -348,7 +409,8 @@ TEST_P(Planted, IsReported) {
     EXPECT_TRUE(r->has_offset) << text;
     EXPECT_EQ(r->offset, uint64_t(e.offset)) << text;
   }
-  if (::testing::Test::HasFailure() || std::getenv("METALSIM_PLANTED_PRINT")) std::printf("%s", o.text.c_str());
+  if (::testing::Test::HasFailure() || std::getenv("METALSIM_PLANTED_PRINT"))
+    std::printf("%s", o.text.c_str());
 
   // The process goes on, the device too.
   h.options() = engine::ExecutionOptions{};
@@ -367,7 +429,8 @@ TEST(PlantedTable, EveryRowHasAMarkerAndADispatcher) {
     if (e.has_line) {
       EXPECT_NE(marker_line(e.file, e.kernel), 0u) << e.kernel;
     }
-    EXPECT_NE(all.find(std::string(e.kernel) + " " + e.check), all.end()) << e.kernel << " " << e.check;
+    EXPECT_NE(all.find(std::string(e.kernel) + " " + e.check), all.end())
+        << e.kernel << " " << e.check;
   }
 }
 
@@ -383,7 +446,6 @@ TEST(PlantedLines, FaultReportsNameTheMetalFile) {
   ASSERT_EQ(r.site.line, marker_line("bounds_device.metal", "planted_oob_device_read")) << o.text;
   EXPECT_TRUE(ends_with(r.site.file, "/bounds_device.metal")) << o.text;
 }
-
 
 }  // namespace
 

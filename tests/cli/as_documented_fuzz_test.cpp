@@ -5,8 +5,8 @@
 //   metalsim fuzz KERNEL --seed 1 --cases N --limit L
 #include <gtest/gtest.h>
 
-#include <map>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "cli_test_util.h"
@@ -47,33 +47,95 @@ struct Recorded {
 const std::vector<Recorded>& recorded() {
   static const std::vector<Recorded> rows = {
       {"flash_attention_forward_as_documented",
-       {{"batch", 1}, {"heads", 1}, {"kv_heads", 0}, {"seq_q", 1}, {"seq_kv", 1}, {"head_dim", 43}, {"kv_offset", 0}},
-       1, "attention 1: threadgroup memory 384*head_dim+16384 > 32 KiB (limit.threadgroup_memory)"},
+       {{"batch", 1},
+        {"heads", 1},
+        {"kv_heads", 0},
+        {"seq_q", 1},
+        {"seq_kv", 1},
+        {"head_dim", 43},
+        {"kv_offset", 0}},
+       1,
+       "attention 1: threadgroup memory 384*head_dim+16384 > 32 KiB (limit.threadgroup_memory)"},
       {"flash_attention_forward_as_documented",
-       {{"batch", 1}, {"heads", 2}, {"kv_heads", 0}, {"seq_q", 2}, {"seq_kv", 1}, {"head_dim", 1}, {"kv_offset", 0}},
-       1, "attention 3: Q/O offset with seq_kv, seq_q > seq_kv: heads overwrite each other (O[3] never written)"},
+       {{"batch", 1},
+        {"heads", 2},
+        {"kv_heads", 0},
+        {"seq_q", 2},
+        {"seq_kv", 1},
+        {"head_dim", 1},
+        {"kv_offset", 0}},
+       1,
+       "attention 3: Q/O offset with seq_kv, seq_q > seq_kv: heads overwrite each other (O[3] "
+       "never written)"},
       {"flash_attention_forward_as_documented",
-       {{"batch", 1}, {"heads", 2}, {"kv_heads", 0}, {"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 8}, {"kv_offset", 0}},
-       1, "attention 3: Q/O offset with seq_kv, seq_q < seq_kv: bounds.device on Q"},
+       {{"batch", 1},
+        {"heads", 2},
+        {"kv_heads", 0},
+        {"seq_q", 1},
+        {"seq_kv", 2},
+        {"head_dim", 8},
+        {"kv_offset", 0}},
+       1,
+       "attention 3: Q/O offset with seq_kv, seq_q < seq_kv: bounds.device on Q"},
       {"flash_attention_forward_as_documented",
-       {{"batch", 1}, {"heads", 1}, {"kv_heads", 0}, {"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 1}, {"kv_offset", 1}},
-       1, "attention 4: kv_cache_offset never read (mismatch at O[0])"},
+       {{"batch", 1},
+        {"heads", 1},
+        {"kv_heads", 0},
+        {"seq_q", 1},
+        {"seq_kv", 2},
+        {"head_dim", 1},
+        {"kv_offset", 1}},
+       1,
+       "attention 4: kv_cache_offset never read (mismatch at O[0])"},
       {"flash_attention_forward_as_documented",
-       {{"batch", 1}, {"heads", 2}, {"kv_heads", 1}, {"seq_q", 1}, {"seq_kv", 1}, {"head_dim", 5}, {"kv_offset", 0}},
-       1, "attention 5: K/V indexed by the query head (bounds.device on K; head_dim 4 stays in the padding)"},
-      {"matmul_q4_0_as_documented", {{"M", 1}, {"N", 1}, {"K", 1}, {"tgx", 1}, {"tgy", 1}}, 844573,
-       "quantized_matmul: K / 32 drops the tail, here all of K (C = 0; at seed 1 the one product is 0)"},
-      {"matmul_q8_0_as_documented", {{"M", 1}, {"N", 1}, {"K", 1}, {"tgx", 1}, {"tgy", 1}}, 1,
+       {{"batch", 1},
+        {"heads", 2},
+        {"kv_heads", 1},
+        {"seq_q", 1},
+        {"seq_kv", 1},
+        {"head_dim", 5},
+        {"kv_offset", 0}},
+       1,
+       "attention 5: K/V indexed by the query head (bounds.device on K; head_dim 4 stays in the "
+       "padding)"},
+      {"matmul_q4_0_as_documented",
+       {{"M", 1}, {"N", 1}, {"K", 1}, {"tgx", 1}, {"tgy", 1}},
+       844573,
+       "quantized_matmul: K / 32 drops the tail, here all of K (C = 0; at seed 1 the one product "
+       "is 0)"},
+      {"matmul_q8_0_as_documented",
+       {{"M", 1}, {"N", 1}, {"K", 1}, {"tgx", 1}, {"tgy", 1}},
+       1,
        "quantized_matmul: K / 32 drops the tail, here all of K (C = 0)"},
-      {"rms_norm_as_documented", {{"rows", 1}, {"hidden", 1}, {"tg", 1}, {"shared_floats", 0}}, 1,
+      {"rms_norm_as_documented",
+       {{"rows", 1}, {"hidden", 1}, {"tg", 1}, {"shared_floats", 0}},
+       1,
        "elementwise rms_norm: 256-float tree whatever tg (bounds.threadgroup)"},
       {"rope_as_documented",
-       {{"seq", 3}, {"q_heads", 2}, {"kv_heads", 1}, {"head_dim", 2}, {"offset", 0}, {"theta", 1}, {"tg", 1}}, 1,
-       "elementwise rope: one head count, GQA writes past K (bounds.device; seq 1 and 2 stay in the padding)"},
+       {{"seq", 3},
+        {"q_heads", 2},
+        {"kv_heads", 1},
+        {"head_dim", 2},
+        {"offset", 0},
+        {"theta", 1},
+        {"tg", 1}},
+       1,
+       "elementwise rope: one head count, GQA writes past K (bounds.device; seq 1 and 2 stay in "
+       "the padding)"},
       {"rope_as_documented",
-       {{"seq", 1}, {"q_heads", 1}, {"kv_heads", 2}, {"head_dim", 2}, {"offset", 1}, {"theta", 1}, {"tg", 1}}, 1,
-       "elementwise rope: one head count, more K heads than Q: K head 1 never rotated (offset 0 rotates by 0)"},
-      {"softmax_as_documented", {{"rows", 1}, {"cols", 1}, {"tg", 1}, {"fill", 0}}, 1,
+       {{"seq", 1},
+        {"q_heads", 1},
+        {"kv_heads", 2},
+        {"head_dim", 2},
+        {"offset", 1},
+        {"theta", 1},
+        {"tg", 1}},
+       1,
+       "elementwise rope: one head count, more K heads than Q: K head 1 never rotated (offset 0 "
+       "rotates by 0)"},
+      {"softmax_as_documented",
+       {{"rows", 1}, {"cols", 1}, {"tg", 1}, {"fill", 0}},
+       1,
        "softmax: 256-thread trees whatever tg (bounds.threadgroup)"},
   };
   return rows;
@@ -82,8 +144,8 @@ const std::vector<Recorded>& recorded() {
 const Recorded* find_recorded(const ShrinkResult& s) {
   const Case& r = s.minimal;
   for (const auto& row : recorded())
-    if (row.kernel == r.spec->name() && r.spec->complete(row.params) == r.params && row.seed == r.seed &&
-        s.options.schedule.kind == engine::ScheduleKind::in_order)
+    if (row.kernel == r.spec->name() && r.spec->complete(row.params) == r.params &&
+        row.seed == r.seed && s.options.schedule.kind == engine::ScheduleKind::in_order)
       return &row;
   return nullptr;
 }
@@ -128,12 +190,14 @@ TEST_P(AsDocumentedFuzz, FindsAndShrinksToARecordedMinimalCase) {
     if (shrunk.contains(kind)) continue;
     shrunk.emplace(kind, shrink(out, 200));
   }
-  ASSERT_GT(failures, 0u) << c.kernel << ": no failure in " << c.cases << " cases from seed " << c.seed;
+  ASSERT_GT(failures, 0u) << c.kernel << ": no failure in " << c.cases << " cases from seed "
+                          << c.seed;
 
   std::ostringstream found;
   for (const auto& [kind, s] : shrunk) {
     SCOPED_TRACE(kind + ": " + spec::repro_command(s.minimal, s.options));
-    found << "  " << kind << " -> " << spec::repro_command(s.minimal, s.options) << " (" << s.runs << " shrink runs)\n";
+    found << "  " << kind << " -> " << spec::repro_command(s.minimal, s.options) << " (" << s.runs
+          << " shrink runs)\n";
     EXPECT_FALSE(s.outcome.result.passed);
     EXPECT_EQ(spec::failure_kind(s.outcome.result), kind);
     EXPECT_LT(s.runs, 200u) << "the shrink ran out of budget";
@@ -141,7 +205,8 @@ TEST_P(AsDocumentedFuzz, FindsAndShrinksToARecordedMinimalCase) {
     EXPECT_NE(row, nullptr) << "not a minimal case recorded in docs/findings.md";
     if (row != nullptr) found << "    = " << row->finding << "\n";
   }
-  std::cout << c.kernel << ": " << failures << " failures in " << c.cases << " cases\n" << found.str();
+  std::cout << c.kernel << ": " << failures << " failures in " << c.cases << " cases\n"
+            << found.str();
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, AsDocumentedFuzz, ::testing::ValuesIn(kCampaigns),

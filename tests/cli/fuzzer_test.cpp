@@ -51,7 +51,8 @@ TEST(Fuzzer, CasesFavourBoundaries) {
 TEST(Fuzzer, BoundaryValuesIncludeNeighboursOneAndMax) {
   const auto v = boundary_values({"n", 1, 4096, {}, {64}, 64, ""});
   EXPECT_EQ(v, (std::vector<int64_t>{1, 63, 64, 65, 4096}));
-  EXPECT_EQ(boundary_values({"tg", 32, 256, {32, 64, 256}, {}, 64, ""}), (std::vector<int64_t>{32, 64, 256}));
+  EXPECT_EQ(boundary_values({"tg", 32, 256, {32, 64, 256}, {}, 64, ""}),
+            (std::vector<int64_t>{32, 64, 256}));
 }
 
 TEST(Fuzzer, FindsThePlantedOffByOneAndShrinksItToTheBoundary) {
@@ -81,18 +82,24 @@ TEST(Fuzzer, FindsThePlantedOffByOneAndShrinksItToTheBoundary) {
 
 TEST(Fuzzer, ShrinkKeepsTheFailureKind) {
   // A case that passes stays where it is: nothing smaller fails the same way.
-  const CaseOutcome ok = run_case({&planted(), {{"n", 64}, {"rows", 1}}, 1}, engine::ExecutionOptions{});
+  const CaseOutcome ok =
+      run_case({&planted(), {{"n", 64}, {"rows", 1}}, 1}, engine::ExecutionOptions{});
   ASSERT_TRUE(ok.result.passed);
   EXPECT_FALSE(same_failure(ok, ok));
 }
 
 TEST(FuzzCommand, PrintsTheReproAndSavesACorpusThatReplays) {
-  const fs::path dir = fs::temp_directory_path() / ("metalsim_cli_corpus_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("metalsim_cli_corpus_" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  const CliRun r = cli({"fuzz", "cli_planted_tile", "--cases", "40", "--seed", "1", "--corpus", dir.string()});
+  const CliRun r =
+      cli({"fuzz", "cli_planted_tile", "--cases", "40", "--seed", "1", "--corpus", dir.string()});
   EXPECT_EQ(r.code, kExitFailed) << r.out << r.err;
-  EXPECT_NE(r.out.find("reproduce: metalsim run 'cli_planted_tile(n=63,rows=1)' --seed 1 --schedule in-order"),
-            std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find(
+          "reproduce: metalsim run 'cli_planted_tile(n=63,rows=1)' --seed 1 --schedule in-order"),
+      std::string::npos)
+      << r.out;
   size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
     ++files;

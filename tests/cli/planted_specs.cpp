@@ -3,13 +3,14 @@
 //   cli_planted_tile             the same, with a planted off-by-one: a last tile of exactly
 //                                63 elements loses its last element (wrong only when n % 64 == 63)
 //   cli_planted_tile_as_documented  the same kernel marked known_bug
-//   cli_racy                     every lane writes one shared word: the result depends on the schedule
+//   cli_racy                     every lane writes one shared word: the result depends on the
+//   schedule
 #include <algorithm>
 #include <vector>
 
+#include "kernels/spec/case_context.h"
 #include "kernels/spec/compare.h"
 #include "kernels/spec/inputs.h"
-#include "kernels/spec/case_context.h"
 #include "support/hand_kernel.h"
 
 namespace metalsim::testing {
@@ -32,10 +33,13 @@ void tile_body(const BoundArgs& a, const LaneCursor& lane) {
   const uint32_t i = row * n + tile * kTile + lid;
   buffer<float>(a, 1)[i] = buffer<const float>(a, 0)[i] * 2.0f + 1.0f;
 }
-HandKernel scale_kernel("cli_scale", {device_arg("x", 0, 4, true), device_arg("y", 1, 4), constant_arg("n", 2, 4)},
+HandKernel scale_kernel("cli_scale",
+                        {device_arg("x", 0, 4, true), device_arg("y", 1, 4),
+                         constant_arg("n", 2, 4)},
                         &lane_loop<tile_body<false>>);
 HandKernel planted_kernel("cli_planted_tile",
-                          {device_arg("x", 0, 4, true), device_arg("y", 1, 4), constant_arg("n", 2, 4)},
+                          {device_arg("x", 0, 4, true), device_arg("y", 1, 4),
+                           constant_arg("n", 2, 4)},
                           &lane_loop<tile_body<true>>);
 
 // Every lane stores its index into y[threadgroup]: the last lane to run wins.
@@ -43,13 +47,18 @@ void racy_body(const BoundArgs& a, const LaneCursor& lane) {
   const uint32_t g = lane.value(Builtin::threadgroup_position_in_grid).x;
   buffer<float>(a, 1)[g] = float(lane.value(Builtin::thread_position_in_threadgroup).x);
 }
-HandKernel racy_kernel("cli_racy", {device_arg("x", 0, 4, true), device_arg("y", 1, 4), constant_arg("n", 2, 4)},
+HandKernel racy_kernel("cli_racy",
+                       {device_arg("x", 0, 4, true), device_arg("y", 1, 4),
+                        constant_arg("n", 2, 4)},
                        &lane_loop<racy_body>);
 
 class TileCase : public spec::PreparedCase {
  public:
   TileCase(std::string kernel, bool racy, const Params& p, spec::CaseContext& ctx)
-      : kernel_(std::move(kernel)), racy_(racy), n_(uint32_t(p.at("n"))), rows_(uint32_t(p.at("rows"))),
+      : kernel_(std::move(kernel)),
+        racy_(racy),
+        n_(uint32_t(p.at("n"))),
+        rows_(uint32_t(p.at("rows"))),
         ctx_(ctx) {
     spec::CaseContext& dev = ctx;
     spec::InputGenerator gen(ctx.seed());
@@ -106,7 +115,9 @@ class TileSpec : public spec::KernelSpec {
       : name_(std::move(name)), kernel_(std::move(kernel)), expectation_(e) {}
   std::string name() const override { return name_; }
   std::string family() const override { return "cli_test"; }
-  std::string summary() const override { return "y = 2x + 1 over rows of n floats, tiles of 64 (" + kernel_ + ")"; }
+  std::string summary() const override {
+    return "y = 2x + 1 over rows of n floats, tiles of 64 (" + kernel_ + ")";
+  }
   std::vector<spec::ParamDef> params() const override {
     return {{"n", 1, 4096, {}, {64, 128, 1024}, 64, "elements per row"},
             {"rows", 1, 8, {}, {1, 8}, 1, "rows"}};
@@ -122,19 +133,25 @@ class TileSpec : public spec::KernelSpec {
   std::vector<Params> sweep() const override {
     if (expectation_ == spec::Expectation::known_bug) return finding_cases();
     if (kernel_ == "cli_racy") return {{{"n", 64}, {"rows", 1}}, {{"n", 100}, {"rows", 1}}};
-    return {{{"n", 1}, {"rows", 1}}, {{"n", 64}, {"rows", 3}}, {{"n", 65}, {"rows", 2}}, {{"n", 63}, {"rows", 1}}};
+    return {{{"n", 1}, {"rows", 1}},
+            {{"n", 64}, {"rows", 3}},
+            {{"n", 65}, {"rows", 2}},
+            {{"n", 63}, {"rows", 1}}};
   }
   std::vector<Params> bench_cases() const override { return {{{"n", 4096}, {"rows", 8}}}; }
   spec::Expectation expectation() const override { return expectation_; }
   std::string known_bug() const override {
-    return expectation_ == spec::Expectation::known_bug ? "a last tile of 63 elements loses its last element" : "";
+    return expectation_ == spec::Expectation::known_bug
+               ? "a last tile of 63 elements loses its last element"
+               : "";
   }
   std::vector<spec::Finding> findings() const override {
     if (expectation_ != spec::Expectation::known_bug) return {};
     return {{{{"n", 63}, {"rows", 1}}, "unwritten", "the last element of a 63-element tile"},
             {{{"n", 127}, {"rows", 2}}, "unwritten", "the same in the second tile of each row"}};
   }
-  std::unique_ptr<spec::PreparedCase> prepare(const Params& p, spec::CaseContext& ctx) const override {
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
+                                              spec::CaseContext& ctx) const override {
     return std::make_unique<TileCase>(kernel_, kernel_ == "cli_racy", p, ctx);
   }
 
@@ -151,7 +168,8 @@ struct PlantedSpec : TileSpec {
 };
 struct PlantedDocumentedSpec : TileSpec {
   PlantedDocumentedSpec()
-      : TileSpec("cli_planted_tile_as_documented", "cli_planted_tile", spec::Expectation::known_bug) {}
+      : TileSpec("cli_planted_tile_as_documented", "cli_planted_tile",
+                 spec::Expectation::known_bug) {}
 };
 struct RacySpec : TileSpec {
   RacySpec() : TileSpec("cli_racy", "cli_racy", spec::Expectation::pass) {}

@@ -46,10 +46,12 @@ class Racecheck : public ::testing::Test {
 TEST_F(Racecheck, MissingBarrierIsARaceOnThreadgroupMemory) {
   Harness h = harness();
   auto out = h.buffer(64 * 4);
-  auto* cb = h.run("test_race_missing_barrier", [&](auto* e) {
-    e->setBuffer(out.get(), 0, 0);
-    e->setThreadgroupMemoryLength(64 * 4, 0);
-  }, {1, 1, 1}, {64, 1, 1});
+  auto* cb = h.run("test_race_missing_barrier",
+                   [&](auto* e) {
+                     e->setBuffer(out.get(), 0, 0);
+                     e->setThreadgroupMemoryLength(64 * 4, 0);
+                   },
+                   {1, 1, 1}, {64, 1, 1});
   ASSERT_GE(Harness::count(cb, check::CheckId::race_threadgroup), 1u) << Harness::reports(cb);
   const check::Report& r = cb->reports().front();
   EXPECT_EQ(r.kernel, "test_race_missing_barrier");
@@ -61,10 +63,12 @@ TEST_F(Racecheck, MissingBarrierIsARaceOnThreadgroupMemory) {
 TEST_F(Racecheck, BarrierOrdersTheSameAccesses) {
   Harness h = harness();
   auto out = h.buffer(4 * 64 * 4);
-  auto* cb = h.run("test_race_with_barrier", [&](auto* e) {
-    e->setBuffer(out.get(), 0, 0);
-    e->setThreadgroupMemoryLength(64 * 4, 0);
-  }, {4, 1, 1}, {64, 1, 1});
+  auto* cb = h.run("test_race_with_barrier",
+                   [&](auto* e) {
+                     e->setBuffer(out.get(), 0, 0);
+                     e->setThreadgroupMemoryLength(64 * 4, 0);
+                   },
+                   {4, 1, 1}, {64, 1, 1});
   EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
 }
 
@@ -72,10 +76,11 @@ TEST_F(Racecheck, TwoThreadgroupsWritingOneElementRace) {
   Harness h = harness();
   h.options().workers = 2;
   auto out = h.buffer(16);
-  auto* cb = h.run("test_race_between_threadgroups", [&](auto* e) { e->setBuffer(out.get(), 0, 0); },
-                   {8, 1, 1}, {32, 1, 1});
+  auto* cb = h.run("test_race_between_threadgroups",
+                   [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {8, 1, 1}, {32, 1, 1});
   ASSERT_GE(Harness::count(cb, check::CheckId::race_device), 1u) << Harness::reports(cb);
-  EXPECT_NE(cb->reports().front().memory.find("buffer(0)"), std::string::npos) << Harness::reports(cb);
+  EXPECT_NE(cb->reports().front().memory.find("buffer(0)"), std::string::npos)
+      << Harness::reports(cb);
 }
 
 }  // namespace

@@ -34,7 +34,9 @@ void tree_sum(const BoundArgs& a, const LaneCursor& lane) {
   }
   if (i == 0) buffer<float>(a, 1)[g] = s[0];
 }
-HandKernel tree_kernel("test_tree_sum", {device_arg("in", 0, 4, true), device_arg("out", 1, 4), threadgroup_arg("s", 0, 4)},
+HandKernel tree_kernel("test_tree_sum",
+                       {device_arg("in", 0, 4, true), device_arg("out", 1, 4),
+                        threadgroup_arg("s", 0, 4)},
                        &lane_loop<tree_sum>);
 
 std::vector<float> random_floats(size_t n, uint32_t seed) {
@@ -55,10 +57,13 @@ TEST(Schedule, BarrierFreeKernelRunsAsAPlainLoop) {
   auto in = h.buffer(input);
   auto out = h.buffer(input.size() * 4);
   const uint64_t before = engine::fibers_started_total();
-  auto* cb = h.run("test_plain_scale", [&](auto* e) {
-    e->setBuffer(in.get(), 0, 0);
-    e->setBuffer(out.get(), 0, 1);
-  }, {4096, 1, 1}, {256, 1, 1}, true);
+  auto* cb = h.run(
+      "test_plain_scale",
+      [&](auto* e) {
+        e->setBuffer(in.get(), 0, 0);
+        e->setBuffer(out.get(), 0, 1);
+      },
+      {4096, 1, 1}, {256, 1, 1}, true);
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
   EXPECT_EQ(engine::fibers_started_total(), before);
   const auto* got = static_cast<const float*>(out->contents());
@@ -77,11 +82,13 @@ TEST(Schedule, RaceFreeResultsAreBitIdenticalUnderEveryPolicyAndWorkerCount) {
       auto in = h.buffer(input);
       std::vector<float> poison(groups, std::numeric_limits<float>::quiet_NaN());
       auto out = h.buffer(poison);
-      auto* cb = h.run("test_tree_sum", [&](auto* e) {
-        e->setBuffer(in.get(), 0, 0);
-        e->setBuffer(out.get(), 0, 1);
-        e->setThreadgroupMemoryLength(n * 4, 0);
-      }, {groups, 1, 1}, {n, 1, 1});
+      auto* cb = h.run("test_tree_sum",
+                       [&](auto* e) {
+                         e->setBuffer(in.get(), 0, 0);
+                         e->setBuffer(out.get(), 0, 1);
+                         e->setThreadgroupMemoryLength(n * 4, 0);
+                       },
+                       {groups, 1, 1}, {n, 1, 1});
       ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
       std::vector<uint32_t> bits(groups);
       std::memcpy(bits.data(), out->contents(), groups * 4);

@@ -64,27 +64,33 @@ TEST(FrontReflection, EntryBindsAndWalksLanes) {
   EXPECT_TRUE(contains(r.code, "auto* ms_p0 = static_cast<const half*>(ms_a.buffers[0]);"));
   EXPECT_TRUE(contains(r.code, "auto& ms_p1 = *static_cast<const P*>(ms_a.buffers[4]);"));
   EXPECT_TRUE(contains(r.code, "auto* ms_p2 = static_cast<float*>(ms_a.threadgroup[0]);"));
-  EXPECT_TRUE(contains(r.code, "while (ms_c.next()) k(ms_p0, ms_p1, ms_p2, ms_p3, ::metalsim::generated::builtin_cast<uint3, uint, 3>"
-                               "(ms_c.value(::metalsim::engine::Builtin::thread_position_in_threadgroup))"));
+  EXPECT_TRUE(
+      contains(r.code,
+               "while (ms_c.next()) k(ms_p0, ms_p1, ms_p2, ms_p3, "
+               "::metalsim::generated::builtin_cast<uint3, uint, 3>"
+               "(ms_c.value(::metalsim::engine::Builtin::thread_position_in_threadgroup))"));
   EXPECT_TRUE(contains(r.code, ".max_total_threads_per_threadgroup = static_cast<uint32_t>(256)"));
   EXPECT_TRUE(contains(r.code, "ms_inst_k{ms_kernel_k::info(\"k\")};"));
   EXPECT_TRUE(contains(r.code, "#line 5 \"t.metal\"\nstruct ms_kernel_k {"));
 }
 
 TEST(FrontReflection, TemplateKernelStructIsATemplate) {
-  auto r = translate("template <typename T, int N = 4>\n[[kernel]] void tk(device T* x [[buffer(0)]]) {}\n");
+  auto r = translate(
+      "template <typename T, int N = 4>\n[[kernel]] void tk(device T* x [[buffer(0)]]) {}\n");
   ASSERT_EQ(r.error, "");
   const KernelDecl& k = r.ctx.kernels.at(0);
   EXPECT_TRUE(k.is_template);
   EXPECT_EQ(k.template_params, "typename T, int N = 4");
   ASSERT_EQ(k.template_arg_names.size(), 2u);
-  EXPECT_TRUE(contains(r.code, "template <typename T, int N = 4>\n#line 2 \"t.metal\"\nstruct ms_kernel_tk {"));
+  EXPECT_TRUE(contains(
+      r.code, "template <typename T, int N = 4>\n#line 2 \"t.metal\"\nstruct ms_kernel_tk {"));
   EXPECT_TRUE(contains(r.code, "tk<T, N>(ms_p0)"));
   EXPECT_FALSE(contains(r.code, "KernelInstance ms_inst_tk"));
 }
 
 TEST(FrontReflection, HostNameOnPlainKernelRenames) {
-  auto r = translate("[[host_name(\"renamed\")]] kernel void k(device float* x [[buffer(0)]]) {}\n");
+  auto r =
+      translate("[[host_name(\"renamed\")]] kernel void k(device float* x [[buffer(0)]]) {}\n");
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(contains(r.code, "ms_kernel_k::info(\"renamed\")"));
 }
@@ -92,8 +98,10 @@ TEST(FrontReflection, HostNameOnPlainKernelRenames) {
 TEST(FrontReflection, BuffersWithoutAttributeTakeTheLowestFreeIndices) {
   // ggml's style: `constant args & args, device const char * src0, ...` with no [[buffer]].
   auto r = translate(
-      "kernel void kernel_add(constant Args & args, device const char * src0, device char * dst [[buffer(0)]],\n"
-      "                       device char * src1, uint3 tgpig[[threadgroup_position_in_grid]]) {}\n");
+      "kernel void kernel_add(constant Args & args, device const char * src0, device char * dst "
+      "[[buffer(0)]],\n"
+      "                       device char * src1, uint3 tgpig[[threadgroup_position_in_grid]]) "
+      "{}\n");
   ASSERT_EQ(r.error, "");
   const KernelDecl& k = r.ctx.kernels.at(0);
   EXPECT_EQ(k.args[0].index, "1");
@@ -102,7 +110,8 @@ TEST(FrontReflection, BuffersWithoutAttributeTakeTheLowestFreeIndices) {
   EXPECT_EQ(k.args[2].index, "0");
   EXPECT_EQ(k.args[3].index, "3");
   EXPECT_EQ(k.args[4].builtin, "threadgroup_position_in_grid");
-  EXPECT_TRUE(contains(r.code, "void kernel_add(const Args & args, const char * src0, char * dst ,"));
+  EXPECT_TRUE(
+      contains(r.code, "void kernel_add(const Args & args, const char * src0, char * dst ,"));
 }
 
 TEST(FrontReflection, KernelDeclarationWithoutBodyIsNotRegistered) {
@@ -132,7 +141,9 @@ TEST(FrontReflection, ArrayParameterIsAPointer) {
 
 TEST(FrontReflection, MultiDimensionalArrayParameterIsAnError) {
   auto r = translate("kernel void k(constant const int m[2][3] [[buffer(0)]]) {}\n");
-  EXPECT_EQ(r.error, "t.metal:1: error: kernel parameter #0: a multi-dimensional array parameter is not supported");
+  EXPECT_EQ(r.error,
+            "t.metal:1: error: kernel parameter #0: a multi-dimensional array parameter is not "
+            "supported");
 }
 
 // ------------------------------ ggml-metal.metal shapes
@@ -145,7 +156,8 @@ TEST(FrontReflection, FunctionPointerTemplateParameter) {
   ASSERT_EQ(r.error, "");
   ASSERT_EQ(r.ctx.kernels.size(), 1u);
   EXPECT_EQ(r.ctx.kernels[0].template_arg_names, (std::vector<std::string>{"r", "q_t", "deq"}));
-  EXPECT_EQ(r.ctx.kernels[0].template_params, "short r, typename q_t, void (*deq)( const q_t *, short, float4 &)");
+  EXPECT_EQ(r.ctx.kernels[0].template_params,
+            "short r, typename q_t, void (*deq)( const q_t *, short, float4 &)");
 }
 
 // A kernel template right after an explicit instantiation (already replaced by a registration)

@@ -11,7 +11,9 @@ using testing::translate;
 // ------------------------------ literals
 TEST(FrontLiterals, HalfSuffixBecomesHalfConstruction) {
   auto r = translate("float a = 1.0h + 1h - .5h * 2e-3H; int b = 0x1Fh; float c = 1.0f;\n");
-  EXPECT_EQ(body(r.code), "float a = half(1.0) + half(1) - half(.5) * half(2e-3); int b = 0x1Fh; float c = 1.0f;\n");
+  EXPECT_EQ(
+      body(r.code),
+      "float a = half(1.0) + half(1) - half(.5) * half(2e-3); int b = 0x1Fh; float c = 1.0f;\n");
 }
 
 // ------------------------------ range designators
@@ -33,12 +35,16 @@ TEST(FrontRangeDesignators, LambdaCaptureIsNotADesignator) {
 
 TEST(FrontRangeDesignators, NonConstantBoundIsAnError) {
   auto r = translate("\nint a[4] = { [0 ... N-1] = 1 };\n");
-  EXPECT_EQ(r.error, "t.metal:2: error: range designator bound is not an integer constant the front can evaluate");
+  EXPECT_EQ(
+      r.error,
+      "t.metal:2: error: range designator bound is not an integer constant the front can evaluate");
 }
 
-// ggml: `float sumf[r1ptg] = { [ 0 ... r1ptg - 1 ] = 0.0f };` in a template, bound a template parameter.
+// ggml: `float sumf[r1ptg] = { [ 0 ... r1ptg - 1 ] = 0.0f };` in a template, bound a template
+// parameter.
 TEST(FrontRangeDesignators, NamedBoundInLocalArrayBecomesFill) {
-  auto r = translate("template <short N> void f() {\n  float a[N] = { [0 ... N-1] = 2.0f, [N-1] = 1 };\n}\n");
+  auto r = translate(
+      "template <short N> void f() {\n  float a[N] = { [0 ... N-1] = 2.0f, [N-1] = 1 };\n}\n");
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(body(r.code),
             "template <short N> void f() {\n"
@@ -48,7 +54,9 @@ TEST(FrontRangeDesignators, NamedBoundInLocalArrayBecomesFill) {
 
 TEST(FrontRangeDesignators, NamedBoundWithPositionalElementIsAnError) {
   auto r = translate("void f() {\n  float a[N] = { [0 ... N-1] = 2.0f, 3 };\n}\n");
-  EXPECT_EQ(r.error, "t.metal:2: error: a range designator with a non-constant bound cannot be mixed with positional elements");
+  EXPECT_EQ(r.error,
+            "t.metal:2: error: a range designator with a non-constant bound cannot be mixed with "
+            "positional elements");
 }
 
 // ------------------------------ address spaces
@@ -71,8 +79,11 @@ TEST(FrontAddressSpace, ThreadgroupAttributeIsNotMangled) {
 }
 
 TEST(FrontAddressSpace, CastsAndTemplateArguments) {
-  auto r = translate("void f(device char* p) { auto q = (device float*)p; auto r = static_cast<threadgroup int*>(0); }\n");
-  EXPECT_EQ(body(r.code), "void f( char* p) { auto q = ( float*)p; auto r = static_cast< int*>(0); }\n");
+  auto r = translate(
+      "void f(device char* p) { auto q = (device float*)p; auto r = static_cast<threadgroup "
+      "int*>(0); }\n");
+  EXPECT_EQ(body(r.code),
+            "void f( char* p) { auto q = ( float*)p; auto r = static_cast< int*>(0); }\n");
 }
 
 TEST(FrontAddressSpaceOverloads, IdenticalBodiesKeepOne) {
@@ -90,12 +101,14 @@ TEST(FrontAddressSpaceOverloads, DifferentBodiesAreAnError) {
   auto r = translate(
       "void f(device float* p) { p[0] = 1; }\n"
       "void f(threadgroup float* p) { p[0] = 2; }\n");
-  EXPECT_TRUE(contains(r.error, "t.metal:2: error: overloads that differ only in address space")) << r.error;
+  EXPECT_TRUE(contains(r.error, "t.metal:2: error: overloads that differ only in address space"))
+      << r.error;
 }
 
 TEST(FrontAddressSpaceOverloads, MemberFunctionsOnThisAddressSpace) {
   auto r = translate(
-      "struct S { float v; float get() const device { return v; } float get() const thread { return v; } };\n");
+      "struct S { float v; float get() const device { return v; } float get() const thread { "
+      "return v; } };\n");
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(body(r.code), "struct S { float v; float get() const { return v; } };\n");
 }
@@ -113,33 +126,48 @@ TEST(FrontAddressSpaceOverloads, ConstructorsOnThisAddressSpace) {
   // MLX complex.h / bf16.h: constructors qualified thread, device and constant; a constructor
   // cannot be const, so `constant` is dropped there (kept as const on other members).
   auto r = translate(
-      "struct C { float r; C(float x) thread : r(x) {} C(float x) device : r(x) {} C(float x) constant : r(x) {}\n"
+      "struct C { float r; C(float x) thread : r(x) {} C(float x) device : r(x) {} C(float x) "
+      "constant : r(x) {}\n"
       "  float get() constant { return r; } };\n");
   ASSERT_EQ(r.error, "");
-  EXPECT_EQ(body(r.code), "struct C { float r; C(float x) : r(x) {}\nfloat get() const { return r; } };\n");
+  EXPECT_EQ(body(r.code),
+            "struct C { float r; C(float x) : r(x) {}\nfloat get() const { return r; } };\n");
 }
 
 // ------------------------------ attributes
 TEST(FrontAttributes, MslDroppedStandardKept) {
-  auto r = translate("[[maybe_unused]] static int x; [[visible]] void f() { if (x) [[likely]] {} }\n");
+  auto r =
+      translate("[[maybe_unused]] static int x; [[visible]] void f() { if (x) [[likely]] {} }\n");
   EXPECT_EQ(body(r.code), "[[maybe_unused]] static int x; void f() { if (x) [[likely]] {} }\n");
 }
 
 // ------------------------------ threadgroup variables
 TEST(FrontThreadgroupVariables, KernelScopeArrayBecomesSharedStorage) {
-  auto r = translate("kernel void k(uint i [[thread_index_in_threadgroup]]) {\n  threadgroup float buf[64][2], n;\n  buf[i][0] = n;\n}\n");
+  auto r = translate(
+      "kernel void k(uint i [[thread_index_in_threadgroup]]) {\n  threadgroup float buf[64][2], "
+      "n;\n  buf[i][0] = n;\n}\n");
   ASSERT_EQ(r.error, "");
-  EXPECT_TRUE(contains(r.code, "using ms_tg_t_buf = float[64][2]; static ::metalsim::engine::ThreadgroupVariableSite ms_tg_site_buf{"));
-  EXPECT_TRUE(contains(r.code, "\"buf\", \"t.metal\", 2}; ms_tg_t_buf& buf = *static_cast<ms_tg_t_buf*>(::metalsim::engine::threadgroup_variable(ms_tg_site_buf));"));
+  EXPECT_TRUE(contains(r.code,
+                       "using ms_tg_t_buf = float[64][2]; static "
+                       "::metalsim::engine::ThreadgroupVariableSite ms_tg_site_buf{"));
+  EXPECT_TRUE(contains(
+      r.code,
+      "\"buf\", \"t.metal\", 2}; ms_tg_t_buf& buf = "
+      "*static_cast<ms_tg_t_buf*>(::metalsim::engine::threadgroup_variable(ms_tg_site_buf));"));
   EXPECT_TRUE(contains(r.code, "using ms_tg_t_n = float;"));
-  EXPECT_TRUE(contains(r.code, ".static_threadgroup_bytes = ::metalsim::generated::threadgroup_bytes({{sizeof(float[64][2]), alignof(float[64][2])}, {sizeof(float), alignof(float)}})"));
+  EXPECT_TRUE(contains(r.code,
+                       ".static_threadgroup_bytes = "
+                       "::metalsim::generated::threadgroup_bytes({{sizeof(float[64][2]), "
+                       "alignof(float[64][2])}, {sizeof(float), alignof(float)}})"));
   ASSERT_EQ(r.ctx.kernels.size(), 1u);
   ASSERT_EQ(r.ctx.kernels[0].threadgroup_variables.size(), 2u);
   EXPECT_TRUE(r.ctx.kernels[0].threadgroup_variables[0].static_size);
 }
 
 TEST(FrontThreadgroupVariables, LocalExtentIsNotCountedStatically) {
-  auto r = translate("kernel void k(uint i [[thread_index_in_threadgroup]]) {\n  constexpr int BN = 32;\n  threadgroup float a[BN];\n}\n");
+  auto r = translate(
+      "kernel void k(uint i [[thread_index_in_threadgroup]]) {\n  constexpr int BN = 32;\n  "
+      "threadgroup float a[BN];\n}\n");
   ASSERT_EQ(r.error, "");
   ASSERT_EQ(r.ctx.kernels[0].threadgroup_variables.size(), 1u);
   EXPECT_FALSE(r.ctx.kernels[0].threadgroup_variables[0].static_size);
@@ -147,7 +175,8 @@ TEST(FrontThreadgroupVariables, LocalExtentIsNotCountedStatically) {
 }
 
 TEST(FrontThreadgroupVariables, HelperFunctionScopeAndPointersUntouched) {
-  auto r = translate("void h(threadgroup float* p) { threadgroup int cnt; threadgroup float* q = p; }\n");
+  auto r = translate(
+      "void h(threadgroup float* p) { threadgroup int cnt; threadgroup float* q = p; }\n");
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(contains(r.code, "using ms_tg_t_cnt = int;"));
   EXPECT_TRUE(contains(r.code, "float* q = p;"));
@@ -160,7 +189,9 @@ TEST(FrontThreadgroupVariables, InitializerIsAnError) {
 
 TEST(FrontThreadgroupVariables, NamespaceScopeIsAnError) {
   auto r = translate("threadgroup int x;\n");
-  EXPECT_EQ(r.error, "t.metal:1: error: threadgroup variables are only allowed in kernel and function bodies");
+  EXPECT_EQ(
+      r.error,
+      "t.metal:1: error: threadgroup variables are only allowed in kernel and function bodies");
 }
 
 // ------------------------------ function constants
@@ -171,17 +202,21 @@ TEST(FrontFunctionConstants, GlobalBecomesPerDispatchValue) {
       "constant bool both = has_bias && is_function_constant_defined(nsg);\n"
       "constant int plain = 4;\n");
   ASSERT_EQ(r.error, "");
-  EXPECT_EQ(body(r.code),
-            "const ::metalsim::generated::FunctionConstant<bool> has_bias{static_cast<uint32_t>(0)};\n"
-            "const ::metalsim::generated::FunctionConstant<short> nsg{static_cast<uint32_t>(FC_BASE + 1)};\n"
-            "const ::metalsim::generated::DerivedConstant<bool> both{+[]() -> bool { return has_bias && "
-            "is_function_constant_defined(nsg); }};\n"
-            "const int plain = 4;\n");
+  EXPECT_EQ(
+      body(r.code),
+      "const ::metalsim::generated::FunctionConstant<bool> has_bias{static_cast<uint32_t>(0)};\n"
+      "const ::metalsim::generated::FunctionConstant<short> nsg{static_cast<uint32_t>(FC_BASE + "
+      "1)};\n"
+      "const ::metalsim::generated::DerivedConstant<bool> both{+[]() -> bool { return has_bias && "
+      "is_function_constant_defined(nsg); }};\n"
+      "const int plain = 4;\n");
   ASSERT_EQ(r.ctx.function_constants.size(), 2u);
   EXPECT_EQ(r.ctx.function_constants[1].name, "nsg");
   EXPECT_EQ(r.ctx.function_constants[1].index, "FC_BASE + 1");
   EXPECT_EQ(r.ctx.function_constants[1].type, "short");
-  EXPECT_TRUE(contains(r.code, "{\"nsg\", static_cast<uint32_t>(FC_BASE + 1), \"short\", static_cast<uint32_t>(sizeof(short))}"));
+  EXPECT_TRUE(contains(r.code,
+                       "{\"nsg\", static_cast<uint32_t>(FC_BASE + 1), \"short\", "
+                       "static_cast<uint32_t>(sizeof(short))}"));
 }
 
 // ------------------------------ host_name instantiations
@@ -192,7 +227,9 @@ TEST(FrontHostName, ExplicitInstantiationBecomesRegistration) {
       "template [[host_name(\"f_half\")]] kernel void f<half>(device half*, uint);\n");
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(contains(r.code, "template <typename T>\n#line 1 \"t.metal\"\nstruct ms_kernel_f {"));
-  EXPECT_TRUE(contains(r.code, "static const ::metalsim::generated::KernelInstance ms_inst_0{ms_kernel_f<float>::info(\"f_float\")};"));
+  EXPECT_TRUE(contains(r.code,
+                       "static const ::metalsim::generated::KernelInstance "
+                       "ms_inst_0{ms_kernel_f<float>::info(\"f_float\")};"));
   EXPECT_TRUE(contains(r.code, "ms_inst_1{ms_kernel_f<half>::info(\"f_half\")};"));
 }
 
@@ -203,8 +240,10 @@ TEST(FrontHostName, InstantiationMacroIsRewrittenInItsBody) {
       "int after;\n");
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(contains(r.code,
-                       "#define instantiate_kernel(name, func, ...) static const ::metalsim::generated::KernelInstance "
-                       "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){ms_kernel_ ## func<__VA_ARGS__>::info(name)};\n\nint after;"))
+                       "#define instantiate_kernel(name, func, ...) static const "
+                       "::metalsim::generated::KernelInstance "
+                       "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){ms_kernel_ ## "
+                       "func<__VA_ARGS__>::info(name)};\n\nint after;"))
       << r.code;
 }
 
@@ -214,12 +253,15 @@ TEST(FrontHostName, PastedKernelNameInMacro) {
       "  template [[host_name(name)]] [[kernel]] void op_##kind<T>(device T* x);\n"
       "int after;\n");
   ASSERT_EQ(r.error, "");
-  EXPECT_TRUE(contains(r.code, "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){ms_kernel_ ## op_##kind<T>::info(name)};"))
+  EXPECT_TRUE(contains(
+      r.code,
+      "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){ms_kernel_ ## op_##kind<T>::info(name)};"))
       << r.code;
 }
 
 TEST(FrontHostName, OrdinaryExplicitInstantiationUntouched) {
-  auto r = translate("template <typename T> T g(T x) { return x; }\ntemplate float g<float>(float);\n");
+  auto r =
+      translate("template <typename T> T g(T x) { return x; }\ntemplate float g<float>(float);\n");
   EXPECT_TRUE(contains(r.code, "template float g<float>(float);"));
 }
 

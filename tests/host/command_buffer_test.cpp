@@ -13,7 +13,8 @@ namespace {
 void last_lane_wins(const BoundArgs& a, const LaneCursor& lane) {
   *buffer<uint32_t>(a, 0) = lane.value(Builtin::thread_index_in_threadgroup).x;
 }
-HandKernel last_lane_kernel("test_last_lane_wins", {device_arg("out", 0, 4)}, &lane_loop<last_lane_wins>);
+HandKernel last_lane_kernel("test_last_lane_wins", {device_arg("out", 0, 4)},
+                            &lane_loop<last_lane_wins>);
 
 // out[i] = out[i] * 10 + step: the order of dispatches shows in the digits.
 void append_digit(const BoundArgs& a, const LaneCursor& lane) {
@@ -72,11 +73,14 @@ TEST(CommandBuffer, SetBytesCopiesAtTheCall) {
   std::vector<uint32_t> zeros(32, 0);
   auto out = h.buffer(zeros);
   uint32_t step = 7;
-  auto* cb = h.run("test_append_digit", [&](MTL::ComputeCommandEncoder* e) {
-    e->setBuffer(out.get(), 0, 0);
-    e->setBytes(&step, 4, 1);
-    step = 9;  // too late: setBytes copied 7
-  }, {32, 1, 1}, {32, 1, 1}, true);
+  auto* cb = h.run(
+      "test_append_digit",
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(out.get(), 0, 0);
+        e->setBytes(&step, 4, 1);
+        step = 9;  // too late: setBytes copied 7
+      },
+      {32, 1, 1}, {32, 1, 1}, true);
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
   EXPECT_EQ(static_cast<const uint32_t*>(out->contents())[5], 7u);
 }
@@ -86,10 +90,13 @@ TEST(CommandBuffer, CommittingTwiceIsAnError) {
   std::vector<uint32_t> zeros(32, 0);
   auto out = h.buffer(zeros);
   uint32_t step = 1;
-  auto* cb = h.run("test_append_digit", [&](MTL::ComputeCommandEncoder* e) {
-    e->setBuffer(out.get(), 0, 0);
-    e->setBytes(&step, 4, 1);
-  }, {32, 1, 1}, {32, 1, 1}, true);
+  auto* cb = h.run(
+      "test_append_digit",
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(out.get(), 0, 0);
+        e->setBytes(&step, 4, 1);
+      },
+      {32, 1, 1}, {32, 1, 1}, true);
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
   cb->commit();
   EXPECT_EQ(cb->status(), MTL::CommandBufferStatusError);
@@ -154,7 +161,8 @@ TEST(Library, UnknownKernelIsNullAndAnError) {
   NS::Error* error = nullptr;
   EXPECT_EQ(library->newFunction(MTLSTR("nope"), nullptr, &error), nullptr);
   ASSERT_NE(error, nullptr);
-  EXPECT_NE(std::string(error->localizedDescription()->utf8String()).find("nope"), std::string::npos);
+  EXPECT_NE(std::string(error->localizedDescription()->utf8String()).find("nope"),
+            std::string::npos);
   // Autoreleased, as in metal-cpp: not released here.
 }
 

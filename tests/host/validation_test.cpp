@@ -15,8 +15,8 @@ void copy_scaled(const BoundArgs& a, const LaneCursor& lane) {
   buffer<float>(a, 1)[i] = buffer<const float>(a, 0)[i] * scale;
 }
 HandKernel kernel("test_validation_copy",
-                  {device_arg("in", 0, 4, true), device_arg("out", 1, 4), constant_arg("scale", 2, 4),
-                   threadgroup_arg("scratch", 0, 4)},
+                  {device_arg("in", 0, 4, true), device_arg("out", 1, 4),
+                   constant_arg("scale", 2, 4), threadgroup_arg("scratch", 0, 4)},
                   &lane_loop<copy_scaled>);
 
 struct Binding {
@@ -34,15 +34,16 @@ MTL::CommandBuffer* dispatch(Harness& h, const Binding& b) {
   auto out = h.buffer(256 * 4);
   keep = {in, out};
   const float scale = 2;
-  return h.run("test_validation_copy",
-               [&](MTL::ComputeCommandEncoder* e) {
-                 if (b.bind_in) e->setBuffer(in.get(), 0, 0);
-                 if (b.bind_out && !b.out_with_set_bytes) e->setBuffer(out.get(), b.out_offset, 1);
-                 if (b.out_with_set_bytes) e->setBytes(&scale, 4, 1);
-                 if (b.bind_scale) e->setBytes(&scale, sizeof scale, 2);
-                 if (b.bind_tg) e->setThreadgroupMemoryLength(b.tg_length, 0);
-               },
-               b.grid, b.tg);
+  return h.run(
+      "test_validation_copy",
+      [&](MTL::ComputeCommandEncoder* e) {
+        if (b.bind_in) e->setBuffer(in.get(), 0, 0);
+        if (b.bind_out && !b.out_with_set_bytes) e->setBuffer(out.get(), b.out_offset, 1);
+        if (b.out_with_set_bytes) e->setBytes(&scale, 4, 1);
+        if (b.bind_scale) e->setBytes(&scale, sizeof scale, 2);
+        if (b.bind_tg) e->setThreadgroupMemoryLength(b.tg_length, 0);
+      },
+      b.grid, b.tg);
 }
 
 void expect_error(const MTL::CommandBuffer* cb, check::CheckId id, const std::string& words) {
@@ -53,7 +54,8 @@ void expect_error(const MTL::CommandBuffer* cb, check::CheckId id, const std::st
   EXPECT_EQ(r.kernel, "test_validation_copy");
   EXPECT_NE(r.message.find(words), std::string::npos) << r.format();
   ASSERT_NE(cb->error(), nullptr);
-  EXPECT_NE(std::string(cb->error()->localizedDescription()->utf8String()).find(words), std::string::npos);
+  EXPECT_NE(std::string(cb->error()->localizedDescription()->utf8String()).find(words),
+            std::string::npos);
 }
 
 TEST(Validation, AValidDispatchCompletes) {
@@ -73,7 +75,8 @@ TEST(Validation, MissingThreadgroupLength) {
   Harness h;
   Binding b;
   b.bind_tg = false;
-  expect_error(dispatch(h, b), check::CheckId::api_unbound_buffer, "setThreadgroupMemoryLength(bytes, 0)");
+  expect_error(dispatch(h, b), check::CheckId::api_unbound_buffer,
+               "setThreadgroupMemoryLength(bytes, 0)");
 }
 
 TEST(Validation, OffsetPastTheEnd) {
@@ -87,21 +90,24 @@ TEST(Validation, MisalignedOffset) {
   Harness h;
   Binding b;
   b.out_offset = 6;
-  expect_error(dispatch(h, b), check::CheckId::api_offset, "not a multiple of the 4-byte alignment");
+  expect_error(dispatch(h, b), check::CheckId::api_offset,
+               "not a multiple of the 4-byte alignment");
 }
 
 TEST(Validation, ThreadgroupMemoryOverTheLimit) {
   Harness h;
   Binding b;
   b.tg_length = 48 * 1024;
-  expect_error(dispatch(h, b), check::CheckId::limit_threadgroup_memory, "exceeds the device's 32768 bytes");
+  expect_error(dispatch(h, b), check::CheckId::limit_threadgroup_memory,
+               "exceeds the device's 32768 bytes");
 }
 
 TEST(Validation, ThreadsPerThreadgroupOverTheLimit) {
   Harness h;
   Binding b;
   b.tg = {32, 33, 1};
-  expect_error(dispatch(h, b), check::CheckId::limit_threads, "1056 exceeds the pipeline's maximum of 1024");
+  expect_error(dispatch(h, b), check::CheckId::limit_threads,
+               "1056 exceeds the pipeline's maximum of 1024");
 }
 
 TEST(Validation, EmptyGrid) {

@@ -60,11 +60,27 @@ struct Criterion {
 
 TEST(AttentionCriterion, MatchesNaiveAttentionWithin1e3OfTheLargestOutput) {
   const Criterion cases[] = {
-      {"flash_attention_forward", {{"seq_q", 129}, {"seq_kv", 129}, {"head_dim", 128}, {"causal", 1}}},
-      {"flash_attention_forward", {{"heads", 4}, {"kv_heads", 2}, {"seq_q", 70}, {"seq_kv", 300}, {"head_dim", 80}, {"layout", 1}}},
-      {"flash_attention_forward", {{"batch", 2}, {"heads", 2}, {"seq_q", 47}, {"seq_kv", 200}, {"head_dim", 96}, {"causal", 1}, {"kv_offset", 153}}},
-      {"flash_attention_forward_masked", {{"seq_q", 64}, {"seq_kv", 129}, {"head_dim", 64}, {"mask_type", 1}}},
-      {"decode_attention", {{"heads", 8}, {"kv_heads", 2}, {"kv_len", 1000}, {"head_dim", 128}, {"layout", 1}}},
+      {"flash_attention_forward",
+       {{"seq_q", 129}, {"seq_kv", 129}, {"head_dim", 128}, {"causal", 1}}},
+      {"flash_attention_forward",
+       {{"heads", 4},
+        {"kv_heads", 2},
+        {"seq_q", 70},
+        {"seq_kv", 300},
+        {"head_dim", 80},
+        {"layout", 1}}},
+      {"flash_attention_forward",
+       {{"batch", 2},
+        {"heads", 2},
+        {"seq_q", 47},
+        {"seq_kv", 200},
+        {"head_dim", 96},
+        {"causal", 1},
+        {"kv_offset", 153}}},
+      {"flash_attention_forward_masked",
+       {{"seq_q", 64}, {"seq_kv", 129}, {"head_dim", 64}, {"mask_type", 1}}},
+      {"decode_attention",
+       {{"heads", 8}, {"kv_heads", 2}, {"kv_len", 1000}, {"head_dim", 128}, {"layout", 1}}},
   };
   for (const Criterion& c : cases) {
     const AttentionRun r = run_attention(c.spec, c.p, checked());
@@ -81,14 +97,16 @@ TEST(AttentionMasked, AFullyMaskedRowIsZeroNotNaN) {
   ASSERT_TRUE(r.result.passed) << r.result.failure;
   for (int row = 0; row < 7; ++row) {
     double largest = 0;
-    for (int d = 0; d < 64; ++d) largest = std::fmax(largest, std::fabs(r.got[row * r.row_stride + d]));
+    for (int d = 0; d < 64; ++d)
+      largest = std::fmax(largest, std::fabs(r.got[row * r.row_stride + d]));
     if (row % 3 == 1) EXPECT_EQ(largest, 0.0) << "row " << row << " is fully masked";
     else EXPECT_GT(largest, 0.0) << "row " << row;
   }
 }
 
 TEST(AttentionSchedules, OutputDoesNotDependOnTheSchedule) {
-  const Params p = {{"heads", 2}, {"kv_heads", 1}, {"seq_q", 40}, {"seq_kv", 70}, {"causal", 1}, {"kv_offset", 30}};
+  const Params p = {{"heads", 2},   {"kv_heads", 1}, {"seq_q", 40},
+                    {"seq_kv", 70}, {"causal", 1},   {"kv_offset", 30}};
   const AttentionRun base = run_attention("flash_attention_forward", p, checked());
   ASSERT_TRUE(base.result.passed) << base.result.failure;
   for (const char* schedule : {"reversed", "random:7", "random:99"}) {
@@ -134,7 +152,8 @@ TEST(AttentionMemory, LongContextKernelMemoryIsLinearNotQuadratic) {
   int64_t growth[2] = {0, 0};
   const int64_t lengths[2] = {8192, 32768};
   for (int i = 0; i < 2; ++i) {
-    const Params p = s->complete({{"seq_q", 4}, {"seq_kv", lengths[i]}, {"head_dim", 64}, {"causal", 0}});
+    const Params p =
+        s->complete({{"seq_q", 4}, {"seq_kv", lengths[i]}, {"head_dim", 64}, {"causal", 0}});
     // Initcheck is off here: its two-poison comparison snapshots every bound buffer, which is
     // the harness's memory (linear too), not the kernel's.
     engine::ExecutionOptions options = checked();
@@ -145,8 +164,8 @@ TEST(AttentionMemory, LongContextKernelMemoryIsLinearNotQuadratic) {
     c->run_reference();
     const spec::CaseResult r = c->compare();
     EXPECT_TRUE(r.passed) << spec::case_id(s->name(), p) << ": " << r.failure;
-    std::printf("seq_kv %lld: kernel peak RSS growth %.2f MiB\n", static_cast<long long>(lengths[i]),
-                double(growth[i]) / (1 << 20));
+    std::printf("seq_kv %lld: kernel peak RSS growth %.2f MiB\n",
+                static_cast<long long>(lengths[i]), double(growth[i]) / (1 << 20));
   }
   const double quadratic = 32768.0 * 32768.0 * 4;  // one float score matrix: 4 GiB
   EXPECT_LT(double(growth[1]), quadratic / 256);   // 16 MiB
@@ -163,12 +182,14 @@ TEST(AttentionAsDocumented, ThreadgroupMemoryIsOverTheLimitFromHeadDim43) {
   for (int64_t d : {43, 64, 128}) {
     const AttentionRun r = run_attention(kDocumented, {{"head_dim", d}}, checked());
     EXPECT_FALSE(r.result.passed);
-    EXPECT_TRUE(has_report(r.result, "threadgroup memory")) << "head_dim " << d << ": " << all_reports(r.result);
+    EXPECT_TRUE(has_report(r.result, "threadgroup memory"))
+        << "head_dim " << d << ": " << all_reports(r.result);
   }
 }
 
 TEST(AttentionAsDocumented, EveryRowOfATileGetsRowZerosResult) {
-  const AttentionRun r = run_attention(kDocumented, {{"seq_q", 2}, {"seq_kv", 2}, {"head_dim", 1}}, checked());
+  const AttentionRun r =
+      run_attention(kDocumented, {{"seq_q", 2}, {"seq_kv", 2}, {"head_dim", 1}}, checked());
   EXPECT_FALSE(r.result.passed);
   EXPECT_TRUE(r.result.reports.empty()) << all_reports(r.result);
   EXPECT_EQ(r.got[1], r.got[0]);  // row 1 written with row 0's accumulator
@@ -177,32 +198,39 @@ TEST(AttentionAsDocumented, EveryRowOfATileGetsRowZerosResult) {
 }
 
 TEST(AttentionAsDocumented, QAndOHeadOffsetUsesSeqKv) {
-  const AttentionRun r = run_attention(kDocumented, {{"heads", 2}, {"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 8}}, checked());
+  const AttentionRun r = run_attention(
+      kDocumented, {{"heads", 2}, {"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 8}}, checked());
   EXPECT_FALSE(r.result.passed);
-  EXPECT_TRUE(has_report(r.result, "buffer(0)")) << r.result.failure << "\n" << all_reports(r.result);  // Q read past its end
+  EXPECT_TRUE(has_report(r.result, "buffer(0)")) << r.result.failure << "\n"
+                                                 << all_reports(r.result);  // Q read past its end
 }
 
 TEST(AttentionAsDocumented, CausalMaskIgnoresKvCacheOffset) {
-  const AttentionRun r = run_attention(kDocumented, {{"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 1}, {"kv_offset", 1}}, checked());
+  const AttentionRun r = run_attention(
+      kDocumented, {{"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 1}, {"kv_offset", 1}}, checked());
   EXPECT_FALSE(r.result.passed);
   EXPECT_TRUE(r.result.reports.empty()) << all_reports(r.result);
-  const AttentionRun no_offset = run_attention(kDocumented, {{"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 1}}, checked());
+  const AttentionRun no_offset =
+      run_attention(kDocumented, {{"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 1}}, checked());
   EXPECT_EQ(r.got, no_offset.got);  // the kernel never reads kv_cache_offset
 }
 
 // ADR-003's KVCache holds NumKVHeads heads ("may differ from Q heads (GQA)"); the kernel reads
 // K and V at the query head: head 1 of a one-head cache is past the end of K.
 TEST(AttentionAsDocumented, KAndVAreIndexedByTheQueryHead) {
-  const AttentionRun r = run_attention(kDocumented, {{"heads", 2}, {"kv_heads", 1}, {"head_dim", 8}}, checked());
+  const AttentionRun r =
+      run_attention(kDocumented, {{"heads", 2}, {"kv_heads", 1}, {"head_dim", 8}}, checked());
   EXPECT_FALSE(r.result.passed);
-  EXPECT_TRUE(has_report(r.result, "buffer(1)")) << r.result.failure << "\n" << all_reports(r.result);
+  EXPECT_TRUE(has_report(r.result, "buffer(1)")) << r.result.failure << "\n"
+                                                 << all_reports(r.result);
 }
 
 // The "double normalisation" O_acc *= scale_prev * l_i / l_new, then + exp(s - m_new) / l_new,
 // rescales an accumulator that is already divided by l_i: algebraically exact. Row 64 (the
 // first row of the second query tile, which the row bug leaves right) spans two KV tiles.
 TEST(AttentionAsDocumented, RenormalisedAccumulatorIsExactAcrossKvTiles) {
-  const AttentionRun r = run_attention(kDocumented, {{"seq_q", 65}, {"seq_kv", 65}, {"head_dim", 32}}, checked());
+  const AttentionRun r =
+      run_attention(kDocumented, {{"seq_q", 65}, {"seq_kv", 65}, {"head_dim", 32}}, checked());
   EXPECT_FALSE(r.result.passed);  // rows 1..63 still wrong
   double err = 0, largest = 0;
   for (int d = 0; d < 32; ++d) {

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "kernels/elementwise/elementwise_ref.h"
-#include "kernels/spec/standard_case.h"
 #include "kernels/spec/case_runner.h"
+#include "kernels/spec/standard_case.h"
 
 namespace metalsim::kernels {
 namespace {
@@ -43,7 +43,10 @@ TEST(Rope, EveryThreadgroupSizeMatchesTheReference) {
   const spec::KernelSpec* s = spec::SpecRegistry::find("rope");
   ASSERT_NE(s, nullptr);
   for (int64_t tg : {1, 7, 32, 64}) {
-    const auto r = spec::run_case(*s, {{"seq", 2}, {"q_heads", 3}, {"kv_heads", 1}, {"head_dim", 16}, {"offset", 5}, {"tg", tg}}, checked());
+    const auto r = spec::run_case(
+        *s,
+        {{"seq", 2}, {"q_heads", 3}, {"kv_heads", 1}, {"head_dim", 16}, {"offset", 5}, {"tg", tg}},
+        checked());
     EXPECT_TRUE(r.passed) << "tg=" << tg << ": " << r.failure;
   }
 }

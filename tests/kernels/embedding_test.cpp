@@ -23,7 +23,9 @@ TEST(Embedding, KernelsFlagBadIdsAndWriteZeroRows) {
   for (const char* name : {"embedding_lookup_f16", "embedding_lookup_q8_0"}) {
     const spec::KernelSpec* s = spec::SpecRegistry::find(name);
     ASSERT_NE(s, nullptr);
-    const auto r = spec::run_case(*s, {{"tokens", 5}, {"vocab", 9}, {"dim", 64}, {"bad", 5}, {"tg", 16}}, engine::ExecutionOptions{});
+    const auto r =
+        spec::run_case(*s, {{"tokens", 5}, {"vocab", 9}, {"dim", 64}, {"bad", 5}, {"tg", 16}},
+                       engine::ExecutionOptions{});
     EXPECT_TRUE(r.passed) << name << ": " << r.failure;
   }
 }

@@ -25,11 +25,11 @@ TEST(Q4_KLayout, SixBitScalesAndMinsOfTheUpperSubBlocks) {
   BlockQ4_K b{};
   b.d = half_t(1);
   b.dmin = half_t(1);
-  b.scales[0] = 0xC0 | 5;   // sub-block 0 scale 5; top bits 3 -> sub-block 4's scale bits 4..5
-  b.scales[4] = 0x40 | 7;   // sub-block 0 min 7; top bits 1 -> sub-block 4's min bits 4..5
-  b.scales[8] = 0x21;       // sub-block 4: scale low 1, min low 2
-  b.qs[0] = 0x03;           // element 0 = 3; element 32 = 0
-  b.qs[64] = 0x01;          // element 128 (sub-block 4) = 1
+  b.scales[0] = 0xC0 | 5;  // sub-block 0 scale 5; top bits 3 -> sub-block 4's scale bits 4..5
+  b.scales[4] = 0x40 | 7;  // sub-block 0 min 7; top bits 1 -> sub-block 4's min bits 4..5
+  b.scales[8] = 0x21;      // sub-block 4: scale low 1, min low 2
+  b.qs[0] = 0x03;          // element 0 = 3; element 32 = 0
+  b.qs[64] = 0x01;         // element 128 (sub-block 4) = 1
   double out[256];
   dequantize(&b, 256, out);
   EXPECT_EQ(out[0], 5.0 * 3 - 7);

@@ -20,7 +20,8 @@ TEST(Softmax, AnyThreadgroupSizeAndMaskedRows) {
   ASSERT_NE(s, nullptr);
   for (int64_t tg : {3, 5, 96, 100, 513})
     for (int64_t fill : {0, 1, 2}) {
-      const auto r = spec::run_case(*s, {{"rows", 2}, {"cols", 300}, {"tg", tg}, {"fill", fill}}, checked());
+      const auto r =
+          spec::run_case(*s, {{"rows", 2}, {"cols", 300}, {"tg", tg}, {"fill", fill}}, checked());
       EXPECT_TRUE(r.passed) << "tg=" << tg << " fill=" << fill << ": " << r.failure;
     }
 }
@@ -38,7 +39,8 @@ TEST(SoftmaxAsDocumented, Tg256StillReadsAnOverwrittenMax) {
   const spec::KernelSpec* s = spec::SpecRegistry::find("softmax_as_documented");
   ASSERT_NE(s, nullptr);
   EXPECT_FALSE(spec::run_case(*s, {{"rows", 1}, {"cols", 2}, {"tg", 256}}, checked()).passed);
-  EXPECT_TRUE(spec::run_case(*s, {{"rows", 3}, {"cols", 1}, {"tg", 256}}, checked()).passed);  // one element: no race
+  EXPECT_TRUE(spec::run_case(*s, {{"rows", 3}, {"cols", 1}, {"tg", 256}}, checked())
+                  .passed);  // one element: no race
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ TEST_P(SpecSweep, MatchesReferenceWithChecksOn) {
   const std::string id = subject.id();
   if (c.spec->expectation() == Expectation::known_bug) {
     // The finding this case records, of the kind recorded: a failure of another kind is not it.
-    ASSERT_TRUE(c.spec->finding_for(c.params).has_value()) << id << ": a known-bug sweep case records no finding";
+    ASSERT_TRUE(c.spec->finding_for(c.params).has_value())
+        << id << ": a known-bug sweep case records no finding";
     EXPECT_EQ(out.verdict(), Verdict::known_bug_reproduced)
         << id << ": " << out.judgement.why << "; failure: " << r.failure;
     return;

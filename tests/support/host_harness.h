@@ -29,7 +29,8 @@ class Harness {
   }
 
   // Encodes with `bind`, dispatches threadgroups (or threads), commits, waits.
-  MTL::CommandBuffer* run(const char* kernel, const std::function<void(MTL::ComputeCommandEncoder*)>& bind,
+  MTL::CommandBuffer* run(const char* kernel,
+                          const std::function<void(MTL::ComputeCommandEncoder*)>& bind,
                           MTL::Size grid, MTL::Size tg, bool by_threads = false) {
     using Grid = spec::CaseContext::Grid;
     return ctx_->run(kernel, bind, grid, tg, by_threads ? Grid::threads : Grid::threadgroups);

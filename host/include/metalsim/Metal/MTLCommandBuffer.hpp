@@ -59,17 +59,19 @@ class CommandBufferDescriptor : public NS::Object {
 class CommandBuffer : public NS::Object {
  public:
   ComputeCommandEncoder* computeCommandEncoder();
-  void                   commit();
-  void                   waitUntilCompleted() {}
-  void                   waitUntilScheduled() {}
-  CommandBufferStatus    status() const { return status_; }
-  NS::Error*             error() const { return error_.get(); }
-  Device*                device() const { return device_; }
+  void commit();
+  void waitUntilCompleted() {}
+  void waitUntilScheduled() {}
+  CommandBufferStatus status() const { return status_; }
+  NS::Error* error() const { return error_.get(); }
+  Device* device() const { return device_; }
 
   // metalsim's own: how this buffer's dispatches run (a copy of the device's options when it
   // was made; changes before commit() affect this buffer only).
   const metalsim::engine::ExecutionOptions& executionOptions() const { return options_; }
-  void setExecutionOptions(const metalsim::engine::ExecutionOptions& options) { options_ = options; }
+  void setExecutionOptions(const metalsim::engine::ExecutionOptions& options) {
+    options_ = options;
+  }
 
   // metalsim's own: every report of the run, and the dispatches as encoded.
   const std::vector<metalsim::check::Report>& reports() const { return reports_; }

@@ -16,7 +16,7 @@ class CommandQueue : public NS::Object {
   CommandBuffer* commandBuffer();
   // With the descriptor's settings (metalsim: its execution options, if set).
   CommandBuffer* commandBuffer(const CommandBufferDescriptor* descriptor);
-  Device*        device() const { return device_; }
+  Device* device() const { return device_; }
 
  private:
   friend class Device;

@@ -29,8 +29,8 @@ struct EncodedDispatch {
   std::array<BufferBinding, kBufferBindingSlots> buffers;
   std::array<NS::UInteger, kThreadgroupBindingSlots> threadgroup_lengths{};
   std::array<bool, kThreadgroupBindingSlots> threadgroup_set{};
-  Size threadgroups;       // dispatchThreadgroups: the grid in threadgroups
-  Size threads;            // dispatchThreads: the grid in threads
+  Size threadgroups;  // dispatchThreadgroups: the grid in threadgroups
+  Size threads;       // dispatchThreads: the grid in threads
   Size threads_per_threadgroup;
   bool by_threads = false;
 };

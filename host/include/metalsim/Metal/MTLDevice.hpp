@@ -27,23 +27,23 @@ class Device : public NS::Object {
  public:
   explicit Device(DeviceProfile profile = {});
 
-  Buffer*               newBuffer(NS::UInteger length, ResourceOptions options);
-  Buffer*               newBuffer(const void* bytes, NS::UInteger length, ResourceOptions options);
-  CommandQueue*         newCommandQueue();
-  Library*              newDefaultLibrary();
+  Buffer* newBuffer(NS::UInteger length, ResourceOptions options);
+  Buffer* newBuffer(const void* bytes, NS::UInteger length, ResourceOptions options);
+  CommandQueue* newCommandQueue();
+  Library* newDefaultLibrary();
   ComputePipelineState* newComputePipelineState(Function* function, NS::Error** error);
 
-  NS::String*           name() const;
-  NS::UInteger          maxThreadgroupMemoryLength() const { return profile_.maxThreadgroupMemoryLength; }
-  Size                  maxThreadsPerThreadgroup() const;
-  const DeviceProfile&  profile() const { return profile_; }
+  NS::String* name() const;
+  NS::UInteger maxThreadgroupMemoryLength() const { return profile_.maxThreadgroupMemoryLength; }
+  Size maxThreadsPerThreadgroup() const;
+  const DeviceProfile& profile() const { return profile_; }
 
   // metalsim's own: the execution options (schedule, checks, workers, watchdog, mode) every
   // new command buffer starts from; a command buffer may change its own copy
   // (CommandBuffer::setExecutionOptions) without touching other command buffers. Starts from
   // the environment (METALSIM_CHECKS, METALSIM_SCHEDULE, METALSIM_THREADS, METALSIM_WATCHDOG,
   // METALSIM_MODE), in the spirit of MTL_SHADER_VALIDATION=1.
-  metalsim::engine::ExecutionOptions&       executionOptions() { return options_; }
+  metalsim::engine::ExecutionOptions& executionOptions() { return options_; }
   const metalsim::engine::ExecutionOptions& executionOptions() const { return options_; }
 
  private:

@@ -48,7 +48,8 @@ class Library : public NS::Object {
   Function* newFunction(NS::String* name);
   Function* newFunction(const char* name);
   // With function constants; `error` names a missing kernel or constant.
-  Function* newFunction(NS::String* name, const FunctionConstantValues* constants, NS::Error** error);
+  Function* newFunction(NS::String* name, const FunctionConstantValues* constants,
+                        NS::Error** error);
   // The names of every kernel in the library.
   std::vector<std::string> functionNames() const;
 
@@ -59,4 +60,3 @@ class Library : public NS::Object {
 };
 
 }  // namespace MTL
-
