@@ -120,6 +120,15 @@ std::vector<Case> cases() {
                  return l;
                },
                {{1, false, 2, 2}}});
+  c.push_back({"atomic_histogram",
+               [](const Shape& s, std::mt19937& r) {
+                 Launch l = in_out("atomic_histogram", s, r, 1, 0);
+                 l.threadgroup_lengths = {16 * 4};
+                 return l;
+               },
+               {{1, false, 1, 4}}});
+  c.push_back({"scale", [](const Shape& s, std::mt19937& r) { return in_out("scale", s, r, 1, 0); },
+               {{1, false, 1, 4}}});
   c.push_back({"private_array", [](const Shape& s, std::mt19937& r) { return in_out("private_array", s, r, 1, 4); },
                {{1, false, 1, 4}}});
   c.push_back({"cleanup_across_barrier",

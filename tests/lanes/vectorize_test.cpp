@@ -46,6 +46,10 @@ TEST(LaneLoopVectorization, TheElementWiseRegionBecomesVectorCode) {
   ASSERT_FALSE(step.empty()) << "no step for axpy_exchange in vector_kernels.ll";
   EXPECT_TRUE(has_vector_float(step, "= fmul <") || has_vector_float(step, "= fadd <")) << step;
   EXPECT_TRUE(has_vector_float(step, "= load <")) << step;
+  // Without a sync point, the step is one loop over the lanes, vectorized as well.
+  const std::string scale = step_function(ir, "scale");
+  ASSERT_FALSE(scale.empty()) << "no step for scale in vectorize_kernels.ll";
+  EXPECT_TRUE(has_vector_float(scale, "= fmul <")) << scale;
   // The vectorizer marks the loops it vectorized.
   EXPECT_NE(ir.find("llvm.loop.isvectorized"), std::string::npos);
 }

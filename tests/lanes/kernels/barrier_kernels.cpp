@@ -1,6 +1,8 @@
 // Threadgroup barriers: in straight code, in loops, under branches every lane takes alike; tree
 // reductions in threadgroup memory, through a [[threadgroup(0)]] argument and through a
-// kernel-scope threadgroup variable; function constants; cleanups (landing pads) across a barrier.
+// kernel-scope threadgroup variable; function constants; atomics between barriers; a private
+// array; cleanups (landing pads) across a barrier.
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -116,6 +118,21 @@ void private_array(const BoundArgs& a, const Lane& l) {
   buffer<float>(a, 1)[l.gid] = sum;
 }
 LANES_TEST_KERNEL(private_array);
+
+// buffer(0): float in[grid]; buffer(1): uint out[grid]; threadgroup(0): uint[16].
+// A histogram of the threadgroup's inputs by atomic increments in threadgroup memory (atomics
+// between two barriers: the order of the increments does not show in the counts).
+void atomic_histogram(const BoundArgs& a, const Lane& l) {
+  uint32_t* bins = threadgroup<uint32_t>(a, 0);
+  for (uint32_t b = l.tid; b < 16; b += l.threads) bins[b] = 0;
+  barrier();
+  const float x = buffer<float>(a, 0)[l.gid];
+  const uint32_t bin = uint32_t(std::min(15.0f, std::max(0.0f, (x + 2.0f) * 4.0f)));
+  __atomic_fetch_add(&bins[bin], 1u, __ATOMIC_RELAXED);
+  barrier();
+  buffer<uint32_t>(a, 1)[l.gid] = bins[l.tid % 16] * 100 + bin;
+}
+LANES_TEST_KERNEL(atomic_histogram);
 
 // A local whose destructor runs after the barrier, and calls that may throw on both sides of it:
 // clang emits invokes and landing pads, which the step keeps (it unwinds as the body does).

@@ -1,5 +1,6 @@
-// A kernel whose regions are plain element-wise arithmetic between two barriers: the lane loops
-// of its step must vectorize (the test reads this file's LLVM IR, vector_kernels.ll).
+// Kernels whose regions are plain element-wise arithmetic, between two barriers or with none:
+// the lane loops of their steps must vectorize (the test reads this file's LLVM IR,
+// vector_kernels.ll).
 #include "lanes/kernels/kernel_abi.h"
 
 namespace metalsim::lanes_test {
@@ -17,6 +18,12 @@ void axpy_exchange(const BoundArgs& a, const Lane& l) {
   buffer<float>(a, 2)[l.gid] = v * 0.5f + shared[l.threads - 1 - l.tid];
 }
 LANES_TEST_KERNEL(axpy_exchange);
+
+// buffer(0): float x[grid]; buffer(1): float out[grid]. No sync point: the step is one loop.
+void scale(const BoundArgs& a, const Lane& l) {
+  buffer<float>(a, 1)[l.gid] = buffer<const float>(a, 0)[l.gid] * 3.0f + 1.0f;
+}
+LANES_TEST_KERNEL(scale);
 
 }  // namespace
 }  // namespace metalsim::lanes_test
