@@ -14,7 +14,7 @@ static_assert(std::is_same_v<decltype(half() + half()), half>);
 static_assert(std::is_same_v<decltype(half() + 1), half>);          // half op int -> half
 static_assert(std::is_same_v<decltype(half() * 1.0f), float>);      // half op float -> float
 static_assert(std::is_same_v<decltype(true ? half(1) : 0), half>);  // cond ? h : 0 compiles
-static_assert(half(1.5) + half(1.5) == half(3));                     // constexpr
+static_assert(half(1.5) + half(1.5) == half(3));                    // constexpr
 
 TEST(Half, RoundsAfterEveryOperation) {
   half a = 2048, b = 1;
@@ -35,7 +35,41 @@ TEST(Half, RandomExpressionsMatchPerOpRoundingModel) {
                             float(half(float(a) - float(c))));
     const float g = float(got), m = float(model);
     ASSERT_TRUE((std::isnan(g) && std::isnan(m)) || g == m)
-        << "a=" << float(a) << " b=" << float(b) << " c=" << float(c) << " got " << g << " model " << m;
+        << "a=" << float(a) << " b=" << float(b) << " c=" << float(c) << " got " << g << " model "
+        << m;
+  }
+}
+
+// Every operator on half and half4 against a model that computes each operation in float and
+// rounds it to half (the correctly rounded result: float has more than 2*11+2 significand bits,
+// as above). The operands come through volatile, so the compiler evaluates at run time what it
+// could otherwise fold. A chain fails if an intermediate keeps float precision, as Clang's
+// _Float16 does by default (kernels are compiled with -fexcess-precision=16).
+TEST(Half, EveryOperatorRoundsAfterEachOperation) {
+  auto round = [](float x) { return half(x); };
+  auto same = [](half got, half model) {
+    return (std::isnan(float(got)) && std::isnan(float(model))) || float(got) == float(model);
+  };
+  for (int i = 0; i < 20000; ++i) {
+    volatile half va = random_half(), vb = random_half(), vc = random_half();
+    const half a = va, b = vb, c = vc;
+    const float fa = a, fb = b, fc = c;
+    SCOPED_TRACE(::testing::Message() << "a=" << fa << " b=" << fb << " c=" << fc);
+    ASSERT_TRUE(same(a + b - c, round(float(round(fa + fb)) - fc)));
+    ASSERT_TRUE(same(a * b * c, round(float(round(fa * fb)) * fc)));
+    ASSERT_TRUE(same(a / b / c, round(float(round(fa / fb)) / fc)));
+    ASSERT_TRUE(same(-a * b + c, round(float(round(-fa * fb)) + fc)));
+    ASSERT_TRUE(same(a * 3 - b, round(float(round(fa * 3.0f)) - fb)));  // half op int -> half
+    half acc = a;
+    acc += b;
+    acc *= c;
+    ASSERT_TRUE(same(acc, round(float(round(fa + fb)) * fc)));
+    const half4 v = half4(a, b, c, a), w = half4(c, a, b, b);
+    const half4 r = v * w + v;
+    for (int k = 0; k < 4; ++k) {
+      const float vk = v[k], wk = w[k];
+      ASSERT_TRUE(same(r[k], round(float(round(vk * wk)) + vk))) << k;
+    }
   }
 }
 

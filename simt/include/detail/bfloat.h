@@ -39,9 +39,14 @@ struct bfloat {
 namespace detail {
 template <class S>
 concept bfloat_peer = std::is_arithmetic_v<S> || std::same_as<S, _Float16>;
-// The result type of `bfloat op S`.
+// The result type of `bfloat op S`: bfloat for an integer S, else float's usual arithmetic
+// conversion with S (float, or double and long double). Spelled without `float() + S()`: Clang
+// substitutes into the return type before it checks the operators' constraints, and for S =
+// bfloat that expression would look up these very operators again, without end.
 template <class S>
-using bfloat_result = std::conditional_t<std::is_integral_v<S>, bfloat, decltype(float() + S())>;
+using bfloat_result =
+    std::conditional_t<std::is_integral_v<S>, bfloat,
+                       std::conditional_t<(sizeof(S) > sizeof(float)), S, float>>;
 }  // namespace detail
 
 // ------------------------------ bfloat arithmetic

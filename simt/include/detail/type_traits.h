@@ -39,9 +39,13 @@ concept floating = std::same_as<T, float> || std::same_as<T, half> || std::same_
                    std::same_as<T, double>;
 
 // ------------------------------ vector_like
+// A non-vector has size 0 (and no element type), so that size_v<float> in a rejected overload's
+// return type (`vec<int, size_v<V>> ilogb(V)` called with a float) is no hard error: Clang
+// substitutes into the return type before it checks the constraints.
 template <class V>
 struct vec_traits {
   static constexpr bool is_vec = false;
+  static constexpr int size = 0;
 };
 template <class T, int N, bool P>
 struct vec_traits<basic_vec<T, N, P>> {

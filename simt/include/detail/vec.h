@@ -4,10 +4,13 @@
 //     packed_vec<T,N>: N*sizeof(T), aligned as T (packed_float3: 12, 4);
 //   - storage is a union of T e[N], the named components {x,y,z,w} and {r,g,b,a}, and every
 //     swizzle proxy (detail/swizzle.h); all share the same bytes, so sizeof stays right;
-//   - trivially copyable (std::is_trivially_copyable, also for user structs holding vectors): the
-//     copy constructor is trivial and the only declared copy assignment operator is a deleted
-//     `const volatile&` one; the storage union cannot have a usable trivial copy assignment, so
-//     ordinary assignment goes through a template that binds every real source better.
+//   - copied as bytes: the copy constructor and the destructor are trivial (also for user structs
+//     holding vectors), so vectors live in buffers and pass in registers. The storage union
+//     cannot have a usable trivial copy assignment (a swizzle's assignment writes only its own
+//     components), so the only declared copy assignment operator is a deleted `const volatile&`
+//     one and ordinary assignment goes through a template that binds every real source better.
+//     g++ therefore calls vectors std::is_trivially_copyable; Clang, which judges the union's copy
+//     by the swizzle assignment that copying a member selects, does not (as_type copies bytes).
 #include "detail/swizzle.h"
 #include "detail/type_traits.h"
 
