@@ -1,6 +1,6 @@
 // The lane-loop registry: what the pass registered for each lane body (lane_loops.h).
-#include <mutex>
 #include <deque>
+#include <mutex>
 
 #include "simt/engine/lane_loops.h"
 
@@ -8,7 +8,7 @@ namespace metalsim::engine {
 namespace {
 
 struct Registry {
-  std::mutex mutex;  // dlopen'ed kernel libraries register from any thread
+  std::mutex mutex;                    // dlopen'ed kernel libraries register from any thread
   std::deque<LaneLoopKernel> kernels;  // a deque: found entries stay put as more register
 };
 

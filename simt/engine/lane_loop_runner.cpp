@@ -111,7 +111,8 @@ bool LaneLoopRunner::allocate_threadgroup_variables() {
     if (threadgroup_variables_[i] != nullptr) continue;
     check::Report r = lane_report(check::CheckId::limit_threadgroup_memory, 0, nullptr);
     r.site = {site.file, site.line, ""};
-    r.message = "threadgroup variable '" + std::string(site.name) + "' (" + std::to_string(site.size) +
+    r.message = "threadgroup variable '" + std::string(site.name) + "' (" +
+                std::to_string(site.size) +
                 " bytes) does not fit: " + std::to_string(arena_.static_bytes_used()) +
                 " bytes of kernel-scope threadgroup memory are in use";
     dispatch_->reports->add(std::move(r));
@@ -151,7 +152,8 @@ void LaneLoopRunner::run_ready() {
   uint16_t* lanes = scratch_lanes_.data();
   const uint32_t c0 = cont_[lanes[0]];
   if (!std::all_of(lanes, lanes + count, [&](uint16_t l) { return cont_[l] == c0; }))
-    std::stable_sort(lanes, lanes + count, [&](uint16_t a, uint16_t b) { return cont_[a] < cont_[b]; });
+    std::stable_sort(lanes, lanes + count,
+                     [&](uint16_t a, uint16_t b) { return cont_[a] < cont_[b]; });
   for (uint32_t begin = 0; begin < count;) {
     uint32_t end = begin + 1;
     while (end < count && cont_[lanes[end]] == cont_[lanes[begin]]) ++end;

@@ -31,8 +31,8 @@ struct LaneLoopDispatch {
   const DispatchGeometry* geometry = nullptr;
   BoundArgs args;  // buffers bound; the threadgroup pointers are set per threadgroup
   std::span<const void* const> function_constants;  // by [[function_constant(N)]] index
-  bool sync_check = true;            // barrier.exited and simd.partial are reported
-  bool poison_threadgroup = false;   // fill threadgroup memory at each threadgroup's start
+  bool sync_check = true;                           // barrier.exited and simd.partial are reported
+  bool poison_threadgroup = false;  // fill threadgroup memory at each threadgroup's start
   uint8_t poison_byte = kThreadgroupPoisonByte;
   check::ReportSink* reports = nullptr;
 };
@@ -64,14 +64,15 @@ class LaneLoopRunner {
   void report_barrier_after_exit();
   void report_kernel_exception(uint32_t lane, const char* what);
   void release(uint32_t lane);
-  check::Report lane_report(check::CheckId id, uint32_t lane, const std::source_location* site) const;
+  check::Report lane_report(check::CheckId id, uint32_t lane,
+                            const std::source_location* site) const;
 
   ThreadgroupArena& arena_;
   const LaneLoopDispatch* dispatch_ = nullptr;
   BoundArgs args_;
   LaneLoopState state_;
-  uint32_t n_ = 0;       // lanes in this threadgroup
-  uint32_t live_ = 0;    // lanes not done
+  uint32_t n_ = 0;     // lanes in this threadgroup
+  uint32_t live_ = 0;  // lanes not done
   uint32_t ready_count_ = 0;
 
   // By lane.

@@ -37,8 +37,8 @@ static_assert(sizeof(std::source_location) == sizeof(const void*),
 struct LaneLoopState {
   // ---- read by lane bodies, through value()
   const DispatchGeometry* dispatch = nullptr;
-  Size3 position;              // threadgroup_position_in_grid
-  Size3 size;                  // threads_per_threadgroup (actual: partial at a grid's edge)
+  Size3 position;  // threadgroup_position_in_grid
+  Size3 size;      // threads_per_threadgroup (actual: partial at a grid's edge)
   uint32_t thread_count = 0;
   uint32_t simdgroup_count = 0;
   const uint16_t* local_x = nullptr;  // thread_position_in_threadgroup by lane, one table per
@@ -46,8 +46,9 @@ struct LaneLoopState {
   const uint16_t* local_z = nullptr;  // consecutive and vectorize
 
   // ---- read by the step
-  char* frame = nullptr;        // per-lane storage: slot s of lane l at frame + offset_s * frame_lanes + l * size_s
-  uint64_t frame_lanes = 0;     // lanes the frame holds (>= thread_count)
+  char* frame =
+      nullptr;  // per-lane storage: slot s of lane l at frame + offset_s * frame_lanes + l * size_s
+  uint64_t frame_lanes = 0;                         // lanes the frame holds (>= thread_count)
   void* const* threadgroup_variables = nullptr;     // by the kernel's site index (registration)
   const void* const* function_constants = nullptr;  // by [[function_constant(N)]] index
   uint64_t function_constant_count = 0;
@@ -55,8 +56,8 @@ struct LaneLoopState {
   const void* unset_constant = nullptr;
 
   // ---- written by the step: where each lane stopped (by lane)
-  uint32_t* stop = nullptr;     // the sync point (its continuation), or kLaneDone
-  uint8_t* kind = nullptr;      // SyncKind
+  uint32_t* stop = nullptr;  // the sync point (its continuation), or kLaneDone
+  uint8_t* kind = nullptr;   // SyncKind
   std::source_location* site = nullptr;
   CombineFn* combine = nullptr;  // collectives only, as the ones below
   const void** in = nullptr;     // into the lane's own frame slots
@@ -77,7 +78,8 @@ struct LaneLoopState {
       case Builtin::threadgroups_per_grid:
         return {dispatch->threadgroups.x, dispatch->threadgroups.y, dispatch->threadgroups.z};
       case Builtin::threads_per_grid:
-      case Builtin::grid_size: return {dispatch->threads.x, dispatch->threads.y, dispatch->threads.z};
+      case Builtin::grid_size:
+        return {dispatch->threads.x, dispatch->threads.y, dispatch->threads.z};
       case Builtin::dispatch_threads_per_threadgroup: return {d.x, d.y, d.z};
       case Builtin::grid_origin: return {0, 0, 0};
       case Builtin::thread_index_in_threadgroup: return {lane};
@@ -90,7 +92,8 @@ struct LaneLoopState {
       case Builtin::thread_execution_width: return {kSimdWidth};
       case Builtin::thread_index_in_quadgroup: return {lane % kQuadWidth};
       case Builtin::quadgroup_index_in_threadgroup: return {lane / kQuadWidth};
-      case Builtin::quadgroups_per_threadgroup: return {(thread_count + kQuadWidth - 1) / kQuadWidth};
+      case Builtin::quadgroups_per_threadgroup:
+        return {(thread_count + kQuadWidth - 1) / kQuadWidth};
       case Builtin::dispatch_quadgroups_per_threadgroup:
         return {uint32_t((d.volume() + kQuadWidth - 1) / kQuadWidth)};
     }
@@ -109,9 +112,9 @@ using LaneStep = void (*)(const BoundArgs& args, LaneLoopState& state, uint32_t 
 // One body as the pass registered it.
 struct LaneLoopKernel {
   const void* body = nullptr;
-  LaneStep step = nullptr;           // nullptr: not transformable, `why` says why
+  LaneStep step = nullptr;  // nullptr: not transformable, `why` says why
   uint32_t frame_bytes_per_lane = 0;
-  const char* why = nullptr;         // "file.metal:12: ..." when step is nullptr
+  const char* why = nullptr;  // "file.metal:12: ..." when step is nullptr
   // Kernel-scope threadgroup variables, allocated at each threadgroup's start, in this order
   // (state.threadgroup_variables).
   std::span<ThreadgroupVariableSite* const> threadgroup_variables;

@@ -7,8 +7,8 @@
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
-#include <llvm/Transforms/Utils/Local.h>
 #include <llvm/TargetParser/Triple.h>
+#include <llvm/Transforms/Utils/Local.h>
 
 namespace metalsim::lanes {
 
@@ -22,9 +22,11 @@ struct Known {
 };
 // The declarations in simt/engine/sync.h and threadgroup_memory.h, as the Itanium ABI spells them.
 constexpr Known kEngineFunctions[] = {
-    {"_ZN8metalsim6engine19threadgroup_barrierESt15source_location", EngineCall::ThreadgroupBarrier},
+    {"_ZN8metalsim6engine19threadgroup_barrierESt15source_location",
+     EngineCall::ThreadgroupBarrier},
     {"_ZN8metalsim6engine17simdgroup_barrierESt15source_location", EngineCall::SimdgroupBarrier},
-    {"_ZN8metalsim6engine15simd_collectiveEPFvRKNS0_14CollectiveCallEEPKvPvmNS0_8SyncKindESt15source_location",
+    {"_ZN8metalsim6engine15simd_collectiveEPFvRKNS0_14CollectiveCallEEPKvPvmNS0_"
+     "8SyncKindESt15source_location",
      EngineCall::SimdCollective},
     {"_ZN8metalsim6engine17current_simd_laneEv", EngineCall::CurrentSimdLane},
     {"_ZN8metalsim6engine18current_lane_indexEv", EngineCall::CurrentLaneIndex},
@@ -37,8 +39,19 @@ constexpr Known kEngineFunctions[] = {
 // standard library, the sanitizers' runtimes, and metalsim's engine (its only ways into a sync
 // point are the engine calls above).
 constexpr const char* kEngineFreePrefixes[] = {
-    "_ZNSt", "_ZSt", "_ZNKSt", "__cxa_", "__gxx_", "_Unwind_", "__sanitizer_", "__asan_",
-    "__tsan_", "__ubsan_", "__msan_", "_ZN8metalsim6engine", "_ZNK8metalsim6engine",
+    "_ZNSt",
+    "_ZSt",
+    "_ZNKSt",
+    "__cxa_",
+    "__gxx_",
+    "_Unwind_",
+    "__sanitizer_",
+    "__asan_",
+    "__tsan_",
+    "__ubsan_",
+    "__msan_",
+    "_ZN8metalsim6engine",
+    "_ZNK8metalsim6engine",
 };
 
 const Function* direct_callee(const CallBase& call) {
@@ -107,7 +120,8 @@ EngineReach::EngineReach(Module& m) {
       continue;
     }
     for (Instruction& i : instructions(f))
-      if (auto* call = dyn_cast<CallBase>(&i); call && !call->isInlineAsm() && !direct_callee(*call))
+      if (auto* call = dyn_cast<CallBase>(&i);
+          call && !call->isInlineAsm() && !direct_callee(*call))
         reach_.insert(&f);
   }
   for (bool changed = true; changed;) {

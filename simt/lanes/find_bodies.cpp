@@ -20,7 +20,9 @@ std::vector<LaneBody> find_lane_bodies(Module& m) {
     const auto* e = dyn_cast<ConstantStruct>(entry.get());
     if (e == nullptr || e->getNumOperands() < 4) continue;
     auto* f = dyn_cast<Function>(e->getOperand(0)->stripPointerCasts());
-    if (f == nullptr || f->isDeclaration() || constant_c_string(e->getOperand(1)) != kBodyAnnotation) continue;
+    if (f == nullptr || f->isDeclaration() ||
+        constant_c_string(e->getOperand(1)) != kBodyAnnotation)
+      continue;
     std::string at = constant_c_string(e->getOperand(2)).str();
     if (const auto* line = dyn_cast<ConstantInt>(e->getOperand(3)))
       at += ":" + std::to_string(line->getZExtValue());

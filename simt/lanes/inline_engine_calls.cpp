@@ -44,8 +44,9 @@ Next find_next(Function& f, const EngineReach& reach, const TargetLibraryInfo& t
                                 ", defined in another file: it may reach a sync point"}};
     }
     if (reach.recursive(callee))
-      return {nullptr, nullptr,
-              Failure{site, "a recursive call (" + callee_name(*callee) + ") reaches a sync point"}};
+      return {
+          nullptr, nullptr,
+          Failure{site, "a recursive call (" + callee_name(*callee) + ") reaches a sync point"}};
     return {call, callee, std::nullopt};
   }
   return {};

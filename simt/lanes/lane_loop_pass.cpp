@@ -32,8 +32,9 @@ struct Context {
 };
 
 bool has_body_signature(const Function& f) {
-  return f.arg_size() == 3 && f.getReturnType()->isVoidTy() && f.getArg(0)->getType()->isPointerTy() &&
-         f.getArg(1)->getType()->isPointerTy() && f.getArg(2)->getType()->isIntegerTy(32);
+  return f.arg_size() == 3 && f.getReturnType()->isVoidTy() &&
+         f.getArg(0)->getType()->isPointerTy() && f.getArg(1)->getType()->isPointerTy() &&
+         f.getArg(2)->getType()->isIntegerTy(32);
 }
 
 // The body's clone on which the pass works; the body itself stays as the front emitted it.
@@ -52,14 +53,16 @@ std::optional<Failure> prepare(Context& cx, const LaneBody& body, PreparedBody& 
                                Registration& reg, BodySummary& summary) {
   const std::string& at = body.declared_at;
   if (!has_body_signature(*p.work))
-    return Failure{at, "a lane body must be void(const BoundArgs&, const LaneLoopState&, uint32_t)"};
+    return Failure{at,
+                   "a lane body must be void(const BoundArgs&, const LaneLoopState&, uint32_t)"};
   engine_invokes_to_calls(*p.work);
   if (auto f = inline_engine_calls(*p.work, cx.reach, cx.tli, at)) return f;
   engine_invokes_to_calls(*p.work);
   clean_up_inlined_body(*p.work, cx.fam);
   if (auto f = lower_queries(*p.work, reg.threadgroup_variables, at)) return f;
   p.syncs = split_sync_points(*p.work);
-  std::vector<Instruction*> live = values_live_across(*p.work, p.syncs, SmallPtrSet<Instruction*, 1>());
+  std::vector<Instruction*> live =
+      values_live_across(*p.work, p.syncs, SmallPtrSet<Instruction*, 1>());
   p.remat = plan_rematerialization(*p.work, live);
   summary.demoted = unsigned(live.size());
   SmallPtrSet<Instruction*, 32> moved(p.remat.uniform.begin(), p.remat.uniform.end());
@@ -89,7 +92,8 @@ Registration transform(Context& cx, const LaneBody& body, BodySummary& summary) 
   if (reg.step != nullptr && verifyFunction(*reg.step, &errs())) {
     erase_function(reg.step, cx.fam);
     reg.step = nullptr;
-    failure = Failure{body.declared_at, "internal error of the lane-loop pass: the step does not verify"};
+    failure =
+        Failure{body.declared_at, "internal error of the lane-loop pass: the step does not verify"};
   }
   if (failure) {
     reg.step = nullptr;
@@ -108,7 +112,8 @@ void append_summary(const std::string& path, const std::vector<BodySummary>& bod
   std::error_code error;
   raw_fd_ostream out(path, error, sys::fs::OF_Append | sys::fs::OF_Text);
   if (error) {
-    errs() << "metalsim-lanes: cannot write the summary to " << path << ": " << error.message() << "\n";
+    errs() << "metalsim-lanes: cannot write the summary to " << path << ": " << error.message()
+           << "\n";
     return;
   }
   out << format_summary(bodies);

@@ -44,8 +44,8 @@ Function* create_step(Function& body) {
   Function* step = Function::Create(type, GlobalValue::InternalLinkage,
                                     body.getName() + ".lanes.step", body.getParent());
   AttrBuilder attrs(ctx, body.getAttributes().getFnAttrs());
-  for (Attribute::AttrKind k : {Attribute::OptimizeNone, Attribute::NoInline, Attribute::AlwaysInline,
-                                Attribute::Memory, Attribute::NoRecurse})
+  for (Attribute::AttrKind k : {Attribute::OptimizeNone, Attribute::NoInline,
+                                Attribute::AlwaysInline, Attribute::Memory, Attribute::NoRecurse})
     attrs.removeAttribute(k);
   step->addFnAttrs(attrs);
   // The state's fields and the bound arguments are read only, and no kernel pointer reaches
@@ -89,7 +89,8 @@ Placeholders make_placeholders(Function& step, const FrameLayout& frame) {
   IRBuilder<> b(p.block);
   p.lane = cast<Instruction>(b.CreateFreeze(PoisonValue::get(b.getInt32Ty()), "lane.ph"));
   for (const FrameSlot& s : frame.slots)
-    p.slots.push_back(cast<Instruction>(b.CreateFreeze(PoisonValue::get(b.getPtrTy()), s.name + ".ph")));
+    p.slots.push_back(
+        cast<Instruction>(b.CreateFreeze(PoisonValue::get(b.getPtrTy()), s.name + ".ph")));
   b.CreateUnreachable();
   p.latch = BasicBlock::Create(ctx, "latch.ph", &step);
   new UnreachableInst(ctx, p.latch);
@@ -162,7 +163,8 @@ void rewrite_stops(PreparedBody& prepared, const StepEntry& e, const Placeholder
 }
 
 MDNode* parallel_loop_id(LLVMContext& ctx, MDNode* access_group) {
-  Metadata* parallel = MDNode::get(ctx, {MDString::get(ctx, "llvm.loop.parallel_accesses"), access_group});
+  Metadata* parallel =
+      MDNode::get(ctx, {MDString::get(ctx, "llvm.loop.parallel_accesses"), access_group});
   Metadata* progress = MDNode::get(ctx, {MDString::get(ctx, "llvm.loop.mustprogress")});
   MDNode* id = MDNode::getDistinct(ctx, {nullptr, parallel, progress});
   id->replaceOperandWith(0, id);
@@ -177,30 +179,34 @@ void add_access_group(Instruction& i, MDNode* group) {
 
 struct LoopSpec {
   const Region& region;
-  bool listed;          // lanes[i] rather than first + i
-  BasicBlock* from;     // the block that enters the loop
-  BasicBlock* done;     // where it exits
+  bool listed;       // lanes[i] rather than first + i
+  BasicBlock* from;  // the block that enters the loop
+  BasicBlock* done;  // where it exits
 };
 
 // A clone's operand still naming a template's value: the region uses a value it does not define
 // and that was not demoted. Never expected; checked so that it fails the kernel, not the compiler.
-bool uses_template(const std::vector<BasicBlock*>& clones, const SmallPtrSetImpl<BasicBlock*>& templates) {
+bool uses_template(const std::vector<BasicBlock*>& clones,
+                   const SmallPtrSetImpl<BasicBlock*>& templates) {
   for (BasicBlock* c : clones)
     for (Instruction& inst : *c)
       for (Value* op : inst.operands()) {
-        if (auto* def = dyn_cast<Instruction>(op); def && templates.contains(def->getParent())) return true;
-        if (auto* target = dyn_cast<BasicBlock>(op); target && templates.contains(target)) return true;
+        if (auto* def = dyn_cast<Instruction>(op); def && templates.contains(def->getParent()))
+          return true;
+        if (auto* target = dyn_cast<BasicBlock>(op); target && templates.contains(target))
+          return true;
       }
   return false;
 }
 
 // One lane loop over `spec.region`: header (lane, slot addresses), the region's clones, latch.
 // Returns the header, or nullptr when a clone still uses a template (see uses_template).
-BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e, const FrameLayout& frame,
-                      const Rematerialized& remat, const Placeholders& ph,
+BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e,
+                      const FrameLayout& frame, const Rematerialized& remat, const Placeholders& ph,
                       const SmallPtrSetImpl<BasicBlock*>& templates) {
   LLVMContext& ctx = step.getContext();
-  const std::string name = "r" + std::to_string(spec.region.cont) + (spec.listed ? ".list" : ".lanes");
+  const std::string name =
+      "r" + std::to_string(spec.region.cont) + (spec.listed ? ".list" : ".lanes");
   BasicBlock* header = BasicBlock::Create(ctx, name, &step);
   BasicBlock* latch = BasicBlock::Create(ctx, name + ".latch", &step);
   IRBuilder<> b(header);
@@ -208,7 +214,8 @@ BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e, 
   i->addIncoming(b.getInt32(0), spec.from);
   Value* lane = nullptr;
   if (spec.listed) {
-    Value* at = b.CreateInBoundsGEP(b.getInt16Ty(), step.getArg(5), b.CreateZExt(i, b.getInt64Ty()));
+    Value* at =
+        b.CreateInBoundsGEP(b.getInt16Ty(), step.getArg(5), b.CreateZExt(i, b.getInt64Ty()));
     lane = b.CreateZExt(b.CreateLoad(b.getInt16Ty(), at), b.getInt32Ty(), "lane");
   } else {
     lane = b.CreateAdd(step.getArg(3), i, "lane", /*HasNUW=*/true, /*HasNSW=*/true);
@@ -218,8 +225,8 @@ BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e, 
   map[ph.lane] = lane;
   for (size_t s = 0; s < frame.slots.size(); ++s)
     map[ph.slots[s]] = b.CreateInBoundsGEP(
-        b.getInt8Ty(), e.slot_base[s], b.CreateMul(lane64, b.getInt64(frame.slots[s].size), "", true, true),
-        frame.slots[s].name);
+        b.getInt8Ty(), e.slot_base[s],
+        b.CreateMul(lane64, b.getInt64(frame.slots[s].size), "", true, true), frame.slots[s].name);
   map[ph.latch] = latch;
   for (Instruction* p : remat.per_lane) {
     Instruction* c = p->clone();
@@ -238,7 +245,8 @@ BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e, 
   }
   b.CreateBr(cast<BasicBlock>(map[spec.region.start]));
   for (BasicBlock* c : order)
-    for (Instruction& inst : *c) RemapInstruction(&inst, map, RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
+    for (Instruction& inst : *c)
+      RemapInstruction(&inst, map, RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
   // Edges from blocks outside the region (reached only through another continuation) are gone.
   for (BasicBlock* c : order)
     for (PHINode& phi : c->phis())
@@ -290,17 +298,18 @@ Function* emit_step(PreparedBody& prepared, std::optional<Failure>& failure) {
   for (const Region& r : prepared.regions) {
     BasicBlock* pick = BasicBlock::Create(ctx, "r" + Twine(r.cont), step);
     by_cont->addCase(db.getInt32(r.cont), pick);
-    BasicBlock* contiguous = emit_loop(*step, {r, false, pick, done}, e, prepared.frame, prepared.remat, ph,
-                                       template_set);
-    BasicBlock* listed = emit_loop(*step, {r, true, pick, done}, e, prepared.frame, prepared.remat, ph,
-                                   template_set);
+    BasicBlock* contiguous = emit_loop(*step, {r, false, pick, done}, e, prepared.frame,
+                                       prepared.remat, ph, template_set);
+    BasicBlock* listed = emit_loop(*step, {r, true, pick, done}, e, prepared.frame, prepared.remat,
+                                   ph, template_set);
     ok = ok && contiguous != nullptr && listed != nullptr;
     if (!ok) break;
     IRBuilder<> pb(pick);
     pb.CreateCondBr(pb.CreateIsNull(step->getArg(5)), contiguous, listed);
   }
   if (!ok) {
-    failure = Failure{"", "internal error of the lane-loop pass: a value crosses a sync point undemoted"};
+    failure =
+        Failure{"", "internal error of the lane-loop pass: a value crosses a sync point undemoted"};
     std::vector<BasicBlock*> all;
     for (BasicBlock& bb : *step) all.push_back(&bb);
     erase_blocks(all);

@@ -27,12 +27,12 @@
 namespace metalsim::lanes {
 
 struct PreparedBody {
-  llvm::Function* body;        // the annotated original (left as it is: the registry's key)
-  llvm::Function* work;        // its prepared clone; its blocks move into the step
+  llvm::Function* body;  // the annotated original (left as it is: the registry's key)
+  llvm::Function* work;  // its prepared clone; its blocks move into the step
   std::vector<SyncPoint> syncs;
   FrameLayout frame;
   std::vector<Region> regions;
-  Rematerialized remat;        // moved to the entry, or cloned into each loop header
+  Rematerialized remat;  // moved to the entry, or cloned into each loop header
 };
 
 // Builds the step and empties `prepared.work` (which the caller then erases). nullptr, with

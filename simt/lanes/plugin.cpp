@@ -17,12 +17,12 @@ void register_callbacks(llvm::PassBuilder& pb) {
   pb.registerOptimizerEarlyEPCallback([](llvm::ModulePassManager& mpm, llvm::OptimizationLevel) {
     mpm.addPass(metalsim::lanes::LaneLoopPass(summary_path));
   });
-  pb.registerPipelineParsingCallback(
-      [](llvm::StringRef name, llvm::ModulePassManager& mpm, llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
-        if (name != "metalsim-lanes") return false;
-        mpm.addPass(metalsim::lanes::LaneLoopPass(summary_path));
-        return true;
-      });
+  pb.registerPipelineParsingCallback([](llvm::StringRef name, llvm::ModulePassManager& mpm,
+                                        llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+    if (name != "metalsim-lanes") return false;
+    mpm.addPass(metalsim::lanes::LaneLoopPass(summary_path));
+    return true;
+  });
 }
 
 }  // namespace

@@ -21,11 +21,12 @@ FunctionCallee register_function(Module& m) {
 }
 
 Constant* site_table(Module& m, const Registration& r) {
-  if (r.threadgroup_variables.empty()) return ConstantPointerNull::get(PointerType::get(m.getContext(), 0));
+  if (r.threadgroup_variables.empty())
+    return ConstantPointerNull::get(PointerType::get(m.getContext(), 0));
   std::vector<Constant*> sites(r.threadgroup_variables.begin(), r.threadgroup_variables.end());
   auto* type = ArrayType::get(PointerType::get(m.getContext(), 0), sites.size());
-  return new GlobalVariable(m, type, true, GlobalValue::PrivateLinkage, ConstantArray::get(type, sites),
-                            r.body->getName() + ".lanes.sites");
+  return new GlobalVariable(m, type, true, GlobalValue::PrivateLinkage,
+                            ConstantArray::get(type, sites), r.body->getName() + ".lanes.sites");
 }
 
 }  // namespace
@@ -34,14 +35,17 @@ void emit_registrations(Module& m, const std::vector<Registration>& registration
   if (registrations.empty()) return;
   LLVMContext& ctx = m.getContext();
   auto* type = FunctionType::get(Type::getVoidTy(ctx), false);
-  Function* ctor = Function::Create(type, GlobalValue::InternalLinkage, "metalsim.lanes.register", m);
+  Function* ctor =
+      Function::Create(type, GlobalValue::InternalLinkage, "metalsim.lanes.register", m);
   IRBuilder<> b(BasicBlock::Create(ctx, "entry", ctor));
   FunctionCallee reg = register_function(m);
   Type* ptr = b.getPtrTy();
   for (const Registration& r : registrations) {
-    Value* step = r.step ? static_cast<Value*>(r.step) : ConstantPointerNull::get(cast<PointerType>(ptr));
-    Value* why = r.why.empty() ? static_cast<Value*>(ConstantPointerNull::get(cast<PointerType>(ptr)))
-                               : b.CreateGlobalString(r.why, r.body->getName() + ".lanes.why");
+    Value* step =
+        r.step ? static_cast<Value*>(r.step) : ConstantPointerNull::get(cast<PointerType>(ptr));
+    Value* why = r.why.empty()
+                     ? static_cast<Value*>(ConstantPointerNull::get(cast<PointerType>(ptr)))
+                     : b.CreateGlobalString(r.why, r.body->getName() + ".lanes.why");
     b.CreateCall(reg, {b.getInt32(abi::kAbiVersion), r.body, step,
                        b.getInt32(uint32_t(r.frame_bytes_per_lane)), why, site_table(m, r),
                        b.getInt32(uint32_t(r.threadgroup_variables.size()))});

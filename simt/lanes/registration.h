@@ -17,7 +17,7 @@ struct Registration {
   llvm::Function* body;
   llvm::Function* step;  // nullptr: not transformable
   uint64_t frame_bytes_per_lane = 0;
-  std::string why;       // empty when transformed
+  std::string why;  // empty when transformed
   std::vector<llvm::GlobalVariable*> threadgroup_variables;
 };
 

@@ -62,7 +62,8 @@ class Classifier {
     if (isa<PHINode>(i) || isa<FreezeInst>(i) || isa<AllocaInst>(i) || i.isTerminator() ||
         i.getType()->isTokenTy())
       return false;
-    if (auto* load = dyn_cast<LoadInst>(&i)) return load->isSimple() && read_only(load->getPointerOperand());
+    if (auto* load = dyn_cast<LoadInst>(&i))
+      return load->isSimple() && read_only(load->getPointerOperand());
     return !i.mayReadOrWriteMemory() && isSafeToSpeculativelyExecute(&i);
   }
 
@@ -95,7 +96,8 @@ void collect(Instruction* i, Classifier& c, SmallPtrSetImpl<Instruction*>& into)
 }
 
 // `set` in the function's reverse post order, instructions in block order: definitions first.
-std::vector<Instruction*> in_dominance_order(Function& f, const SmallPtrSetImpl<Instruction*>& set) {
+std::vector<Instruction*> in_dominance_order(Function& f,
+                                             const SmallPtrSetImpl<Instruction*>& set) {
   std::vector<Instruction*> out;
   for (BasicBlock* bb : ReversePostOrderTraversal<Function*>(&f))
     for (Instruction& i : *bb)

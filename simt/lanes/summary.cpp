@@ -3,11 +3,11 @@
 namespace metalsim::lanes {
 
 void describe_prepared(const PreparedBody& p, BodySummary& summary) {
-  summary.lines.push_back("rematerialized: " + std::to_string(p.remat.uniform.size()) + " uniform, " +
-                          std::to_string(p.remat.per_lane.size()) + " per lane");
+  summary.lines.push_back("rematerialized: " + std::to_string(p.remat.uniform.size()) +
+                          " uniform, " + std::to_string(p.remat.per_lane.size()) + " per lane");
   for (const SyncPoint& s : p.syncs)
-    summary.lines.push_back("sync " + std::to_string(s.id) + " " + engine_call_name(s.kind) + " at " +
-                            (s.site.empty() ? "?" : s.site));
+    summary.lines.push_back("sync " + std::to_string(s.id) + " " + engine_call_name(s.kind) +
+                            " at " + (s.site.empty() ? "?" : s.site));
   for (const FrameSlot& s : p.frame.slots)
     summary.lines.push_back("slot " + s.name + ": " + std::to_string(s.size) + " bytes at offset " +
                             std::to_string(s.offset));

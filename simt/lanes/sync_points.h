@@ -15,9 +15,9 @@
 namespace metalsim::lanes {
 
 struct SyncPoint {
-  uint32_t id;               // 1..n: the continuation that resumes after it
-  EngineCall kind;           // ThreadgroupBarrier, SimdgroupBarrier or SimdCollective
-  llvm::CallInst* call;      // alone in `block` with its branch
+  uint32_t id;           // 1..n: the continuation that resumes after it
+  EngineCall kind;       // ThreadgroupBarrier, SimdgroupBarrier or SimdCollective
+  llvm::CallInst* call;  // alone in `block` with its branch
   llvm::BasicBlock* block;
   llvm::BasicBlock* resume;  // single predecessor: `block`
   std::string site;          // "file:line" (the source_location argument, else debug info)

@@ -53,13 +53,16 @@ std::vector<Instruction*> values_live_across(Function& f, const std::vector<Sync
   return live;
 }
 
-std::optional<Failure> demote(std::vector<Instruction*> values, Function& f, const std::vector<SyncPoint>& syncs,
-                              const SmallPtrSetImpl<Instruction*>& except, const std::string& fallback_site) {
+std::optional<Failure> demote(std::vector<Instruction*> values, Function& f,
+                              const std::vector<SyncPoint>& syncs,
+                              const SmallPtrSetImpl<Instruction*>& except,
+                              const std::string& fallback_site) {
   const auto alloca_point = f.getEntryBlock().getFirstInsertionPt();
   while (!values.empty()) {
     for (Instruction* i : values) {
       if (i->getType()->isTokenTy())
-        return Failure{describe_site(*i, nullptr, fallback_site), "a token value is live across a sync point"};
+        return Failure{describe_site(*i, nullptr, fallback_site),
+                       "a token value is live across a sync point"};
       if (auto* phi = dyn_cast<PHINode>(i)) DemotePHIToStack(phi, alloca_point);
       else DemoteRegToStack(*i, false, alloca_point);
     }
@@ -68,7 +71,8 @@ std::optional<Failure> demote(std::vector<Instruction*> values, Function& f, con
   return std::nullopt;
 }
 
-std::optional<Failure> layout_frame(Function& f, FrameLayout& layout, const std::string& fallback_site) {
+std::optional<Failure> layout_frame(Function& f, FrameLayout& layout,
+                                    const std::string& fallback_site) {
   const DataLayout& dl = f.getParent()->getDataLayout();
   std::vector<Instruction*> dead;
   for (Instruction& i : instructions(f)) {
@@ -85,11 +89,12 @@ std::optional<Failure> layout_frame(Function& f, FrameLayout& layout, const std:
       return Failure{site, "a local array whose size is known only at run time"};
     const uint64_t align = a->getAlign().value();
     if (align > abi::kFrameAlign)
-      return Failure{site, "a local variable aligned to " + std::to_string(align) + " bytes (at most " +
-                               std::to_string(abi::kFrameAlign) + ")"};
+      return Failure{site, "a local variable aligned to " + std::to_string(align) +
+                               " bytes (at most " + std::to_string(abi::kFrameAlign) + ")"};
     const uint64_t bytes = a->getAllocationSize(dl)->getFixedValue();
     const uint64_t size = std::max<uint64_t>(alignTo(bytes, align), 1);
-    std::string name = a->hasName() ? a->getName().str() : "slot" + std::to_string(layout.slots.size());
+    std::string name =
+        a->hasName() ? a->getName().str() : "slot" + std::to_string(layout.slots.size());
     layout.slots.push_back({a, alignTo(size, align), align, 0, name});
   }
   // Most aligned first: every offset is then a multiple of its slot's alignment, and so is

@@ -22,7 +22,7 @@ struct FrameSlot {
   llvm::AllocaInst* alloca;  // replaced by the slot's address when the step is built
   uint64_t size;             // bytes per lane (a multiple of its alignment)
   uint64_t align;
-  uint64_t offset;           // per-lane offset: the slot's array starts at offset * frame_lanes
+  uint64_t offset;  // per-lane offset: the slot's array starts at offset * frame_lanes
   std::string name;
 };
 
@@ -32,8 +32,9 @@ struct FrameLayout {
 };
 
 // The SSA values live across a sync point (live into a resume block), allocas and `except` aside.
-std::vector<llvm::Instruction*> values_live_across(llvm::Function& f, const std::vector<SyncPoint>& syncs,
-                                                   const llvm::SmallPtrSetImpl<llvm::Instruction*>& except);
+std::vector<llvm::Instruction*> values_live_across(
+    llvm::Function& f, const std::vector<SyncPoint>& syncs,
+    const llvm::SmallPtrSetImpl<llvm::Instruction*>& except);
 
 // Demotes `values` to allocas, and then what demotion leaves live across a sync point (a demoted
 // phi becomes one load where the phi was), until nothing but `except` is. Fails on values that

@@ -44,9 +44,9 @@ TEST(LaneLoopBuiltins, EveryBuiltinMatchesTheFibersTable) {
           const BuiltinValue want = tg.value(Builtin(b), lane);
           const BuiltinValue got = s.value(Builtin(b), lane);
           ASSERT_TRUE(want.x == got.x && want.y == got.y && want.z == got.z)
-              << builtin_name(Builtin(b)) << " lane " << lane << " threadgroup " << linear << ": fibers ("
-              << want.x << "," << want.y << "," << want.z << "), lane loops (" << got.x << "," << got.y
-              << "," << got.z << ")";
+              << builtin_name(Builtin(b)) << " lane " << lane << " threadgroup " << linear
+              << ": fibers (" << want.x << "," << want.y << "," << want.z << "), lane loops ("
+              << got.x << "," << got.y << "," << got.z << ")";
         }
     }
   }

@@ -18,8 +18,8 @@ using half = _Float16;
 // An output buffer: its index, bytes per lane slot (or per threadgroup), element size.
 struct Output {
   uint32_t buffer;
-  bool per_group;      // one element block per threadgroup rather than per lane
-  uint32_t elements;   // elements per slot
+  bool per_group;     // one element block per threadgroup rather than per lane
+  uint32_t elements;  // elements per slot
   uint32_t element_size;
 };
 
@@ -52,16 +52,20 @@ Launch base(const char* kernel, const Shape& s) {
 }
 
 // One float in per lane, `per_lane` floats out per lane, threadgroup(0) of `tg_bytes_per_lane`.
-Launch in_out(const char* kernel, const Shape& s, std::mt19937& rng, uint32_t per_lane, uint32_t tg_bytes_per_lane) {
+Launch in_out(const char* kernel, const Shape& s, std::mt19937& rng, uint32_t per_lane,
+              uint32_t tg_bytes_per_lane) {
   Launch l = base(kernel, s);
-  l.buffers = {bytes_of(uniform<float>(s.slots(), rng, -2.0f, 2.0f)), poison(s.slots() * per_lane * 4)};
-  if (tg_bytes_per_lane != 0) l.threadgroup_lengths = {round16(uint64_t(s.stride()) * tg_bytes_per_lane)};
+  l.buffers = {bytes_of(uniform<float>(s.slots(), rng, -2.0f, 2.0f)),
+               poison(s.slots() * per_lane * 4)};
+  if (tg_bytes_per_lane != 0)
+    l.threadgroup_lengths = {round16(uint64_t(s.stride()) * tg_bytes_per_lane)};
   return l;
 }
 
 std::vector<Case> cases() {
   std::vector<Case> c;
-  c.push_back({"rotate", [](const Shape& s, std::mt19937& r) { return in_out("rotate", s, r, 2, 4); },
+  c.push_back({"rotate",
+               [](const Shape& s, std::mt19937& r) { return in_out("rotate", s, r, 2, 4); },
                {{1, false, 2, 4}}});
   c.push_back({"barrier_in_loop",
                [](const Shape& s, std::mt19937& r) {
@@ -84,14 +88,16 @@ std::vector<Case> cases() {
                  l.buffers[1] = poison(s.groups() * 4);
                  return l;
                },
-               {{1, true, 1, 4}}, true});
+               {{1, true, 1, 4}},
+               true});
   c.push_back({"tree_reduce_static",
                [](const Shape& s, std::mt19937& r) {
                  Launch l = in_out("tree_reduce_static", s, r, 0, 0);
                  l.buffers[1] = poison(s.groups() * 4);
                  return l;
                },
-               {{1, true, 1, 4}}, true});
+               {{1, true, 1, 4}},
+               true});
   c.push_back({"simd_functions",
                [](const Shape& s, std::mt19937& r) {
                  Launch l = in_out("simd_functions", s, r, 4, 0);
@@ -101,8 +107,10 @@ std::vector<Case> cases() {
                  return l;
                },
                {{1, false, 4, 4}, {2, false, 1, 8}, {3, true, 1, 4}}});
-  c.push_back({"simd_shuffle_loop", [](const Shape& s, std::mt19937& r) { return in_out("simd_shuffle_loop", s, r, 1, 0); },
-               {{1, false, 1, 4}}});
+  c.push_back(
+      {"simd_shuffle_loop",
+       [](const Shape& s, std::mt19937& r) { return in_out("simd_shuffle_loop", s, r, 1, 0); },
+       {{1, false, 1, 4}}});
   c.push_back({"simd_active_mask",
                [](const Shape& s, std::mt19937& r) {
                  Launch l = in_out("simd_active_mask", s, r, 3, 0);
@@ -110,12 +118,15 @@ std::vector<Case> cases() {
                  return l;
                },
                {{1, false, 3, 4}, {2, false, 1, 8}}});
-  c.push_back({"simd_after_return", [](const Shape& s, std::mt19937& r) { return in_out("simd_after_return", s, r, 1, 0); },
-               {{1, false, 1, 4}}});
+  c.push_back(
+      {"simd_after_return",
+       [](const Shape& s, std::mt19937& r) { return in_out("simd_after_return", s, r, 1, 0); },
+       {{1, false, 1, 4}}});
   c.push_back({"half_math",
                [](const Shape& s, std::mt19937& r) {
                  Launch l = base("half_math", s);
-                 l.buffers = {bytes_of(uniform<half>(s.slots(), r, -2.0f, 2.0f)), poison(s.slots() * 2 * 2)};
+                 l.buffers = {bytes_of(uniform<half>(s.slots(), r, -2.0f, 2.0f)),
+                              poison(s.slots() * 2 * 2)};
                  l.threadgroup_lengths = {round16(uint64_t(s.stride()) * 2)};
                  return l;
                },
@@ -127,18 +138,22 @@ std::vector<Case> cases() {
                  return l;
                },
                {{1, false, 1, 4}}});
-  c.push_back({"scale", [](const Shape& s, std::mt19937& r) { return in_out("scale", s, r, 1, 0); },
+  c.push_back({"scale",
+               [](const Shape& s, std::mt19937& r) { return in_out("scale", s, r, 1, 0); },
                {{1, false, 1, 4}}});
-  c.push_back({"private_array", [](const Shape& s, std::mt19937& r) { return in_out("private_array", s, r, 1, 4); },
+  c.push_back({"private_array",
+               [](const Shape& s, std::mt19937& r) { return in_out("private_array", s, r, 1, 4); },
                {{1, false, 1, 4}}});
-  c.push_back({"cleanup_across_barrier",
-               [](const Shape& s, std::mt19937& r) { return in_out("cleanup_across_barrier", s, r, 1, 4); },
-               {{1, false, 1, 4}}});
+  c.push_back(
+      {"cleanup_across_barrier",
+       [](const Shape& s, std::mt19937& r) { return in_out("cleanup_across_barrier", s, r, 1, 4); },
+       {{1, false, 1, 4}}});
   c.push_back({"axpy_exchange",
                [](const Shape& s, std::mt19937& r) {
                  Launch l = in_out("axpy_exchange", s, r, 0, 4);
                  l.buffers = {bytes_of(uniform<float>(s.slots(), r, -2.0f, 2.0f)),
-                              bytes_of(uniform<float>(s.slots(), r, -2.0f, 2.0f)), poison(s.slots() * 4)};
+                              bytes_of(uniform<float>(s.slots(), r, -2.0f, 2.0f)),
+                              poison(s.slots() * 4)};
                  return l;
                },
                {{2, false, 1, 4}}});
@@ -170,7 +185,8 @@ void expect_written(const Shape& s, const Output& o, const Bytes& b, const char*
     for (uint32_t k = 0; k < o.elements; ++k) {
       const uint64_t e = slot * o.elements + k;
       ASSERT_FALSE(is_poison_or_nan(&b[e * o.element_size], o.element_size))
-          << mode << ": buffer(" << o.buffer << ") element " << e << " (slot " << slot << ") not written or NaN";
+          << mode << ": buffer(" << o.buffer << ") element " << e << " (slot " << slot
+          << ") not written or NaN";
     }
   }
 }
@@ -178,7 +194,8 @@ void expect_written(const Shape& s, const Output& o, const Bytes& b, const char*
 void expect_identical(const Output& o, const Bytes& fibers, const Bytes& loops) {
   ASSERT_EQ(fibers.size(), loops.size());
   for (size_t e = 0; e * o.element_size < fibers.size(); ++e)
-    ASSERT_EQ(0, std::memcmp(&fibers[e * o.element_size], &loops[e * o.element_size], o.element_size))
+    ASSERT_EQ(0,
+              std::memcmp(&fibers[e * o.element_size], &loops[e * o.element_size], o.element_size))
         << "buffer(" << o.buffer << ") element " << e << " differs between fibers and lane loops";
 }
 
@@ -188,7 +205,8 @@ TEST_P(Equivalence, LaneLoopsAndFibersAreBitIdentical) {
   const auto [case_index, shape_index] = GetParam();
   const Case c = cases()[case_index];
   const Shape s = test_shapes()[shape_index];
-  if (c.needs_power_of_two && !s.uniform_power_of_two()) GTEST_SKIP() << "a halving tree needs 2^k threads";
+  if (c.needs_power_of_two && !s.uniform_power_of_two())
+    GTEST_SKIP() << "a halving tree needs 2^k threads";
   std::mt19937 rng(uint32_t(1234 + case_index * 97 + shape_index));
   const Launch launch = c.launch(s, rng);
   const Outcome fibers = run_on_fibers(launch);

@@ -54,20 +54,19 @@ Outcome run_on_fibers(const Launch& launch) {
 
 std::string why_not_lane_loops(const std::string& kernel) {
   const char* why = nullptr;
-  if (engine::find_lane_loop_kernel(test_kernel(kernel).body, &why))
-    return "";
+  if (engine::find_lane_loop_kernel(test_kernel(kernel).body, &why)) return "";
   return why != nullptr ? why : "(no reason given)";
 }
 
 Outcome run_in_lane_loops(const Launch& launch) {
   const TestKernel& k = test_kernel(launch.kernel);
   const char* why = nullptr;
-  const engine::LaneLoopKernel* loops =
-      engine::find_lane_loop_kernel(k.body, &why);
+  const engine::LaneLoopKernel* loops = engine::find_lane_loop_kernel(k.body, &why);
   if (loops == nullptr) throw std::runtime_error(launch.kernel + " has no lane loops: " + why);
   Bound bound(launch);
   uint32_t static_capacity = kThreadgroupMemoryLimit;
-  for (uint32_t len : bound.lengths) static_capacity = len >= static_capacity ? 0 : static_capacity - len;
+  for (uint32_t len : bound.lengths)
+    static_capacity = len >= static_capacity ? 0 : static_capacity - len;
   engine::ThreadgroupArena arena;
   arena.configure(bound.lengths, static_capacity);
   check::ReportSink reports;

@@ -20,8 +20,8 @@ using Bytes = std::vector<std::byte>;
 struct Launch {
   std::string kernel;
   engine::DispatchGeometry geometry;
-  std::vector<Bytes> buffers;                   // buffer(i)'s initial contents
-  std::vector<uint32_t> threadgroup_lengths;    // threadgroup(i)'s bytes
+  std::vector<Bytes> buffers;                            // buffer(i)'s initial contents
+  std::vector<uint32_t> threadgroup_lengths;             // threadgroup(i)'s bytes
   std::vector<std::optional<Bytes>> function_constants;  // by index; nullopt: not set
   bool sync_check = true;
 };

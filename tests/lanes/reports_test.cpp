@@ -87,7 +87,8 @@ TEST(LaneLoopReports, BarrierAfterAnEarlyReturnIsReportedThenReleasedAsOnFibers)
   const std::vector<uint32_t> out = values_of<uint32_t>(loops.buffers[0]);
   for (uint32_t g = 0; g < 2; ++g)
     for (uint32_t i = 0; i < 64; ++i)
-      EXPECT_EQ(out[g * 64 + i], i < 50 ? ((i + 1) % 50) * 3 + 1 : 0xFFFFFFFFu) << "threadgroup " << g << " lane " << i;
+      EXPECT_EQ(out[g * 64 + i], i < 50 ? ((i + 1) % 50) * 3 + 1 : 0xFFFFFFFFu)
+          << "threadgroup " << g << " lane " << i;
 }
 
 TEST(LaneLoopReports, SyncCheckOffStillReleasesAndStillAbandonsDivergence) {
@@ -104,7 +105,8 @@ TEST(LaneLoopReports, AKernelThatThrowsIsReportedAsOnFibers) {
   // In the tsan preset the fibers' abandoned lanes never synchronise with the host, and
   // ThreadSanitizer reports their writes and the exception's string as races (an engine
   // matter, not the lane loops').
-  if (engine::racecheck_available()) GTEST_SKIP() << "fibers after a kernel exception under racecheck";
+  if (engine::racecheck_available())
+    GTEST_SKIP() << "fibers after a kernel exception under racecheck";
   Launch l = one_threadgroup("cleanup_across_barrier", 64);
   std::vector<float> in(2 * 64, 1.0f);
   in[64 + 17] = std::nanf("");
@@ -119,7 +121,8 @@ TEST(LaneLoopReports, AKernelThatThrowsIsReportedAsOnFibers) {
   EXPECT_EQ(r->message, f->message);
   EXPECT_EQ(r->lane.threadgroup, f->lane.threadgroup);
   // Threadgroup 0 had no NaN: it ran to the end in both modes, alike.
-  for (size_t i = 0; i < 64 * 4; ++i) ASSERT_EQ(loops.buffers[1][i], fibers.buffers[1][i]) << "byte " << i;
+  for (size_t i = 0; i < 64 * 4; ++i)
+    ASSERT_EQ(loops.buffers[1][i], fibers.buffers[1][i]) << "byte " << i;
 }
 
 struct Untransformable {
@@ -129,12 +132,14 @@ struct Untransformable {
 };
 
 TEST(LaneLoopReports, UntransformableKernelsSayWhyWithFileAndLine) {
-  for (const Untransformable& u : {Untransformable{"indirect_call", "indirect", "an indirect call may reach a sync point"},
-                                   Untransformable{"recursive_barrier", "recursive", "a recursive call"},
-                                   Untransformable{"external_call", "external", "defined in another file"}}) {
+  for (const Untransformable& u :
+       {Untransformable{"indirect_call", "indirect", "an indirect call may reach a sync point"},
+        Untransformable{"recursive_barrier", "recursive", "a recursive call"},
+        Untransformable{"external_call", "external", "defined in another file"}}) {
     const std::string why = why_not_lane_loops(u.kernel);
-    const std::string where =
-        "untransformable_kernels.cpp:" + std::to_string(marked_line("untransformable_kernels.cpp", u.marker)) + ": ";
+    const std::string where = "untransformable_kernels.cpp:" +
+                              std::to_string(marked_line("untransformable_kernels.cpp", u.marker)) +
+                              ": ";
     EXPECT_NE(why.find(where), std::string::npos) << u.kernel << ": " << why;
     EXPECT_NE(why.find(u.why), std::string::npos) << u.kernel << ": " << why;
     Launch l;
@@ -149,10 +154,11 @@ TEST(LaneLoopReports, UntransformableKernelsSayWhyWithFileAndLine) {
 }
 
 TEST(LaneLoopReports, EveryTransformableKernelHasAStep) {
-  for (const char* k : {"rotate", "barrier_in_loop", "uniform_branch", "tree_reduce", "tree_reduce_static",
-                        "cleanup_across_barrier", "private_array", "atomic_histogram", "scale",
-                        "simd_functions", "simd_shuffle_loop", "simd_active_mask", "simd_after_return",
-                        "half_math", "axpy_exchange", "divergent_barrier", "barrier_after_return"})
+  for (const char* k :
+       {"rotate", "barrier_in_loop", "uniform_branch", "tree_reduce", "tree_reduce_static",
+        "cleanup_across_barrier", "private_array", "atomic_histogram", "scale", "simd_functions",
+        "simd_shuffle_loop", "simd_active_mask", "simd_after_return", "half_math", "axpy_exchange",
+        "divergent_barrier", "barrier_after_return"})
     EXPECT_EQ(why_not_lane_loops(k), "") << k;
 }
 

@@ -27,7 +27,8 @@ std::vector<std::string> summary_of(const std::string& file, const std::string& 
   return lines;
 }
 
-std::vector<std::string> starting_with(const std::vector<std::string>& lines, const std::string& prefix) {
+std::vector<std::string> starting_with(const std::vector<std::string>& lines,
+                                       const std::string& prefix) {
   std::vector<std::string> out;
   for (const std::string& l : lines)
     if (l.rfind(prefix, 0) == 0) out.push_back(l);
@@ -67,8 +68,9 @@ TEST(LaneLoopStructure, ABarrierInALoopResumesIntoTheLoop) {
   // Two barriers in a loop: the loop's test runs at the start (rounds may be 0) and after the
   // second barrier, which goes round to the first again or leaves.
   const auto lines = summary_of("barrier_kernels", "barrier_in_loop");
-  EXPECT_EQ(regions(lines), (std::vector<std::string>{"region 0 -> sync 1, return", "region 1 -> sync 2",
-                                                      "region 2 -> sync 1, return"}))
+  EXPECT_EQ(regions(lines),
+            (std::vector<std::string>{"region 0 -> sync 1, return", "region 1 -> sync 2",
+                                      "region 2 -> sync 1, return"}))
       << joined(lines);
   // The accumulator crosses both barriers: it is stored per lane.
   EXPECT_FALSE(starting_with(lines, "slot ").empty()) << joined(lines);
@@ -76,15 +78,16 @@ TEST(LaneLoopStructure, ABarrierInALoopResumesIntoTheLoop) {
 
 TEST(LaneLoopStructure, ABarrierInEachArmOfAUniformBranch) {
   const auto lines = summary_of("barrier_kernels", "uniform_branch");
-  EXPECT_EQ(regions(lines), (std::vector<std::string>{"region 0 -> sync 1, sync 2", "region 1 -> return",
-                                                      "region 2 -> return"}))
+  EXPECT_EQ(regions(lines), (std::vector<std::string>{"region 0 -> sync 1, sync 2",
+                                                      "region 1 -> return", "region 2 -> return"}))
       << joined(lines);
 }
 
 TEST(LaneLoopStructure, TreeReductionLoopsAtItsInnerBarrier) {
   const auto lines = summary_of("barrier_kernels", "tree_reduce");
-  EXPECT_EQ(regions(lines), (std::vector<std::string>{"region 0 -> sync 1", "region 1 -> sync 2, return",
-                                                      "region 2 -> sync 2, return"}))
+  EXPECT_EQ(regions(lines),
+            (std::vector<std::string>{"region 0 -> sync 1", "region 1 -> sync 2, return",
+                                      "region 2 -> sync 2, return"}))
       << joined(lines);
 }
 
@@ -92,9 +95,10 @@ TEST(LaneLoopStructure, EverySimdFunctionIsASyncPoint) {
   const auto lines = summary_of("simd_kernels", "simd_functions");
   const auto syncs = starting_with(lines, "sync ");
   ASSERT_EQ(syncs.size(), 6u) << joined(lines);
-  const char* kinds[] = {"simd_collective", "simd_collective", "simd_collective", "simdgroup_barrier",
-                         "simd_collective", "threadgroup_barrier"};
-  for (size_t i = 0; i < syncs.size(); ++i) EXPECT_NE(syncs[i].find(kinds[i]), std::string::npos) << syncs[i];
+  const char* kinds[] = {"simd_collective",   "simd_collective", "simd_collective",
+                         "simdgroup_barrier", "simd_collective", "threadgroup_barrier"};
+  for (size_t i = 0; i < syncs.size(); ++i)
+    EXPECT_NE(syncs[i].find(kinds[i]), std::string::npos) << syncs[i];
   EXPECT_EQ(regions(lines).back(), "region 6 -> return");
 }
 
@@ -109,8 +113,7 @@ TEST(LaneLoopStructure, UniformValuesAreNotStoredPerLane) {
 TEST(LaneLoopStructure, UntransformableKernelsAreListedWithTheirReason) {
   const auto lines = summary_of("untransformable_kernels", "indirect_call");
   ASSERT_EQ(lines.size(), 1u) << joined(lines);
-  EXPECT_NE(lines[0].find("untransformable_kernels.cpp:"),
-            std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("untransformable_kernels.cpp:"), std::string::npos) << lines[0];
 }
 
 }  // namespace

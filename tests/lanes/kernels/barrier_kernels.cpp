@@ -87,8 +87,8 @@ LANES_TEST_KERNEL(tree_reduce);
 // buffer(0): float in[grid]; buffer(1): float out[groups].
 void tree_reduce_static(const BoundArgs& a, const Lane& l) {
   using partial_t = float[1024];
-  static engine::ThreadgroupVariableSite partial_site{sizeof(partial_t), alignof(partial_t), "partial",
-                                                      __FILE__, __LINE__};
+  static engine::ThreadgroupVariableSite partial_site{sizeof(partial_t), alignof(partial_t),
+                                                      "partial", __FILE__, __LINE__};
   partial_t& partial = *static_cast<partial_t*>(engine::threadgroup_variable(partial_site));
   partial[l.tid] = buffer<float>(a, 0)[l.gid];
   barrier();

@@ -31,8 +31,12 @@ Lane lane_of(const Source& value) {
   const engine::BuiltinValue groups = value(Builtin::threadgroups_per_grid);
   const uint32_t group = pos.x + groups.x * (pos.y + groups.y * pos.z);
   const uint32_t tid = value(Builtin::thread_index_in_threadgroup).x;
-  return {tid, size.x * size.y * size.z, group, group * stride.x * stride.y * stride.z + tid,
-          value(Builtin::thread_index_in_simdgroup).x, value(Builtin::simdgroup_index_in_threadgroup).x};
+  return {tid,
+          size.x * size.y * size.z,
+          group,
+          group * stride.x * stride.y * stride.z + tid,
+          value(Builtin::thread_index_in_simdgroup).x,
+          value(Builtin::simdgroup_index_in_threadgroup).x};
 }
 
 using KernelFn = void (*)(const BoundArgs& args, const Lane& lane);
@@ -45,8 +49,8 @@ struct Generated {
     while (cursor.next()) K(args, lane_of([&](Builtin b) { return cursor.value(b); }));
   }
   [[clang::annotate("metalsim.lanes.body")]] static void body(const BoundArgs& args,
-                                                            const engine::LaneLoopState& state,
-                                                            uint32_t lane) {
+                                                              const engine::LaneLoopState& state,
+                                                              uint32_t lane) {
     K(args, lane_of([&](Builtin b) { return state.value(b, lane); }));
   }
 };
@@ -55,8 +59,12 @@ struct Registrar {
   explicit Registrar(const TestKernel& k) { add_test_kernel(k); }
 };
 
-#define LANES_TEST_KERNEL(fn) \
-  const ::metalsim::lanes_test::Registrar fn##_registrar{{#fn, &Generated<fn>::entry, &Generated<fn>::body}}
+#define LANES_TEST_KERNEL(fn)                              \
+  const ::metalsim::lanes_test::Registrar fn##_registrar { \
+    {                                                      \
+      #fn, &Generated<fn>::entry, &Generated<fn>::body     \
+    }                                                      \
+  }
 
 template <class T>
 T* buffer(const BoundArgs& a, uint32_t index) {
@@ -105,7 +113,8 @@ void prefix_exclusive_sum_combine(const CollectiveCall& c) {
 template <class T>
 void shuffle_combine(const CollectiveCall& c) {
   for (uint32_t i = 0; i < c.count; ++i) {
-    const CollectiveMember* src = c.members[i].arg < 32 ? c.find(uint32_t(c.members[i].arg)) : nullptr;
+    const CollectiveMember* src =
+        c.members[i].arg < 32 ? c.find(uint32_t(c.members[i].arg)) : nullptr;
     out<T>(c.members[i]) = in<T>(src != nullptr ? *src : c.members[i]);
   }
 }
@@ -125,13 +134,15 @@ T sum(T x, std::source_location site = std::source_location::current()) {
 template <class T>
 T prefix_exclusive_sum(T x, std::source_location site = std::source_location::current()) {
   T r = x;
-  engine::simd_collective(&prefix_exclusive_sum_combine<T>, &x, &r, 0, engine::SyncKind::SimdCollective, site);
+  engine::simd_collective(&prefix_exclusive_sum_combine<T>, &x, &r, 0,
+                          engine::SyncKind::SimdCollective, site);
   return r;
 }
 template <class T>
 T shuffle(T x, uint32_t lane, std::source_location site = std::source_location::current()) {
   T r = x;
-  engine::simd_collective(&shuffle_combine<T>, &x, &r, lane, engine::SyncKind::SimdCollective, site);
+  engine::simd_collective(&shuffle_combine<T>, &x, &r, lane, engine::SyncKind::SimdCollective,
+                          site);
   return r;
 }
 inline uint64_t ballot(bool x, std::source_location site = std::source_location::current()) {

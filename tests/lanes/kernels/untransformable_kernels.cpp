@@ -38,7 +38,8 @@ float countdown(float v, uint32_t depth) {
 
 // buffer(0): uint depth; buffer(1): float out[grid].
 void recursive_barrier(const BoundArgs& a, const Lane& l) {
-  buffer<float>(a, 1)[l.gid] = countdown(float(l.tid), *buffer<const uint32_t>(a, 0));  // line: recursive
+  buffer<float>(a, 1)[l.gid] =
+      countdown(float(l.tid), *buffer<const uint32_t>(a, 0));  // line: recursive
 }
 LANES_TEST_KERNEL(recursive_barrier);
 
