@@ -46,8 +46,8 @@ struct LaneLoopState {
   const uint16_t* local_z = nullptr;  // consecutive and vectorize
 
   // ---- read by the step
-  char* frame =
-      nullptr;  // per-lane storage: slot s of lane l at frame + offset_s * frame_lanes + l * size_s
+  // Per-lane storage: slot s of lane l at frame + offset_s * frame_lanes + l * size_s.
+  char* frame = nullptr;
   uint64_t frame_lanes = 0;                         // lanes the frame holds (>= thread_count)
   void* const* threadgroup_variables = nullptr;     // by the kernel's site index (registration)
   const void* const* function_constants = nullptr;  // by [[function_constant(N)]] index
