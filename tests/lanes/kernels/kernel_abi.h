@@ -7,6 +7,7 @@
 
 #include "lanes/test_kernel.h"
 #include "simt/engine/sync.h"
+#include "support/hand_kernel.h"
 
 namespace metalsim::lanes_test {
 
@@ -66,14 +67,9 @@ struct Registrar {
     }                                                      \
   }
 
-template <class T>
-T* buffer(const BoundArgs& a, uint32_t index) {
-  return static_cast<T*>(a.buffers[index]);
-}
-template <class T>
-T* threadgroup(const BoundArgs& a, uint32_t index) {
-  return static_cast<T*>(a.threadgroup[index]);
-}
+// buffer<T>(args, i), threadgroup<T>(args, i): the hand kernels' accessors.
+using testing::buffer;
+using testing::threadgroup;
 
 inline void barrier(std::source_location site = std::source_location::current()) {
   engine::threadgroup_barrier(site);
