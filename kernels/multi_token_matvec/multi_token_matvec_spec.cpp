@@ -2,6 +2,7 @@
 // multi_token_matvec_q4_0_accumulate (+=). output [batch, out_dim] (+)= input [batch, in_dim] x
 // W^T, W in GGML Q4_0 blocks, input and output float. Tolerance and sweep:
 // docs/kernels/multi_token_matvec.md.
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/multi_token_matvec/multi_token_matvec_ref.h"
@@ -55,6 +56,9 @@ class MultiTokenMatvecSpec : public spec::KernelSpec {
           " is not a multiple of the 32-element Q4_0 block: a row of W cannot hold it";
     else if (p.at("tg") < 32 || p.at("tg") > 1024 || p.at("tg") % 32 != 0)
       w = "tg = " + std::to_string(p.at("tg")) + ": whole simdgroups (a multiple of 32) up to 1024";
+    else if (p.at("out_dim") * p.at("in_dim") > (int64_t(1) << 26) ||
+             p.at("batch") * std::max(p.at("in_dim"), p.at("out_dim")) > (int64_t(1) << 22))
+      w = "W over 2^26 values or activations over 2^22 (a fuzzed case stays small)";
     if (why) *why = w;
     return w.empty();
   }
@@ -104,10 +108,8 @@ class MultiTokenMatvecSpec : public spec::KernelSpec {
     auto out = ctx.buffer(count * sizeof(float));
     const bool accumulate = accumulate_;
     auto reset = [=] {
-      if (accumulate)
-        spec::fill(out, *old);
-      else
-        spec::poison(static_cast<float*>(out->contents()), count);
+      if (accumulate) spec::fill(out, *old);
+      else spec::poison(static_cast<float*>(out->contents()), count);
     };
     reset();
     auto c = std::make_unique<spec::StandardCase>();
@@ -130,10 +132,8 @@ class MultiTokenMatvecSpec : public spec::KernelSpec {
     const Tolerance tol{0, relative_tolerance(in_dim),
                         "float accumulation over in_dim (+ the old value)"};
     c->check = [=](CaseResult& r) {
-      if (accumulate)
-        compare_accumulated(spec::contents<float>(out), *old, *ref, tol, r);
-      else
-        spec::compare_output("output", spec::contents<float>(out), ref->data(), count, tol, r);
+      if (accumulate) compare_accumulated(spec::contents<float>(out), *old, *ref, tol, r);
+      else spec::compare_output("output", spec::contents<float>(out), ref->data(), count, tol, r);
     };
     c->expose("output", out);
     c->poison_again = reset;

@@ -1,0 +1,231 @@
+// Specs of the attention family's float kernels, used by the model runner (docs/pipeline.md):
+// decode_attention_float (decode_attention on float Q, K, V, O) and kv_append_float (one token's
+// K and V rows into a cache slot). Q, K and V are half values widened to float, so the family's
+// reference (attention_ref.h, in double from half inputs) is exact for them.
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+#include "kernels/attention/attention_ref.h"
+#include "kernels/spec/inputs.h"
+#include "kernels/spec/standard_case.h"
+
+namespace metalsim::kernels::attention {
+namespace {
+
+using spec::CaseResult;
+using spec::ParamDef;
+using spec::Params;
+using spec::Tolerance;
+
+struct DecodeParams {  // attention.metal
+  uint64_t q_strides[2], k_strides[3], v_strides[3], o_strides[2];
+  uint32_t num_heads, num_kv_heads, kv_len, head_dim;
+  float scale;
+};
+
+std::vector<float> widen(const std::vector<half_t>& v) { return {v.begin(), v.end()}; }
+
+// ------------------------------ decode_attention_float
+class DecodeAttentionFloatSpec : public spec::KernelSpec {
+ public:
+  std::string name() const override { return "decode_attention_float"; }
+  std::string family() const override { return "attention"; }
+  std::string summary() const override {
+    return "decode_attention on float Q, K, V and O (a float KV cache)";
+  }
+  std::vector<ParamDef> params() const override {
+    return {
+        {"heads", 1, 64, {}, {1, 4, 9}, 4, "query heads"},
+        {"kv_heads", 1, 64, {}, {1, 2, 3}, 2, "key/value heads, dividing heads (GQA)"},
+        {"head_dim", 1, 128, {}, {1, 64, 128}, 64, "dimension per head"},
+        {"kv_len", 1, 1 << 16, {}, {1, 31, 32, 33, 129}, 33, "valid cache entries"},
+        {"cache_slack", 0, 4096, {}, {0, 3}, 0, "cache capacity beyond kv_len (NaN-filled)"},
+        {"layout", 0, 1, {0, 1}, {0, 1}, 0, "cache 0: [Hkv,cap,D], 1: [cap,Hkv*D] (the model's)"}};
+  }
+  bool valid(const Params& p, std::string* why) const override {
+    std::string w;
+    if (p.at("heads") < 1 || p.at("kv_heads") < 1 || p.at("heads") % p.at("kv_heads") != 0)
+      w = "kv_heads must divide heads";
+    else if (p.at("head_dim") < 1 || p.at("head_dim") > 128) w = "1 <= head_dim <= 128";
+    else if (p.at("kv_len") < 1 || p.at("cache_slack") < 0) w = "kv_len >= 1, cache_slack >= 0";
+    else if ((p.at("kv_len") + p.at("cache_slack")) * p.at("kv_heads") * p.at("head_dim") >
+             (1 << 22))
+      w = "the cache is over 2^22 floats (a fuzzed case stays small)";
+    if (why) *why = w;
+    return w.empty();
+  }
+  std::vector<Params> sweep() const override {
+    return {{{"heads", 1}, {"kv_heads", 1}, {"head_dim", 1}, {"kv_len", 1}},
+            {{"heads", 4}, {"kv_heads", 2}, {"head_dim", 64}, {"kv_len", 31}, {"cache_slack", 3}},
+            {{"heads", 4}, {"kv_heads", 1}, {"head_dim", 128}, {"kv_len", 129}, {"layout", 1}},
+            {{"heads", 9},
+             {"kv_heads", 3},
+             {"head_dim", 64},
+             {"kv_len", 257},
+             {"cache_slack", 3},
+             {"layout", 1}}};
+  }
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
+                                              spec::CaseContext& ctx) const override {
+    std::string why;
+    if (!valid(p, &why)) throw std::invalid_argument(name() + ": " + why);
+    auto a = std::make_shared<AttentionProblem>();
+    a->heads = int(p.at("heads"));
+    a->kv_heads = int(p.at("kv_heads"));
+    a->head_dim = int(p.at("head_dim"));
+    a->seq_kv = int(p.at("kv_len"));
+    a->scale = double(1.0f / std::sqrt(float(a->head_dim)));  // the float the kernel gets
+    const int capacity = a->seq_kv + int(p.at("cache_slack"));
+    a->q = a->o = View{int64_t(a->heads) * a->head_dim, a->head_dim, 0};
+    a->k = a->v = p.at("layout") ? interleaved_view(a->kv_heads, capacity, a->head_dim)
+                                 : contiguous_view(a->kv_heads, capacity, a->head_dim);
+    spec::InputGenerator gen(ctx.seed());
+    const size_t qn = size_t(a->heads) * a->head_dim;
+    auto q = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(qn, -2, 2));
+    const size_t kvn = size_t(a->kv_heads) * capacity * a->head_dim;
+    auto k =
+        std::make_shared<std::vector<half_t>>(kvn, half_t(std::numeric_limits<float>::quiet_NaN()));
+    auto v = std::make_shared<std::vector<half_t>>(*k);
+    for (int h = 0; h < a->kv_heads; ++h)
+      for (int j = 0; j < a->seq_kv; ++j)
+        for (int d = 0; d < a->head_dim; ++d) {
+          (*k)[a->k.at(0, h, j) + d] = half_t(gen.uniform(-1.0, 1.0));
+          (*v)[a->v.at(0, h, j) + d] = half_t(gen.uniform(-1.0, 1.0));
+        }
+    auto ref = std::make_shared<std::vector<double>>(qn);
+    auto bq = ctx.buffer(widen(*q)), bk = ctx.buffer(widen(*k)), bv = ctx.buffer(widen(*v));
+    auto out = ctx.buffer(qn * sizeof(float));
+    auto poison = [=] { spec::poison(static_cast<float*>(out->contents()), qn); };
+    poison();
+    DecodeParams dp{};
+    const int64_t qs[2] = {a->q.batch, a->q.head}, ks[3] = {a->k.batch, a->k.head, a->k.seq};
+    for (int i = 0; i < 2; ++i) dp.q_strides[i] = dp.o_strides[i] = uint64_t(qs[i]);
+    for (int i = 0; i < 3; ++i) dp.k_strides[i] = dp.v_strides[i] = uint64_t(ks[i]);
+    dp.num_heads = uint32_t(a->heads);
+    dp.num_kv_heads = uint32_t(a->kv_heads);
+    dp.kv_len = uint32_t(a->seq_kv);
+    dp.head_dim = uint32_t(a->head_dim);
+    dp.scale = float(a->scale);
+    auto c = std::make_unique<spec::StandardCase>();
+    c->kernel = [=, &ctx](CaseResult& r) {
+      ctx.dispatch(
+          "decode_attention_float",
+          [&](auto* e) {
+            e->setBuffer(bq.get(), 0, 0);
+            e->setBuffer(bk.get(), 0, 1);
+            e->setBuffer(bv.get(), 0, 2);
+            e->setBuffer(out.get(), 0, 3);
+            e->setBytes(&dp, sizeof dp, 4);
+          },
+          {uint32_t(a->heads), 1, 1}, {128, 1, 1}, spec::CaseContext::Grid::threadgroups, r);
+    };
+    c->reference = [=] { attention_reference(*a, q->data(), k->data(), v->data(), ref->data()); };
+    // Float throughout: the scores' dot products over head_dim, exp, and sums over kv_len.
+    const Tolerance tol{0, (a->head_dim + a->seq_kv + 64) * 0x1p-24,
+                        "float scores over head_dim, exp, sums over kv_len"};
+    c->check = [=](CaseResult& r) {
+      spec::compare_output("O", spec::contents<float>(out), ref->data(), qn, tol, r);
+    };
+    c->expose("O", out);
+    c->poison_again = poison;
+    return c;
+  }
+};
+
+// ------------------------------ kv_append_float
+// A cache of `slots` rows of `count` floats, poisoned; the kernel writes row `slot` from K and
+// V bound at the row's offset. Exact copy; every other row must keep its poison.
+class KvAppendFloatSpec : public spec::KernelSpec {
+ public:
+  std::string name() const override { return "kv_append_float"; }
+  std::string family() const override { return "attention"; }
+  std::string summary() const override {
+    return "one token's K and V rows copied into a float cache slot (by buffer offset)";
+  }
+  std::vector<ParamDef> params() const override {
+    return {{"count",
+             1,
+             1 << 16,
+             {},
+             {1, 192, 255, 256, 257},
+             192,
+             "floats per row (kv_heads * head_dim)"},
+            {"slots", 1, 4096, {}, {1, 2, 5}, 5, "cache rows"},
+            {"slot", 0, 4095, {}, {0, 4}, 3, "the row written"},
+            {"tg", 1, 1024, {}, {1, 32, 256}, 256, "threads per threadgroup"}};
+  }
+  bool valid(const Params& p, std::string* why) const override {
+    std::string w;
+    if (p.at("count") < 1 || p.at("slots") < 1) w = "count, slots >= 1";
+    else if (p.at("slot") < 0 || p.at("slot") >= p.at("slots")) w = "0 <= slot < slots";
+    else if (p.at("tg") < 1 || p.at("tg") > 1024) w = "1 <= tg <= 1024";
+    else if (p.at("count") * p.at("slots") > (1 << 22)) w = "count * slots <= 2^22";
+    if (why) *why = w;
+    return w.empty();
+  }
+  std::vector<Params> sweep() const override {
+    return {{{"count", 1}, {"slots", 1}, {"slot", 0}, {"tg", 1}},
+            {{"count", 257}, {"slots", 5}, {"slot", 4}, {"tg", 256}},
+            {{"count", 192}, {"slots", 5}, {"slot", 2}, {"tg", 32}}};
+  }
+  std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
+                                              spec::CaseContext& ctx) const override {
+    std::string why;
+    if (!valid(p, &why)) throw std::invalid_argument(name() + ": " + why);
+    const uint32_t count = uint32_t(p.at("count")), slots = uint32_t(p.at("slots")),
+                   tg = uint32_t(p.at("tg"));
+    const size_t offset = size_t(p.at("slot")) * count * sizeof(float);
+    spec::InputGenerator gen(ctx.seed());
+    auto k = std::make_shared<std::vector<float>>(gen.uniform_vector<float>(count, -1, 1));
+    auto v = std::make_shared<std::vector<float>>(gen.uniform_vector<float>(count, -1, 1));
+    auto bk = ctx.buffer(*k), bv = ctx.buffer(*v);
+    const size_t cache_n = size_t(slots) * count;
+    auto kc = ctx.buffer(cache_n * sizeof(float)), vc = ctx.buffer(cache_n * sizeof(float));
+    auto poison = [=] {
+      spec::poison(static_cast<float*>(kc->contents()), cache_n);
+      spec::poison(static_cast<float*>(vc->contents()), cache_n);
+    };
+    poison();
+    auto c = std::make_unique<spec::StandardCase>();
+    c->kernel = [=, &ctx](CaseResult& r) {
+      ctx.dispatch(
+          "kv_append_float",
+          [&](auto* e) {
+            e->setBuffer(bk.get(), 0, 0);
+            e->setBuffer(bv.get(), 0, 1);
+            e->setBuffer(kc.get(), offset, 2);
+            e->setBuffer(vc.get(), offset, 3);
+            e->setBytes(&count, sizeof count, 4);
+          },
+          {count, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
+    };
+    c->reference = [] {};  // the row is the input itself
+    c->check = [=](CaseResult& r) {
+      const std::vector<double> kref(k->begin(), k->end()), vref(v->begin(), v->end());
+      const size_t first = offset / sizeof(float);
+      for (auto [name, cache, ref] :
+           {std::tuple{"k_cache", kc, &kref}, std::tuple{"v_cache", vc, &vref}}) {
+        const float* row = spec::contents<float>(cache);
+        spec::compare_output(name, row + first, ref->data(), count, Tolerance{}, r);
+        for (size_t i = 0; i < cache_n; ++i)  // a write outside the slot is an error
+          if ((i < first || i >= first + count) && !spec::is_poison(row[i]) &&
+              !std::isinf(r.max_error)) {
+            r.max_error = double(INFINITY);
+            r.worst =
+                std::string(name) + "[" + std::to_string(i) + "], outside the slot, was written";
+          }
+      }
+    };
+    c->expose("k_cache", kc);
+    c->expose("v_cache", vc);
+    c->poison_again = poison;
+    return c;
+  }
+};
+
+METALSIM_REGISTER_SPEC(DecodeAttentionFloatSpec);
+METALSIM_REGISTER_SPEC(KvAppendFloatSpec);
+
+}  // namespace
+}  // namespace metalsim::kernels::attention
