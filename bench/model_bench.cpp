@@ -119,8 +119,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--model_layers=", 15) == 0)
       layers = uint32_t(std::stoul(argv[i] + 15));
-    else
-      rest.push_back(argv[i]);
+    else rest.push_back(argv[i]);
   }
   int count = int(rest.size());
   metalsim::model::prepare(layers);

@@ -40,10 +40,8 @@ std::string fixed(double v, int digits = 1) {
 // The configuration the options name; "" or what is wrong in `why`.
 model::ModelConfig make_config(const ModelOptions& o, std::string& why) {
   model::ModelConfig c = model::ModelConfig::smollm_135m();
-  if (o.shape == "small")
-    c = model::ModelConfig::small();
-  else if (o.shape != "smollm")
-    why = "--shape must be smollm or small, not '" + o.shape + "'";
+  if (o.shape == "small") c = model::ModelConfig::small();
+  else if (o.shape != "smollm") why = "--shape must be smollm or small, not '" + o.shape + "'";
   if (o.layers) c.layers = o.layers;
   if (o.vocab) c.vocab = o.vocab;
   if (o.cache == "rotating") {
@@ -96,9 +94,7 @@ Throughput decode(model::ModelRunner& r, uint32_t first, uint32_t count,
   return t;
 }
 
-std::string rate(uint32_t tokens, double seconds) {
-  return fixed(tokens / seconds, 2) + " tok/s";
-}
+std::string rate(uint32_t tokens, double seconds) { return fixed(tokens / seconds, 2) + " tok/s"; }
 
 int run_model(const ModelOptions& o, Io& io) {
   std::string why;

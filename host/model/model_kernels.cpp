@@ -44,9 +44,7 @@ template <class T>
 void bind_value(const Encoding& e, const T& value, uint32_t index) {
   bind(e, e.args.put(value), index);
 }
-MTL::Size size1(uint64_t n) {
-  return MTL::Size(n, 1, 1);
-}
+MTL::Size size1(uint64_t n) { return MTL::Size(n, 1, 1); }
 
 }  // namespace
 

@@ -23,8 +23,6 @@ std::vector<double> multi_token_matvec_ref(const std::vector<BlockQ4_0>& weight,
 // (in_dim + 32) * 2^-24 covers with room (the sum runs over in_dim products in float, plus the
 // 32-lane reduction and, for the accumulate kernel, one add to the old output). Outputs are
 // float: no rounding to half.
-inline double relative_tolerance(int64_t in_dim) {
-  return double(in_dim + 32) * 0x1p-24;
-}
+inline double relative_tolerance(int64_t in_dim) { return double(in_dim + 32) * 0x1p-24; }
 
 }  // namespace metalsim::kernels::multi_token_matvec
