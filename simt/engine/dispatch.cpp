@@ -13,8 +13,10 @@
 #include <thread>
 
 #include "simt/engine/dispatch_state.h"
+#include "simt/engine/execution_mode.h"
 #include "simt/engine/fault.h"
 #include "simt/engine/initcheck.h"
+#include "simt/engine/lane_loop_runner.h"
 #include "simt/engine/race_annotations.h"
 #include "simt/engine/threadgroup_runner.h"
 #include "simt/fiber/guarded_stack.h"
@@ -22,12 +24,19 @@
 namespace metalsim::engine {
 namespace {
 
-// What each OpenMP thread keeps from one dispatch to the next.
+// What each OpenMP thread keeps from one dispatch to the next: a runner for each execution mode.
 struct Worker {
-  explicit Worker(size_t stack_bytes) : stacks(stack_bytes), runner(stacks, arena) {}
+  explicit Worker(size_t stack_bytes)
+      : stacks(stack_bytes), runner(stacks, arena), lane_loops(stacks, arena) {}
   fiber::StackPool stacks;
   ThreadgroupArena arena;
   ThreadgroupRunner runner;
+  LaneLoopRunner lane_loops;
+
+  void run(DispatchState& state, uint64_t linear_threadgroup) {
+    if (state.lane_loops != nullptr) lane_loops.run(state, linear_threadgroup);
+    else runner.run(state, linear_threadgroup);
+  }
 };
 
 Worker& this_worker(size_t stack_bytes) {
@@ -103,9 +112,22 @@ DispatchOutcome execute_dispatch(const DispatchRequest& request) {
   return run_dispatch_once(request);
 }
 
+// Lane loops were asked for a kernel that cannot run in them: nothing runs.
+DispatchOutcome refuse_lane_loops(const DispatchRequest& request, const std::string& why) {
+  check::Report r;
+  r.check = check::CheckId::mode_unavailable;
+  r.kernel = request.kernel->name;
+  r.site = {request.kernel->source_file, request.kernel->source_line, ""};
+  r.message = "--mode loops, but the kernel cannot run in lane loops: " + why;
+  return {false, {std::move(r)}};
+}
+
 DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
   link_race_reporting();
+  const ModeDecision mode = decide_execution_mode(request);
+  if (!mode.refused.empty()) return refuse_lane_loops(request, mode.refused);
   DispatchState state(request);
+  state.lane_loops = mode.loops;
   const uint64_t count = request.geometry.threadgroups.volume();
   const std::vector<uint64_t> order = threadgroup_order(request, count);
   const size_t stack_bytes =
@@ -128,7 +150,7 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
     for (uint64_t i = 0; i < count; ++i) {
       if (state.stop.load(std::memory_order_relaxed)) continue;
       if (!request.options.on_threadgroup) {
-        worker.runner.run(state, order[i]);
+        worker.run(state, order[i]);
         continue;
       }
       ThreadgroupEvent event;
@@ -136,7 +158,7 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
       event.linear_threadgroup = order[i];
       event.position = request.geometry.threadgroup_position(order[i]);
       event.begin_ns = steady_ns();
-      worker.runner.run(state, order[i]);
+      worker.run(state, order[i]);
       event.end_ns = steady_ns();
       request.options.on_threadgroup(event);
     }

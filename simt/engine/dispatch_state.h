@@ -7,10 +7,13 @@
 
 namespace metalsim::engine {
 
+struct LaneLoopKernel;  // lane_loops.h
+
 struct DispatchState {
   explicit DispatchState(const DispatchRequest& r) : request(r), serial(next_serial()) {}
   const DispatchRequest& request;
   const uint64_t serial;  // unique per dispatch: workers re-read the request when it changes
+  const LaneLoopKernel* lane_loops = nullptr;  // set: the dispatch runs in lane loops
   check::ReportSink reports;
   std::atomic<bool> stop{false};  // a fault or the watchdog: skip the threadgroups not begun
   // Racecheck: the host's writes happen before the dispatch's lanes; the lanes' writes happen

@@ -4,8 +4,8 @@
 #include "simt/engine/fault.h"
 
 #include <dlfcn.h>
-#include <sys/mman.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 
 #include <array>
@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "simt/engine/threadgroup_runner.h"
 #include "simt/engine/uninit_trace.h"
 
 namespace metalsim::engine {
@@ -49,8 +48,8 @@ void chain(int sig, siginfo_t* info, void* context) {
 }
 
 void on_fault(int sig, siginfo_t* info, void* context) {
-  if (UninitTrace* trace = current_uninit_trace(); trace != nullptr && sig == SIGSEGV &&
-                                                    trace->on_access_fault(info->si_addr, context))
+  if (UninitTrace* trace = current_uninit_trace();
+      trace != nullptr && sig == SIGSEGV && trace->on_access_fault(info->si_addr, context))
     return;
   TrapState& trap = tls_trap;
   if (trap.armed == 0 || trap.recovery == nullptr) {
@@ -89,7 +88,8 @@ void on_timeout(int, siginfo_t*, void* context) {
 struct sigaction previous_trap;
 
 void on_trap(int sig, siginfo_t* info, void* context) {
-  if (UninitTrace* trace = current_uninit_trace(); trace != nullptr && trace->on_single_step(context))
+  if (UninitTrace* trace = current_uninit_trace();
+      trace != nullptr && trace->on_single_step(context))
     return;
   // Not ours (a debugger's breakpoint without one attached, ...): what was there before.
   if ((previous_trap.sa_flags & SA_SIGINFO) != 0 && previous_trap.sa_sigaction != nullptr) {
@@ -105,13 +105,13 @@ void install_handlers_once() {
   std::call_once(once, [] {
     // Installed after the sanitizers' own handlers: faults inside an armed trap are ours,
     // every other one is passed on (chain()).
-    struct sigaction sa {};
+    struct sigaction sa{};
     sa.sa_sigaction = &on_fault;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGSEGV, &sa, &previous_segv);
     sigaction(SIGBUS, &sa, &previous_bus);
-    struct sigaction st {};
+    struct sigaction st{};
     st.sa_sigaction = &on_timeout;
     st.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&st.sa_mask);
@@ -136,7 +136,7 @@ void install_altstack_for_thread() {
 void install_single_step_handler() {
   static std::once_flag once;
   std::call_once(once, [] {
-    struct sigaction sa {};
+    struct sigaction sa{};
     sa.sa_sigaction = &on_trap;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
@@ -144,10 +144,10 @@ void install_single_step_handler() {
   });
 }
 
-FaultTrap::FaultTrap(ThreadgroupRunner& runner) {
+FaultTrap::FaultTrap(sigjmp_buf* recovery) {
   install_handlers_once();
   install_altstack_for_thread();
-  tls_trap.recovery = runner.recovery_point();
+  tls_trap.recovery = recovery;
 }
 
 FaultTrap::~FaultTrap() {
@@ -191,7 +191,8 @@ check::SourceSite symbolize(const void* pc) {
   Dl_info info{};
   if (pc == nullptr || dladdr(pc, &info) == 0 || info.dli_fname == nullptr) return {};
   // Position-independent objects are looked up by their offset from the load address.
-  const uintptr_t offset = reinterpret_cast<uintptr_t>(pc) - reinterpret_cast<uintptr_t>(info.dli_fbase);
+  const uintptr_t offset =
+      reinterpret_cast<uintptr_t>(pc) - reinterpret_cast<uintptr_t>(info.dli_fbase);
   char command[1024];
   std::snprintf(command, sizeof command, "addr2line -i -f -C -e '%s' 0x%lx 2>/dev/null",
                 info.dli_fname, static_cast<unsigned long>(offset));

@@ -1,17 +1,16 @@
 #pragma once
 // Memory faults and timeouts inside kernels. While a worker runs a threadgroup, a SIGSEGV or
 // SIGBUS (a guard page: stack overflow, a buffer's end, a threadgroup region's end) or the
-// watchdog's signal jumps back to the runner's recovery point, which files a report and
-// abandons the threadgroup; the host process goes on. Signals outside an armed trap keep their
-// default meaning.
+// watchdog's signal jumps back to the runner's recovery point (either mode's runner: fibers or
+// lane loops), which files a report (fault_report.h) and abandons the threadgroup; the host
+// process goes on. Signals outside an armed trap keep their default meaning.
+#include <csetjmp>
 #include <cstdint>
 #include <vector>
 
 #include "simt/report/report.h"
 
 namespace metalsim::engine {
-
-class ThreadgroupRunner;
 
 struct FaultRecord {
   const void* address = nullptr;  // the faulting data address
@@ -22,7 +21,8 @@ struct FaultRecord {
 
 class FaultTrap {
  public:
-  explicit FaultTrap(ThreadgroupRunner& runner);
+  // `recovery`: where a fault jumps (sigsetjmp'ed by the runner, without a signal-mask save).
+  explicit FaultTrap(sigjmp_buf* recovery);
   ~FaultTrap();
   void arm();
   void disarm();

@@ -27,12 +27,12 @@ std::string_view arg_kind_name(ArgKind k);
 struct ArgInfo {
   const char* name = "";
   ArgKind kind = ArgKind::DeviceBuffer;
-  uint32_t index = 0;             // N of [[buffer(N)]] / [[threadgroup(N)]]
-  const char* type = "";          // the parameter's type as written
-  bool is_const = false;          // pointee is const (always true for constant buffers)
-  bool is_reference = false;      // `constant P& p`: one element must be bound
-  uint32_t element_size = 0;      // sizeof the pointee (sizeof the built-in's declared type)
-  uint32_t element_align = 1;     // alignof the pointee: bound offsets must be multiples
+  uint32_t index = 0;          // N of [[buffer(N)]] / [[threadgroup(N)]]
+  const char* type = "";       // the parameter's type as written
+  bool is_const = false;       // pointee is const (always true for constant buffers)
+  bool is_reference = false;   // `constant P& p`: one element must be bound
+  uint32_t element_size = 0;   // sizeof the pointee (sizeof the built-in's declared type)
+  uint32_t element_align = 1;  // alignof the pointee: bound offsets must be multiples
   engine::Builtin builtin = engine::Builtin::thread_position_in_grid;  // kind == Builtin
 };
 
@@ -47,9 +47,9 @@ struct FunctionConstantInfo {
 
 // Argument storage of one dispatch (buffers) and one threadgroup (threadgroup memory).
 struct BoundArgs {
-  void* buffers[kMaxBufferBindings] = {};              // base + offset, as setBuffer bound it
-  uint64_t buffer_lengths[kMaxBufferBindings] = {};    // bytes from the bound offset to the end
-  void* threadgroup[kMaxThreadgroupBindings] = {};     // this threadgroup's regions
+  void* buffers[kMaxBufferBindings] = {};            // base + offset, as setBuffer bound it
+  uint64_t buffer_lengths[kMaxBufferBindings] = {};  // bytes from the bound offset to the end
+  void* threadgroup[kMaxThreadgroupBindings] = {};   // this threadgroup's regions
   uint32_t threadgroup_lengths[kMaxThreadgroupBindings] = {};
 };
 
@@ -92,15 +92,23 @@ class LaneCursor {
 
 using KernelEntry = void (*)(const BoundArgs& args, LaneCursor& lanes);
 
+// Lane loops (lane_loops.h, docs/lanes.md): the front also emits, per kernel, a lane body that
+// runs the kernel for one lane reading its built-ins from the state. It is never called: the
+// lane-loop pass builds a step from it, and the runtime finds the step by the body's address.
+struct LaneLoopState;
+using LaneBody = void (*)(const BoundArgs& args, const LaneLoopState& state, uint32_t lane);
+
 struct KernelInfo {
-  const char* name = "";               // the host name: newFunction looks it up
-  const char* source_file = "";        // the .metal file, for reports
+  const char* name = "";         // the host name: newFunction looks it up
+  const char* source_file = "";  // the .metal file, for reports
   uint32_t source_line = 0;
   std::span<const ArgInfo> args;
   KernelEntry entry = nullptr;
   uint32_t static_threadgroup_bytes = 0;  // kernel-scope threadgroup variables
-  uint32_t max_total_threads_per_threadgroup = 0;  // [[max_total_threads_per_threadgroup]]; 0: profile
+  uint32_t max_total_threads_per_threadgroup =
+      0;  // [[max_total_threads_per_threadgroup]]; 0: profile
   std::span<const FunctionConstantInfo> function_constants;
+  LaneBody lane_body = nullptr;  // nullptr: no lane loops (hand-written kernels may leave it)
 };
 
 // All kernels linked into the program, by name. Generated code registers each kernel from a

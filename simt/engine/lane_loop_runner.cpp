@@ -1,3 +1,6 @@
+// Not fortified: siglongjmp from the fault handler's stack back to the worker's stack is the
+// point (fault.cpp), and _FORTIFY_SOURCE's longjmp check would reject it.
+#undef _FORTIFY_SOURCE
 #include "simt/engine/lane_loop_runner.h"
 
 #include <algorithm>
@@ -7,6 +10,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "simt/engine/dispatch_state.h"
+#include "simt/engine/fault.h"
+#include "simt/engine/fault_report.h"
 #include "simt/engine/sync_site.h"
 
 namespace metalsim::engine {
@@ -23,7 +29,8 @@ bool is_collective(uint8_t kind) {
 
 void LaneLoopRunner::FreeFrame::operator()(char* p) const { std::free(p); }
 
-LaneLoopRunner::LaneLoopRunner(ThreadgroupArena& arena) : arena_(arena) {
+LaneLoopRunner::LaneLoopRunner(fiber::StackPool& stacks, ThreadgroupArena& arena)
+    : stacks_(stacks), arena_(arena) {
   const size_t n = kMaxThreadsPerThreadgroup;
   status_.resize(n);
   cont_.resize(n);
@@ -68,7 +75,7 @@ void LaneLoopRunner::prepare_local_positions() {
 }
 
 void LaneLoopRunner::prepare_frame() {
-  const size_t bytes = size_t(dispatch_->kernel->frame_bytes_per_lane) * n_;
+  const size_t bytes = size_t(kernel_->frame_bytes_per_lane) * n_;
   if (bytes > frame_capacity_) {
     const size_t rounded = (bytes + kLaneFrameAlign - 1) / kLaneFrameAlign * kLaneFrameAlign;
     frame_.reset(static_cast<char*>(std::aligned_alloc(kLaneFrameAlign, rounded)));
@@ -79,31 +86,42 @@ void LaneLoopRunner::prepare_frame() {
   state_.frame_lanes = n_;
 }
 
-void LaneLoopRunner::prepare(const LaneLoopDispatch& d, uint64_t linear_threadgroup) {
-  dispatch_ = &d;
-  const DispatchGeometry& g = *d.geometry;
-  state_.dispatch = &g;
-  state_.position = g.threadgroup_position(linear_threadgroup);
-  state_.size = g.threadgroup_size_at(state_.position);
+void LaneLoopRunner::prepare(DispatchState& dispatch, uint64_t linear_threadgroup) {
+  const DispatchRequest& req = dispatch.request;
+  dispatch_ = &dispatch;
+  kernel_ = dispatch.lane_loops;
+  if (prepared_serial_ != dispatch.serial) {  // once per dispatch and worker
+    prepared_serial_ = dispatch.serial;
+    args_ = req.args;
+    for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i)
+      args_.threadgroup_lengths[i] = req.threadgroup_lengths[i];
+    state_.dispatch = &req.geometry;
+    state_.function_constants = req.function_constants.data();
+    state_.function_constant_count = req.function_constants.size();
+    sync_check_ = req.options.checks.sync;
+  }
+  state_.position = req.geometry.threadgroup_position(linear_threadgroup);
+  state_.size = req.geometry.threadgroup_size_at(state_.position);
   n_ = uint32_t(state_.size.volume());
   state_.thread_count = n_;
   state_.simdgroup_count = (n_ + kSimdWidth - 1) / kSimdWidth;
   prepare_local_positions();
   prepare_frame();
-  args_ = d.args;
-  arena_.begin_threadgroup(d.poison_threadgroup, d.poison_byte);
+  // Regions are remapped per threadgroup in racecheck builds (ThreadgroupArena): read them each
+  // time.
+  arena_.begin_threadgroup(req.options.checks.init, req.threadgroup_poison);
   for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i) args_.threadgroup[i] = arena_.region(i);
-  state_.function_constants = d.function_constants.data();
-  state_.function_constant_count = d.function_constants.size();
   std::fill_n(status_.begin(), n_, Status::Ready);
   std::fill_n(cont_.begin(), n_, 0u);
   live_ = n_;
+  running_first_ = running_count_ = 0;
+  running_lanes_ = nullptr;
 }
 
 // Kernel-scope threadgroup variables, in the order the pass listed them (the fibers allocate
 // each when its declaration is first reached; the addresses differ, the contents do not).
 bool LaneLoopRunner::allocate_threadgroup_variables() {
-  const auto sites = dispatch_->kernel->threadgroup_variables;
+  const auto sites = kernel_->threadgroup_variables;
   threadgroup_variables_.resize(sites.size());
   for (size_t i = 0; i < sites.size(); ++i) {
     ThreadgroupVariableSite& site = *sites[i];
@@ -111,11 +129,8 @@ bool LaneLoopRunner::allocate_threadgroup_variables() {
     if (threadgroup_variables_[i] != nullptr) continue;
     check::Report r = lane_report(check::CheckId::limit_threadgroup_memory, 0, nullptr);
     r.site = {site.file, site.line, ""};
-    r.message = "threadgroup variable '" + std::string(site.name) + "' (" +
-                std::to_string(site.size) +
-                " bytes) does not fit: " + std::to_string(arena_.static_bytes_used()) +
-                " bytes of kernel-scope threadgroup memory are in use";
-    dispatch_->reports->add(std::move(r));
+    r.message = arena_.describe_overflow(site, dispatch_->request.threadgroup_memory_limit);
+    report(std::move(r));
     return false;
   }
   state_.threadgroup_variables = threadgroup_variables_.data();
@@ -124,22 +139,47 @@ bool LaneLoopRunner::allocate_threadgroup_variables() {
 
 // ------------------------------ run
 
-bool LaneLoopRunner::run(const LaneLoopDispatch& dispatch, uint64_t linear_threadgroup) {
+void LaneLoopRunner::run(DispatchState& dispatch, uint64_t linear_threadgroup) {
   prepare(dispatch, linear_threadgroup);
-  if (!allocate_threadgroup_variables()) return false;
+  if (!allocate_threadgroup_variables()) return;
+  fiber::GuardedStack* stack = stacks_.acquire();
+  fiber_.start(stack, &LaneLoopRunner::fiber_entry, this);
+  FaultTrap trap(&recovery_);
+  // savemask 0 and SA_NODEFER handlers, as ThreadgroupRunner::run: no system call per threadgroup.
+  if (sigsetjmp(recovery_, 0) == 0) {
+    trap.arm();
+    fiber_.resume();
+    trap.disarm();
+  } else {
+    // A memory fault or the watchdog, inside kernel code: nothing on the threadgroup's stack
+    // can be unwound; the stack is reused, the rest of the dispatch is skipped.
+    trap.disarm();
+    report_fault();
+    fiber_.abandon();
+    dispatch.stop.store(true);
+  }
+  stacks_.release(stack);
+}
+
+void LaneLoopRunner::fiber_entry(void* self) {
+  static_cast<LaneLoopRunner*>(self)->run_threadgroup();
+}
+
+// On the threadgroup's stack: steps and resolutions until every lane returned, or the
+// threadgroup is abandoned. An exception never leaves the fiber.
+void LaneLoopRunner::run_threadgroup() {
   try {
     for (;;) {
       run_ready();
       if (release_simd_stops()) continue;
-      if (live_ == 0) return true;
-      if (!release_barrier()) return false;
+      if (live_ == 0) return;
+      if (!release_barrier()) return;
     }
   } catch (const std::exception& e) {
-    report_kernel_exception(scratch_lanes_[0], e.what());
+    report_kernel_exception(e.what());
   } catch (...) {
-    report_kernel_exception(scratch_lanes_[0], nullptr);
+    report_kernel_exception(nullptr);
   }
-  return false;
 }
 
 // Every ready lane runs to its next stop: one step per continuation, the lanes of one
@@ -167,7 +207,10 @@ void LaneLoopRunner::run_ready() {
 void LaneLoopRunner::step(uint32_t cont, uint32_t first, uint32_t count, const uint16_t* lanes) {
   auto lane_at = [&](uint32_t i) -> uint32_t { return lanes != nullptr ? lanes[i] : first + i; };
   for (uint32_t i = 0; i < count; ++i) stop_[lane_at(i)] = kNotStopped;
-  dispatch_->kernel->step(args_, state_, cont, first, count, lanes);
+  running_first_ = first;
+  running_count_ = count;
+  running_lanes_ = lanes;
+  kernel_->step(args_, state_, cont, first, count, lanes);
   for (uint32_t i = 0; i < count; ++i) {
     const uint32_t lane = lane_at(i);
     if (stop_[lane] == kNotStopped)
@@ -219,14 +262,19 @@ void LaneLoopRunner::resolve_simdgroup(uint32_t sg, bool& released) {
       ids[count++] = uint16_t(l);
       mask |= 1u << j;
     }
-    if (kind_[head] == uint8_t(SyncKind::SimdMatrix) && count != live && dispatch_->sync_check) {
+    if (kind_[head] == uint8_t(SyncKind::SimdMatrix) && count != live && sync_check_) {
       check::Report r = lane_report(check::CheckId::simd_partial, head, &site_[head]);
       r.message = "simdgroup_matrix operation reached by " + std::to_string(count) + " of " +
                   std::to_string(live) + " live lanes of simdgroup " + std::to_string(sg);
-      dispatch_->reports->add(std::move(r));
+      report(std::move(r));
     }
-    if (is_collective(kind_[head]) && combine_[head] != nullptr)
+    if (is_collective(kind_[head]) && combine_[head] != nullptr) {
+      running_count_ = count;  // a combine may touch memory (simdgroup_matrix loads, stores)
+      running_lanes_ = ids;
       combine_[head](CollectiveCall{members, count, mask, size});
+      running_count_ = 0;
+      running_lanes_ = nullptr;
+    }
     for (uint32_t k = 0; k < count; ++k) release(ids[k]);
     released = true;
   }
@@ -242,7 +290,7 @@ bool LaneLoopRunner::release_barrier() {
       report_divergent_barrier();
       return false;
     }
-  if (live_ < n_ && dispatch_->sync_check) report_barrier_after_exit();
+  if (live_ < n_ && sync_check_) report_barrier_after_exit();
   for (uint32_t lane = head; lane < n_; ++lane)
     if (status_[lane] == Status::Stopped) release(lane);
   return true;
@@ -268,7 +316,7 @@ void LaneLoopRunner::report_divergent_barrier() {
               " wait here";
   r.other_site = to_site(*sites[1]);
   r.other_lanes = lane_list(lanes_at[1]);
-  dispatch_->reports->add(std::move(r));
+  report(std::move(r));
 }
 
 void LaneLoopRunner::report_barrier_after_exit() {
@@ -282,21 +330,50 @@ void LaneLoopRunner::report_barrier_after_exit() {
   r.message = "threadgroup_barrier reached while " + std::to_string(n_ - live_) + " of " +
               std::to_string(n_) + " threads had already returned";
   r.other_lanes = "returned threads: " + lane_list(exited);
-  dispatch_->reports->add(std::move(r));
+  report(std::move(r));
 }
 
-void LaneLoopRunner::report_kernel_exception(uint32_t lane, const char* what) {
-  check::Report r = lane_report(check::CheckId::kernel_exception, lane, nullptr);
+void LaneLoopRunner::report_kernel_exception(const char* what) {
+  check::Report r = running_lanes_report(check::CheckId::kernel_exception);
   r.message = what != nullptr ? std::string("the kernel threw: ") + what
                               : "the kernel threw a non-standard exception";
-  dispatch_->reports->add(std::move(r));
+  report(std::move(r));
 }
+
+// A memory fault or the watchdog's signal, classified as on fibers (fault_report.h).
+void LaneLoopRunner::report_fault() {
+  check::Report r = running_lanes_report(check::CheckId::kernel_fault);
+  FaultScene scene;
+  scene.request = &dispatch_->request;
+  scene.stacks = &stacks_;
+  scene.arena = &arena_;
+  scene.running_stack = fiber_.stack();
+  describe_fault(FaultTrap::last_fault(), scene, r);
+  if (!r.thread_known) {
+    std::vector<uint16_t> lanes(running_count_);
+    for (uint32_t i = 0; i < running_count_; ++i)
+      lanes[i] = uint16_t(running_lanes_ != nullptr ? running_lanes_[i] : running_first_ + i);
+    r.other_lanes = "lane loops were running " + lane_list(lanes);
+  }
+  report(std::move(r));
+}
+
+// A report about the lanes running now: the lane when one was, else the threadgroup alone
+// (lane loops do not publish which lane of a loop is at work: that would cost a store per lane).
+check::Report LaneLoopRunner::running_lanes_report(check::CheckId id) const {
+  const uint32_t first = running_lanes_ != nullptr ? running_lanes_[0] : running_first_;
+  check::Report r = lane_report(id, running_count_ > 0 ? first : 0, nullptr);
+  r.thread_known = running_count_ == 1;
+  return r;
+}
+
+void LaneLoopRunner::report(check::Report r) const { dispatch_->reports.add(std::move(r)); }
 
 check::Report LaneLoopRunner::lane_report(check::CheckId id, uint32_t lane,
                                           const std::source_location* site) const {
   check::Report r;
   r.check = id;
-  r.kernel = dispatch_->kernel_name;
+  r.kernel = dispatch_->request.kernel->name;
   r.has_lane = true;
   r.lane.threadgroup = state_.position;
   r.lane.thread = {local_x_[lane], local_y_[lane], local_z_[lane]};

@@ -10,70 +10,74 @@
 //  - when every live lane waits at a threadgroup barrier: one call site, released (after
 //    barrier.exited when some lanes had returned); several, barrier.divergent, abandoned.
 // Lanes run in lane order; the schedule policies of fibers do not apply.
+//
+// The threadgroup runs on a guarded stack of the worker's pool, under the same fault trap as
+// fibers: a memory fault or the watchdog jumps back here, is reported as on fibers
+// (fault_report.h) and stops the dispatch. A step runs many lanes at once, so a fault names
+// the threadgroup and the .metal line; the thread only when one lane was running.
+#include <csetjmp>
 #include <cstdint>
 #include <memory>
 #include <source_location>
-#include <span>
 #include <vector>
 
 #include "simt/engine/geometry.h"
 #include "simt/engine/kernel.h"
 #include "simt/engine/lane_loops.h"
 #include "simt/engine/threadgroup_arena.h"
+#include "simt/fiber/fiber.h"
 #include "simt/report/report.h"
 
 namespace metalsim::engine {
 
-// What every threadgroup of one dispatch shares; read only while workers run.
-struct LaneLoopDispatch {
-  const LaneLoopKernel* kernel = nullptr;
-  const char* kernel_name = "";
-  const DispatchGeometry* geometry = nullptr;
-  BoundArgs args;  // buffers bound; the threadgroup pointers are set per threadgroup
-  std::span<const void* const> function_constants;  // by [[function_constant(N)]] index
-  bool sync_check = true;                           // barrier.exited and simd.partial are reported
-  bool poison_threadgroup = false;  // fill threadgroup memory at each threadgroup's start
-  uint8_t poison_byte = kThreadgroupPoisonByte;
-  check::ReportSink* reports = nullptr;
-};
+struct DispatchState;  // dispatch_state.h: the request, its reports, its stop flag
 
 class LaneLoopRunner {
  public:
-  // `arena`: this worker's threadgroup memory, configured for the dispatch by the caller.
-  explicit LaneLoopRunner(ThreadgroupArena& arena);
+  // `stacks`, `arena`: this worker's, configured for the dispatch by the caller.
+  LaneLoopRunner(fiber::StackPool& stacks, ThreadgroupArena& arena);
   ~LaneLoopRunner();
   LaneLoopRunner(const LaneLoopRunner&) = delete;
   LaneLoopRunner& operator=(const LaneLoopRunner&) = delete;
 
-  // Runs threadgroup `linear_threadgroup` to its end. false: abandoned, and reported.
-  bool run(const LaneLoopDispatch& dispatch, uint64_t linear_threadgroup);
+  // Runs threadgroup `linear_threadgroup` of `dispatch` (whose lane_loops is set) to its end,
+  // or abandons it with a report.
+  void run(DispatchState& dispatch, uint64_t linear_threadgroup);
 
  private:
   enum class Status : uint8_t { Ready, Stopped, Done };
 
-  void prepare(const LaneLoopDispatch& dispatch, uint64_t linear_threadgroup);
+  void prepare(DispatchState& dispatch, uint64_t linear_threadgroup);
   void prepare_local_positions();
   void prepare_frame();
   bool allocate_threadgroup_variables();
+  static void fiber_entry(void* self);
+  void run_threadgroup();
   void run_ready();
   void step(uint32_t cont, uint32_t first, uint32_t count, const uint16_t* lanes);
   bool release_simd_stops();
   void resolve_simdgroup(uint32_t simdgroup, bool& released);
   bool release_barrier();
+  void release(uint32_t lane);
   void report_divergent_barrier();
   void report_barrier_after_exit();
-  void report_kernel_exception(uint32_t lane, const char* what);
-  void release(uint32_t lane);
+  void report_kernel_exception(const char* what);
+  void report_fault();
   check::Report lane_report(check::CheckId id, uint32_t lane,
                             const std::source_location* site) const;
+  check::Report running_lanes_report(check::CheckId id) const;
+  void report(check::Report r) const;
 
+  fiber::StackPool& stacks_;
   ThreadgroupArena& arena_;
-  const LaneLoopDispatch* dispatch_ = nullptr;
+  DispatchState* dispatch_ = nullptr;
+  const LaneLoopKernel* kernel_ = nullptr;
+  uint64_t prepared_serial_ = 0;  // the dispatch args_ was copied from
   BoundArgs args_;
   LaneLoopState state_;
   uint32_t n_ = 0;     // lanes in this threadgroup
   uint32_t live_ = 0;  // lanes not done
-  uint32_t ready_count_ = 0;
+  bool sync_check_ = true;
 
   // By lane.
   std::vector<Status> status_;
@@ -90,11 +94,19 @@ class LaneLoopRunner {
   std::vector<uint16_t> scratch_lanes_;
   std::vector<void*> threadgroup_variables_;
 
+  // The lanes running kernel code now (a step, or a collective's combine): what a fault or an
+  // exception can name. `running_lanes_` nullptr: running_first_ .. + running_count_ - 1.
+  uint32_t running_first_ = 0, running_count_ = 0;
+  const uint16_t* running_lanes_ = nullptr;
+
   struct FreeFrame {
     void operator()(char* p) const;
   };
   std::unique_ptr<char, FreeFrame> frame_;
   size_t frame_capacity_ = 0;
+
+  fiber::Fiber fiber_;  // the threadgroup's, on a guarded stack of the pool
+  sigjmp_buf recovery_;
 };
 
 }  // namespace metalsim::engine

@@ -101,10 +101,10 @@ struct LaneLoopState {
   }
 };
 
-// What the front emits per kernel, marked [[clang::annotate("metalsim.lanes.body")]]: binds the
-// arguments and runs the kernel for one lane. Never called in lane loops; the pass builds the
-// step from it and the runtime finds the step by the body's address.
-using LaneBody = void (*)(const BoundArgs& args, const LaneLoopState& state, uint32_t lane);
+// LaneBody (kernel.h) is what the front emits per kernel, marked
+// [[clang::annotate("metalsim.lanes.body")]]: binds the arguments and runs the kernel for one
+// lane. Never called in lane loops; the pass builds the step from it and the runtime finds the
+// step by the body's address.
 // What the pass builds from a body. `lanes`: nullptr for the lanes first .. first + count - 1.
 using LaneStep = void (*)(const BoundArgs& args, LaneLoopState& state, uint32_t cont,
                           uint32_t first, uint32_t count, const uint16_t* lanes);

@@ -20,7 +20,9 @@ constexpr size_t kRegionAlign = 16;
 
 std::atomic<int32_t> next_slot{0};
 
-size_t slab_bytes(size_t capacity) { return round_up(round_up(capacity, kRegionAlign), page_size()) + page_size(); }
+size_t slab_bytes(size_t capacity) {
+  return round_up(round_up(capacity, kRegionAlign), page_size()) + page_size();
+}
 
 }  // namespace
 
@@ -56,12 +58,14 @@ void ThreadgroupArena::configure(const uint32_t (&lengths)[kMaxThreadgroupBindin
   for (uint32_t len : lengths_)
     if (len > 0) total += slab_bytes(len);
   mapping_size_ = total;
-  mapping_ = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  mapping_ = mmap(nullptr, total, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mapping_ == MAP_FAILED) throw std::bad_alloc();
   char* cursor = static_cast<char*>(mapping_);
   for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i)
-    regions_[i] = lengths_[i] > 0 ? place(cursor, lengths_[i], "threadgroup(" + std::to_string(i) + ")").data
-                                  : nullptr;
+    regions_[i] = lengths_[i] > 0
+                      ? place(cursor, lengths_[i], "threadgroup(" + std::to_string(i) + ")").data
+                      : nullptr;
   first_variable_slab_ = slabs_.size();
   for (uint32_t k = 0; k < kGuardedVariableSlabs; ++k) place(cursor, static_capacity, "");
 }
@@ -112,13 +116,15 @@ void* ThreadgroupArena::allocate_static(ThreadgroupVariableSite& site) {
   const size_t bytes = round_up(site.size, align);
   if (static_used_ + bytes > static_capacity_) return nullptr;
   char* p = nullptr;
-  const uint32_t k = variables_placed_ < kGuardedVariableSlabs ? variables_placed_ : kGuardedVariableSlabs - 1;
+  const uint32_t k =
+      variables_placed_ < kGuardedVariableSlabs ? variables_placed_ : kGuardedVariableSlabs - 1;
   Slab& slab = slabs_[first_variable_slab_ + k];
   if (variables_placed_ < kGuardedVariableSlabs) {
     p = slab.guard - bytes;
     shared_slab_cursor_ = p;
   } else {
-    p = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(shared_slab_cursor_) - bytes) & ~(align - 1));
+    p = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(shared_slab_cursor_) - bytes) &
+                                ~(align - 1));
     shared_slab_cursor_ = p;
   }
   slab.data = p;
@@ -155,6 +161,14 @@ bool ThreadgroupArena::describe_guard(const void* address, std::string& region_n
     }
   }
   return false;
+}
+
+std::string ThreadgroupArena::describe_overflow(const ThreadgroupVariableSite& site,
+                                                uint32_t limit) const {
+  return "threadgroup variable '" + std::string(site.name) + "' (" + std::to_string(site.size) +
+         " bytes) does not fit: " + std::to_string(static_used_) +
+         " bytes of kernel-scope threadgroup memory are in use and the limit is " +
+         std::to_string(limit) + " bytes in all";
 }
 
 }  // namespace metalsim::engine

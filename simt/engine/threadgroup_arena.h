@@ -34,6 +34,9 @@ class ThreadgroupArena {
   // Kernel-scope variable storage; nullptr when the capacity is exhausted.
   void* allocate_static(ThreadgroupVariableSite& site);
   uint32_t static_bytes_used() const { return static_used_; }
+  // Why allocate_static(site) returned nullptr, in words, for limit.threadgroup_memory (both
+  // execution modes file it). `limit`: the dispatch's threadgroup memory limit in all.
+  std::string describe_overflow(const ThreadgroupVariableSite& site, uint32_t limit) const;
 
   // Which region holds `address` (its data, not its guard), and at what offset.
   bool describe_data(const void* address, std::string& region_name, uint64_t& offset) const;
@@ -59,9 +62,9 @@ class ThreadgroupArena {
   uint32_t static_used_ = 0;
   bool poison_ = false;
   uint8_t poison_byte_ = kThreadgroupPoisonByte;
-  std::vector<Slab> slabs_;          // dynamic regions first, then the variable slabs
+  std::vector<Slab> slabs_;  // dynamic regions first, then the variable slabs
   size_t first_variable_slab_ = 0;
-  uint32_t variables_placed_ = 0;    // this threadgroup
+  uint32_t variables_placed_ = 0;  // this threadgroup
   char* shared_slab_cursor_ = nullptr;
   std::vector<void*> static_slots_;  // slot -> address, this threadgroup
   std::vector<int32_t> used_slots_;

@@ -1,54 +1,22 @@
 #include "simt/engine/threadgroup_runner.h"
 
 #include <algorithm>
-#include <utility>
 #include <atomic>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <utility>
 
 #include "simt/engine/dispatch_state.h"
 #include "simt/engine/fault.h"
+#include "simt/engine/fault_report.h"
 #include "simt/engine/race_annotations.h"
+#include "simt/engine/sync_site.h"
 
 namespace metalsim::engine {
 namespace {
 
 std::atomic<uint64_t> fibers_started{0};
-
-// One call site: the same line and column of the same file. The file names of one .metal file
-// are usually one string, so the comparison rarely reaches strcmp.
-inline bool same_site(const std::source_location& a, const std::source_location& b) {
-  // libstdc++'s source_location is one pointer to a constant per call site: equal pointers are
-  // one site without reading the constant. Unequal ones may still be (one line of a template
-  // instantiated twice), so the fields decide.
-  if constexpr (sizeof(std::source_location) == sizeof(const void*)) {
-    const void* pa = nullptr;
-    const void* pb = nullptr;
-    std::memcpy(&pa, &a, sizeof pa);
-    std::memcpy(&pb, &b, sizeof pb);
-    if (pa == pb) return true;
-  }
-  return a.line() == b.line() && a.column() == b.column() &&
-         (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0);
-}
-
-check::SourceSite to_site(const std::source_location& s) {
-  return {s.file_name(), s.line(), s.function_name()};
-}
-
-std::string lane_list(const std::vector<uint16_t>& lanes) {
-  std::string out = lanes.size() == 1 ? "lane " : "lanes ";
-  for (size_t i = 0; i < lanes.size(); ++i) {
-    size_t j = i;
-    while (j + 1 < lanes.size() && lanes[j + 1] == lanes[j] + 1) ++j;
-    if (i > 0) out += ",";
-    out += std::to_string(lanes[i]);
-    if (j > i) out += ".." + std::to_string(lanes[j]);
-    i = j;
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -159,7 +127,7 @@ void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
   fiber::GuardedStack* stack = stacks_.acquire();
   drive_fiber_.start(stack, &ThreadgroupRunner::drive_entry, this);
   if (dispatch.request.trace_uninit) begin_uninit_trace();
-  FaultTrap trap(*this);
+  FaultTrap trap(&recovery_);
   // savemask 0: no sigprocmask system call per threadgroup; the handlers run with
   // SA_NODEFER, so jumping out of them leaves nothing blocked.
   if (sigsetjmp(recovery_, 0) == 0) {
@@ -236,9 +204,8 @@ void ThreadgroupRunner::start_fiber(Lane& lane) {
   fibers_started.fetch_add(1, std::memory_order_relaxed);
   if constexpr (race::kEnabled) {
     char name[64];
-    std::snprintf(name, sizeof name, "tg(%u,%u,%u) lane(%u,%u,%u)", tg_.position.x,
-                  tg_.position.y, tg_.position.z, local_[lane.id][0], local_[lane.id][1],
-                  local_[lane.id][2]);
+    std::snprintf(name, sizeof name, "tg(%u,%u,%u) lane(%u,%u,%u)", tg_.position.x, tg_.position.y,
+                  tg_.position.z, local_[lane.id][0], local_[lane.id][1], local_[lane.id][2]);
     fiber.set_name(name);
   }
   lane.status = Status::Ready;
@@ -553,10 +520,9 @@ void ThreadgroupRunner::diagnose_stall() {
     lanes_at[k].push_back(uint16_t(i));
   }
   const bool divergent = sites.size() >= 2;
-  check::Report r = lane_report(divergent ? check::CheckId::barrier_divergent
-                                          : check::CheckId::sync_deadlock,
-                                sites.empty() ? 0 : lanes_at[0][0],
-                                sites.empty() ? nullptr : sites[0]);
+  check::Report r =
+      lane_report(divergent ? check::CheckId::barrier_divergent : check::CheckId::sync_deadlock,
+                  sites.empty() ? 0 : lanes_at[0][0], sites.empty() ? nullptr : sites[0]);
   if (divergent) {
     r.message = "threads of one threadgroup wait at different barriers; " + lane_list(lanes_at[0]) +
                 " wait here";
@@ -571,9 +537,7 @@ void ThreadgroupRunner::diagnose_stall() {
 
 // ------------------------------ abandoning
 
-void ThreadgroupRunner::abandon_threadgroup() {
-  throw Abandon{};
-}
+void ThreadgroupRunner::abandon_threadgroup() { throw Abandon{}; }
 
 void ThreadgroupRunner::abandon_fibers() {
   if (!hijacked_) return;
@@ -594,65 +558,15 @@ void ThreadgroupRunner::recover_from_fault() {
   dispatch_->stop.store(true);
 }
 
-// A frame larger than the guard page can step over it: a fault below the running lane's stack
-// (within 64 MiB) is that lane's overflow too.
-bool ThreadgroupRunner::below_running_stack(const char* address) const {
-  const fiber::GuardedStack* stack =
-      running_ != nullptr ? fibers_[running_->id].stack() : drive_fiber_.stack();
-  if (stack == nullptr) return false;
-  const char* bottom = static_cast<const char*>(stack->bottom());
-  return address < bottom && address >= bottom - (64 << 20);
-}
-
-// Names what the faulting address belongs to: a lane stack's guard, a buffer's guard, a
-// threadgroup region's guard; or says it is a timeout.
+// Names what the faulting address belongs to (fault_report.h), for the lane that was running.
 check::Report ThreadgroupRunner::classify_fault(const FaultRecord& fault) {
-  const uint32_t lane = current_lane();
-  check::Report r = lane_report(check::CheckId::kernel_fault, lane, nullptr);
-  r.site = symbolize(fault.pc);
-  const DispatchRequest& req = dispatch_->request;
-  if (fault.timeout) {
-    r.check = check::CheckId::watchdog_timeout;
-    r.message = "the dispatch ran past its limit of " +
-                std::to_string(req.options.watchdog_seconds) + " s; this thread was running";
-    return r;
-  }
-  auto* address = static_cast<const char*>(fault.address);
-  std::string region;
-  uint64_t offset = 0;
-  if (stacks_.guard_owner(address) != nullptr) {
-    r.check = check::CheckId::stack_overflow;
-    r.message = "the thread overflowed its " + std::to_string(stacks_.stack_bytes() / 1024) +
-                " KiB stack (set METALSIM_STACK_SIZE for more)";
-    return r;
-  }
-  for (const MemoryRange& m : req.memory) {
-    if (address >= m.guard_begin && address < m.guard_end) {
-      r.check = check::CheckId::bounds_device;
-      r.memory = m.name;
-      r.has_offset = true;
-      r.offset = uint64_t(address - m.origin);
-      r.message = std::string(fault.write ? "write" : "access") + " outside the bound range of " +
-                  std::to_string(m.end - m.origin) + " bytes";
-      return r;
-    }
-  }
-  if (arena_.describe_guard(address, region, offset)) {
-    r.check = check::CheckId::bounds_threadgroup;
-    r.memory = region;
-    r.has_offset = true;
-    r.offset = offset;
-    r.message = "access past the end of " + region;
-    return r;
-  }
-  if (below_running_stack(address)) {  // after the buffers and regions: they may lie below it
-    r.check = check::CheckId::stack_overflow;
-    r.message = "the thread overflowed its " + std::to_string(stacks_.stack_bytes() / 1024) +
-                " KiB stack by more than its guard page (set METALSIM_STACK_SIZE for more)";
-    return r;
-  }
-  r.message = "memory fault at address " + std::to_string(uintptr_t(address)) +
-              ", outside every bound buffer";
+  check::Report r = lane_report(check::CheckId::kernel_fault, current_lane(), nullptr);
+  FaultScene scene;
+  scene.request = &dispatch_->request;
+  scene.stacks = &stacks_;
+  scene.arena = &arena_;
+  scene.running_stack = running_ != nullptr ? fibers_[running_->id].stack() : drive_fiber_.stack();
+  describe_fault(fault, scene, r);
   return r;
 }
 
@@ -714,13 +628,10 @@ void* ThreadgroupRunner::threadgroup_variable(ThreadgroupVariableSite& site) {
   void* p = arena_.allocate_static(site);
   race::ignore_end();
   if (p == nullptr) {
-    check::Report r = lane_report(check::CheckId::limit_threadgroup_memory, current_lane(), nullptr);
+    check::Report r =
+        lane_report(check::CheckId::limit_threadgroup_memory, current_lane(), nullptr);
     r.site = {site.file, site.line, ""};
-    r.message = "threadgroup variable '" + std::string(site.name) + "' (" +
-                std::to_string(site.size) + " bytes) does not fit: " +
-                std::to_string(arena_.static_bytes_used()) +
-                " bytes of kernel-scope threadgroup memory are in use and the limit is " +
-                std::to_string(dispatch_->request.threadgroup_memory_limit) + " bytes in all";
+    r.message = arena_.describe_overflow(site, dispatch_->request.threadgroup_memory_limit);
     report(std::move(r));
     abandon_threadgroup();
   }

@@ -117,7 +117,6 @@ class ThreadgroupRunner {
   void begin_uninit_trace();
   void end_uninit_trace();
   check::Report classify_fault(const struct FaultRecord& fault);
-  bool below_running_stack(const char* address) const;
 
   [[noreturn]] void abandon_threadgroup();
 

@@ -50,11 +50,30 @@ std::string bind_arg(const KernelArg& a, size_t i) {
          (a.is_reference ? "*" : "") + cast + ";\n";
 }
 
-std::string pass_arg(const KernelArg& a, size_t i) {
+// `value`: how the lane's built-ins are read, "ms_c.value(" in the entry (the cursor's lane) or
+// "ms_s.value(" in the lane body (the state, for lane ms_lane).
+std::string pass_arg(const KernelArg& a, size_t i, const std::string& value,
+                     const std::string& lane) {
   if (a.kind != ArgKind::Builtin) return "ms_p" + std::to_string(i);
   return "::metalsim::generated::builtin_cast<" + a.element_type + ", " + a.builtin_scalar + ", " +
-         std::to_string(a.builtin_components) +
-         ">(ms_c.value(::metalsim::engine::Builtin::" + a.builtin + "))";
+         std::to_string(a.builtin_components) + ">(" + value +
+         "::metalsim::engine::Builtin::" + a.builtin + lane + "))";
+}
+
+// The lane body (lane_loops.h): the same bindings and call as the entry, for one lane whose
+// built-ins come from the state. The lane-loop pass finds it by its annotation and builds the
+// kernel's lane loops from it; KernelInfo::lane_body's reference is what makes clang emit it.
+std::string lane_body_code(const KernelDecl& k, const std::string& callee) {
+  std::string s = "  [[clang::annotate(\"metalsim.lanes.body\")]]\n";
+  s += "  static void lane_body(const ::metalsim::engine::BoundArgs& ms_a, "
+       "const ::metalsim::engine::LaneLoopState& ms_s, uint32_t ms_lane) {\n";
+  s += "    (void)ms_a;\n    (void)ms_s;\n    (void)ms_lane;\n";
+  std::string call = callee + "(";
+  for (size_t i = 0; i < k.args.size(); ++i) {
+    s += bind_arg(k.args[i], i);
+    call += (i ? ", " : "") + pass_arg(k.args[i], i, "ms_s.value(", ", ms_lane");
+  }
+  return s + "    " + call + ");\n  }\n";
 }
 
 std::string threadgroup_bytes(const KernelDecl& k) {
@@ -88,9 +107,10 @@ std::string kernel_entry_code(const KernelDecl& k, const std::string& file_name)
   std::string call = callee + "(";
   for (size_t i = 0; i < k.args.size(); ++i) {
     s += bind_arg(k.args[i], i);
-    call += (i ? ", " : "") + pass_arg(k.args[i], i);
+    call += (i ? ", " : "") + pass_arg(k.args[i], i, "ms_c.value(", "");
   }
   s += "    while (ms_c.next()) " + call + ");\n  }\n";
+  s += lane_body_code(k, callee);
   if (!k.args.empty()) {
     s += "  static constexpr ::metalsim::engine::ArgInfo ms_args[] = {\n";
     for (size_t i = 0; i < k.args.size(); ++i) s += "      " + arg_info(k.args[i], i) + ",\n";
@@ -104,7 +124,7 @@ std::string kernel_entry_code(const KernelDecl& k, const std::string& file_name)
   s += ", .max_total_threads_per_threadgroup = " +
        (k.max_total_threads.empty() ? std::string("0")
                                     : "static_cast<uint32_t>(" + k.max_total_threads + ")");
-  s += ", .function_constants = ::ms_function_constants()};\n  }\n};\n";
+  s += ", .function_constants = ::ms_function_constants(), .lane_body = &lane_body};\n  }\n};\n";
   if (!k.is_template)
     s += kernel_instance_code(k.host_name, "ms_kernel_" + k.name, "ms_inst_" + k.name) + "\n";
   return s;

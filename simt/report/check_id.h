@@ -28,8 +28,11 @@ namespace metalsim::check {
   X(race_device, "race.device", race,                                                              \
     "conflicting device-memory accesses with no ordering between")                                 \
   X(race_schedule, "race.schedule", race, "the result depends on the schedule")                    \
+  X(mode_divergent, "mode.divergent", race, "fibers and lane loops wrote different results")       \
   X(kernel_exception, "kernel.exception", api, "the kernel threw a C++ exception")                 \
   X(watchdog_timeout, "watchdog.timeout", api, "the dispatch ran past its time limit")             \
+  X(mode_unavailable, "mode.unavailable", api,                                                     \
+    "lane loops were asked for a kernel that cannot run in them")                                  \
   X(limit_threads, "limit.threads_per_threadgroup", api, "threads per threadgroup over the limit") \
   X(limit_threadgroup_memory, "limit.threadgroup_memory", api,                                     \
     "threadgroup memory over the limit")                                                           \

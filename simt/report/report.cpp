@@ -42,10 +42,13 @@ std::string Report::format() const {
   out << bar << "    in kernel '" << kernel << "'";
   if (site.known()) out << " at " << site.str();
   out << '\n';
-  if (has_lane) {
+  if (has_lane && thread_known) {
     out << bar << "    by thread " << position(lane.thread) << " of threadgroup "
         << position(lane.threadgroup) << " (simdgroup " << lane.simdgroup << ", lane "
         << lane.simd_lane << ")\n";
+  } else if (has_lane) {
+    out << bar << "    in threadgroup " << position(lane.threadgroup)
+        << ", by a thread lane loops do not name (--mode fibers does)\n";
   }
   if (!memory.empty()) {
     out << bar << "    memory " << memory;

@@ -31,6 +31,9 @@ struct Report {
   std::string kernel;
   bool has_lane = false;
   LanePosition lane;
+  // false: the threadgroup is known, the thread is not (a fault inside a lane loop, which runs
+  // many lanes at once; lane.thread is then the first of them). docs/lanes.md says why.
+  bool thread_known = true;
   SourceSite site;
   SourceSite other_site;    // the conflicting call site or access
   std::string other_lanes;  // e.g. "threads (32..63,0,0)"

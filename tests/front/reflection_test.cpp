@@ -74,6 +74,22 @@ TEST(FrontReflection, EntryBindsAndWalksLanes) {
   EXPECT_TRUE(contains(r.code, "#line 5 \"t.metal\"\nstruct ms_kernel_k {"));
 }
 
+// The lane body (docs/lanes.md): the entry's bindings, and one call whose built-ins come from the
+// lane-loop state for lane ms_lane; annotated for the pass, and referenced by the KernelInfo.
+TEST(FrontReflection, LaneBodyBindsAndCallsForOneLane) {
+  auto r = translate(kAttention);
+  EXPECT_TRUE(contains(r.code, "[[clang::annotate(\"metalsim.lanes.body\")]]\n"));
+  EXPECT_TRUE(contains(r.code,
+                       "static void lane_body(const ::metalsim::engine::BoundArgs& ms_a, "
+                       "const ::metalsim::engine::LaneLoopState& ms_s, uint32_t ms_lane) {"));
+  EXPECT_TRUE(contains(r.code,
+                       "    k(ms_p0, ms_p1, ms_p2, ms_p3, "
+                       "::metalsim::generated::builtin_cast<uint3, uint, 3>"
+                       "(ms_s.value(::metalsim::engine::Builtin::thread_position_in_threadgroup, "
+                       "ms_lane))"));
+  EXPECT_TRUE(contains(r.code, ".lane_body = &lane_body}"));
+}
+
 TEST(FrontReflection, TemplateKernelStructIsATemplate) {
   auto r = translate(
       "template <typename T, int N = 4>\n[[kernel]] void tk(device T* x [[buffer(0)]]) {}\n");
@@ -84,7 +100,8 @@ TEST(FrontReflection, TemplateKernelStructIsATemplate) {
   ASSERT_EQ(k.template_arg_names.size(), 2u);
   EXPECT_TRUE(contains(
       r.code, "template <typename T, int N = 4>\n#line 2 \"t.metal\"\nstruct ms_kernel_tk {"));
-  EXPECT_TRUE(contains(r.code, "tk<T, N>(ms_p0)"));
+  EXPECT_TRUE(contains(r.code, "while (ms_c.next()) tk<T, N>(ms_p0)"));
+  EXPECT_TRUE(contains(r.code, "    tk<T, N>(ms_p0);\n"));  // the lane body's call
   EXPECT_FALSE(contains(r.code, "KernelInstance ms_inst_tk"));
 }
 

@@ -3,8 +3,7 @@
 #include <stdexcept>
 
 #include "simt/engine/dispatch.h"
-#include "simt/engine/lane_loop_runner.h"
-#include "simt/engine/threadgroup_arena.h"
+#include "simt/engine/lane_loops.h"
 
 namespace metalsim::lanes_test {
 namespace {
@@ -32,24 +31,33 @@ struct Bound {
 
 }  // namespace
 
-Outcome run_on_fibers(const Launch& launch) {
+// One dispatch through the engine's dispatch (execute_dispatch), which picks the runner by
+// `mode`; one worker, the checks off but sync (as the launch says).
+Outcome run_in_mode(const Launch& launch, engine::ExecutionMode mode) {
   const TestKernel& k = test_kernel(launch.kernel);
   engine::KernelInfo info;
   info.name = k.name;
   info.source_file = "tests/lanes/kernels";
   info.entry = k.entry;
+  info.lane_body = k.body;
   Bound bound(launch);
   engine::DispatchRequest request;
   request.kernel = &info;
   request.geometry = launch.geometry;
   request.args = bound.args;
   std::copy(std::begin(bound.lengths), std::end(bound.lengths), request.threadgroup_lengths);
+  request.threadgroup_memory_limit = kThreadgroupMemoryLimit;
   request.function_constants = bound.constants;
   request.options.checks = check::CheckSet::none();
   request.options.checks.sync = launch.sync_check;
   request.options.workers = 1;
+  request.options.mode = mode;
   engine::DispatchOutcome outcome = engine::execute_dispatch(request);
   return {std::move(bound.buffers), std::move(outcome.reports)};
+}
+
+Outcome run_on_fibers(const Launch& launch) {
+  return run_in_mode(launch, engine::ExecutionMode::fibers);
 }
 
 std::string why_not_lane_loops(const std::string& kernel) {
@@ -59,29 +67,9 @@ std::string why_not_lane_loops(const std::string& kernel) {
 }
 
 Outcome run_in_lane_loops(const Launch& launch) {
-  const TestKernel& k = test_kernel(launch.kernel);
-  const char* why = nullptr;
-  const engine::LaneLoopKernel* loops = engine::find_lane_loop_kernel(k.body, &why);
-  if (loops == nullptr) throw std::runtime_error(launch.kernel + " has no lane loops: " + why);
-  Bound bound(launch);
-  uint32_t static_capacity = kThreadgroupMemoryLimit;
-  for (uint32_t len : bound.lengths)
-    static_capacity = len >= static_capacity ? 0 : static_capacity - len;
-  engine::ThreadgroupArena arena;
-  arena.configure(bound.lengths, static_capacity);
-  check::ReportSink reports;
-  engine::LaneLoopDispatch dispatch;
-  dispatch.kernel = loops;
-  dispatch.kernel_name = k.name;
-  dispatch.geometry = &launch.geometry;
-  dispatch.args = bound.args;
-  dispatch.function_constants = bound.constants;
-  dispatch.sync_check = launch.sync_check;
-  dispatch.reports = &reports;
-  engine::LaneLoopRunner runner(arena);
-  const uint64_t groups = launch.geometry.threadgroups.volume();
-  for (uint64_t g = 0; g < groups; ++g) runner.run(dispatch, g);
-  return {std::move(bound.buffers), reports.take()};
+  if (const std::string why = why_not_lane_loops(launch.kernel); !why.empty())
+    throw std::runtime_error(launch.kernel + " has no lane loops: " + why);
+  return run_in_mode(launch, engine::ExecutionMode::loops);
 }
 
 }  // namespace metalsim::lanes_test

@@ -1,7 +1,7 @@
 #pragma once
-// Runs one dispatch of a test kernel on fibers (engine::execute_dispatch, through a hand-written
-// KernelInfo) or in lane loops (LaneLoopRunner over every threadgroup), on copies of the same
-// buffers, and returns the buffers and the reports.
+// Runs one dispatch of a test kernel on fibers or in lane loops (engine::execute_dispatch with
+// the execution mode, through a hand-written KernelInfo with the kernel's lane body), on copies
+// of the same buffers, and returns the buffers and the reports.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lanes/test_kernel.h"
+#include "simt/base/execution_options.h"
 #include "simt/engine/geometry.h"
 #include "simt/report/report.h"
 
@@ -31,6 +32,7 @@ struct Outcome {
   std::vector<check::Report> reports;
 };
 
+Outcome run_in_mode(const Launch& launch, engine::ExecutionMode mode);
 Outcome run_on_fibers(const Launch& launch);
 // Throws std::runtime_error naming the registry's reason when the kernel has no step.
 Outcome run_in_lane_loops(const Launch& launch);

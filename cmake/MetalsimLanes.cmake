@@ -1,0 +1,40 @@
+# The lane-loop pass (simt/lanes/, docs/lanes.md) in the kernel build: whether LLVM 19 is here to
+# build the plugin, and the flags that make clang++-19 load it while it compiles every kernel.
+# Included by MetalsimKernelCompiler.cmake where the plugin's flags go (its hook,
+# METALSIM_KERNEL_PLUGIN_FLAGS); simt/lanes/CMakeLists.txt builds the plugin itself.
+#
+# Settings:
+#   METALSIM_LANES                 ON (default): kernels are compiled with the pass when it can be
+#                                  built, and run in lane loops where --mode allows
+# Results:
+#   METALSIM_LANES_AVAILABLE       LLVM 19 was found: the plugin target MetalsimLanes exists
+#   METALSIM_LANES_PLUGIN          the plugin's path when kernels are compiled with it, else empty
+#   METALSIM_KERNEL_PLUGIN_FLAGS   (a normal variable over the cache hook) -fpass-plugin=...
+include_guard(GLOBAL)
+
+option(METALSIM_LANES "Compile kernels with the lane-loop pass (LLVM 19) for --mode loops/auto" ON)
+
+# Debian's llvm-19-dev first. LLVM's version file accepts only an exact major.minor, so the major
+# version is checked here instead.
+find_package(LLVM CONFIG QUIET PATHS /usr/lib/llvm-19 NO_DEFAULT_PATH)
+if(NOT LLVM_FOUND)
+  find_package(LLVM CONFIG QUIET)
+endif()
+# Cache entries (INTERNAL: recomputed at every configure) so that every directory sees them.
+if(LLVM_FOUND AND LLVM_VERSION_MAJOR EQUAL 19)
+  set(METALSIM_LANES_AVAILABLE ON CACHE INTERNAL "LLVM 19 is here: the lane-loop pass is built")
+else()
+  set(METALSIM_LANES_AVAILABLE OFF CACHE INTERNAL "LLVM 19 is here: the lane-loop pass is built")
+  message(STATUS "metalsim: LLVM 19 (llvm-19-dev) not found: the lane-loop pass is not built, "
+                 "kernels run on fibers only")
+endif()
+
+set(METALSIM_LANES_PLUGIN "" CACHE INTERNAL "the lane-loop pass plugin kernels are compiled with")
+if(METALSIM_LANES AND METALSIM_LANES_AVAILABLE AND METALSIM_KERNEL_COMPILER STREQUAL "clang"
+   AND NOT METALSIM_KERNEL_PLUGIN_FLAGS)
+  # Where simt/lanes/CMakeLists.txt puts the plugin (known now: the flags are written to a file
+  # at configure time). Every kernel object depends on it (metalsim_use_kernel_compiler).
+  set(METALSIM_LANES_PLUGIN "${PROJECT_BINARY_DIR}/simt/lanes/MetalsimLanes.so" CACHE INTERNAL
+      "the lane-loop pass plugin kernels are compiled with")
+  set(METALSIM_KERNEL_PLUGIN_FLAGS "-fpass-plugin=${METALSIM_LANES_PLUGIN}")
+endif()
