@@ -1,14 +1,24 @@
 # The asan and tsan presets set METALSIM_SANITIZER. Fiber switches are annotated in
 # simt/fiber/fiber.cpp, keyed on the macros the compilers define (__SANITIZE_ADDRESS__,
 # __SANITIZE_THREAD__).
+#
+# METALSIM_SANITIZER_FLAGS holds the compile flags once: the project's code gets them here, the
+# kernels through METALSIM_KERNEL_FLAGS (MetalsimKernelCompiler.cmake). Kernels compiled by clang
+# are instrumented by clang and linked against GCC's sanitizer runtime (the programs are linked
+# by the project's compiler); the runtime interface is the same (compiler-rt's). Clang 19 does
+# not define __SANITIZE_ADDRESS__: kernel code must not depend on it (it includes only the
+# engine's ABI headers, which do not).
 if(METALSIM_SANITIZER STREQUAL "address")
-  add_compile_options(-fsanitize=address -fno-omit-frame-pointer)
+  set(METALSIM_SANITIZER_FLAGS -fsanitize=address -fno-omit-frame-pointer)
+  add_compile_options(${METALSIM_SANITIZER_FLAGS})
   add_link_options(-fsanitize=address)
 elseif(METALSIM_SANITIZER STREQUAL "thread")
-  add_compile_options(-fsanitize=thread)
-  add_link_options(-fsanitize=thread)
   # Racecheck annotations in the engine, which is itself built uninstrumented.
-  add_compile_definitions(METALSIM_RACECHECK=1)
-elseif(NOT METALSIM_SANITIZER STREQUAL "")
+  set(METALSIM_SANITIZER_FLAGS -fsanitize=thread -DMETALSIM_RACECHECK=1)
+  add_compile_options(${METALSIM_SANITIZER_FLAGS})
+  add_link_options(-fsanitize=thread)
+elseif(METALSIM_SANITIZER STREQUAL "")
+  set(METALSIM_SANITIZER_FLAGS "")
+else()
   message(FATAL_ERROR "METALSIM_SANITIZER must be '', 'address' or 'thread'")
 endif()
