@@ -26,6 +26,10 @@ set(METALSIM_KERNEL_COMPILER "clang" CACHE STRING
 set_property(CACHE METALSIM_KERNEL_COMPILER PROPERTY STRINGS clang project)
 set(METALSIM_KERNEL_PLUGIN_FLAGS "" CACHE STRING
     "Flags that load the lane-loop pass plugin into clang (-fpass-plugin=...)")
+# Left empty, the lane-loop pass's own when LLVM 19 is here (cmake/MetalsimLanes.cmake).
+include(MetalsimLanes)
+# And the access-check pass's (cmake/MetalsimInstrument.cmake).
+include(MetalsimInstrument)
 
 # half <-> float conversions in hardware (F16C) when the build machine has it: without it every
 # conversion is a library call, 3-5x slower on half-heavy kernels. Rounding after every operation

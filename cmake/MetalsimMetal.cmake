@@ -3,7 +3,7 @@
 # Runs metalsim-front on each .metal file at build time (re-run when the file, a header it
 # includes, or the front changes) and compiles the generated C++ with the kernel compiler
 # (clang++-19 and METALSIM_KERNEL_FLAGS, MetalsimKernelCompiler.cmake) into the OBJECT library
-# <target>, linked to metalsim_msl (the MSL headers) and metalsim_simt (the engine). Object
+# <target>, linked to metalsim::msl (the MSL headers) and metalsim::simt (the engine). Object
 # files are linked whole, so the static registrars of the kernels are kept: link <target> into
 # the program or test that looks kernels up by name. Built with debug info: gdb breaks on .metal
 # lines (`break softmax.metal:42`), since the generated code carries #line directives.
@@ -13,22 +13,52 @@
 # Compiles every C++ source of <target> with the kernel compiler and flags instead of the
 # project's, keeping the target's include directories and definitions (the generated kernels
 # above; tests that hold the MSL headers to the same behaviour under both compilers).
+#
+# Both work from any project: metalsim's own, a parent that add_subdirectory's metalsim (or
+# fetches it with FetchContent), and one that uses the installed package (metalsimConfig.cmake
+# sets the compiler and flags file, METALSIM_INSTALLED_PACKAGE, before including this file).
 include_guard(GLOBAL)
-include(MetalsimKernelCompiler)
+if(NOT METALSIM_INSTALLED_PACKAGE)
+  include(MetalsimKernelCompiler)
+  # The plugins clang loads (cmake/MetalsimLanes.cmake, MetalsimInstrument.cmake), with the
+  # targets that build them.
+  set(METALSIM_KERNEL_PLUGINS "")
+  set(metalsim_plugin_targets "")
+  if(METALSIM_LANES_PLUGIN)
+    list(APPEND METALSIM_KERNEL_PLUGINS "${METALSIM_LANES_PLUGIN}")
+    list(APPEND metalsim_plugin_targets MetalsimLanes)
+  endif()
+  if(METALSIM_CHECKS_PLUGIN)
+    list(APPEND METALSIM_KERNEL_PLUGINS "${METALSIM_CHECKS_PLUGIN}")
+    list(APPEND metalsim_plugin_targets MetalsimChecks)
+  endif()
+endif()
 
-set(METALSIM_KERNEL_LAUNCHER "${CMAKE_CURRENT_LIST_DIR}/metalsim_kernel_cc.sh")
+# Global properties, not variables: a parent project calls the functions from directories that
+# do not see metalsim's variables.
+set_property(GLOBAL PROPERTY METALSIM_KERNEL_LAUNCHER
+  "sh;${CMAKE_CURRENT_LIST_DIR}/metalsim_kernel_cc.sh;${METALSIM_KERNEL_CXX};@${METALSIM_KERNEL_FLAGS_FILE};--")
+# What every kernel object depends on: a changed flag (the response file is rewritten only when
+# its content changes), launcher or pass plugin recompiles the kernels.
+set_property(GLOBAL PROPERTY METALSIM_KERNEL_DEPENDS "${METALSIM_KERNEL_FLAGS_FILE}"
+             "${CMAKE_CURRENT_LIST_DIR}/metalsim_kernel_cc.sh" ${METALSIM_KERNEL_PLUGINS})
+set_property(GLOBAL PROPERTY METALSIM_KERNEL_PLUGIN_TARGETS ${metalsim_plugin_targets})
 
 function(metalsim_use_kernel_compiler target)
   # CMake hands each compile to the launcher, which runs the kernel compiler on the same source
   # and object with the target's include directories and definitions
   # (cmake/metalsim_kernel_cc.sh says how).
-  set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER
-    "sh;${METALSIM_KERNEL_LAUNCHER};${METALSIM_KERNEL_CXX};@${METALSIM_KERNEL_FLAGS_FILE};--")
-  # A changed flag (the response file is rewritten only when its content changes) or launcher
-  # recompiles the target's objects.
+  get_property(launcher GLOBAL PROPERTY METALSIM_KERNEL_LAUNCHER)
+  get_property(depends GLOBAL PROPERTY METALSIM_KERNEL_DEPENDS)
+  get_property(plugin_targets GLOBAL PROPERTY METALSIM_KERNEL_PLUGIN_TARGETS)
+  set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}")
   get_target_property(sources ${target} SOURCES)
   set_property(SOURCE ${sources} TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS
-               "${METALSIM_KERNEL_FLAGS_FILE}" "${METALSIM_KERNEL_LAUNCHER}")
+               ${depends})
+  # The plugins are built before the kernels they compile.
+  if(plugin_targets)
+    add_dependencies(${target} ${plugin_targets})
+  endif()
 endfunction()
 
 function(metalsim_add_metal_library target)
@@ -50,8 +80,8 @@ function(metalsim_add_metal_library target)
     add_custom_command(
       OUTPUT "${out}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_CURRENT_BINARY_DIR}/${target}.metal"
-      COMMAND metalsim-front "${abs}" -o "${out}" -MF "${out}.d" ${include_flags}
-      DEPENDS "${abs}" metalsim-front
+      COMMAND metalsim::front "${abs}" -o "${out}" -MF "${out}.d" ${include_flags}
+      DEPENDS "${abs}" metalsim::front
       DEPFILE "${out}.d"
       COMMENT "metalsim-front ${src}"
       VERBATIM)
@@ -60,6 +90,6 @@ function(metalsim_add_metal_library target)
 
   add_library(${target} OBJECT ${generated})
   target_include_directories(${target} PRIVATE ${ARG_INCLUDE_DIRS} "${PROJECT_SOURCE_DIR}")
-  target_link_libraries(${target} PUBLIC metalsim_msl metalsim_simt)
+  target_link_libraries(${target} PUBLIC metalsim::msl metalsim::simt)
   metalsim_use_kernel_compiler(${target})
 endfunction()

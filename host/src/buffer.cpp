@@ -5,6 +5,8 @@
 
 #include <new>
 
+#include "simt/engine/access_shadow.h"
+
 namespace MTL {
 namespace {
 
@@ -17,8 +19,9 @@ NS::UInteger round_up(NS::UInteger n, NS::UInteger to) { return (n + to - 1) / t
 }  // namespace
 
 // Layout: [guard page][data pages, contents flush at the end][guard page]. The contents start
-// 16-byte aligned, so up to 15 bytes past an odd length are not caught (the asan preset is
-// byte-precise).
+// 16-byte aligned; the up to 15 bytes past an odd length and the bytes before the contents are
+// marked in the access shadow (simt/engine/access_shadow.h), so that instrumented kernels find
+// every byte outside the buffer, not only the guard pages.
 Buffer::Buffer(NS::UInteger length) : length_(length) {
   const NS::UInteger page = page_size();
   const NS::UInteger data = round_up(length == 0 ? 1 : length, 16);
@@ -30,9 +33,18 @@ Buffer::Buffer(NS::UInteger length) : length_(length) {
   mprotect(base, page, PROT_NONE);
   mprotect(base + page + data_pages, page, PROT_NONE);
   contents_ = base + page + data_pages - data;
+  namespace shadow = metalsim::engine::shadow;
+  shadow::mark(base + page, data_pages - data, shadow::kUnused);
+  shadow::mark_valid(contents_, length);
+  if (length == 0) shadow::mark(contents_, data, shadow::kUnused);
 }
 
-Buffer::~Buffer() { munmap(mapping_, mapping_size_); }
+Buffer::~Buffer() {
+  // The addresses may be anyone's next.
+  metalsim::engine::shadow::mark_valid(static_cast<char*>(mapping_) + page_size(),
+                                       mapping_size_ - 2 * page_size());
+  munmap(mapping_, mapping_size_);
+}
 
 const char* Buffer::guardBegin() const {
   return static_cast<const char*>(mapping_) + mapping_size_ - page_size();

@@ -126,8 +126,9 @@ class Validator {
     req_.args.buffer_lengths[arg.index] = available;
     std::string name = slot + " '" + arg.name + "'";
     if (!b.buffer->labelText().empty()) name += " (" + b.buffer->labelText() + ")";
-    req_.memory.push_back({name, base, static_cast<const char*>(b.buffer->contents()) + length,
-                           b.buffer->guardBegin(), b.buffer->guardEnd()});
+    const char* contents = static_cast<const char*>(b.buffer->contents());
+    req_.memory.push_back({name, base, contents + length, b.buffer->guardBegin(),
+                           b.buffer->guardEnd(), contents, b.buffer->extentBegin()});
   }
 
   void threadgroup_memory() {

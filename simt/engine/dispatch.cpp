@@ -12,12 +12,14 @@
 #include <mutex>
 #include <thread>
 
+#include "simt/engine/access_check.h"
 #include "simt/engine/dispatch_state.h"
 #include "simt/engine/execution_mode.h"
 #include "simt/engine/fault.h"
 #include "simt/engine/initcheck.h"
 #include "simt/engine/lane_loop_runner.h"
 #include "simt/engine/race_annotations.h"
+#include "simt/engine/race_shadow.h"
 #include "simt/engine/threadgroup_runner.h"
 #include "simt/fiber/guarded_stack.h"
 
@@ -34,6 +36,8 @@ struct Worker {
   LaneLoopRunner lane_loops;
 
   void run(DispatchState& state, uint64_t linear_threadgroup) {
+    const ActiveDispatch active(state);  // for the access checks (access_check.h)
+    const LoggingThreadgroup logging(state.log, state.request, linear_threadgroup);
     if (state.lane_loops != nullptr) lane_loops.run(state, linear_threadgroup);
     else runner.run(state, linear_threadgroup);
   }
@@ -128,6 +132,9 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
   if (!mode.refused.empty()) return refuse_lane_loops(request, mode.refused);
   DispatchState state(request);
   state.lane_loops = mode.loops;
+  const BindingMarks bindings(request);  // byte-precise bounds of the bound offsets
+  const race::DispatchRace race_check(request, mode.loops != nullptr);
+  state.race = race_check.shadow();
   const uint64_t count = request.geometry.threadgroups.volume();
   const std::vector<uint64_t> order = threadgroup_order(request, count);
   const size_t stack_bytes =
@@ -173,6 +180,7 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
     if (!r.other_trace.empty()) r.other_site = symbolize_trace(r.other_trace);
   }
   outcome.ok = outcome.reports.empty();
+  outcome.log = state.log.take();
   return outcome;
 }
 

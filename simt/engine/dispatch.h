@@ -9,6 +9,7 @@
 #include "simt/base/execution_options.h"
 #include "simt/engine/geometry.h"
 #include "simt/engine/kernel.h"
+#include "simt/engine/kernel_log.h"
 #include "simt/engine/schedule.h"
 #include "simt/report/check_id.h"
 #include "simt/report/report.h"
@@ -22,6 +23,9 @@ struct MemoryRange {
   const char* end = nullptr;     // one past the last valid byte
   const char* guard_begin = nullptr;
   const char* guard_end = nullptr;
+  const char* contents = nullptr;      // the buffer's first byte (origin less the bound offset)
+  const char* extent_begin = nullptr;  // its mapping's first byte: [extent_begin, guard_end) is
+                                       // the buffer's, inside it or around it
 };
 
 struct DispatchRequest {
@@ -41,6 +45,7 @@ struct DispatchRequest {
 struct DispatchOutcome {
   bool ok = true;  // false when any report was filed
   std::vector<check::Report> reports;
+  std::vector<LogLine> log;  // the kernels' log lines, in threadgroup order (kernel_log.h)
 };
 
 DispatchOutcome execute_dispatch(const DispatchRequest& request);
@@ -52,5 +57,8 @@ bool racecheck_available();
 // Lanes moved onto fibers since the program started: 0 growth across a dispatch shows it ran
 // as a plain loop.
 uint64_t fibers_started_total();
+// Threadgroups run in lane loops since the program started: growth across a dispatch shows that
+// it ran in lane loops (ExecutionOptions::mode).
+uint64_t lane_loop_threadgroups_total();
 
 }  // namespace metalsim::engine

@@ -3,18 +3,24 @@
 #include <atomic>
 
 #include "simt/engine/dispatch.h"
+#include "simt/engine/kernel_log.h"
 #include "simt/report/report.h"
 
 namespace metalsim::engine {
 
 struct LaneLoopKernel;  // lane_loops.h
+namespace race {
+class DispatchShadow;  // race_shadow.h
+}
 
 struct DispatchState {
   explicit DispatchState(const DispatchRequest& r) : request(r), serial(next_serial()) {}
   const DispatchRequest& request;
   const uint64_t serial;  // unique per dispatch: workers re-read the request when it changes
   const LaneLoopKernel* lane_loops = nullptr;  // set: the dispatch runs in lane loops
+  race::DispatchShadow* race = nullptr;        // set: the shadow racecheck is on
   check::ReportSink reports;
+  KernelLog log;  // what the kernels logged (kernel_log.h)
   std::atomic<bool> stop{false};  // a fault or the watchdog: skip the threadgroups not begun
   // Racecheck: the host's writes happen before the dispatch's lanes; the lanes' writes happen
   // before the host reads the results (race_annotations.h).

@@ -158,6 +158,14 @@ FaultTrap::~FaultTrap() {
 void FaultTrap::arm() { tls_trap.armed = 1; }
 void FaultTrap::disarm() { tls_trap.armed = 0; }
 FaultRecord FaultTrap::last_fault() { return tls_trap.last; }
+
+void FaultTrap::raise(const FaultRecord& fault) {
+  TrapState& trap = tls_trap;
+  if (trap.armed == 0 || trap.recovery == nullptr) return;
+  trap.armed = 0;
+  trap.last = fault;
+  siglongjmp(*trap.recovery, 1);
+}
 int FaultTrap::timeout_signal() { return SIGRTMIN + 5; }
 
 namespace {

@@ -17,6 +17,9 @@ struct FaultRecord {
   const void* pc = nullptr;       // the faulting instruction
   bool write = false;
   bool timeout = false;  // the watchdog, not a memory fault
+  // Found by an access check (access_check.cpp) before the access, not by a signal: `address`
+  // is the first byte outside, `pc` inside the instruction that checks.
+  bool detected = false;
 };
 
 class FaultTrap {
@@ -27,6 +30,9 @@ class FaultTrap {
   void arm();
   void disarm();
   static FaultRecord last_fault();  // of the calling thread
+  // An access check found `fault`: recovers as from a signal when a trap is armed on this
+  // thread (and does not return), else returns.
+  static void raise(const FaultRecord& fault);
 
   // The signal the watchdog sends to a worker thread that overran.
   static int timeout_signal();

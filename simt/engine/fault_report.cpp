@@ -17,6 +17,35 @@ bool below_stack(const fiber::GuardedStack* stack, const char* address) {
   return address < bottom && address >= bottom - (64 << 20);
 }
 
+const char* access_word(const FaultRecord& fault) {
+  if (fault.write) return "write";
+  return fault.detected ? "read" : "access";
+}
+
+// A bound buffer's guard pages, the bytes before its bound offset or past its end (the shadow
+// of byte-precise bounds), or its mapping around its contents: bounds.device.
+bool describe_device(const FaultRecord& fault, const DispatchRequest& req, check::Report& r) {
+  auto* address = static_cast<const char*>(fault.address);
+  for (const MemoryRange& m : req.memory) {
+    const char* first = m.extent_begin != nullptr ? m.extent_begin : m.guard_begin;
+    if (address < first || address >= m.guard_end) continue;
+    if (address >= m.origin && address < m.end) continue;  // inside this binding: another's
+    r.check = check::CheckId::bounds_device;
+    r.memory = m.name;
+    r.has_offset = true;
+    r.offset = int64_t(address - m.origin);
+    r.message = std::string(access_word(fault)) + " outside the bound range of " +
+                std::to_string(m.end - m.origin) + " bytes";
+    if (address < m.origin)
+      r.message += m.contents != nullptr && address >= m.contents
+                       ? " (before its bound offset of " + std::to_string(m.origin - m.contents) +
+                             " bytes)"
+                       : " (before the buffer's start)";
+    return true;
+  }
+  return false;
+}
+
 std::string stack_size(const fiber::StackPool* stacks) {
   return std::to_string(stacks != nullptr ? stacks->stack_bytes() / 1024 : 0) + " KiB";
 }
@@ -40,24 +69,25 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
                 " stack (set METALSIM_STACK_SIZE for more)";
     return;
   }
-  for (const MemoryRange& m : req.memory) {
-    if (address >= m.guard_begin && address < m.guard_end) {
-      r.check = check::CheckId::bounds_device;
-      r.memory = m.name;
+  if (describe_device(fault, req, r)) return;
+  std::string region;
+  if (scene.arena != nullptr && fault.detected) {
+    int64_t outside = 0;
+    if (scene.arena->describe_outside(address, region, outside)) {
+      r.check = check::CheckId::bounds_threadgroup;
+      r.memory = region;
       r.has_offset = true;
-      r.offset = uint64_t(address - m.origin);
-      r.message = std::string(fault.write ? "write" : "access") + " outside the bound range of " +
-                  std::to_string(m.end - m.origin) + " bytes";
+      r.offset = outside;
+      r.message = std::string(access_word(fault)) + " outside " + region;
       return;
     }
   }
-  std::string region;
   uint64_t offset = 0;
   if (scene.arena != nullptr && scene.arena->describe_guard(address, region, offset)) {
     r.check = check::CheckId::bounds_threadgroup;
     r.memory = region;
     r.has_offset = true;
-    r.offset = offset;
+    r.offset = int64_t(offset);
     r.message = "access past the end of " + region;
     return;
   }

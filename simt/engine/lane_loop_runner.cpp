@@ -4,6 +4,7 @@
 #include "simt/engine/lane_loop_runner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <exception>
 #include <new>
@@ -21,6 +22,8 @@ namespace {
 // stop[lane] until the step writes it: a lane the step did not stop is the pass's bug.
 constexpr uint32_t kNotStopped = 0xFFFFFFFEu;
 
+std::atomic<uint64_t> threadgroups_run{0};
+
 bool is_collective(uint8_t kind) {
   return kind == uint8_t(SyncKind::SimdCollective) || kind == uint8_t(SyncKind::SimdMatrix);
 }
@@ -28,6 +31,8 @@ bool is_collective(uint8_t kind) {
 }  // namespace
 
 void LaneLoopRunner::FreeFrame::operator()(char* p) const { std::free(p); }
+
+uint64_t lane_loop_threadgroups_total() { return threadgroups_run.load(); }
 
 LaneLoopRunner::LaneLoopRunner(fiber::StackPool& stacks, ThreadgroupArena& arena)
     : stacks_(stacks), arena_(arena) {
@@ -74,7 +79,22 @@ void LaneLoopRunner::prepare_local_positions() {
       }
 }
 
-void LaneLoopRunner::prepare_frame() {
+// A lane's frame holds what a fiber keeps on its stack across sync points (and the kernel's
+// local arrays): more than a lane's stack holds is the fibers' stack.overflow, filed here for
+// the first lane, as fibers file it for the first lane to run.
+bool LaneLoopRunner::prepare_frame() {
+  if (kernel_->frame_bytes_per_lane > stacks_.stack_bytes()) {
+    check::Report r = lane_report(check::CheckId::stack_overflow, 0, nullptr);
+    const KernelInfo& k = *dispatch_->request.kernel;
+    r.site = {k.source_file, k.source_line, k.name};
+    r.message = "the thread's private memory in lane loops (" +
+                std::to_string(kernel_->frame_bytes_per_lane) + " bytes) overflows its " +
+                std::to_string(stacks_.stack_bytes() / 1024) +
+                " KiB stack (set METALSIM_STACK_SIZE for more)";
+    report(std::move(r));
+    dispatch_->stop.store(true);
+    return false;
+  }
   const size_t bytes = size_t(kernel_->frame_bytes_per_lane) * n_;
   if (bytes > frame_capacity_) {
     const size_t rounded = (bytes + kLaneFrameAlign - 1) / kLaneFrameAlign * kLaneFrameAlign;
@@ -84,6 +104,7 @@ void LaneLoopRunner::prepare_frame() {
   }
   state_.frame = frame_.get();
   state_.frame_lanes = n_;
+  return true;
 }
 
 void LaneLoopRunner::prepare(DispatchState& dispatch, uint64_t linear_threadgroup) {
@@ -106,7 +127,6 @@ void LaneLoopRunner::prepare(DispatchState& dispatch, uint64_t linear_threadgrou
   state_.thread_count = n_;
   state_.simdgroup_count = (n_ + kSimdWidth - 1) / kSimdWidth;
   prepare_local_positions();
-  prepare_frame();
   // Regions are remapped per threadgroup in racecheck builds (ThreadgroupArena): read them each
   // time.
   arena_.begin_threadgroup(req.options.checks.init, req.threadgroup_poison);
@@ -140,8 +160,9 @@ bool LaneLoopRunner::allocate_threadgroup_variables() {
 // ------------------------------ run
 
 void LaneLoopRunner::run(DispatchState& dispatch, uint64_t linear_threadgroup) {
+  threadgroups_run.fetch_add(1, std::memory_order_relaxed);
   prepare(dispatch, linear_threadgroup);
-  if (!allocate_threadgroup_variables()) return;
+  if (!prepare_frame() || !allocate_threadgroup_variables()) return;
   fiber::GuardedStack* stack = stacks_.acquire();
   fiber_.start(stack, &LaneLoopRunner::fiber_entry, this);
   FaultTrap trap(&recovery_);

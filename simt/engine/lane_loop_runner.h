@@ -49,7 +49,7 @@ class LaneLoopRunner {
 
   void prepare(DispatchState& dispatch, uint64_t linear_threadgroup);
   void prepare_local_positions();
-  void prepare_frame();
+  bool prepare_frame();
   bool allocate_threadgroup_variables();
   static void fiber_entry(void* self);
   void run_threadgroup();

@@ -1,10 +1,12 @@
 #include "simt/engine/threadgroup_arena.h"
 
+#include "simt/engine/access_shadow.h"
 #include "simt/engine/uninit_trace.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -29,16 +31,23 @@ size_t slab_bytes(size_t capacity) {
 ThreadgroupArena::~ThreadgroupArena() { unmap(); }
 
 void ThreadgroupArena::unmap() {
-  if (mapping_ != nullptr) munmap(mapping_, mapping_size_);
+  if (mapping_ != nullptr) {
+    shadow::mark_valid(mapping_, mapping_size_);  // the addresses may be anyone's next
+    munmap(mapping_, mapping_size_);
+  }
   mapping_ = nullptr;
   slabs_.clear();
+  marked_.clear();
+  marked_before_.clear();
 }
 
 ThreadgroupArena::Slab& ThreadgroupArena::place(char*& cursor, size_t capacity, std::string name) {
   Slab s;
+  s.begin = cursor;
   s.guard = cursor + slab_bytes(capacity) - page_size();
   s.capacity = round_up(capacity, kRegionAlign);
   s.data = s.guard - s.capacity;
+  s.valid = s.capacity;
   s.name = std::move(name);
   mprotect(s.guard, page_size(), PROT_NONE);
   cursor += slab_bytes(capacity);
@@ -62,12 +71,40 @@ void ThreadgroupArena::configure(const uint32_t (&lengths)[kMaxThreadgroupBindin
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mapping_ == MAP_FAILED) throw std::bad_alloc();
   char* cursor = static_cast<char*>(mapping_);
-  for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i)
-    regions_[i] = lengths_[i] > 0
-                      ? place(cursor, lengths_[i], "threadgroup(" + std::to_string(i) + ")").data
-                      : nullptr;
+  // The access shadow allows the regions' bytes and, once placed, the variables': not the rest.
+  shadow::mark(mapping_, mapping_size_, shadow::kUnused);
+  for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i) {
+    regions_[i] = nullptr;
+    if (lengths_[i] == 0) continue;
+    const Slab& s = place(cursor, lengths_[i], "threadgroup(" + std::to_string(i) + ")");
+    regions_[i] = s.data;
+    shadow::mark_valid(s.data, s.capacity);
+  }
   first_variable_slab_ = slabs_.size();
   for (uint32_t k = 0; k < kGuardedVariableSlabs; ++k) place(cursor, static_capacity, "");
+}
+
+void ThreadgroupArena::mark_variable(char* data, size_t bytes) {
+  const Marked m{data, bytes};
+  marked_.push_back(m);
+  if (std::find(marked_before_.begin(), marked_before_.end(), m) == marked_before_.end())
+    shadow::mark_valid(data, bytes);
+}
+
+// Variables placed two threadgroups ago where the last threadgroup placed none are no longer
+// allowed (a kernel with other variables ran); the last threadgroup's stay, unless stale marks
+// overlapped them.
+void ThreadgroupArena::unmark_stale_variables() {
+  bool stale = false;
+  for (const Marked& m : marked_before_) {
+    if (std::find(marked_.begin(), marked_.end(), m) != marked_.end()) continue;
+    shadow::mark(m.data, m.bytes, shadow::kUnused);
+    stale = true;
+  }
+  if (stale)
+    for (const Marked& m : marked_) shadow::mark_valid(m.data, m.bytes);
+  marked_before_.swap(marked_);
+  marked_.clear();
 }
 
 void ThreadgroupArena::begin_threadgroup(bool poison, uint8_t poison_byte) {
@@ -81,6 +118,7 @@ void ThreadgroupArena::begin_threadgroup(bool poison, uint8_t poison_byte) {
 #endif
   for (int32_t slot : used_slots_) static_slots_[slot] = nullptr;
   used_slots_.clear();
+  unmark_stale_variables();
   static_used_ = 0;
   variables_placed_ = 0;
   poison_ = poison;
@@ -128,7 +166,9 @@ void* ThreadgroupArena::allocate_static(ThreadgroupVariableSite& site) {
     shared_slab_cursor_ = p;
   }
   slab.data = p;
+  slab.valid = site.size;
   slab.name = std::string("threadgroup variable '") + site.name + "'";
+  mark_variable(p, site.size);
   ++variables_placed_;
   static_used_ += uint32_t(bytes);
   if (poison_) std::memset(p, poison_byte_, bytes);
@@ -159,6 +199,19 @@ bool ThreadgroupArena::describe_guard(const void* address, std::string& region_n
       offset = uint64_t(a - s.data);
       return true;
     }
+  }
+  return false;
+}
+
+bool ThreadgroupArena::describe_outside(const void* address, std::string& region_name,
+                                        int64_t& offset) const {
+  auto* a = static_cast<const char*>(address);
+  for (const Slab& s : slabs_) {
+    if (s.name.empty() || a < s.begin || a >= s.guard + page_size()) continue;
+    if (a >= s.data && a < s.data + s.valid) continue;  // its own bytes
+    region_name = s.name;
+    offset = int64_t(a - s.data);
+    return true;
   }
   return false;
 }

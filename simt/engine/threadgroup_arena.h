@@ -42,17 +42,33 @@ class ThreadgroupArena {
   bool describe_data(const void* address, std::string& region_name, uint64_t& offset) const;
   // For fault reports: which region's guard holds `address`, and the offset from its start.
   bool describe_guard(const void* address, std::string& region_name, uint64_t& offset) const;
+  // For access checks (access_shadow.h): which region's unused bytes (around it, or the tail of
+  // its last granule) hold `address`, and the offset from its start (negative: before it).
+  bool describe_outside(const void* address, std::string& region_name, int64_t& offset) const;
+  // The whole mapping: the shadow racecheck keeps cells for it (race_shadow.h).
+  const char* mapping_begin() const { return static_cast<const char*>(mapping_); }
+  const char* mapping_end() const { return mapping_begin() + mapping_size_; }
 
  private:
   // A piece of threadgroup memory whose data ends at a guard page.
   struct Slab {
+    char* begin = nullptr;  // its first page
     char* guard = nullptr;
     char* data = nullptr;  // start of the data in use (flush against the guard)
     size_t capacity = 0;   // bytes available below the guard
+    size_t valid = 0;      // bytes of the region or variable from `data` on
     std::string name;
+  };
+  // A kernel-scope variable's bytes the access shadow allows.
+  struct Marked {
+    char* data;
+    size_t bytes;
+    friend bool operator==(const Marked&, const Marked&) = default;
   };
   void unmap();
   Slab& place(char*& cursor, size_t capacity, std::string name);
+  void mark_variable(char* data, size_t bytes);
+  void unmark_stale_variables();
 
   void* mapping_ = nullptr;
   size_t mapping_size_ = 0;
@@ -68,6 +84,9 @@ class ThreadgroupArena {
   char* shared_slab_cursor_ = nullptr;
   std::vector<void*> static_slots_;  // slot -> address, this threadgroup
   std::vector<int32_t> used_slots_;
+  // Variables allowed by the access shadow, this threadgroup and the one before (where the
+  // same kernel's variables land at the same addresses: they are not marked again).
+  std::vector<Marked> marked_, marked_before_;
 };
 
 }  // namespace metalsim::engine

@@ -75,6 +75,10 @@ void ThreadgroupRunner::prepare(DispatchState& dispatch, uint64_t linear_tg) {
   prepare_local_positions();
   tg_.local = local_;
   arena_.begin_threadgroup(req.options.checks.init, req.threadgroup_poison);
+  race_ = dispatch.race != nullptr ? &race_worker_ : nullptr;
+  if (race_ != nullptr)
+    race_->begin(*dispatch.race, dispatch.serial, linear_tg, arena_.mapping_begin(),
+                 arena_.mapping_end());
   if constexpr (race::kEnabled)  // the arena was remapped: see ThreadgroupArena
     for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i) args_.threadgroup[i] = arena_.region(i);
 
@@ -444,11 +448,13 @@ void ThreadgroupRunner::try_resolve_simdgroup(uint32_t sg) {
                   std::to_string(sg);
       report(std::move(r));
     }
+    if (race_ != nullptr) race_->clock().collective_begin(sg, head.id);
     if (head.request->combine != nullptr) {
       race::ignore_begin();
       head.request->combine(CollectiveCall{members, count, mask, size});
       race::ignore_end();
     }
+    if (race_ != nullptr) race_->clock().collective_end(sg);
     blocked_in_simd_[sg] -= uint8_t(count);
     simd_waiting_[sg] -= uint8_t(count);
     release_in_policy_order(ids, count);
@@ -476,6 +482,7 @@ void ThreadgroupRunner::resolve_barrier() {
   if (done_ > 0 && dispatch_->request.options.checks.sync) report_barrier_after_exit();
   const uint32_t count = std::exchange(at_barrier_, 0u);
   if constexpr (race::kEnabled) ++barrier_epoch_;
+  if (race_ != nullptr) race_->clock().barrier();
   uint16_t* const waiters = barrier_waiters_;
   // Lanes arrive in lane order unless the schedule or divergence reordered them.
   if (!std::is_sorted(waiters, waiters + count)) std::sort(waiters, waiters + count);

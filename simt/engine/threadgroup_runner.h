@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "simt/engine/dispatch.h"
+#include "simt/engine/race_shadow.h"
 #include "simt/engine/ready_queue.h"
 #include "simt/engine/sync.h"
 #include "simt/engine/threadgroup_arena.h"
@@ -69,6 +70,8 @@ class ThreadgroupRunner {
   void defer_report(check::Report r) { deferred_.push_back(std::move(r)); }
   const ThreadgroupArena& arena() const { return arena_; }
   const DispatchRequest& request() const;
+  // The shadow racecheck's part of this worker while a dispatch with it runs, else nullptr.
+  race::WorkerShadow* race() const { return race_; }
 
   // Fault recovery (fault.cpp jumps here from a signal handler).
   sigjmp_buf* recovery_point() { return &recovery_; }
@@ -160,6 +163,9 @@ class ThreadgroupRunner {
   uint64_t barrier_epoch_ = 0;
   std::vector<uint32_t> simd_epoch_;  // sized per threadgroup in racecheck builds
   char ordering_tokens_[2 + 2 * kMaxSimdgroups] = {};
+
+  race::WorkerShadow race_worker_;
+  race::WorkerShadow* race_ = nullptr;
 
   fiber::Fiber drive_fiber_;
   sigjmp_buf recovery_;

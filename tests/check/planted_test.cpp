@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "planted_support.h"
+#include "simt/engine/dispatch.h"
 
 #if __has_include("simt/engine/race_annotations.h")
 #include "simt/engine/race_annotations.h"
@@ -341,10 +342,8 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-TEST_P(Planted, IsReported) {
-  const Expectation& e = GetParam();
-  const std::string why = unavailable(e);
-  if (!why.empty()) GTEST_SKIP() << why;
+// Runs row `e` in execution mode `mode` and checks its report.
+void expect_reported(const Expectation& e, engine::ExecutionMode mode) {
   const auto& all = dispatchers();
   const auto it = all.find(std::string(e.kernel) + " " + e.check);
   ASSERT_NE(it, all.end()) << "no dispatcher for " << e.kernel << " " << e.check;
@@ -360,11 +359,16 @@ TEST_P(Planted, IsReported) {
 
   Harness h;
   h.options().workers = 1;  // which lane faults first is then fixed
+  h.options().mode = mode;
   if (e.finder == Finder::tsan) {
     h.options().checks.race = true;
   }
+  const uint64_t loops_before = engine::lane_loop_threadgroups_total();
   Outcome o = it->second(h);
   ASSERT_TRUE(o.ran);
+  if (mode == engine::ExecutionMode::loops && e.finder == Finder::engine && e.has_lane) {
+    EXPECT_GT(engine::lane_loop_threadgroups_total(), loops_before) << "ran on fibers";
+  }
 
   // The report of this check; where several (a partial collective reports each site), the one
   // on the planted line.
@@ -385,8 +389,12 @@ TEST_P(Planted, IsReported) {
     // Every threadgroup of the TSan rows races, on two workers: the folded report names the
     // first threadgroup in grid order whichever worker filed first (ReportSink::add).
     EXPECT_EQ(r->lane.threadgroup, e.threadgroup) << text;
-    if (e.finder != Finder::tsan) {
+    // Lane loops name the thread where one lane was running (Report::thread_known).
+    if (e.finder != Finder::tsan && r->thread_known) {
       EXPECT_EQ(r->lane.thread, e.thread) << text;
+    }
+    if (mode == engine::ExecutionMode::fibers || mode == engine::ExecutionMode::automatic) {
+      EXPECT_TRUE(r->thread_known) << text;
     }
   }
   if (e.has_line) {
@@ -417,6 +425,24 @@ TEST_P(Planted, IsReported) {
   h.options().checks = check::CheckSet::all();
   h.options().checks.race = false;
   expect_next_dispatch_runs(h);
+}
+
+TEST_P(Planted, IsReported) {
+  const Expectation& e = GetParam();
+  const std::string why = unavailable(e);
+  if (!why.empty()) GTEST_SKIP() << why;
+  expect_reported(e, engine::ExecutionMode::automatic);
+}
+
+// The same rows with the kernels in lane loops (docs/lanes.md): every check but the schedule
+// comparison and ThreadSanitizer's reports as on fibers, the thread named where one lane ran.
+TEST_P(Planted, IsReportedInLaneLoops) {
+  const Expectation& e = GetParam();
+  std::string why = unavailable(e);
+  if (e.finder == Finder::schedules || e.finder == Finder::tsan)
+    why = "schedule comparison and racecheck order lanes: they run on fibers";
+  if (!why.empty()) GTEST_SKIP() << why;
+  expect_reported(e, engine::ExecutionMode::loops);
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, Planted, ::testing::ValuesIn(kTable), row_name);

@@ -1,7 +1,9 @@
 #pragma once
-// MTL::Buffer: shared CPU memory. Its last byte sits (16-byte aligned) against a PROT_NONE
-// guard page, so a kernel reading or writing past the end faults and is reported as
-// bounds.device instead of silently touching a neighbour.
+// MTL::Buffer: shared CPU memory. Its contents end (16-byte aligned) against a PROT_NONE guard
+// page, so a kernel reading or writing past the end faults and is reported as bounds.device
+// instead of silently touching a neighbour; kernels compiled with the access-check pass see the
+// bytes between the length and the guard page, and those before the contents, as out of bounds
+// too (docs/checks.md).
 #include <string>
 
 #include "metalsim/Metal/MTLTypes.hpp"
@@ -21,9 +23,11 @@ class Buffer : public NS::Object {
   NS::String*  label() const;
   void         didModifyRange(Range) {}
 
-  // metalsim's own: the guard page after the contents, for fault reports.
+  // metalsim's own: the guard page after the contents, for fault reports, and the first byte of
+  // the mapping (its guard page before the contents): [extentBegin, guardEnd) is this buffer's.
   const char* guardBegin() const;
   const char* guardEnd() const;
+  const char* extentBegin() const { return static_cast<const char*>(mapping_); }
   const std::string& labelText() const { return label_; }
 
  private:

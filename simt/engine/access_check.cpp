@@ -1,0 +1,112 @@
+#include "simt/engine/access_check.h"
+
+#include <algorithm>
+
+#include "simt/engine/access_shadow.h"
+#include "simt/engine/dispatch_state.h"
+#include "simt/engine/fault.h"
+#include "simt/engine/race_shadow.h"
+#include "simt/engine/threadgroup_runner.h"
+
+extern "C" {
+uint32_t __metalsim_access_every = 0;
+}
+
+namespace metalsim::engine {
+namespace {
+
+thread_local const DispatchState* tls_active = nullptr;
+
+// [address, address + bytes) lies inside one binding of the dispatch: valid through it, whatever
+// the shadow says of the bytes (a buffer bound twice: before one binding, inside another).
+bool inside_a_binding(const DispatchRequest& request, const char* address, size_t bytes) {
+  return std::any_of(request.memory.begin(), request.memory.end(), [&](const MemoryRange& m) {
+    return address >= m.origin && address + bytes <= m.end;
+  });
+}
+
+void check_bounds(const DispatchRequest& request, const char* address, size_t bytes, bool write,
+                  const void* pc) {
+  const char* bad = shadow::first_inaccessible(address, bytes);
+  if (bad == address + bytes || inside_a_binding(request, address, bytes)) return;
+  FaultRecord fault;
+  fault.address = bad;
+  fault.pc = pc;
+  fault.write = write;
+  fault.detected = true;
+  FaultTrap::raise(fault);  // does not return while a trap is armed
+}
+
+void check_race(const char* address, size_t bytes, uint32_t flags, const void* pc) {
+  if ((flags & access::kAtomic) != 0) return;  // Metal's atomics are relaxed: no race, no order
+  ThreadgroupRunner* runner = ThreadgroupRunner::current();
+  if (runner == nullptr || runner->race() == nullptr) return;
+  race::WorkerShadow& shadow = *runner->race();
+  const int32_t acting = shadow.clock().acting_lane;
+  const uint32_t lane = acting >= 0 ? uint32_t(acting) : runner->current_lane();
+  shadow.on_access(*runner, lane, address, bytes, (flags & access::kWrite) != 0, pc);
+}
+
+void check(const void* address, uint64_t bytes, uint32_t flags, const void* return_address) {
+  const DispatchState* state = tls_active;
+  if (state == nullptr || bytes == 0) return;
+  // The call's return address, less one: inside the call instruction, whose line is the
+  // access's (the pass gives the call the access's debug location).
+  const void* pc = static_cast<const char*>(return_address) - 1;
+  const char* p = static_cast<const char*>(address);
+  if (state->request.options.checks.mem) check_bounds(state->request, p, bytes, (flags & access::kWrite) != 0, pc);
+  if (__metalsim_access_every != 0) check_race(p, bytes, flags, pc);
+}
+
+}  // namespace
+
+ActiveDispatch::ActiveDispatch(const DispatchState& state) { tls_active = &state; }
+ActiveDispatch::~ActiveDispatch() { tls_active = nullptr; }
+const DispatchState* ActiveDispatch::current() { return tls_active; }
+
+// ------------------------------ marks of the bound offsets
+
+BindingMarks::BindingMarks(const DispatchRequest& request) {
+  if (!shadow::active()) return;
+  for (const MemoryRange& m : request.memory) {
+    if (m.contents == nullptr) continue;
+    auto same = std::find_if(marked_.begin(), marked_.end(),
+                             [&](const Marked& k) { return k.contents == m.contents; });
+    if (same == marked_.end()) marked_.push_back({m.contents, m.origin, m.end});
+    else same->lowest = std::min(same->lowest, m.origin);
+  }
+  for (const Marked& k : marked_) {
+    if (k.lowest == k.contents) continue;
+    const size_t before = size_t(k.lowest - k.contents) / shadow::kGranule * shadow::kGranule;
+    shadow::mark(k.contents, before, shadow::kBeforeBinding);
+    // The granule the lowest binding starts in, unless it is also the buffer's odd last one
+    // (whose tail mark stays: bytes before the binding there go unchecked).
+    if (size_t(k.end - k.contents) >= before + shadow::kGranule) shadow::mark_valid_from(k.lowest);
+  }
+}
+
+BindingMarks::~BindingMarks() {
+  for (const Marked& k : marked_) {
+    if (k.lowest == k.contents) continue;
+    // The buffer's own marks again: its contents valid, the tail of an odd last granule not.
+    const size_t before = size_t(k.lowest - k.contents) / shadow::kGranule * shadow::kGranule;
+    shadow::mark_valid(k.contents, std::min(before + shadow::kGranule, size_t(k.end - k.contents)));
+  }
+}
+
+}  // namespace metalsim::engine
+
+// ------------------------------ the calls instrumented kernels make
+
+extern "C" void __metalsim_access(const void* address, uint64_t bytes, uint32_t flags) {
+  metalsim::engine::check(address, bytes, flags, __builtin_return_address(0));
+}
+
+extern "C" void __metalsim_access_masked(const void* address, uint32_t element_bytes,
+                                         uint64_t mask, uint32_t flags) {
+  const void* return_address = __builtin_return_address(0);
+  for (uint32_t i = 0; i < 64 && mask != 0; ++i, mask >>= 1)
+    if ((mask & 1) != 0)
+      metalsim::engine::check(static_cast<const char*>(address) + uint64_t(i) * element_bytes,
+                              element_bytes, flags, return_address);
+}

@@ -1,0 +1,64 @@
+#pragma once
+// What instrumented kernels call (simt/instrument, docs/checks.md): the slow path of every load
+// and store whose shadow granule is not plain (access_shadow.h), and of every access while a
+// racecheck dispatch runs. Byte-precise bounds (memcheck) and the shadow racecheck start here.
+//
+//   __metalsim_access(address, bytes, flags)     one access of `bytes` bytes
+//   __metalsim_access_masked(address, element_bytes, mask, flags)
+//                                                llvm.masked.load/store: element i when bit i
+//
+// A bounds violation stops the lane the way a guard-page fault does: the worker's armed
+// FaultTrap jumps to its runner's recovery point, which files bounds.device or
+// bounds.threadgroup (fault_report.cpp) naming the first byte outside.
+#include <cstdint>
+
+#include "simt/engine/dispatch.h"
+
+extern "C" {
+// Non-zero while a dispatch with the shadow racecheck on runs: every access calls the engine.
+extern uint32_t __metalsim_access_every;
+void __metalsim_access(const void* address, uint64_t bytes, uint32_t flags);
+void __metalsim_access_masked(const void* address, uint32_t element_bytes, uint64_t mask,
+                              uint32_t flags);
+}
+
+namespace metalsim::engine {
+
+struct DispatchState;
+
+namespace access {
+// The bits of `flags` (simt/instrument/access_abi.h mirrors them).
+inline constexpr uint32_t kWrite = 1;
+inline constexpr uint32_t kAtomic = 2;
+}  // namespace access
+
+// The dispatch the calling worker runs, for the slow path: set around each threadgroup.
+class ActiveDispatch {
+ public:
+  explicit ActiveDispatch(const DispatchState& state);
+  ~ActiveDispatch();
+  ActiveDispatch(const ActiveDispatch&) = delete;
+  ActiveDispatch& operator=(const ActiveDispatch&) = delete;
+  static const DispatchState* current();
+};
+
+// Marks, for the length of a dispatch, the bytes of each bound buffer before its lowest bound
+// offset (kBeforeBinding) and the first granule of a binding at an odd offset; the destructor
+// restores the buffers' own marks.
+class BindingMarks {
+ public:
+  explicit BindingMarks(const DispatchRequest& request);
+  ~BindingMarks();
+  BindingMarks(const BindingMarks&) = delete;
+  BindingMarks& operator=(const BindingMarks&) = delete;
+
+ private:
+  struct Marked {
+    const char* contents;
+    const char* lowest;  // the lowest bound offset's address
+    const char* end;     // the buffer's end
+  };
+  std::vector<Marked> marked_;
+};
+
+}  // namespace metalsim::engine

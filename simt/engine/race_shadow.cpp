@@ -1,0 +1,225 @@
+#include "simt/engine/race_shadow.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <new>
+#include <string>
+
+#include "simt/engine/access_check.h"
+#include "simt/engine/check_notice.h"
+#include "simt/engine/race_annotations.h"
+#include "simt/engine/threadgroup_runner.h"
+
+namespace metalsim::engine::race {
+
+// ------------------------------ Clock
+
+void Clock::begin(uint64_t linear_threadgroup) {
+  run = uint32_t(linear_threadgroup + 1);
+  serial = 1;
+  barrier_serial = 0;
+  std::fill(std::begin(simd_serial), std::end(simd_serial), 0u);
+  acting_lane = -1;
+}
+
+void Clock::barrier() { barrier_serial = ++serial; }
+
+void Clock::collective_begin(uint32_t simdgroup, uint32_t head_lane) {
+  simd_serial[simdgroup] = ++serial;
+  acting_lane = int32_t(head_lane);
+}
+
+void Clock::collective_end(uint32_t simdgroup) {
+  simd_serial[simdgroup] = ++serial;
+  acting_lane = -1;
+}
+
+// ------------------------------ CellSpace
+
+CellSpace::CellSpace(const char* begin, const char* end) : begin_(begin), end_(end) {
+  bytes_ = (size_t(end - begin) + 3) / 4 * sizeof(Cell);
+  if (bytes_ == 0) return;
+  void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  cells_ = static_cast<Cell*>(p);
+}
+
+CellSpace::~CellSpace() {
+  if (cells_ != nullptr) munmap(cells_, bytes_);
+}
+
+// ------------------------------ DispatchShadow
+
+DispatchShadow::DispatchShadow(const DispatchRequest& request)
+    : request_(request), locks_(new Lock[kLocks]) {
+  for (const MemoryRange& m : request.memory) {
+    const bool known = std::any_of(spaces_.begin(), spaces_.end(), [&](const Space& s) {
+      return s.cells->begin() == m.contents;
+    });
+    if (known || m.contents == nullptr || m.end <= m.contents) continue;
+    spaces_.push_back({std::make_unique<CellSpace>(m.contents, m.end), m.name, m.origin});
+  }
+}
+
+CellSpace* DispatchShadow::device_space(const char* p, std::string& name, const char*& origin) {
+  for (Space& s : spaces_) {
+    if (!s.cells->contains(p)) continue;
+    name = s.name;
+    origin = s.origin;
+    return s.cells.get();
+  }
+  return nullptr;
+}
+
+bool DispatchShadow::first_report(const void* pc, const void* other_pc) {
+  std::lock_guard lock(reported_mutex_);
+  if (reported_.size() >= kMaxReported) return false;
+  return reported_.insert({pc, other_pc}).second;
+}
+
+// ------------------------------ DispatchRace
+
+DispatchRace::DispatchRace(const DispatchRequest& request, bool lane_loops) {
+  if (!request.options.checks.race || kEnabled) return;  // tsan preset: ThreadSanitizer's
+  if (lane_loops) {
+    notice_once("the race check did not run: lane loops run a threadgroup's lanes together "
+                "(--mode fibers or auto run it)");
+    return;
+  }
+  shadow_ = std::make_unique<DispatchShadow>(request);
+  __atomic_fetch_add(&__metalsim_access_every, 1u, __ATOMIC_SEQ_CST);
+}
+
+DispatchRace::~DispatchRace() {
+  if (shadow_) __atomic_fetch_sub(&__metalsim_access_every, 1u, __ATOMIC_SEQ_CST);
+}
+
+// ------------------------------ one access
+
+
+namespace {
+
+class SpinLock {
+ public:
+  explicit SpinLock(std::atomic<uint8_t>& v) : v_(v) {
+    while (v_.exchange(1, std::memory_order_acquire) != 0) {
+    }
+  }
+  ~SpinLock() { v_.store(0, std::memory_order_release); }
+  SpinLock(const SpinLock&) = delete;
+  SpinLock& operator=(const SpinLock&) = delete;
+
+ private:
+  std::atomic<uint8_t>& v_;
+};
+
+Record record_of(const Access& a) {
+  Record r;
+  r.run = a.run;
+  r.serial = a.serial;
+  r.pc = uint64_t(reinterpret_cast<uintptr_t>(a.pc)) & ((uint64_t(1) << 47) - 1);
+  r.lane = a.lane;
+  r.mask = a.mask;
+  return r;
+}
+
+bool same_simdgroup(const Record& r, uint32_t lane) {
+  return !r.many_simd && r.lane / kSimdWidth == lane / kSimdWidth;
+}
+
+}  // namespace
+
+void WorkerShadow::begin(DispatchShadow& dispatch, uint64_t serial, uint64_t linear_threadgroup,
+                         const char* arena_begin, const char* arena_end) {
+  dispatch_ = &dispatch;
+  if (serial != dispatch_serial_ || !arena_ || arena_->begin() != arena_begin ||
+      arena_->end() != arena_end) {
+    arena_.reset();  // fresh cells: nothing of an earlier dispatch is remembered
+    arena_ = std::make_unique<CellSpace>(arena_begin, arena_end);
+    dispatch_serial_ = serial;
+  }
+  clock_.begin(linear_threadgroup);
+}
+
+// `earlier` (a write, or the reads since) happened before `now` by MSL's rules.
+bool WorkerShadow::ordered(const Record& earlier, const Access& now) const {
+  if (earlier.run != now.run || earlier.many_runs) return false;
+  if (earlier.serial < clock_.barrier_serial) return true;
+  const uint32_t sg = now.lane / kSimdWidth;
+  if (same_simdgroup(earlier, now.lane) && earlier.serial < clock_.simd_serial[sg]) return true;
+  return !earlier.many_lanes && earlier.lane == now.lane;
+}
+
+// Keeps what a later write must be checked against: the reads not ordered before this one,
+// and this one. A summary of several lanes keeps the bytes they all read.
+static void merge_read(Record& reads, const Record& mine, bool ordered_before) {
+  if (reads.run == 0 || ordered_before) {
+    reads = mine;
+    return;
+  }
+  const uint8_t common = uint8_t(reads.mask & mine.mask);
+  if (common == 0) {  // other bytes: keep the newest
+    reads = mine;
+    return;
+  }
+  reads.mask = common;
+  if (reads.run != mine.run) {
+    reads.many_runs = 1;
+    return;
+  }
+  reads.many_lanes = 1;
+  if (!same_simdgroup(reads, uint32_t(mine.lane))) reads.many_simd = 1;
+  reads.serial = std::max(reads.serial, mine.serial);
+}
+
+void WorkerShadow::check_granule(ThreadgroupRunner& runner, Cell& cell, const Access& a,
+                                 bool threadgroup) {
+  if (threadgroup) {  // the arena's cells of an earlier threadgroup are stale
+    if (cell.write.run != a.run) cell.write = Record{};
+    if (cell.read.run != a.run && !cell.read.many_runs) cell.read = Record{};
+  }
+  if (cell.write.run != 0 && (cell.write.mask & a.mask) != 0 && !ordered(cell.write, a))
+    report(runner, a, cell.write, true, threadgroup);
+  if (a.write && cell.read.run != 0 && (cell.read.mask & a.mask) != 0 && !ordered(cell.read, a))
+    report(runner, a, cell.read, false, threadgroup);
+  const Record mine = record_of(a);
+  if (!a.write) {
+    merge_read(cell.read, mine, ordered(cell.read, a));
+    return;
+  }
+  const bool same = cell.write.run == a.run && cell.write.lane == a.lane &&
+                    cell.write.serial == a.serial;
+  const uint8_t mask = uint8_t(mine.mask | (same ? cell.write.mask : 0));
+  cell.write = mine;
+  cell.write.mask = mask;
+}
+
+void WorkerShadow::on_access(ThreadgroupRunner& runner, uint32_t lane, const char* address,
+                             size_t bytes, bool write, const void* pc) {
+  std::string device_name;
+  const char* origin = nullptr;
+  CellSpace* space = nullptr;
+  const bool threadgroup = arena_ && arena_->contains(address);
+  if (threadgroup) space = arena_.get();
+  else space = dispatch_->device_space(address, device_name, origin);
+  if (space == nullptr) return;  // a lane's own memory, or the engine's
+  const char* end = std::min(address + bytes, space->end());
+  Access a{clock_.run, clock_.serial, lane, pc, write, 0, address};
+  for (const char* p = address; p < end;) {
+    const char* granule = reinterpret_cast<const char*>(uintptr_t(p) & ~uintptr_t(3));
+    const char* stop = std::min(granule + 4, end);
+    a.mask = uint8_t(((1u << (stop - p)) - 1) << (p - granule));
+    a.address = p;
+    if (threadgroup) {
+      check_granule(runner, space->cell(granule), a, true);
+    } else {
+      SpinLock lock(dispatch_->lock_for(granule));
+      check_granule(runner, space->cell(granule), a, false);
+    }
+    p = stop;
+  }
+}
+
+}  // namespace metalsim::engine::race

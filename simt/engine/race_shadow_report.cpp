@@ -1,0 +1,67 @@
+// A conflict the shadow racecheck found (race_shadow.h), as a report: the later access's lane
+// and line, the earlier access's lane, threadgroup and line, the memory and byte offset.
+#include <string>
+
+#include "simt/engine/race_shadow.h"
+#include "simt/engine/threadgroup_runner.h"
+
+namespace metalsim::engine::race {
+namespace {
+
+std::string position(const Size3& p) {
+  return "(" + std::to_string(p.x) + "," + std::to_string(p.y) + "," + std::to_string(p.z) + ")";
+}
+
+// "thread (3,0,0) of threadgroup (1,0,0)" for lane `lane` of run `run`.
+std::string thread_of(const DispatchRequest& request, uint32_t run, uint32_t lane) {
+  const Size3 tg = request.geometry.threadgroup_position(run - 1);
+  const Size3 size = request.geometry.threadgroup_size_at(tg);
+  const Size3 local{lane % size.x, lane / size.x % size.y, lane / (size.x * size.y)};
+  return "thread " + position(local) + " of threadgroup " + position(tg);
+}
+
+std::string who(const DispatchRequest& request, const Record& other, bool write) {
+  const std::string one = thread_of(request, other.run, uint32_t(other.lane));
+  if (write) return one + " (write)";
+  if (other.many_runs) return "reads by threads of several threadgroups, among them " + one;
+  if (other.many_lanes) return "reads by several threads, among them " + one;
+  return one + " (read)";
+}
+
+}  // namespace
+
+void WorkerShadow::report(ThreadgroupRunner& runner, const Access& a, const Record& other,
+                          bool other_write, bool threadgroup) {
+  const void* other_pc = reinterpret_cast<const void*>(uintptr_t(other.pc));
+  if (!dispatch_->first_report(a.pc, other_pc)) return;
+  const check::CheckId id =
+      threadgroup ? check::CheckId::race_threadgroup : check::CheckId::race_device;
+  check::Report r = runner.lane_report(id, a.lane, nullptr);
+  // Symbolized when the dispatch ends (dispatch.cpp), like every report with a trace.
+  r.site_trace = {a.pc};
+  r.other_trace = {other_pc};
+  std::string region;
+  uint64_t offset = 0;
+  const char* origin = nullptr;
+  if (threadgroup && runner.arena().describe_data(a.address, region, offset)) {
+    r.memory = region;
+    r.has_offset = true;
+    r.offset = int64_t(offset);
+  } else if (!threadgroup && dispatch_->device_space(a.address, region, origin) != nullptr) {
+    r.memory = region;
+    r.has_offset = true;
+    r.offset = int64_t(a.address - origin);
+  }
+  r.other_lanes = who(dispatch_->request(), other, other_write);
+  const char* mine = a.write ? "write" : "read";
+  const char* theirs = other_write ? "write" : "read";
+  r.message = std::string(mine) + " conflicts with an earlier " + theirs + " by " +
+              (other.run == a.run && !other.many_runs ? "another thread of the threadgroup"
+                                                      : "another threadgroup") +
+              (threadgroup || other.run == a.run
+                   ? ", with no barrier between them"
+                   : ": threadgroups of one dispatch are not ordered");
+  runner.report(std::move(r));
+}
+
+}  // namespace metalsim::engine::race

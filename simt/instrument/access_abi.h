@@ -1,0 +1,24 @@
+#pragma once
+// What instrumented code calls and reads in the engine (simt/engine/access_check.h,
+// simt/engine/access_shadow.h): names, flags and the shadow's granule, taken from the engine's
+// own headers so that the two cannot drift.
+#include <cstdint>
+
+#include "simt/engine/access_check.h"
+#include "simt/engine/access_shadow.h"
+
+namespace metalsim::instrument::abi {
+
+inline constexpr const char* kShadow = "__metalsim_access_shadow";          // uint8_t*
+inline constexpr const char* kShadowMask = "__metalsim_access_shadow_mask";  // uint64_t
+inline constexpr const char* kEvery = "__metalsim_access_every";             // uint32_t
+inline constexpr const char* kAccess = "__metalsim_access";  // void(ptr, i64 bytes, i32 flags)
+// void(ptr, i32 element bytes, i64 mask, i32 flags)
+inline constexpr const char* kAccessMasked = "__metalsim_access_masked";
+
+inline constexpr unsigned kGranuleShift = engine::shadow::kGranuleShift;
+inline constexpr uint64_t kGranule = engine::shadow::kGranule;
+inline constexpr uint32_t kWrite = engine::access::kWrite;
+inline constexpr uint32_t kAtomic = engine::access::kAtomic;
+
+}  // namespace metalsim::instrument::abi

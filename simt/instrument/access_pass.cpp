@@ -1,0 +1,266 @@
+#include "simt/instrument/access_pass.h"
+
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+
+#include <optional>
+#include <vector>
+
+#include "simt/instrument/access_abi.h"
+
+namespace metalsim::instrument {
+
+using namespace llvm;
+
+namespace {
+
+// One access to check: `bytes` bytes at `pointer` (a fixed size), or `length` bytes (a memory
+// intrinsic), or the elements of a masked vector operation.
+struct Access {
+  Instruction* at = nullptr;  // checked just before it
+  Value* pointer = nullptr;
+  uint64_t bytes = 0;
+  Value* length = nullptr;        // memcpy/memmove/memset
+  Value* mask = nullptr;          // llvm.masked.load/store: <N x i1>
+  uint32_t element_bytes = 0;     // ... and their elements' size
+  uint32_t flags = 0;             // abi::kWrite, abi::kAtomic
+};
+
+// Memory a kernel may not run out of through this pointer, or that is not a buffer's nor
+// threadgroup memory: the function's own stack, globals (constant tables of the MSL headers, TLS),
+// and addresses made from integers (a sanitizer's own shadow).
+bool exempt(const Value* pointer) {
+  const Value* base = getUnderlyingObject(pointer, 12);
+  if (isa<AllocaInst>(base) || isa<GlobalVariable>(base)) return true;
+  if (isa<IntToPtrInst>(base)) return true;
+  if (auto* ce = dyn_cast<ConstantExpr>(base); ce != nullptr && ce->getOpcode() == Instruction::IntToPtr)
+    return true;
+  return false;
+}
+
+uint64_t store_size(const DataLayout& dl, Type* type) {
+  return dl.getTypeStoreSize(type).getKnownMinValue();
+}
+
+std::optional<Access> plain_access(Instruction& inst, const DataLayout& dl) {
+  Access a;
+  a.at = &inst;
+  if (auto* load = dyn_cast<LoadInst>(&inst)) {
+    a.pointer = load->getPointerOperand();
+    a.bytes = store_size(dl, load->getType());
+    a.flags = load->isAtomic() ? abi::kAtomic : 0;
+  } else if (auto* store = dyn_cast<StoreInst>(&inst)) {
+    a.pointer = store->getPointerOperand();
+    a.bytes = store_size(dl, store->getValueOperand()->getType());
+    a.flags = abi::kWrite | (store->isAtomic() ? abi::kAtomic : 0);
+  } else if (auto* rmw = dyn_cast<AtomicRMWInst>(&inst)) {
+    a.pointer = rmw->getPointerOperand();
+    a.bytes = store_size(dl, rmw->getValOperand()->getType());
+    a.flags = abi::kWrite | abi::kAtomic;
+  } else if (auto* cas = dyn_cast<AtomicCmpXchgInst>(&inst)) {
+    a.pointer = cas->getPointerOperand();
+    a.bytes = store_size(dl, cas->getCompareOperand()->getType());
+    a.flags = abi::kWrite | abi::kAtomic;
+  } else {
+    return std::nullopt;
+  }
+  return a;
+}
+
+// memcpy/memmove (two accesses), memset, masked loads and stores.
+void intrinsic_accesses(Instruction& inst, const DataLayout& dl, std::vector<Access>& out) {
+  auto* call = dyn_cast<IntrinsicInst>(&inst);
+  if (call == nullptr) return;
+  if (auto* transfer = dyn_cast<MemTransferInst>(call)) {
+    out.push_back({&inst, transfer->getRawDest(), 0, transfer->getLength(), nullptr, 0, abi::kWrite});
+    out.push_back({&inst, transfer->getRawSource(), 0, transfer->getLength(), nullptr, 0, 0});
+    return;
+  }
+  if (auto* set = dyn_cast<MemSetInst>(call)) {
+    out.push_back({&inst, set->getRawDest(), 0, set->getLength(), nullptr, 0, abi::kWrite});
+    return;
+  }
+  const Intrinsic::ID id = call->getIntrinsicID();
+  if (id == Intrinsic::masked_load || id == Intrinsic::masked_store) {
+    const bool store = id == Intrinsic::masked_store;
+    auto* vector = cast<VectorType>(store ? call->getArgOperand(0)->getType() : call->getType());
+    Access a;
+    a.at = &inst;
+    a.pointer = call->getArgOperand(store ? 1 : 0);
+    a.mask = call->getArgOperand(store ? 3 : 2);
+    a.element_bytes = uint32_t(store_size(dl, vector->getElementType()));
+    a.flags = store ? abi::kWrite : 0;
+    out.push_back(a);
+  }
+}
+
+// Gathers and scatters check each element as a masked access of one.
+void scatter_accesses(Instruction& inst, const DataLayout& dl, std::vector<Access>& out,
+                      unsigned& unchecked) {
+  auto* call = dyn_cast<IntrinsicInst>(&inst);
+  if (call == nullptr) return;
+  const Intrinsic::ID id = call->getIntrinsicID();
+  if (id != Intrinsic::masked_gather && id != Intrinsic::masked_scatter) return;
+  const bool scatter = id == Intrinsic::masked_scatter;
+  Value* pointers = call->getArgOperand(scatter ? 1 : 0);
+  Value* mask = call->getArgOperand(scatter ? 3 : 2);
+  auto* type = dyn_cast<FixedVectorType>(pointers->getType());
+  if (type == nullptr || type->getNumElements() > 64) {
+    ++unchecked;
+    return;
+  }
+  auto* values = cast<VectorType>(scatter ? call->getArgOperand(0)->getType() : call->getType());
+  IRBuilder<> b(&inst);
+  for (unsigned i = 0; i < type->getNumElements(); ++i) {
+    Access a;
+    a.at = &inst;
+    a.pointer = b.CreateExtractElement(pointers, b.getInt64(i));
+    a.mask = b.CreateExtractElement(mask, b.getInt64(i));
+    a.element_bytes = uint32_t(store_size(dl, values->getElementType()));
+    a.flags = scatter ? abi::kWrite : 0;
+    out.push_back(a);
+  }
+}
+
+std::vector<Access> accesses_of(Function& f, unsigned& unchecked) {
+  const DataLayout& dl = f.getParent()->getDataLayout();
+  std::vector<Access> all;
+  for (Instruction& inst : instructions(f)) {
+    if (inst.hasMetadata(LLVMContext::MD_nosanitize)) continue;
+    if (std::optional<Access> a = plain_access(inst, dl)) all.push_back(*a);
+    else {
+      intrinsic_accesses(inst, dl, all);
+      scatter_accesses(inst, dl, all, unchecked);
+    }
+  }
+  std::vector<Access> kept;
+  for (const Access& a : all)
+    if (!exempt(a.pointer)) kept.push_back(a);
+  return kept;
+}
+
+// What every check of one function reads once, at its entry.
+struct Entry {
+  Value* shadow;
+  Value* mask;
+  Value* every;  // i1: a racecheck dispatch runs (false when the pass is built without it)
+};
+
+Entry load_entry(Function& f, bool race) {
+  Module& m = *f.getParent();
+  LLVMContext& ctx = m.getContext();
+  BasicBlock& entry = f.getEntryBlock();
+  BasicBlock::iterator at = entry.getFirstInsertionPt();
+  while (at != entry.end() && isa<AllocaInst>(*at)) ++at;
+  IRBuilder<> b(&entry, at);
+  auto* ptr = PointerType::get(ctx, 0);
+  Entry e;
+  auto* nosanitize = MDNode::get(ctx, {});
+  auto load = [&](const char* name, Type* type) {
+    auto* global = m.getOrInsertGlobal(name, type);
+    LoadInst* l = b.CreateLoad(type, global, name);
+    l->setMetadata(LLVMContext::MD_nosanitize, nosanitize);
+    return l;
+  };
+  e.shadow = load(abi::kShadow, ptr);
+  e.mask = load(abi::kShadowMask, b.getInt64Ty());
+  e.every = race ? b.CreateICmpNE(load(abi::kEvery, b.getInt32Ty()), b.getInt32(0), "every")
+                 : static_cast<Value*>(b.getFalse());
+  return e;
+}
+
+// The shadow bytes of the granule holding `address` and of the next (a 2-byte load: any access
+// of at most a granule ends in one of the two), or of the granule alone.
+Value* shadow_of(IRBuilder<>& b, const Entry& e, Value* address, bool two) {
+  Value* index = b.CreateAnd(b.CreateLShr(address, abi::kGranuleShift), e.mask);
+  Value* p = b.CreateGEP(b.getInt8Ty(), e.shadow, index);
+  LoadInst* s = b.CreateAlignedLoad(two ? b.getInt16Ty() : b.getInt8Ty(), p, Align(1));
+  s->setMetadata(LLVMContext::MD_nosanitize, MDNode::get(b.getContext(), {}));
+  return b.CreateZExt(s, b.getInt32Ty());
+}
+
+// The condition under which a fixed-size access calls the engine.
+Value* needs_engine(IRBuilder<>& b, const Entry& e, Value* pointer, uint64_t bytes) {
+  Value* address = b.CreatePtrToInt(pointer, b.getInt64Ty());
+  Value* s = shadow_of(b, e, address, true);
+  if (bytes > abi::kGranule)
+    s = b.CreateOr(s, shadow_of(b, e, b.CreateAdd(address, b.getInt64(bytes - 1)), false));
+  return b.CreateOr(b.CreateICmpNE(s, b.getInt32(0)), e.every);
+}
+
+DebugLoc location_of(const Instruction& inst, const Function& f) {
+  if (inst.getDebugLoc()) return inst.getDebugLoc();
+  if (DISubprogram* sp = f.getSubprogram()) return DILocation::get(f.getContext(), 0, 0, sp);
+  return DebugLoc();
+}
+
+struct Callees {
+  FunctionCallee access, masked;
+};
+
+Callees callees(Module& m) {
+  LLVMContext& ctx = m.getContext();
+  auto* ptr = PointerType::get(ctx, 0);
+  auto* i32 = Type::getInt32Ty(ctx);
+  auto* i64 = Type::getInt64Ty(ctx);
+  auto* v = Type::getVoidTy(ctx);
+  return {m.getOrInsertFunction(abi::kAccess, FunctionType::get(v, {ptr, i64, i32}, false)),
+          m.getOrInsertFunction(abi::kAccessMasked,
+                                FunctionType::get(v, {ptr, i32, i64, i32}, false))};
+}
+
+void instrument_access(const Access& a, const Entry& e, const Callees& c, Function& f) {
+  IRBuilder<> b(a.at);
+  const DebugLoc where = location_of(*a.at, f);
+  CallInst* call = nullptr;
+  if (a.mask != nullptr) {
+    Value* bits = a.mask;
+    if (auto* vector = dyn_cast<FixedVectorType>(bits->getType()))
+      bits = b.CreateBitCast(bits, b.getIntNTy(vector->getNumElements()));
+    bits = b.CreateZExtOrTrunc(bits, b.getInt64Ty());
+    call = b.CreateCall(c.masked, {a.pointer, b.getInt32(a.element_bytes), bits, b.getInt32(a.flags)});
+  } else if (a.length != nullptr) {
+    Value* length = b.CreateZExtOrTrunc(a.length, b.getInt64Ty());
+    call = b.CreateCall(c.access, {a.pointer, length, b.getInt32(a.flags)});
+  } else {
+    Value* cond = needs_engine(b, e, a.pointer, a.bytes);
+    MDNode* unlikely = MDBuilder(f.getContext()).createUnlikelyBranchWeights();
+    Instruction* then = SplitBlockAndInsertIfThen(cond, a.at->getIterator(), false, unlikely);
+    b.SetInsertPoint(then);
+    call = b.CreateCall(c.access, {a.pointer, b.getInt64(a.bytes), b.getInt32(a.flags)});
+  }
+  call->setDebugLoc(where);
+}
+
+bool instrument(Function& f, const AccessCheckOptions& options, const Callees& c) {
+  unsigned unchecked = 0;
+  const std::vector<Access> accesses = accesses_of(f, unchecked);
+  if (accesses.empty()) return false;
+  const Entry e = load_entry(f, options.race);
+  for (const Access& a : accesses) instrument_access(a, e, c, f);
+  return true;
+}
+
+bool is_engine(const Function& f) { return f.getName().starts_with("__metalsim_"); }
+
+}  // namespace
+
+PreservedAnalyses AccessCheckPass::run(Module& m, ModuleAnalysisManager&) {
+  const Callees c = callees(m);
+  bool changed = false;
+  for (Function& f : m) {
+    if (f.isDeclaration() || is_engine(f)) continue;
+    // ThreadSanitizer (the tsan preset) is that build's racecheck, and a fault cannot be
+    // recovered under it: its kernels are left to it.
+    if (f.hasFnAttribute(Attribute::SanitizeThread)) continue;
+    changed |= instrument(f, options_, c);
+  }
+  return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
+
+}  // namespace metalsim::instrument

@@ -1,0 +1,35 @@
+// The plugin's entry: clang++-19 -fpass-plugin=MetalsimChecks.so runs the access-check pass at the
+// end of the optimizer pipeline; `opt -load-pass-plugin=MetalsimChecks.so
+// -passes=metalsim-access-checks` runs it alone.
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/PassPlugin.h>
+#include <llvm/Support/CommandLine.h>
+
+#include "simt/instrument/access_pass.h"
+
+namespace {
+
+llvm::cl::opt<bool> race_switch(
+    "metalsim-checks-race", llvm::cl::init(true),
+    llvm::cl::desc("Test the racecheck switch before each access (off: measure its cost)"));
+
+metalsim::instrument::AccessCheckOptions options() { return {race_switch}; }
+
+void register_callbacks(llvm::PassBuilder& pb) {
+  pb.registerOptimizerLastEPCallback(
+      [](llvm::ModulePassManager& mpm, llvm::OptimizationLevel) {
+        mpm.addPass(metalsim::instrument::AccessCheckPass(options()));
+      });
+  pb.registerPipelineParsingCallback([](llvm::StringRef name, llvm::ModulePassManager& mpm,
+                                        llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+    if (name != "metalsim-access-checks") return false;
+    mpm.addPass(metalsim::instrument::AccessCheckPass(options()));
+    return true;
+  });
+}
+
+}  // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK llvm::PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "MetalsimChecks", "0.1", register_callbacks};
+}
