@@ -1,5 +1,6 @@
 // metalsim check [FILTER...]: every spec over its boundary sweep against its reference with the
-// checks on; a table per kernel, the failures with their repro commands, and `N passed, M failed`.
+// checks on, and on fibers and in lane loops alike (mode.divergent); a table per kernel, the
+// failures with their repro commands, and `N passed, M failed`.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -92,7 +93,8 @@ Action setup_check(CLI::App& sub, Io& io) {
     for (size_t n = 0; n < mine.size(); ++n) {
       const Case c{sel.cases[mine[n]].spec, sel.cases[mine[n]].params, o->flags.seed};
       bar.update(n, c.id());
-      CaseOutcome out = run_case(c, o->flags.options);
+      // Every case on fibers and in lane loops too: their outputs must be bit-identical.
+      CaseOutcome out = spec::CaseRunner::shared().run(c, o->flags.options, /*compare_modes=*/true);
       if (o->json) write_json_line(io.out, case_json("check", out));
       auto [it, added] = row_of.emplace(c.spec, rows.size());
       if (added) rows.emplace_back().spec = c.spec;

@@ -1,16 +1,21 @@
-// metalsim fuzz KERNEL... | --all: random valid cases biased to boundaries and schedules; each
-// failure shrunk to a minimal case, printed as the `metalsim run` command that reproduces it
-// and saved to --corpus. metalsim fuzz --replay DIR reruns a corpus as a regression test.
+// metalsim fuzz KERNEL... | --all: random valid cases biased to boundaries and schedules, in lane
+// loops by default; each failure replayed on fibers with every check on, shrunk to a minimal case,
+// printed as the `metalsim run` command that reproduces it and saved to --corpus.
+// metalsim fuzz --replay DIR reruns a corpus as a regression test.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
+#include <sstream>
 
+#include "host/cli/case_file_cli.h"
 #include "host/cli/commands.h"
 #include "host/cli/fuzzer.h"
+#include "kernels/spec/memory_budget.h"
 #include "host/cli/output_json.h"
 #include "host/cli/output_junit.h"
 #include "host/cli/output_table.h"
@@ -27,12 +32,14 @@ struct Options {
   size_t cases = 0;
   double time = 0;
   RunFlags flags;
+  CaseFileFlags file;
   std::string shard = "0/1";
   std::string corpus;
   std::string replay;
   std::string shrink = "kind";
   size_t max_shrink_runs = 200;
   int64_t limit = 0;
+  std::string max_memory;
   bool json = false;
   std::string junit;
 };
@@ -169,10 +176,23 @@ struct Campaign {
   Shard shard;
   size_t cases_per_spec = 0;
   double seconds_per_spec = 0;
+  uint64_t max_bytes = 0;   // the memory budget of one case
   std::vector<SpecTally> tallies;
   std::vector<JunitCase> junit;
   size_t passed = 0, failed = 0;
+  size_t over_budget = 0;   // draws thrown away as over the memory budget
+  size_t stopped = 0;       // cases the watchdog stopped at the campaign's deadline
 };
+
+using Clock = std::chrono::steady_clock;
+
+// The memory budget of one case: --max-memory, else half of the memory available now.
+bool memory_budget(const std::string& text, uint64_t& out) {
+  if (!text.empty()) return spec::parse_bytes(text, out) && out > 0;
+  out = spec::available_memory_bytes() / 2;
+  if (out == 0) out = 4ull << 30;  // no /proc/meminfo: a modest default
+  return true;
+}
 
 // A usage error in words, or "" when the options make a campaign.
 std::string campaign_problem(const Options& o, Shard& shard) {
@@ -183,10 +203,64 @@ std::string campaign_problem(const Options& o, Shard& shard) {
   return {};
 }
 
+// With --time, a case's preparation, reference and comparison (which no watchdog can stop) must
+// end near the deadline too: a case draws at most this many bytes per second left. Measured on
+// the 2-core machine, the slowest specs prepare, check and compare about 40 MB a second.
+constexpr uint64_t kBytesPerSecondLeft = 32ull << 20;
+
+uint64_t time_capped_budget(uint64_t max_bytes, std::optional<Clock::time_point> deadline) {
+  if (!deadline) return max_bytes;
+  const double left = std::max(0.0, std::chrono::duration<double>(*deadline - Clock::now()).count());
+  return std::min<uint64_t>(max_bytes, uint64_t(left * double(kBytesPerSecondLeft)) + (128ull << 20));
+}
+
+// --time: the watchdog of a case ends it at the deadline (plus a second's grace).
+engine::ExecutionOptions with_deadline(engine::ExecutionOptions options, Clock::time_point deadline) {
+  const double left = std::chrono::duration<double>(deadline - Clock::now()).count() + 1.0;
+  if (options.watchdog_seconds <= 0 || options.watchdog_seconds > left)
+    options.watchdog_seconds = std::max(left, 0.1);
+  return options;
+}
+
+bool stopped_by_watchdog(const CaseOutcome& out) {
+  for (const auto& r : out.result.reports)
+    if (r.check == check::CheckId::watchdog_timeout) return true;
+  return false;
+}
+
+// Cases run in lane loops unless the run needs fibers (docs/lanes.md, auto's rule): only there
+// does a random schedule per case mean anything.
+bool on_fibers(const engine::ExecutionOptions& o) {
+  return o.mode == engine::ExecutionMode::fibers ||
+         (o.mode == engine::ExecutionMode::automatic && (o.checks.init || o.checks.race));
+}
+
+void print_reports(std::ostream& text, const spec::CaseResult& result) {
+  for (size_t i = 0; i < std::min<size_t>(result.reports.size(), 3); ++i) {
+    std::istringstream lines(result.reports[i].format());
+    for (std::string l; std::getline(lines, l);) text << "    " << l << "\n";
+  }
+}
+
+// A failure found in lane loops, run again on fibers with every check on: fibers name the
+// thread, compare schedules and locate uninitialised reads, which lane loops cannot.
+void replay_on_fibers(const CaseOutcome& out, std::ostream& text, json& line) {
+  engine::ExecutionOptions options = out.options;
+  options.mode = engine::ExecutionMode::fibers;
+  options.checks = check::CheckSet::all();
+  const CaseOutcome again = run_case(out.subject, options);
+  print_reports(text, out.result);
+  text << "  on fibers with --checks all: "
+       << (again.result.passed ? "passed" : again.result.failure) << "\n";
+  print_reports(text, again.result);
+  text << "  reproduce: " << spec::repro_command(out.subject, options) << "\n";
+  line["fibers_replay"] = case_json("fuzz", again);
+}
+
 // Shrinks a failure, prints the repro, saves it to the corpus; adds what it did to `line`.
 void shrink_failure(Campaign& cp, const CaseOutcome& out, size_t k, SpecTally& tally,
-                    std::ostream& text, json& line) {
-  const ShrinkResult s = shrink(out, cp.o.max_shrink_runs);
+                    std::ostream& text, json& line, std::optional<Clock::time_point> deadline) {
+  const ShrinkResult s = shrink(out, cp.o.max_shrink_runs, run_case, deadline);
   const std::string repro = spec::repro_command(s.minimal, s.options);
   tally.minimal.insert(repro);
   text << "  shrunk in " << s.runs << " runs to " << s.minimal.id() << ": "
@@ -206,14 +280,20 @@ void shrink_failure(Campaign& cp, const CaseOutcome& out, size_t k, SpecTally& t
 }
 
 // Runs case k of `spec`; a failure is printed and, the first of its kind (or every one with
-// --shrink all), shrunk.
-void fuzz_one(Campaign& cp, const KernelSpec& spec, const FuzzCase& fc, SpecTally& tally,
-              std::map<std::string, std::string>& shrunk_kinds, ProgressBar& bar) {
+// --shrink all), shrunk. False when the case ran into the campaign's deadline (not counted).
+bool fuzz_one(Campaign& cp, const KernelSpec& spec, const FuzzCase& fc, SpecTally& tally,
+              std::map<std::string, std::string>& shrunk_kinds, ProgressBar& bar,
+              std::optional<Clock::time_point> deadline) {
   const Case c{&spec, fc.params, fc.seed};
   engine::ExecutionOptions options = cp.o.flags.options;
-  if (!cp.fixed_schedule) options.schedule = fc.schedule;
+  if (!cp.fixed_schedule && on_fibers(options)) options.schedule = fc.schedule;
+  if (deadline) options = with_deadline(options, *deadline);
   bar.update(tally.cases, c.id());
   CaseOutcome out = run_case(c, options);
+  if (deadline && Clock::now() >= *deadline && stopped_by_watchdog(out)) {
+    ++cp.stopped;
+    return false;
+  }
   // A random case that misses a known bug is no failure: fuzzing need not hit it every time.
   if (out.verdict() == Verdict::known_bug_not_reproduced) out.judgement = {Verdict::pass, {}};
   ++tally.cases;
@@ -229,31 +309,39 @@ void fuzz_one(Campaign& cp, const KernelSpec& spec, const FuzzCase& fc, SpecTall
     text << (spec.expectation() == spec::Expectation::known_bug ? "known bug " : "FAIL ") << "case "
          << fc.index << ": " << c.id() << " seed " << c.seed << " schedule "
          << options.schedule.str() << ": " << out.result.failure << "\n";
+    if (!on_fibers(options)) replay_on_fibers(out, text, line);
     const bool seen = shrunk_kinds.contains(kind);
     if (cp.o.shrink == "all" || (cp.o.shrink == "kind" && !seen)) {
-      shrink_failure(cp, out, fc.index, tally, text, line);
+      shrink_failure(cp, out, fc.index, tally, text, line, deadline);
       shrunk_kinds[kind] = line["shrunk"]["repro"].get<std::string>();
     } else if (seen) {
       text << "  same kind (" << kind << ") as " << shrunk_kinds[kind] << "\n";
     }
   }
   if (cp.o.json) write_json_line(cp.io.out, line);
+  return true;
 }
 
 void fuzz_spec(Campaign& cp, const KernelSpec& spec) {
   SpecTally tally;
   tally.spec = &spec;
   std::map<std::string, std::string> shrunk_kinds;  // failure kind -> minimal repro
-  const CaseGenerator gen(spec, cp.o.flags.seed, cp.o.limit);
-  const auto start = std::chrono::steady_clock::now();
+  std::optional<Clock::time_point> deadline;
+  if (cp.o.time > 0)
+    deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(cp.seconds_per_spec));
+  const CaseGenerator gen(spec, cp.o.flags.seed,
+                          {cp.o.limit, time_capped_budget(cp.max_bytes, deadline), cp.o.flags.options});
   const size_t n = cp.cases_per_spec;
   ProgressBar bar(cp.io.err, cp.io.progress,
                   n == SIZE_MAX ? 0 : (n + cp.shard.count - 1 - cp.shard.index) / cp.shard.count);
   for (size_t k = 0; k < n; ++k) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (cp.o.time > 0 && elapsed > cp.seconds_per_spec) break;
-    if (cp.shard.owns(k)) fuzz_one(cp, spec, gen.generate(k), tally, shrunk_kinds, bar);
+    if (deadline && Clock::now() >= *deadline) break;
+    if (!cp.shard.owns(k)) continue;
+    const FuzzCase fc = gen.generate(k);
+    cp.over_budget += fc.over_budget;
+    if (!fc.found && fc.over_budget > 0) continue;  // nothing of this index fits the budget
+    if (!fuzz_one(cp, spec, fc, tally, shrunk_kinds, bar, deadline)) break;
   }
   bar.finish();
   cp.tallies.push_back(std::move(tally));
@@ -280,12 +368,19 @@ int fuzz(const Options& o, Io& io, bool fixed_schedule) {
     io.err << "metalsim: " << problem << "\n";
     return kExitUsage;
   }
-  const auto specs = select_specs(o.all ? std::vector<std::string>{} : o.patterns);
+  bool loaded = true;  // case files (FILE.json, FILE.metal) among the patterns
+  const auto specs = o.all ? select_specs({})
+                           : select_specs_or_case_files(o.patterns, o.file, io.err, loaded);
+  if (!loaded) return kExitUsage;
   if (specs.empty() && !o.all) {
     io.err << "metalsim: no kernel matches\n";
     return kExitUsage;
   }
   if (!o.corpus.empty()) fs::create_directories(o.corpus);
+  if (!memory_budget(o.max_memory, cp.max_bytes)) {
+    io.err << "metalsim: bad --max-memory '" << o.max_memory << "' (bytes, or with K, M or G)\n";
+    return kExitUsage;
+  }
   cp.cases_per_spec = o.cases > 0 ? o.cases : (o.time > 0 ? SIZE_MAX : 100);
   cp.seconds_per_spec = specs.empty() ? 0 : o.time / double(specs.size());
   for (const KernelSpec* spec : specs) fuzz_spec(cp, *spec);
@@ -296,6 +391,10 @@ int fuzz(const Options& o, Io& io, bool fixed_schedule) {
     io.err << "metalsim: cannot write " << o.junit << "\n";
     return kExitUsage;
   }
+  if (cp.over_budget > 0)
+    summary << cp.over_budget << " draws over the memory budget of " << spec::format_bytes(cp.max_bytes)
+            << " per case skipped (--max-memory)\n";
+  if (cp.stopped > 0) summary << cp.stopped << " case stopped at the --time deadline (not counted)\n";
   summary << cp.passed << " passed, " << cp.failed << " failed (seed " << o.flags.seed << ", shard "
           << cp.shard.str() << ")\n";
   return cp.failed == 0 ? kExitOk : kExitFailed;
@@ -305,16 +404,19 @@ int fuzz(const Options& o, Io& io, bool fixed_schedule) {
 
 Action setup_fuzz(CLI::App& sub, Io& io) {
   auto o = std::make_shared<Options>();
-  sub.add_option("KERNEL", o->patterns, "names, families or globs");
+  sub.add_option("KERNEL", o->patterns, "names, families, globs, or case files (FILE.json)");
+  o->file.add_to(sub, false);
   sub.add_flag("--all", o->all, "every registered spec");
   sub.add_option("--cases", o->cases, "cases per kernel (default 100; unlimited with --time)");
   sub.add_option("--time", o->time, "seconds for the whole campaign, shared among the kernels");
-  o->flags.add_to(sub, "sync,init,mem");
+  // Lane loops by default (auto, in-order: the checks they support); each failure is replayed
+  // on fibers with every check on.
+  o->flags.add_to(sub, "sync,mem");
   sub.get_option("--seed")->description(
       "campaign seed: case k of a kernel depends only on (seed, k)");
   sub.get_option("--schedule")
       ->description("run every case under this schedule")
-      ->default_str("random per case");
+      ->default_str("in-order in lane loops, random per case on fibers");
   sub.add_option("--shard", o->shard, "i/N: run cases k with k % N == i")->capture_default_str();
   sub.add_option("--corpus", o->corpus, "save each shrunk failure as DIR/<case>.json");
   sub.add_option("--replay", o->replay, "rerun the corpus in DIR as a regression test");
@@ -323,6 +425,8 @@ Action setup_fuzz(CLI::App& sub, Io& io) {
       ->capture_default_str();
   sub.add_option("--max-shrink-runs", o->max_shrink_runs, "cases run while shrinking one failure")
       ->capture_default_str();
+  sub.add_option("--max-memory", o->max_memory,
+                 "memory one case may need, e.g. 2G (default: half of the memory available)");
   sub.add_option("--limit", o->limit,
                  "draw no parameter above this value (choices exempt; 0: each one's max)");
   sub.add_flag("--json", o->json, "one JSON object per case and line on stdout");

@@ -51,6 +51,7 @@ Action setup_trace(CLI::App& sub, Io& io) {
                        {"seed", r.seed},
                        {"schedule", options.schedule.str()},
                        {"checks", options.checks.str()},
+                       {"mode", std::string(engine::execution_mode_name(options.mode))},
                        {"workers", options.workers}};
     CaseOutcome outcome;
     outcome.subject = r;

@@ -19,6 +19,7 @@ std::span<const Command> commands() {
       {"bench", "each spec's bench cases: emulated kernel time against the native reference",
        &setup_bench},
       {"trace", "a Chrome/Perfetto trace of one run", &setup_trace},
+      {"model", "a SmolLM-135M-shaped model end to end: prefill and decode tokens/s", &setup_model},
   };
   return table;
 }

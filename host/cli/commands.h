@@ -39,6 +39,7 @@ Action setup_run(CLI::App& sub, Io& io);
 Action setup_fuzz(CLI::App& sub, Io& io);
 Action setup_bench(CLI::App& sub, Io& io);
 Action setup_trace(CLI::App& sub, Io& io);
+Action setup_model(CLI::App& sub, Io& io);
 
 std::span<const Command> commands();
 

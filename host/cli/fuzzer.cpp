@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/spec/inputs.h"
+#include "kernels/spec/memory_budget.h"
 
 namespace metalsim::cli {
 namespace {
@@ -81,23 +82,31 @@ std::vector<int64_t> boundary_values(const spec::ParamDef& def) {
   return v;
 }
 
+bool CaseGenerator::fits(const Params& p) const {
+  if (limits_.max_bytes == 0) return true;
+  return spec::case_memory_bytes(*spec_, p, limits_.options) <= limits_.max_bytes;
+}
+
 FuzzCase CaseGenerator::generate(size_t index) const {
   spec::InputGenerator rng(seed_ ^ fnv1a(spec_->name()) ^
                            (uint64_t(index) * 0xd1b54a32d192ed03ull));
   FuzzCase c;
   c.index = index;
+  c.found = false;
   const auto defs = spec_->params();
-  bool found = false;
-  for (int attempt = 0; attempt < 200 && !found; ++attempt) {
+  for (int attempt = 0; attempt < 200 && !c.found; ++attempt) {
     Params p;
-    for (const auto& d : defs) p[d.name] = random_value(d, limit_, rng);
+    for (const auto& d : defs) p[d.name] = random_value(d, limits_.limit, rng);
     p = spec_->complete(p);
-    if (is_valid(*spec_, p)) {
-      c.params = std::move(p);
-      found = true;
+    if (!is_valid(*spec_, p)) continue;
+    if (!fits(p)) {
+      ++c.over_budget;
+      continue;
     }
+    c.params = std::move(p);
+    c.found = true;
   }
-  if (!found) {  // a constrained space: fall back to the boundary sweep
+  if (!c.found) {  // a constrained space: fall back to the boundary sweep
     const auto sweep = spec_->sweep();
     c.params = spec_->complete(sweep.empty() ? Params{} : sweep[index % sweep.size()]);
   }
@@ -113,12 +122,14 @@ bool same_failure(const CaseOutcome& original, const CaseOutcome& candidate) {
          spec::failure_kind(candidate.result) == spec::failure_kind(original.result);
 }
 
-ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs, const CaseRunFn& run) {
+ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs, const CaseRunFn& run,
+                    std::optional<std::chrono::steady_clock::time_point> deadline) {
   ShrinkResult s{failing.subject, failing.options, failing, 0};
   const KernelSpec& spec = *failing.subject.spec;
   // Runs the trial; keeps it when the failure persists.
   auto attempt = [&](const Case& trial, const engine::ExecutionOptions& options) {
     if (s.runs >= max_runs || !is_valid(spec, trial.params)) return false;
+    if (deadline && std::chrono::steady_clock::now() >= *deadline) return false;
     CaseOutcome o = run(trial, options);
     ++s.runs;
     if (!same_failure(failing, o)) return false;

@@ -5,7 +5,9 @@
 // so shards and time-bounded runs see the same cases a plain run does.
 #include <cstddef>
 #include <cstdint>
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,19 +20,29 @@ struct FuzzCase {
   Params params;      // completed and valid
   uint64_t seed = 1;  // inputs
   engine::SchedulePolicy schedule;
+  size_t over_budget = 0;  // draws of this index thrown away as over the memory budget
+  bool found = true;       // false: no draw fitted (params is a sweep case instead)
+};
+
+// Where a campaign draws from: parameters no larger than `limit` (> 0; choices exempt), cases
+// whose memory (case_memory_bytes under `options`) fits in `max_bytes` (> 0).
+struct DrawLimits {
+  int64_t limit = 0;
+  uint64_t max_bytes = 0;
+  engine::ExecutionOptions options;
 };
 
 class CaseGenerator {
  public:
-  // limit > 0: no parameter drawn above it (choices exempt), to keep a short campaign cheap.
-  CaseGenerator(const KernelSpec& spec, uint64_t seed, int64_t limit = 0)
-      : spec_(&spec), seed_(seed), limit_(limit) {}
+  CaseGenerator(const KernelSpec& spec, uint64_t seed, DrawLimits limits = {})
+      : spec_(&spec), seed_(seed), limits_(std::move(limits)) {}
   FuzzCase generate(size_t index) const;
 
  private:
+  bool fits(const Params& p) const;
   const KernelSpec* spec_;
   uint64_t seed_;
-  int64_t limit_;
+  DrawLimits limits_;
 };
 
 // The values a parameter is pushed towards: its boundaries and their neighbours, 1, min and
@@ -51,6 +63,8 @@ bool same_failure(const CaseOutcome& original, const CaseOutcome& candidate);
 // (`still_fails`), then the schedule to in-order and the input seed to 1; repeats until
 // nothing changes or `max_runs` cases have run.
 using CaseRunFn = std::function<CaseOutcome(const Case&, const engine::ExecutionOptions&)>;
-ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs, const CaseRunFn& run = run_case);
+// `deadline`: no shrink step starts after it (fuzz --time).
+ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs, const CaseRunFn& run = run_case,
+                    std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
 
 }  // namespace metalsim::cli

@@ -40,6 +40,7 @@ json case_json(const std::string& command, const CaseOutcome& o) {
           {"failure", o.result.failure},
           {"reports", reports},
           {"race", o.race},
+          {"mode_divergence", o.mode_divergence},
           {"kernel_seconds", o.result.kernel_seconds},
           {"reference_seconds", o.result.reference_seconds},
           {"seconds", o.seconds},

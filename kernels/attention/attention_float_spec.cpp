@@ -66,6 +66,14 @@ class DecodeAttentionFloatSpec : public spec::KernelSpec {
              {"cache_slack", 3},
              {"layout", 1}}};
   }
+  // q, k, v (the cache with its slack) and o in float; the half copies and the reference.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t qn = uint64_t(p.at("heads")) * uint64_t(p.at("head_dim"));
+    const uint64_t kvn = uint64_t(p.at("kv_heads")) *
+                         uint64_t(p.at("kv_len") + p.at("cache_slack")) *
+                         uint64_t(p.at("head_dim"));
+    return {8 * qn + 8 * kvn, (2 + 8) * qn + 4 * kvn};
+  }
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
     std::string why;
@@ -168,6 +176,11 @@ class KvAppendFloatSpec : public spec::KernelSpec {
     return {{{"count", 1}, {"slots", 1}, {"slot", 0}, {"tg", 1}},
             {{"count", 257}, {"slots", 5}, {"slot", 4}, {"tg", 256}},
             {{"count", 192}, {"slots", 5}, {"slot", 2}, {"tg", 32}}};
+  }
+  // the new k and v and both caches (slots rows each) in float, and the kept inputs.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t n = uint64_t(p.at("count")), cache = n * uint64_t(p.at("slots"));
+    return {8 * n + 8 * cache, 8 * n + 8 * cache};
   }
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {

@@ -317,6 +317,18 @@ class AttentionSpecBase : public spec::KernelSpec {
     }
     return shape_valid(p, why);
   }
+  // Q, K, V, O (half) and the mask (at most float, one per batch); the spec keeps each input,
+  // the mask in double and the reference in double.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t heads = uint64_t(value(p, "heads", 1));
+    const uint64_t kv_heads = value(p, "kv_heads", 0) == 0 ? heads : uint64_t(value(p, "kv_heads", 0));
+    const uint64_t bd = uint64_t(value(p, "batch", 1)) * uint64_t(value(p, "head_dim", 64));
+    const uint64_t seq_q = uint64_t(value(p, "seq_q", 1));
+    const uint64_t seq_kv = uint64_t(value(p, "seq_kv", 0) + value(p, "kv_len", 0) + value(p, "cache_slack", 0));
+    const uint64_t q = bd * heads * seq_q, kv = bd * kv_heads * seq_kv;
+    const uint64_t mask = uint64_t(value(p, "batch", 1)) * seq_q * seq_kv;
+    return {2 * (2 * q + 2 * kv) + 4 * mask, 2 * (2 * q + 2 * kv) + 8 * q + 12 * mask};
+  }
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
     return std::make_unique<AttentionCase>(kind(), p, ctx);

@@ -4,7 +4,6 @@
 // from half inputs) are exact references for them too; the tolerances are the half kernels'
 // without the half output's 2^-11 (docs/kernels/elementwise.md).
 #include <cmath>
-#include <cstring>
 
 #include "kernels/elementwise/elementwise_ref.h"
 #include "kernels/spec/inputs.h"
@@ -33,18 +32,6 @@ bool check(bool ok, const char* rule, std::string* why) {
   return ok;
 }
 
-// An in-place float output cannot be poisoned: an element still holding its input bits where
-// the reference (in float) differs was never written (spec::compare_in_place, for float).
-void compare_in_place_float(const std::string& name, const float* got,
-                            const std::vector<float>& original, const std::vector<double>& ref,
-                            const Tolerance& tol, CaseResult& r) {
-  std::vector<float> seen(got, got + original.size());
-  for (size_t i = 0; i < seen.size(); ++i)
-    if (std::memcmp(&seen[i], &original[i], 4) == 0 && float(ref[i]) != original[i])
-      spec::poison(&seen[i], 1);
-  spec::compare_output(name, seen.data(), ref.data(), seen.size(), tol, r);
-}
-
 // ------------------------------ rms_norm_float
 class RmsNormFloatSpec : public spec::KernelSpec {
  public:
@@ -66,6 +53,12 @@ class RmsNormFloatSpec : public spec::KernelSpec {
         {{"rows", 1}, {"hidden", 1}, {"tg", 1}},     {{"rows", 2}, {"hidden", 255}, {"tg", 256}},
         {{"rows", 2}, {"hidden", 257}, {"tg", 256}}, {{"rows", 3}, {"hidden", 100}, {"tg", 33}},
         {{"rows", 4}, {"hidden", 576}, {"tg", 32}},  {{"rows", 1}, {"hidden", 4096}, {"tg", 1024}}};
+  }
+  // x, w and the output in float; the half inputs kept and the double reference.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t n = uint64_t(p.at("rows")) * uint64_t(p.at("hidden")),
+                   w = uint64_t(p.at("hidden"));
+    return {8 * n + 4 * w, (2 + 8) * n + 2 * w};
   }
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
@@ -151,6 +144,12 @@ class RopeFloatSpec : public spec::KernelSpec {
          {"offset", 100},
          {"tg", 32}}};
   }
+  // q and k in place (float); the half inputs, their float copies and the double references.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t n = uint64_t(p.at("seq")) * uint64_t(p.at("q_heads") + p.at("kv_heads")) *
+                       uint64_t(p.at("head_dim"));
+    return {4 * n, (2 + 4 + 8 + 4) * n};
+  }
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
     struct {
@@ -191,8 +190,8 @@ class RopeFloatSpec : public spec::KernelSpec {
     const double max_pos = double(args.position_offset + args.seq_len);
     const Tolerance tol{0, 0x1p-18 + max_pos * 0x1p-21, "float angle error"};
     c->check = [=](CaseResult& r) {
-      compare_in_place_float("q", spec::contents<float>(bq), *qf, *qref, tol, r);
-      compare_in_place_float("k", spec::contents<float>(bk), *kf, *kref, tol, r);
+      spec::compare_in_place("q", spec::contents<float>(bq), *qf, *qref, tol, r);
+      spec::compare_in_place("k", spec::contents<float>(bk), *kf, *kref, tol, r);
     };
     c->poison_again = [=] {
       spec::fill(bq, *qf);
@@ -220,6 +219,11 @@ class SwigluFloatSpec : public spec::KernelSpec {
   std::vector<Params> sweep() const override {
     return {
         {{"count", 1}, {"tg", 1}}, {{"count", 33}, {"tg", 32}}, {{"count", 1025}, {"tg", 1024}}};
+  }
+  // gate, up and the output in float; the half inputs and the double reference.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t n = uint64_t(p.at("count"));
+    return {12 * n, (4 + 8) * n};
   }
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {

@@ -68,6 +68,12 @@ class ActivationSpec : public PerElementSpec {
     return {{{"count", 4096 * 4096}, {"tg", 256}}};
   }
 
+  // x in place (half); the input kept, the double reference, the in-place comparison's copy.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t n = uint64_t(p.at("count"));
+    return {2 * n, (2 + 8 + 2) * n};
+  }
+
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
     const uint32_t count = uint32_t(p.at("count"));
@@ -113,6 +119,12 @@ class BinarySpec : public PerElementSpec {
   }
   std::vector<Params> bench_cases() const override {
     return {{{"count", 4096 * 11008}, {"tg", 256}}};
+  }
+
+  // a, b and out (half); a and b kept, the double reference.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t n = uint64_t(p.at("count"));
+    return {6 * n, (4 + 8) * n};
   }
 
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
@@ -212,6 +224,13 @@ class RmsNormSpec : public spec::KernelSpec {
                ? "strides of 256 and a tree from 128 whatever the threadgroup size: tg < 256 "
                  "skips elements and reads threadgroup memory past the threads' slots"
                : "";
+  }
+
+  // x, weight and output (half); inputs kept and the double reference.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t n = uint64_t(p.at("rows")) * uint64_t(p.at("hidden"));
+    const uint64_t w = uint64_t(p.at("hidden"));
+    return {4 * n + 2 * w, (2 + 8) * n + 2 * w};
   }
 
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
@@ -331,6 +350,13 @@ class RopeSpec : public spec::KernelSpec {
     return documented_ ? "one num_heads for Q and K: with fewer K heads (GQA) it reads and writes "
                          "K out of bounds"
                        : "";
+  }
+
+  // q and k in place (half); inputs kept, double references, the in-place comparisons' copies.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t n = uint64_t(p.at("seq")) * uint64_t(p.at("q_heads") + p.at("kv_heads")) *
+                       uint64_t(p.at("head_dim"));
+    return {2 * n, (2 + 8 + 2) * n};
   }
 
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,

@@ -46,6 +46,14 @@ class EmbeddingQ4_0FloatSpec : public spec::KernelSpec {
             {{"tokens", 7}, {"vocab", 100}, {"dim", 96}, {"bad", 2}, {"tg", 33}},
             {{"tokens", 3}, {"vocab", 50}, {"dim", 576}, {"tg", 256}}};
   }
+  // The Q4_0 table (18 bytes per 32 values), token ids, the float rows and statuses; the
+  // table kept for the reference and the double reference.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t t = uint64_t(p.at("tokens")),
+                   table = uint64_t(p.at("vocab")) * uint64_t(p.at("dim"));
+    const uint64_t n = t * uint64_t(p.at("dim"));
+    return {table * 18 / 32 + 8 * t + 4 * n, table * 18 / 32 + 8 * n + 8 * t};
+  }
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
     std::string why;

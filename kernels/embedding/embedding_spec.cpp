@@ -63,6 +63,13 @@ class EmbeddingSpec : public spec::KernelSpec {
     return {{{"tokens", 512}, {"vocab", 32000}, {"dim", 4096}, {"tg", 256}}};
   }
 
+  // The table (half, or Q8_0 at 34 bytes per 32), ids, status and output; the double reference.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t table = uint64_t(p.at("vocab")) * uint64_t(p.at("dim")) * 2;
+    const uint64_t out = uint64_t(p.at("tokens")) * uint64_t(p.at("dim"));
+    return {table + 2 * out + 8 * uint64_t(p.at("tokens")), table + 8 * out + 16 * uint64_t(p.at("tokens"))};
+  }
+
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
     std::string why;
@@ -178,6 +185,12 @@ class ArgmaxSpec : public spec::KernelSpec {
   }
   std::vector<Params> bench_cases() const override {
     return {{{"rows", 1}, {"cols", 152064}, {"tg", 1024}}};
+  }
+
+  // Logits (float) and one index per row; the logits kept for the reference.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t n = uint64_t(p.at("rows")) * uint64_t(p.at("cols"));
+    return {4 * n + 8 * uint64_t(p.at("rows")), 4 * n + 16 * uint64_t(p.at("rows"))};
   }
 
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,

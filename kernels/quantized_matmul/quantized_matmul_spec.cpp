@@ -114,6 +114,13 @@ class QuantSpec : public spec::KernelSpec {
     return {};
   }
 
+  // Weights (at most 2 bytes per element in any of the block formats), B and C (half); the
+  // spec's own copies of both and the double reference, with the weights dequantized.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t M = uint64_t(p.at("M")), N = uint64_t(p.at("N")), K = uint64_t(p.at("K"));
+    return {2 * M * K + 2 * K * N + 2 * M * N, 2 * M * K + 8 * M * K + 2 * K * N + 8 * M * N};
+  }
+
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
     std::string why;

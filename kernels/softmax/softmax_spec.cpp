@@ -94,6 +94,11 @@ class SoftmaxSpec : public spec::KernelSpec {
                : "";
   }
 
+  // x in place (half); the input kept, the double reference, the in-place comparison's copy.
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t n = uint64_t(p.at("rows")) * uint64_t(p.at("cols"));
+    return {2 * n, (2 + 8 + 2) * n};
+  }
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
     const uint32_t rows = uint32_t(p.at("rows")), cols = uint32_t(p.at("cols")),

@@ -1,5 +1,8 @@
 #include "kernels/spec/case_runner.h"
 
+#include "kernels/spec/memory_budget.h"
+#include "kernels/spec/mode_comparison.h"
+
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -52,6 +55,15 @@ std::vector<engine::SchedulePolicy> other_schedules(const engine::SchedulePolicy
         engine::SchedulePolicy{engine::ScheduleKind::random, seed}})
     if (!(p == main)) out.push_back(p);
   return out;
+}
+
+// Empty when the case fits in 90% of the memory available now; else why not, in words.
+std::string over_memory(const Case& c, const engine::ExecutionOptions& options) {
+  const uint64_t need = case_memory_bytes(*c.spec, c.params, options);
+  const uint64_t have = available_memory_bytes();
+  if (need == 0 || have == 0 || need <= have / 10 * 9) return {};
+  return c.id() + " needs about " + format_bytes(need) + " of memory; " + format_bytes(have) +
+         " is available";
 }
 
 }  // namespace
@@ -120,6 +132,10 @@ CaseRunner::Run CaseRunner::run_once(const Case& c, const engine::ExecutionOptio
     run.result.failure = "invalid case " + c.id() + ": " + why;
     return run;
   }
+  if (const std::string too_large = over_memory(c, options); !too_large.empty()) {
+    run.result.failure = "harness error: " + too_large;
+    return run;
+  }
   engine::ExecutionOptions engine_options = options;
   engine_options.checks.race = false;  // races between schedules are compared here
   try {
@@ -163,15 +179,37 @@ void CaseRunner::check_schedules(const Case& c, const engine::ExecutionOptions& 
   }
 }
 
-CaseOutcome CaseRunner::run(const Case& c, const engine::ExecutionOptions& options) {
+// The case on fibers and in lane loops (mode_comparison.h): outputs and checks filed must agree.
+void CaseRunner::check_modes(const Case& c, const engine::ExecutionOptions& options,
+                             const Run& main, CaseOutcome& out) {
+  const ModeRuns m = mode_runs(options);
+  const Run fibers = m.reuse == ModeRuns::Reuse::as_fibers ? main : run_once(c, m.fibers);
+  const Run loops = m.reuse == ModeRuns::Reuse::as_loops ? main : run_once(c, m.loops);
+  std::string diff = report_difference(fibers.result, loops.result);
+  if (diff.empty() && !abandoned(fibers.result) && !abandoned(loops.result))
+    diff = difference(fibers.outputs, loops.outputs);
+  if (diff.empty()) return;
+  out.mode_divergence = "fibers and lane loops (in-order) differ: " + diff;
+  check::Report report;
+  report.check = check::CheckId::mode_divergent;
+  report.kernel = c.spec->name();
+  report.message = out.mode_divergence + " (reproduce with --mode fibers and --mode loops)";
+  out.result.reports.push_back(report);
+  out.result.passed = false;
+  if (out.result.failure.empty()) out.result.failure = "mode.divergent: " + out.mode_divergence;
+}
+
+CaseOutcome CaseRunner::run(const Case& c, const engine::ExecutionOptions& options,
+                            bool compare_modes) {
   CaseOutcome out;
   out.subject = c;
   out.options = options;
   const auto t0 = Clock::now();
   const Run main = run_once(c, options);
   out.result = main.result;
-  if (options.checks.race && main.result.failure.rfind("invalid case", 0) != 0)
-    check_schedules(c, options, main, out);
+  const bool valid = main.result.failure.rfind("invalid case", 0) != 0;
+  if (options.checks.race && valid) check_schedules(c, options, main, out);
+  if (compare_modes && valid) check_modes(c, options, main, out);
   out.seconds = seconds_since(t0);
   out.judgement = judge(*c.spec, c.params, out.result, options.checks);
   return out;
@@ -194,7 +232,7 @@ std::string shell_quote(std::string_view text) {
 }
 
 std::string repro_command(const Case& c, const engine::ExecutionOptions& o) {
-  std::string cmd = "metalsim run " + shell_quote(c.id()) + " --seed " + std::to_string(c.seed) +
+  std::string cmd = "metalsim run " + c.spec->run_arguments(c.params) + " --seed " + std::to_string(c.seed) +
                     " --schedule " + o.schedule.str() + " --checks " + o.checks.str();
   if (o.mode != engine::ExecutionMode::automatic)
     cmd += " --mode " + std::string(engine::execution_mode_name(o.mode));

@@ -45,6 +45,7 @@ struct CaseOutcome {
   CaseResult result;
   Judgement judgement;
   std::string race;    // the schedule-dependent result, in words; empty when none
+  std::string mode_divergence;  // what fibers and lane loops did differently; empty when none
   double seconds = 0;  // wall time of every run of the case
   Verdict verdict() const { return judgement.verdict; }
 };
@@ -56,7 +57,11 @@ class CaseRunner {
   // program share it.
   static CaseRunner& shared();
 
-  CaseOutcome run(const Case& c, const engine::ExecutionOptions& options);
+  // `compare_modes`: the case also runs on fibers and in lane loops, in-order (one of the two
+  // may be the run itself), and a difference of outputs or of checks filed is mode.divergent
+  // (mode_comparison.h); metalsim check and the sweep equivalence test ask for it.
+  CaseOutcome run(const Case& c, const engine::ExecutionOptions& options,
+                  bool compare_modes = false);
   // A context to prepare cases by hand (benchmarks and traces time the parts of a run).
   std::unique_ptr<CaseContext> context(const engine::ExecutionOptions& options, uint64_t seed);
   // Runs a prepared case: kernel, reference, comparison, with both times.
@@ -67,6 +72,8 @@ class CaseRunner {
   Run run_once(const Case& c, const engine::ExecutionOptions& options);
   void check_schedules(const Case& c, const engine::ExecutionOptions& options, const Run& main,
                        CaseOutcome& out);
+  void check_modes(const Case& c, const engine::ExecutionOptions& options, const Run& main,
+                   CaseOutcome& out);
 
   NS::SharedPtr<MTL::Device> device_;
   NS::SharedPtr<MTL::CommandQueue> queue_;

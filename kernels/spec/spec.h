@@ -73,6 +73,14 @@ class PreparedCase {
   virtual std::vector<OutputView> outputs() const = 0;
 };
 
+// What a case holds in memory, known before it is prepared: the case runner refuses a case that
+// cannot fit, and the fuzzer draws only cases under its budget. An estimate, on the high side.
+struct Footprint {
+  uint64_t device = 0;  // every buffer the case binds (inputs, outputs, tables)
+  uint64_t host = 0;    // the spec's own copies: inputs kept for the reference, the reference
+  bool known() const { return device + host > 0; }
+};
+
 // What running the kernel is expected to show. `_as_documented` kernels reproduce a known
 // bug of their source document: docs/findings.md records what the tools report on them.
 enum class Expectation { pass, known_bug };
@@ -104,6 +112,14 @@ class KernelSpec {
   // For Expectation::known_bug: each recorded finding with its case; the sweep of a known-bug
   // spec is these cases (finding_cases()).
   virtual std::vector<Finding> findings() const { return {}; }
+  // Bytes the case `p` (completed) will hold; {} when the spec cannot say.
+  virtual Footprint footprint(const Params& p) const {
+    (void)p;
+    return {};
+  }
+  // What follows `metalsim run` to reproduce the case `p` (completed), shell-quoted: the case
+  // id by default; a spec read from a case file names the file (host/cli/case_file_spec.h).
+  virtual std::string run_arguments(const Params& p) const;
   // Generates inputs (from ctx.seed()), poisons outputs, makes buffers through `ctx`, which
   // outlives the returned case.
   virtual std::unique_ptr<PreparedCase> prepare(const Params& p, CaseContext& ctx) const = 0;

@@ -151,6 +151,14 @@ class GemmSpec : public spec::KernelSpec {
              "indices >= n_levels are not clamped: grid is read past its end"}};
   }
 
+  // The packed weights (at most a byte per weight, with scales and signs), A and C (half); the
+  // spec keeps the dense weights (float), their dequantized copy, A, and the reference with its
+  // per-element bounds (double).
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t M = uint64_t(p.at("M")), K = uint64_t(p.at("K")), N = uint64_t(p.at("N"));
+    return {2 * K * N + 2 * M * K + 2 * M * N + 8 * (K + N), 12 * K * N + 10 * M * K + 24 * M * N};
+  }
+
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
     const GemmShape shape{uint32_t(p.at("M")),          uint32_t(p.at("K")),
@@ -250,6 +258,16 @@ class MoeSpec : public spec::KernelSpec {
              {"top_k", 2},
              {"bits", 4},
              {"group_size", 128}}};
+  }
+
+  // Per expert: gate, up and down, packed (at most a byte per weight, with scales and signs);
+  // x, the routed intermediate and the output (half). The spec keeps each dense weight matrix
+  // (float), its dequantized copy and the reference with its bounds (double).
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t M = uint64_t(p.at("M")), H = uint64_t(p.at("hidden")), I = uint64_t(p.at("intermediate"));
+    const uint64_t weights = 3 * uint64_t(p.at("experts")) * H * I;
+    const uint64_t routed = M * uint64_t(p.at("top_k")) * I;
+    return {2 * weights + 2 * M * H * 2 + 2 * routed + 16 * M, 20 * weights + 24 * (M * H + routed)};
   }
 
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,

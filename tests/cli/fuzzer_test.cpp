@@ -133,3 +133,41 @@ TEST(FuzzCommand, NeedsAKernel) {
 
 }  // namespace
 }  // namespace metalsim::cli::testing
+
+namespace metalsim::cli::testing {
+namespace {
+
+// Issue 14: a campaign never draws a case over its memory budget; the skipped draws are
+// reported and the campaign still ends cleanly.
+TEST(FuzzBudget, DrawsOverTheMemoryBudgetAreSkippedAndReported) {
+  const CliRun tight = cli({"fuzz", "cli_scale", "--cases", "5", "--max-memory", "1M"});
+  EXPECT_EQ(tight.code, kExitOk) << tight.out << tight.err;
+  EXPECT_NE(tight.out.find("draws over the memory budget of 1 MiB per case skipped"), std::string::npos)
+      << tight.out;
+  EXPECT_NE(tight.out.find("0 passed, 0 failed"), std::string::npos) << tight.out;
+  const CliRun roomy = cli({"fuzz", "cli_scale", "--cases", "5", "--max-memory", "4G"});
+  EXPECT_EQ(roomy.code, kExitOk) << roomy.out << roomy.err;
+  EXPECT_EQ(roomy.out.find("over the memory budget"), std::string::npos) << roomy.out;
+  EXPECT_NE(roomy.out.find("5 passed, 0 failed"), std::string::npos) << roomy.out;
+  EXPECT_EQ(cli({"fuzz", "cli_scale", "--max-memory", "lots"}).code, kExitUsage);
+}
+
+TEST(FuzzBudget, ACaseOverTheMemoryAvailableIsRefusedNotRun) {
+  // Every byte of 2^40 floats could not be allocated anywhere this test runs.
+  const spec::KernelSpec* s = spec::SpecRegistry::find("softmax");
+  ASSERT_NE(s, nullptr);
+  const CaseOutcome out =
+      run_case({s, s->complete({{"rows", 1 << 16}, {"cols", 1 << 20}}), 1}, engine::ExecutionOptions{});
+  EXPECT_FALSE(out.result.passed);
+  EXPECT_NE(out.result.failure.find("of memory;"), std::string::npos) << out.result.failure;
+}
+
+TEST(FuzzBudget, TimeBoundCampaignEndsNearItsDeadline) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const CliRun r = cli({"fuzz", "cli_scale", "cli_planted_tile", "--time", "2", "--shrink", "none"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(seconds, 6.0) << r.out;
+}
+
+}  // namespace
+}  // namespace metalsim::cli::testing

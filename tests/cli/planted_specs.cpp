@@ -145,6 +145,10 @@ class TileSpec : public spec::KernelSpec {
                ? "a last tile of 63 elements loses its last element"
                : "";
   }
+  spec::Footprint footprint(const Params& p) const override {
+    const uint64_t n = uint64_t(p.at("n")) * uint64_t(p.at("rows"));
+    return {8 * n + 4, 8 * n};
+  }
   std::vector<spec::Finding> findings() const override {
     if (expectation_ != spec::Expectation::known_bug) return {};
     return {{{{"n", 63}, {"rows", 1}}, "unwritten", "the last element of a 63-element tile"},

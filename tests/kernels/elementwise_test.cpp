@@ -2,6 +2,8 @@
 // against the Llama form with the weight shifted by one on the host.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "kernels/elementwise/elementwise_ref.h"
 #include "kernels/spec/case_runner.h"
 #include "kernels/spec/standard_case.h"
@@ -27,6 +29,26 @@ TEST(ElementwiseInPlace, AnElementStillHoldingItsInputCountsAsUnwritten) {
   spec::compare_in_place("x", got.data(), original, ref, {0, 0x1p-11, ""}, r);
   EXPECT_EQ(r.unwritten, 1u);
   EXPECT_EQ(r.worst, "x[0] was never written");
+}
+
+// The fuzz case of issue 14: the kernel's value equals its input bits, the double reference
+// rounds to the neighbouring half, and the input is within the tolerance. That is a correct
+// output, never "unwritten".
+TEST(ElementwiseInPlace, AValueThatRoundsBackToItsInputWithinToleranceIsNotUnwritten) {
+  const half_t x = half_t(0.7001953125);  // a half
+  uint16_t bits = 0;
+  std::memcpy(&bits, &x, 2);
+  ++bits;  // the next half up
+  half_t up;
+  std::memcpy(&up, &bits, 2);
+  const double next = double(up);
+  const std::vector<half_t> original{x, half_t(3)};
+  const std::vector<double> ref{double(x) + 0.7 * (next - double(x)), 3.0};  // rounds to `next`
+  const std::vector<half_t> got = original;
+  CaseResult r;
+  spec::compare_in_place("k", got.data(), original, ref, {0, 0x1p-11, ""}, r);
+  EXPECT_EQ(r.unwritten, 0u) << r.worst;
+  EXPECT_LE(r.max_error, 1.0);
 }
 
 TEST(RmsNorm, PlusOneFormEqualsLlamaFormWithWeightPlusOne) {

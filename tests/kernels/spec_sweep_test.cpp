@@ -59,3 +59,16 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SpecSweep);
 
 }  // namespace
 }  // namespace metalsim::spec
+
+namespace metalsim::spec {
+namespace {
+
+// The fuzzer's memory budget and the runner's refusal of cases that cannot fit rely on it.
+TEST(SpecFootprint, EverySpecEstimatesTheMemoryOfItsCases) {
+  for (const KernelSpec* s : SpecRegistry::all())
+    for (const Params& p : s->sweep())
+      EXPECT_TRUE(s->footprint(s->complete(p)).known()) << case_id(s->name(), s->complete(p));
+}
+
+}  // namespace
+}  // namespace metalsim::spec

@@ -1,17 +1,75 @@
 #pragma once
 // MTL::Library holds the kernels linked into the program (every .metal file compiled with
 // metalsim_add_metal_library); MTL::Function is one of them, with its function constants.
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "metalsim/Foundation/NSDictionary.hpp"
 #include "metalsim/Metal/MTLBuffer.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
 
 namespace metalsim::engine {
 struct KernelInfo;  // simt/engine/kernel.h: the front's reflection of one kernel
 }
+namespace metalsim::host {
+struct LoadedKernels;  // host/src/loaded_kernels.h: a library compiled at run time
+}
 
 namespace MTL {
+
+// Metal's math modes (MTLCompileOptions.mathMode). metalsim keeps infinities and NaNs in every
+// mode (the poison and NaN checks rely on them): relaxed and fast both allow reassociation,
+// reciprocals, contraction and no signed zeros (docs/lanes.md, "Math mode").
+enum MathMode : NS::Integer {
+  MathModeSafe = 0,     // every operation rounds as written: what the project's kernels use
+  MathModeRelaxed = 1,  // Apple silicon's default
+  MathModeFast = 2,     // Metal's default (fastMathEnabled)
+};
+enum MathFloatingPointFunctions : NS::Integer {
+  MathFloatingPointFunctionsFast = 0,
+  MathFloatingPointFunctionsPrecise = 1,
+};
+
+// How a library's kernels are compiled, as metal-cpp spells it. Build-time libraries choose
+// their math mode in CMake (metalsim_add_metal_library(... MATH_MODE safe|relaxed|fast)); a
+// runtime compiler (newLibrary with source, issue 13) reads it from here.
+class CompileOptions : public NS::Object {
+ public:
+  static CompileOptions* alloc() { return new CompileOptions; }
+  CompileOptions* init() { return this; }
+  // true: mathMode fast and fast math functions; false: safe and precise (Metal's rule).
+  bool fastMathEnabled() const { return math_mode_ == MathModeFast; }
+  void setFastMathEnabled(bool enabled) {
+    math_mode_ = enabled ? MathModeFast : MathModeSafe;
+    functions_ = enabled ? MathFloatingPointFunctionsFast : MathFloatingPointFunctionsPrecise;
+  }
+  MathMode mathMode() const { return math_mode_; }
+  void setMathMode(MathMode mode) { math_mode_ = mode; }
+  MathFloatingPointFunctions mathFloatingPointFunctions() const { return functions_; }
+  void setMathFloatingPointFunctions(MathFloatingPointFunctions f) { functions_ = f; }
+  // Macro name (NS::String) -> value (NS::String or NS::Number), as -D NAME=VALUE; nullptr: none.
+  NS::Dictionary* preprocessorMacros() const { return macros_.get(); }
+  void setPreprocessorMacros(const NS::Dictionary* macros) {
+    macros_ = NS::RetainPtr(const_cast<NS::Dictionary*>(macros));
+  }
+
+ private:
+  ~CompileOptions() override = default;
+  MathMode math_mode_ = MathModeFast;  // Metal's default: fastMathEnabled is true
+  MathFloatingPointFunctions functions_ = MathFloatingPointFunctionsFast;
+  NS::SharedPtr<NS::Dictionary> macros_;
+};
+
+// NS::Error codes of newLibrary, as metal-cpp numbers them.
+enum LibraryError : NS::UInteger {
+  LibraryErrorUnsupported = 1,
+  LibraryErrorInternal = 2,
+  LibraryErrorCompileFailure = 3,
+  LibraryErrorCompileWarning = 4,
+  LibraryErrorFunctionNotFound = 5,
+  LibraryErrorFileNotFound = 6,
+};
 
 class FunctionConstantValues : public NS::Object {
  public:
@@ -42,6 +100,8 @@ class Function : public NS::Object {
   NS::SharedPtr<FunctionConstantValues> constants_;
 };
 
+// The default library (newDefaultLibrary) holds every kernel linked into the program; a library
+// compiled at run time (Device::newLibrary with source) holds the kernels of its source only.
 class Library : public NS::Object {
  public:
   // nullptr when no kernel has that name.
@@ -56,7 +116,11 @@ class Library : public NS::Object {
  private:
   friend class Device;
   Library() = default;
+  explicit Library(std::shared_ptr<const metalsim::host::LoadedKernels> loaded)
+      : loaded_(std::move(loaded)) {}
   ~Library() override = default;
+  const metalsim::engine::KernelInfo* find(const char* name) const;
+  std::shared_ptr<const metalsim::host::LoadedKernels> loaded_;  // null: the program's kernels
 };
 
 }  // namespace MTL

@@ -1,0 +1,58 @@
+// Every spec, every case of its boundary sweep, on fibers and in lane loops (docs/lanes.md): the
+// in-order outputs of the two modes must be bit-identical, and the checks they file the same
+// (the case runner's mode comparison, mode.divergent). Kernels are built with safe math, so
+// the two compiled forms of a kernel round alike (docs/lanes.md, "Math mode").
+#include <gtest/gtest.h>
+
+#include "kernels/spec/case_runner.h"
+#include "simt/engine/dispatch.h"
+
+namespace metalsim::spec {
+namespace {
+
+struct SweepCase {
+  const KernelSpec* spec;
+  Params params;
+};
+
+std::vector<SweepCase> all_cases() {
+  std::vector<SweepCase> cases;
+  for (const KernelSpec* s : SpecRegistry::all())
+    for (const Params& p : s->sweep()) cases.push_back({s, p});
+  return cases;
+}
+
+std::string test_name(const ::testing::TestParamInfo<SweepCase>& info) {
+  std::string id = case_id(info.param.spec->name(), info.param.params);
+  for (char& c : id)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return id + "_" + std::to_string(info.index);
+}
+
+class ModeEquivalence : public ::testing::TestWithParam<SweepCase> {};
+
+TEST_P(ModeEquivalence, LaneLoopsAndFibersWriteTheSameBytes) {
+  const SweepCase& c = GetParam();
+  // auto, in-order, the checks lane loops support: the run itself is in lane loops, and the
+  // comparison runs it again on fibers.
+  engine::ExecutionOptions options;
+  options.checks = check::CheckSet::none();
+  options.checks.sync = options.checks.mem = true;
+  const Case subject{c.spec, c.spec->complete(c.params), 1};
+  const uint64_t loops_before = engine::lane_loop_threadgroups_total();
+  const CaseOutcome out = CaseRunner::shared().run(subject, options, /*compare_modes=*/true);
+  const std::string id = subject.id();
+  EXPECT_GT(engine::lane_loop_threadgroups_total(), loops_before)
+      << id << ": no threadgroup ran in lane loops";
+  EXPECT_EQ(out.mode_divergence, "") << id;
+  if (c.spec->expectation() == Expectation::pass) {
+    EXPECT_TRUE(out.result.passed) << id << ": " << out.result.failure;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKernels, ModeEquivalence, ::testing::ValuesIn(all_cases()),
+                         test_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ModeEquivalence);
+
+}  // namespace
+}  // namespace metalsim::spec
