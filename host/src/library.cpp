@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "loaded_kernels.h"
 #include "simt/engine/kernel.h"
 
 namespace MTL {
@@ -40,17 +41,26 @@ Function* Library::newFunction(NS::String* name) {
   return name == nullptr ? nullptr : newFunction(name->utf8String());
 }
 
+const metalsim::engine::KernelInfo* Library::find(const char* name) const {
+  if (loaded_ == nullptr) return metalsim::engine::KernelRegistry::find(name);
+  for (const metalsim::engine::KernelInfo* k : loaded_->kernels)
+    if (std::strcmp(k->name, name) == 0) return k;
+  return nullptr;
+}
+
 Function* Library::newFunction(const char* name) {
-  const metalsim::engine::KernelInfo* k = metalsim::engine::KernelRegistry::find(name);
+  const metalsim::engine::KernelInfo* k = find(name);
   return k == nullptr ? nullptr : new Function(k, nullptr);
 }
 
 Function* Library::newFunction(NS::String* name, const FunctionConstantValues* constants,
                                NS::Error** error) {
   const char* text = name != nullptr ? name->utf8String() : "";
-  const metalsim::engine::KernelInfo* k = metalsim::engine::KernelRegistry::find(text);
+  const metalsim::engine::KernelInfo* k = find(text);
   if (k == nullptr) {
-    if (error != nullptr) *error = make_error(1, std::string("no kernel named '") + text + "'");
+    if (error != nullptr)
+      *error = make_error(LibraryErrorFunctionNotFound,
+                          std::string("no kernel named '") + text + "' in the library");
     return nullptr;
   }
   for (const auto& fc : k->function_constants) {
@@ -70,7 +80,11 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
 
 std::vector<std::string> Library::functionNames() const {
   std::vector<std::string> names;
-  for (const auto* k : metalsim::engine::KernelRegistry::all()) names.emplace_back(k->name);
+  if (loaded_ != nullptr) {
+    for (const auto* k : loaded_->kernels) names.emplace_back(k->name);
+  } else {
+    for (const auto* k : metalsim::engine::KernelRegistry::all()) names.emplace_back(k->name);
+  }
   return names;
 }
 

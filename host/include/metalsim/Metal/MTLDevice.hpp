@@ -2,6 +2,7 @@
 // MTL::Device: the CPU standing in for an Apple GPU, with the limits of its profile.
 #include <string>
 
+#include "metalsim/Foundation/NSURL.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
 #include "simt/base/execution_options.h"
 
@@ -9,6 +10,7 @@ namespace MTL {
 
 class Buffer;
 class CommandQueue;
+class CompileOptions;
 class ComputePipelineState;
 class Function;
 class Library;
@@ -31,6 +33,17 @@ class Device : public NS::Object {
   Buffer* newBuffer(const void* bytes, NS::UInteger length, ResourceOptions options);
   CommandQueue* newCommandQueue();
   Library* newDefaultLibrary();
+  // Compiles MSL at run time (host/src/runtime_library.cpp, docs/porting.md): the front, then
+  // the kernel compiler into a shared object, cached in $XDG_CACHE_HOME/metalsim (or
+  // ~/.cache/metalsim) by a hash of the source, its headers, the options and the toolchain.
+  // `options` may be nullptr (Metal's defaults: fast math, no macros). On failure: nullptr, and
+  // `error` reads `file:line: error: message` ("program_source" names the string).
+  Library* newLibrary(const NS::String* source, const CompileOptions* options, NS::Error** error);
+  // metal-cpp loads a .metallib from `url`; metalsim reads a .metal file and compiles it as above
+  // (default options), errors naming the file.
+  Library* newLibrary(const NS::URL* url, NS::Error** error);
+  // metalsim's own: a .metal file with compile options (macros, math mode).
+  Library* newLibrary(const NS::URL* url, const CompileOptions* options, NS::Error** error);
   ComputePipelineState* newComputePipelineState(Function* function, NS::Error** error);
 
   NS::String* name() const;

@@ -1,0 +1,125 @@
+# How other projects use metalsim (issue 13, docs/porting.md): the same names whether metalsim is
+# installed (find_package(metalsim)), a subdirectory (add_subdirectory) or fetched
+# (FetchContent):
+#   metalsim::host                  the host API (metal-cpp's names) over the engine: link it
+#   metalsim::msl, metalsim::simt   the MSL headers and the engine (metalsim::host brings both)
+#   metalsim::front                 the front program (metalsim_add_metal_library runs it)
+#   metalsim::metalsim              the metalsim program (check, run, fuzz, ...)
+#   metalsim_add_metal_library()    kernels from .metal files (cmake/MetalsimMetal.cmake)
+# Sanitizer settings (METALSIM_SANITIZER) are usage requirements of metalsim::simt, so a user's
+# program and kernels get them by linking.
+#
+# METALSIM_INSTALL (ON when metalsim is the top-level project) adds the install rules:
+#   <prefix>/include/metalsim/           the host API headers (Metal.hpp, Metal/, Foundation/)
+#   <prefix>/include/metalsim/engine/    the engine's headers (simt/...), an include root
+#   <prefix>/include/metalsim/msl/       the MSL headers (<metal_stdlib>), an include root
+#   <prefix>/lib/                        libmetalsim_simt.a, libmetalsim_host.a, libmetalsim_front_lib.a
+#   <prefix>/lib/metalsim/               the pass plugins the kernel compiler loads
+#   <prefix>/bin/                        metalsim, metalsim-front
+#   <prefix>/lib/cmake/metalsim/         metalsimConfig.cmake and what it includes
+include_guard(GLOBAL)
+include(CMakePackageConfigHelpers)
+include(MetalsimRuntimeCompiler)  # the install layout; GNUInstallDirs
+
+option(METALSIM_INSTALL "Add metalsim's install rules (cmake --install)" ${PROJECT_IS_TOP_LEVEL})
+
+# ------------------------------ the names users write
+add_library(metalsim::host ALIAS metalsim_host)
+add_library(metalsim::simt ALIAS metalsim_simt)
+add_library(metalsim::msl ALIAS metalsim_msl)
+add_executable(metalsim::front ALIAS metalsim-front)
+if(TARGET metalsim)
+  add_executable(metalsim::metalsim ALIAS metalsim)
+endif()
+set_target_properties(metalsim_host PROPERTIES EXPORT_NAME host)
+set_target_properties(metalsim_simt PROPERTIES EXPORT_NAME simt)
+set_target_properties(metalsim_msl PROPERTIES EXPORT_NAME msl)
+set_target_properties(metalsim-front PROPERTIES EXPORT_NAME front)
+set_target_properties(metalsim_front_lib PROPERTIES EXPORT_NAME front_lib)
+set_target_properties(metalsim_warnings PROPERTIES EXPORT_NAME warnings)
+set_target_properties(metalsim_kernel_toolchain PROPERTIES EXPORT_NAME kernel_toolchain)
+
+# ------------------------------ usage requirements
+# metalsim's headers are C++20; the sanitizer preset's flags reach users' programs and kernels.
+target_compile_features(metalsim_simt INTERFACE cxx_std_20)
+metalsim_sanitizer_usage(metalsim_simt)
+
+if(NOT METALSIM_INSTALL)
+  return()
+endif()
+
+# ------------------------------ include directories, in the build tree and installed
+# Each target's include directories as they are for the build tree; `installed` for the package.
+function(metalsim_install_includes target installed)
+  get_target_property(dirs ${target} INTERFACE_INCLUDE_DIRECTORIES)
+  set(both "")
+  foreach(dir IN LISTS dirs)
+    if(dir MATCHES "^\\$<")
+      list(APPEND both "${dir}")
+    else()
+      list(APPEND both "$<BUILD_INTERFACE:${dir}>")
+    endif()
+  endforeach()
+  if(installed)
+    list(APPEND both "$<INSTALL_INTERFACE:${installed}>")
+  endif()
+  set_property(TARGET ${target} PROPERTY INTERFACE_INCLUDE_DIRECTORIES "${both}")
+endfunction()
+metalsim_install_includes(metalsim_host "${CMAKE_INSTALL_INCLUDEDIR}")
+metalsim_install_includes(metalsim_simt "${METALSIM_INSTALL_ENGINE_INCLUDEDIR}")
+metalsim_install_includes(metalsim_front_lib "${METALSIM_INSTALL_ENGINE_INCLUDEDIR}")
+metalsim_install_includes(metalsim_msl "${METALSIM_INSTALL_MSL_INCLUDEDIR}")
+metalsim_install_includes(metalsim_kernel_toolchain "")  # the build's own paths: never installed
+
+# ------------------------------ headers
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/host/include/metalsim/"
+        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/metalsim")
+foreach(part base report fiber engine)
+  install(DIRECTORY "${PROJECT_SOURCE_DIR}/simt/${part}/"
+          DESTINATION "${METALSIM_INSTALL_ENGINE_INCLUDEDIR}/simt/${part}"
+          FILES_MATCHING PATTERN "*.h")
+endforeach()
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/simt/include/"
+        DESTINATION "${METALSIM_INSTALL_MSL_INCLUDEDIR}"
+        PATTERN "CMakeLists.txt" EXCLUDE)
+
+# ------------------------------ libraries, programs, plugins
+set(metalsim_installed_targets metalsim_simt metalsim_host metalsim_front_lib metalsim_msl
+                               metalsim_warnings metalsim_kernel_toolchain metalsim-front)
+if(TARGET metalsim)
+  list(APPEND metalsim_installed_targets metalsim)
+endif()
+install(TARGETS ${metalsim_installed_targets} EXPORT metalsimTargets
+        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+        LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+        RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+foreach(plugin MetalsimLanes MetalsimChecks)
+  if(TARGET ${plugin})
+    install(TARGETS ${plugin} LIBRARY DESTINATION "${METALSIM_INSTALL_PLUGINDIR}")
+  endif()
+endforeach()
+
+# ------------------------------ the CMake package
+set(metalsim_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/metalsim")
+install(EXPORT metalsimTargets NAMESPACE metalsim:: DESTINATION "${metalsim_cmake_dir}")
+# The kernel flags of the installed tree, "@PREFIX@" for the prefix: metalsimConfig.cmake writes
+# the user's flags file from it (the package may be moved after installing).
+set(metalsim_installed_rsp_items "")
+foreach(dir IN LISTS METALSIM_INSTALLED_KERNEL_INCLUDE_DIRS)
+  list(APPEND metalsim_installed_rsp_items "-I${dir}")
+endforeach()
+metalsim_quoted_lines(metalsim_installed_rsp "" "" ${METALSIM_INSTALLED_KERNEL_FLAGS}
+                      ${metalsim_installed_rsp_items})
+file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/package/metalsim_kernel_flags.rsp.in"
+     CONTENT "${metalsim_installed_rsp}" @ONLY)
+configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/metalsimConfig.cmake.in"
+                              "${PROJECT_BINARY_DIR}/package/metalsimConfig.cmake"
+                              INSTALL_DESTINATION "${metalsim_cmake_dir}")
+write_basic_package_version_file("${PROJECT_BINARY_DIR}/package/metalsimConfigVersion.cmake"
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES "${PROJECT_BINARY_DIR}/package/metalsimConfig.cmake"
+              "${PROJECT_BINARY_DIR}/package/metalsimConfigVersion.cmake"
+              "${PROJECT_BINARY_DIR}/package/metalsim_kernel_flags.rsp.in"
+              "${PROJECT_SOURCE_DIR}/cmake/MetalsimMetal.cmake"
+              "${PROJECT_SOURCE_DIR}/cmake/metalsim_kernel_cc.sh"
+        DESTINATION "${metalsim_cmake_dir}")

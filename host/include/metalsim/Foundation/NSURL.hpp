@@ -1,0 +1,28 @@
+#pragma once
+// NS::URL as metal-cpp spells it: file URLs only (MTL::Device::newLibrary(url, error) reads a
+// .metal file).
+#include <string>
+
+#include "metalsim/Foundation/NSObject.hpp"
+
+namespace NS {
+
+class URL : public Object {
+ public:
+  // Autoreleased, as in metal-cpp: the caller does not own it.
+  static URL* fileURLWithPath(const String* path);
+
+  static URL* alloc() { return new URL; }
+  URL* init() { return this; }
+  URL* initFileURLWithPath(const String* path);
+  // A URL string: file:///path (or a bare path).
+  URL* init(const String* url);
+  // The path of the file the URL names.
+  const char* fileSystemRepresentation() const { return path_.c_str(); }
+
+ private:
+  ~URL() override = default;
+  std::string path_;
+};
+
+}  // namespace NS

@@ -1,0 +1,39 @@
+#pragma once
+// The cache of runtime-compiled kernel libraries: one entry per key (a hash of the source, the
+// options and the toolchain; runtime_compiler.cpp): a shared object and the fingerprints of
+// every file the compile read (headers the front inlined, headers the compiler included). An
+// entry is used only while every one of those files still has its fingerprint, so an edited
+// header recompiles. Entries are written under a temporary name and renamed into place, so
+// processes sharing the cache never see half an entry.
+//
+// Where: $XDG_CACHE_HOME/metalsim, else $HOME/.cache/metalsim.
+#include <string>
+#include <vector>
+
+namespace metalsim::host {
+
+class KernelCache {
+ public:
+  explicit KernelCache(std::string dir) : dir_(std::move(dir)) {}
+  static std::string default_dir();
+  const std::string& dir() const { return dir_; }
+
+  // The entry's shared object when its inputs are unchanged, else "".
+  std::string lookup(const std::string& key) const;
+  // A new empty directory inside the cache for one compile's files; the caller removes it.
+  // Empty, with `error` set, when the cache cannot be written.
+  std::string make_work_dir(std::string* error) const;
+  // Moves `library` (built in a work directory) into the cache under `key`, recording the
+  // fingerprints of `inputs`; returns the entry's shared object, or "" with `error` set.
+  std::string store(const std::string& key, const std::string& library,
+                    const std::vector<std::string>& inputs, std::string* error) const;
+
+ private:
+  std::string entry(const std::string& key, const char* suffix) const;
+  std::string dir_;
+};
+
+// The files a make-style dependency file (the compiler's -MD output) lists as prerequisites.
+std::vector<std::string> read_depfile(const std::string& path);
+
+}  // namespace metalsim::host

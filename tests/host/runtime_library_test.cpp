@@ -1,0 +1,318 @@
+// Runtime compilation (MTL::Device::newLibrary with source or a .metal file, issue 13): kernels
+// compiled from a string dispatch and match scalar references on seeded random inputs; a second
+// compile comes from the cache; errors read file:line; macros and the math mode reach the
+// compiler; two libraries may use one kernel name.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "host/src/runtime_compiler.h"
+#include "metalsim/Foundation/NSNumber.hpp"
+#include "metalsim/Metal.hpp"
+
+namespace {
+namespace fs = std::filesystem;
+
+// Every test compiles into a cache of its own (XDG_CACHE_HOME), removed at the end.
+class RuntimeLibrary : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char dir[] = "/tmp/metalsim-runtime-test-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+    setenv("XDG_CACHE_HOME", dir_.c_str(), 1);
+    device_ = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  NS::SharedPtr<MTL::Library> compile(const std::string& source,
+                                      const MTL::CompileOptions* options = nullptr) {
+    NS::Error* error = nullptr;
+    auto library = NS::TransferPtr(device_->newLibrary(MTLSTR(source.c_str()), options, &error));
+    EXPECT_NE(library.get(), nullptr) << (error ? error->localizedDescription()->utf8String() : "");
+    return library;
+  }
+  std::string compile_error(const std::string& source,
+                            const MTL::CompileOptions* options = nullptr) {
+    NS::Error* error = nullptr;
+    MTL::Library* library = device_->newLibrary(MTLSTR(source.c_str()), options, &error);
+    EXPECT_EQ(library, nullptr);
+    if (library != nullptr) library->release();
+    if (error == nullptr) return "(no error)";
+    EXPECT_EQ(error->code(), MTL::LibraryErrorCompileFailure);
+    return error->localizedDescription()->utf8String();
+  }
+
+  // Runs `kernel` of `library` over `n` threads in threadgroups of `tg`, buffers bound in order;
+  // the command buffer must complete with no report.
+  void dispatch(MTL::Library* library, const char* kernel,
+                const std::vector<NS::SharedPtr<MTL::Buffer>>& buffers, size_t n, size_t tg) {
+    NS::Error* error = nullptr;
+    auto fn = NS::TransferPtr(library->newFunction(MTLSTR(kernel)));
+    ASSERT_NE(fn.get(), nullptr) << "no kernel " << kernel;
+    auto pso = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
+    ASSERT_NE(pso.get(), nullptr);
+    auto queue = NS::TransferPtr(device_->newCommandQueue());
+    MTL::CommandBuffer* cb = queue->commandBuffer();
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(pso.get());
+    for (size_t i = 0; i < buffers.size(); ++i) enc->setBuffer(buffers[i].get(), 0, i);
+    enc->dispatchThreads(MTL::Size(n, 1, 1), MTL::Size(tg, 1, 1));
+    enc->endEncoding();
+    cb->commit();
+    cb->waitUntilCompleted();
+    std::string reports;
+    for (const auto& r : cb->reports()) reports += r.format();
+    EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << reports;
+    EXPECT_TRUE(cb->reports().empty()) << reports;
+  }
+
+  template <class T>
+  NS::SharedPtr<MTL::Buffer> buffer(const std::vector<T>& data) {
+    return NS::TransferPtr(
+        device_->newBuffer(data.data(), data.size() * sizeof(T), MTL::ResourceStorageModeShared));
+  }
+  template <class T>
+  static std::vector<T> contents(MTL::Buffer* b) {
+    const T* p = static_cast<const T*>(b->contents());
+    return std::vector<T>(p, p + b->length() / sizeof(T));
+  }
+  static std::vector<float> random_floats(size_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(rng);
+    return v;
+  }
+  static std::vector<float> poison(size_t n) {
+    return std::vector<float>(n, std::numeric_limits<float>::quiet_NaN());
+  }
+
+  std::string dir_;
+  NS::SharedPtr<MTL::Device> device_;
+};
+
+MTL::CompileOptions* safe_math() {
+  MTL::CompileOptions* o = MTL::CompileOptions::alloc()->init();
+  o->setMathMode(MTL::MathModeSafe);
+  return o;
+}
+
+// One threadgroup's sum through threadgroup memory and barriers, then y = a * x + that sum:
+// engine calls (barriers, threadgroup memory) from a library loaded at run time.
+constexpr const char* kAxpyPlusGroupSum = R"(#include <metal_stdlib>
+using namespace metal;
+
+kernel void axpy_group_sum(device const float* x [[buffer(0)]],
+                           device float* y [[buffer(1)]],
+                           uint gid [[thread_position_in_grid]],
+                           uint lid [[thread_position_in_threadgroup]],
+                           uint tg_size [[threads_per_threadgroup]]) {
+  threadgroup float partial[64];
+  partial[lid] = x[gid];
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  for (uint stride = tg_size / 2; stride > 0; stride /= 2) {
+    if (lid < stride) partial[lid] += partial[lid + stride];
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+  }
+  y[gid] = 2.5f * x[gid] + partial[0];
+}
+)";
+
+// The scalar model: the same tree of additions in the same order.
+std::vector<float> axpy_group_sum_ref(const std::vector<float>& x, size_t tg) {
+  std::vector<float> y(x.size());
+  for (size_t base = 0; base < x.size(); base += tg) {
+    std::vector<float> partial(x.begin() + base, x.begin() + base + tg);
+    for (size_t stride = tg / 2; stride > 0; stride /= 2)
+      for (size_t i = 0; i < stride; ++i) partial[i] += partial[i + stride];
+    for (size_t i = 0; i < tg; ++i) y[base + i] = 2.5f * x[base + i] + partial[0];
+  }
+  return y;
+}
+
+TEST_F(RuntimeLibrary, CompilesAKernelFromAStringAndDispatchesIt) {
+  auto options = NS::TransferPtr(safe_math());
+  auto library = compile(kAxpyPlusGroupSum, options.get());
+  ASSERT_NE(library.get(), nullptr);
+  EXPECT_EQ(library->functionNames(), std::vector<std::string>{"axpy_group_sum"});
+  const size_t n = 64 * 37, tg = 64;
+  const std::vector<float> x = random_floats(n, 13);
+  auto xb = buffer(x);
+  auto yb = buffer(poison(n));
+  dispatch(library.get(), "axpy_group_sum", {xb, yb}, n, tg);
+  const std::vector<float> expected = axpy_group_sum_ref(x, tg);
+  const std::vector<float> y = contents<float>(yb.get());
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], expected[i]) << "y[" << i << "]";  // NaN fails
+}
+
+TEST_F(RuntimeLibrary, DefaultLibraryDoesNotSeeRuntimeKernels) {
+  auto library = compile(kAxpyPlusGroupSum);
+  ASSERT_NE(library.get(), nullptr);
+  auto default_library = NS::TransferPtr(device_->newDefaultLibrary());
+  EXPECT_EQ(default_library->newFunction("axpy_group_sum"), nullptr);
+  NS::Error* error = nullptr;
+  EXPECT_EQ(library->newFunction(MTLSTR("no_such_kernel"), nullptr, &error), nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code(), MTL::LibraryErrorFunctionNotFound);
+}
+
+TEST_F(RuntimeLibrary, SecondCompileComesFromTheCache) {
+  const metalsim::host::RuntimeSource source{kAxpyPlusGroupSum, "program_source", {}, false};
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const auto first = metalsim::host::compile_runtime_source(source);
+  const auto t1 = Clock::now();
+  const auto second = metalsim::host::compile_runtime_source(source);
+  const auto t2 = Clock::now();
+  ASSERT_FALSE(first.path.empty()) << first.error;
+  EXPECT_FALSE(first.from_cache);
+  EXPECT_TRUE(second.from_cache);
+  EXPECT_EQ(first.path, second.path);
+  EXPECT_EQ(first.path.rfind(dir_ + "/metalsim/", 0), 0u) << first.path;
+  std::printf("runtime compile: first %.0f ms, from the cache %.2f ms\n",
+              std::chrono::duration<double, std::milli>(t1 - t0).count(),
+              std::chrono::duration<double, std::milli>(t2 - t1).count());
+}
+
+// A quoted header is part of the key: editing it compiles afresh.
+TEST_F(RuntimeLibrary, EditedHeaderRecompiles) {
+  const std::string header = dir_ + "/scale.h", metal = dir_ + "/scale.metal";
+  std::ofstream(header) << "#define SCALE_BY 3.0f\n";
+  std::ofstream(metal) << "#include <metal_stdlib>\n#include \"scale.h\"\nusing namespace metal;\n"
+                          "kernel void scale(device float* v [[buffer(0)]], uint i "
+                          "[[thread_position_in_grid]]) { v[i] *= SCALE_BY; }\n";
+  auto run = [&](float factor) {
+    NS::Error* error = nullptr;
+    auto library = NS::TransferPtr(
+        device_->newLibrary(NS::URL::fileURLWithPath(MTLSTR(metal.c_str())), &error));
+    ASSERT_NE(library.get(), nullptr) << (error ? error->localizedDescription()->utf8String() : "");
+    const std::vector<float> v = random_floats(96, 7);
+    auto vb = buffer(v);
+    dispatch(library.get(), "scale", {vb}, v.size(), 32);
+    const std::vector<float> out = contents<float>(vb.get());
+    for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(out[i], v[i] * factor) << i;
+  };
+  run(3.0f);
+  std::ofstream(header) << "#define SCALE_BY 5.0f\n";
+  run(5.0f);
+}
+
+TEST_F(RuntimeLibrary, CompilerErrorNamesProgramSourceAndLine) {
+  const std::string error = compile_error(
+      "#include <metal_stdlib>\nusing namespace metal;\n"
+      "kernel void broken(device float* v [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+      "  v[i] = undeclared_name;\n}\n");
+  EXPECT_NE(error.find("program_source:4:"), std::string::npos) << error;
+  EXPECT_NE(error.find("undeclared_name"), std::string::npos) << error;
+}
+
+TEST_F(RuntimeLibrary, FileErrorNamesTheFile) {
+  const std::string metal = dir_ + "/broken.metal";
+  std::ofstream(metal) << "#include <metal_stdlib>\nusing namespace metal;\n\n"
+                          "kernel void broken(device float* v [[buffer(0)]]) { v[0] = 1.0f }\n";
+  NS::Error* error = nullptr;
+  EXPECT_EQ(device_->newLibrary(NS::URL::fileURLWithPath(MTLSTR(metal.c_str())), &error), nullptr);
+  ASSERT_NE(error, nullptr);
+  const std::string text = error->localizedDescription()->utf8String();
+  EXPECT_NE(text.find(metal + ":4:"), std::string::npos) << text;
+}
+
+TEST_F(RuntimeLibrary, MissingFileIsFileNotFound) {
+  NS::Error* error = nullptr;
+  EXPECT_EQ(device_->newLibrary(NS::URL::fileURLWithPath(MTLSTR("/nonexistent/k.metal")), &error),
+            nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code(), MTL::LibraryErrorFileNotFound);
+  EXPECT_NE(std::string(error->localizedDescription()->utf8String()).find("/nonexistent/k.metal"),
+            std::string::npos);
+}
+
+constexpr const char* kScaleByMacros = R"(#include <metal_stdlib>
+using namespace metal;
+kernel void scale_add(device const float* x [[buffer(0)]], device float* y [[buffer(1)]],
+                      uint i [[thread_position_in_grid]]) {
+  y[i] = SCALE * x[i] + OFFSET;
+}
+)";
+
+TEST_F(RuntimeLibrary, PreprocessorMacrosReachTheCompiler) {
+  auto options = NS::TransferPtr(safe_math());
+  const NS::Object* values[] = {NS::Number::number(3), MTLSTR("0.25f")};
+  const NS::Object* keys[] = {MTLSTR("SCALE"), MTLSTR("OFFSET")};
+  options->setPreprocessorMacros(NS::Dictionary::dictionary(values, keys, 2));
+  auto library = compile(kScaleByMacros, options.get());
+  ASSERT_NE(library.get(), nullptr);
+  const std::vector<float> x = random_floats(200, 21);
+  auto xb = buffer(x);
+  auto yb = buffer(poison(x.size()));
+  dispatch(library.get(), "scale_add", {xb, yb}, x.size(), 64);
+  const std::vector<float> y = contents<float>(yb.get());
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], 3 * x[i] + 0.25f) << i;
+}
+
+TEST_F(RuntimeLibrary, MissingMacroIsACompileError) {
+  const std::string error = compile_error(kScaleByMacros);
+  EXPECT_NE(error.find("program_source:5:"), std::string::npos) << error;
+  EXPECT_NE(error.find("SCALE"), std::string::npos) << error;
+}
+
+// (x + y) - y with y huge: 0 when every operation rounds as written (safe), x when the compiler
+// may reassociate (fast, Metal's default).
+constexpr const char* kCancellation = R"(#include <metal_stdlib>
+using namespace metal;
+kernel void cancel(device const float* x [[buffer(0)]], device const float* y [[buffer(1)]],
+                   device float* out [[buffer(2)]], uint i [[thread_position_in_grid]]) {
+  out[i] = (x[i] + y[i]) - y[i];
+}
+)";
+
+TEST_F(RuntimeLibrary, MathModeReachesTheCompiler) {
+  const std::vector<float> x = random_floats(32, 5), y(32, 1e30f);
+  auto run = [&](const MTL::CompileOptions* options) {
+    auto library = compile(kCancellation, options);
+    auto xb = buffer(x), yb = buffer(y), out = buffer(poison(x.size()));
+    dispatch(library.get(), "cancel", {xb, yb, out}, x.size(), 32);
+    return contents<float>(out.get());
+  };
+  auto safe = NS::TransferPtr(safe_math());
+  for (float v : run(safe.get())) EXPECT_EQ(v, 0.0f);
+  const std::vector<float> fast = run(nullptr);  // Metal's default: fast math
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(fast[i], x[i]) << i;
+}
+
+// Two libraries define `cancel` differently: each library's function is its own.
+TEST_F(RuntimeLibrary, TwoLibrariesMayShareAKernelName) {
+  auto negate = compile(
+      "#include <metal_stdlib>\nusing namespace metal;\nkernel void cancel(device float* v "
+      "[[buffer(0)]], uint i [[thread_position_in_grid]]) { v[i] = -v[i]; }\n");
+  auto twice = compile(
+      "#include <metal_stdlib>\nusing namespace metal;\nkernel void cancel(device float* v "
+      "[[buffer(0)]], uint i [[thread_position_in_grid]]) { v[i] = 2 * v[i]; }\n");
+  ASSERT_NE(negate.get(), nullptr);
+  ASSERT_NE(twice.get(), nullptr);
+  const std::vector<float> v = random_floats(64, 3);
+  auto a = buffer(v), b = buffer(v);
+  dispatch(negate.get(), "cancel", {a}, v.size(), 32);
+  dispatch(twice.get(), "cancel", {b}, v.size(), 32);
+  const auto na = contents<float>(a.get()), nb = contents<float>(b.get());
+  for (size_t i = 0; i < v.size(); ++i) {
+    ASSERT_EQ(na[i], -v[i]) << i;
+    ASSERT_EQ(nb[i], 2 * v[i]) << i;
+  }
+}
+
+}  // namespace
