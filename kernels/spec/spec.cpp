@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/spec/case_runner.h"
 #include "kernels/spec/compare.h"
 
 namespace metalsim::spec {
@@ -34,6 +35,10 @@ std::vector<Params> KernelSpec::finding_cases() const {
   std::vector<Params> cases;
   for (const Finding& f : findings()) cases.push_back(f.params);
   return cases;
+}
+
+std::string KernelSpec::run_arguments(const Params& p) const {
+  return shell_quote(case_id(name(), p));
 }
 
 // ------------------------------ case ids
