@@ -88,6 +88,22 @@ std::string threadgroup_bytes(const KernelDecl& k) {
   return s + "})";
 }
 
+// How an instance names a kernel template's entry struct: through overload resolution, so that
+// overloaded kernel templates (MLX's two block_masked_gemm) each reach their own.
+//   ms_kernel_pick_f<float, 4>() : instances that name the template arguments,
+//     `decltype(ms_kernel_pick_f<float, 4>())`;
+//   ms_kernel_deduce_f(void (*)(params)) : instances that let the parameter types decide them
+//     (MLX's conv.metal: `template [[host_name("...")]] [[kernel]] void naive_unfold_Nd(const
+//     device float* in [[buffer(0)]], ...);`), `decltype(ms_kernel_deduce_f(static_cast<void
+//     (*)(const float*, ...)>(nullptr)))`.
+// Declarations only: they are named in decltype, never called.
+std::string deduction_code(const KernelDecl& k, const std::string& callee) {
+  std::string entry = k.entry_struct + callee.substr(k.name.size());
+  std::string head = "template <" + k.template_params + ">\n";
+  return head + entry + " ms_kernel_pick_" + k.name + "();\n" + head + entry +
+         " ms_kernel_deduce_" + k.name + "(void (*)(" + k.erased_params + "));\n";
+}
+
 }  // namespace
 
 std::string kernel_entry_code(const KernelDecl& k, const std::string& file_name) {
@@ -100,7 +116,7 @@ std::string kernel_entry_code(const KernelDecl& k, const std::string& file_name)
       callee += (i ? ", " : "") + k.template_arg_names[i];
     callee += ">";
   }
-  s += "struct ms_kernel_" + k.name + " {\n";
+  s += "struct " + k.entry_struct + " {\n";
   s += "  static void entry(const ::metalsim::engine::BoundArgs& ms_a, "
        "::metalsim::engine::LaneCursor& ms_c) {\n";
   if (k.args.empty() || k.args.size() == 0) s += "    (void)ms_a;\n";
@@ -126,7 +142,8 @@ std::string kernel_entry_code(const KernelDecl& k, const std::string& file_name)
                                     : "static_cast<uint32_t>(" + k.max_total_threads + ")");
   s += ", .function_constants = ::ms_function_constants(), .lane_body = &lane_body};\n  }\n};\n";
   if (!k.is_template)
-    s += kernel_instance_code(k.host_name, "ms_kernel_" + k.name, "ms_inst_" + k.name) + "\n";
+    s += kernel_instance_code(k.host_name, k.entry_struct, "ms_inst_" + k.name) + "\n";
+  else s += deduction_code(k, callee);
   return s;
 }
 

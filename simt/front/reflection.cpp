@@ -264,6 +264,8 @@ KernelDecl parse_kernel_signature(const Tokens& t, size_t head, size_t name_at) 
     size_t close = match_close(t, i + 1);
     k.is_template = true;
     Tokens params = without_address_spaces(t, i + 2, close);
+    // `typename Op = Less<T>>`: the `>>` closing the list also closes the default's list.
+    if (t[close].is(">>")) params.push_back(make_token(TokKind::Punct, ">", t[close], false));
     k.template_params = join(params, 0, params.size());
     k.template_arg_names = template_arg_names(t, i + 2, close);
     i = close + 1;

@@ -11,36 +11,38 @@ namespace metalsim::front {
 enum class ArgKind { DeviceBuffer, ConstantBuffer, Threadgroup, Builtin };
 
 struct KernelArg {
-  std::string name;          // as declared ("" when unnamed)
+  std::string name;  // as declared ("" when unnamed)
   ArgKind kind = ArgKind::DeviceBuffer;
-  std::string index;         // N of [[buffer(N)]] / [[threadgroup(N)]] as a C++ expression
+  std::string index;            // N of [[buffer(N)]] / [[threadgroup(N)]] as a C++ expression
   bool implicit_index = false;  // a buffer without [[buffer(N)]]: the lowest free index
-  std::string type;          // as written: "device const half*"
-  std::string element_type;  // C++ pointee (or the built-in's type): "const half"
+  std::string type;             // as written: "device const half*"
+  std::string element_type;     // C++ pointee (or the built-in's type): "const half"
   bool is_const = false;
   bool is_reference = false;
-  std::string builtin;       // kind == Builtin: the attribute name
+  std::string builtin;         // kind == Builtin: the attribute name
   int builtin_components = 0;  // 1, 2 or 3: from the declared type name (uint3 -> 3)
   std::string builtin_scalar;  // uint3 -> uint
 };
 
 struct ThreadgroupVariable {
   std::string name;
-  std::string type;   // the C++ type of the whole variable: "float[256]"
+  std::string type;  // the C++ type of the whole variable: "float[256]"
   int line = 0;
   bool static_size = true;  // false: its type names kernel-local declarations
 };
 
 struct KernelDecl {
-  std::string name;                // function name
-  std::string host_name;           // [[host_name("...")]] on a non-template kernel, else name
+  std::string name;       // function name
+  std::string host_name;  // [[host_name("...")]] on a non-template kernel, else name
   int file = 0;
   int line = 0;
   bool is_template = false;
-  std::string template_params;     // "typename T, int N = 4" (text inside template<...>)
+  std::string template_params;  // "typename T, int N = 4" (text inside template<...>)
   std::vector<std::string> template_arg_names;  // T, N
+  std::string erased_params;  // the parameter list as C++: "const T* in, uint3 gid"
+  std::string entry_struct;   // "ms_kernel_f"; "ms_kernel_f_o2" for the 2nd template named f
   std::vector<KernelArg> args;
-  std::string max_total_threads;   // expression, "" when absent
+  std::string max_total_threads;                           // expression, "" when absent
   std::vector<ThreadgroupVariable> threadgroup_variables;  // declared directly in its body
 };
 
@@ -61,7 +63,7 @@ KernelDecl parse_kernel_signature(const Tokens& t, size_t head, size_t name_at);
 std::string kernel_entry_code(const KernelDecl& k, const std::string& file_name);
 
 // Registration of one instance: `kernel_struct` is e.g. "ms_kernel_f<float>".
-std::string kernel_instance_code(const std::string& host_name_expr, const std::string& kernel_struct,
-                                 const std::string& unique);
+std::string kernel_instance_code(const std::string& host_name_expr,
+                                 const std::string& kernel_struct, const std::string& unique);
 
 }  // namespace metalsim::front

@@ -4,7 +4,10 @@
 // definitions in the same scope whose headers are equal after erasure and whose bodies are equal
 // after erasure are one function, so the later ones are dropped; if the bodies differ, the front
 // stops with an error at the later one (a token-level front cannot pick the overload by the
-// argument's address space). See docs/front.md.
+// argument's address space). Class definitions follow the same rule: MLX's
+// steel/utils/type_traits.h specializes `pointer_element<thread T*>`, `<device T*>` and
+// `<threadgroup T*>` with one body, which after erasure are three definitions of
+// `pointer_element<T*>`. See docs/front.md.
 #include <map>
 
 #include "simt/front/diagnostics.h"
@@ -22,7 +25,8 @@ std::string erased_text(const Tokens& t, size_t b, size_t e, bool drop_attribute
       continue;
     }
     if (is_address_space(t[i])) {
-      if (t[i].is("constant") && constant_becomes_const(t, i)) s += "const ";  // as the address-space rule
+      if (t[i].is("constant") && constant_becomes_const(t, i))
+        s += "const ";  // as the address-space rule
       continue;
     }
     s += t[i].text;
@@ -47,20 +51,29 @@ void rewrite_address_space_overloads(Tokens& t, RewriteContext&) {
   for (size_t i = 0; i < t.size(); ++i) {
     if (t[i].is("}") && !parents.empty()) parents.pop_back();
     if (!t[i].is("{")) continue;
-    if (opened[i] == Scope::Function && scope[i] != Scope::Function) {
+    bool definition = opened[i] == Scope::Function || opened[i] == Scope::Class;
+    if (definition && scope[i] != Scope::Function) {
       size_t head = statement_start(t, i);
       size_t close = match_close(t, i);
       std::string parent = parents.empty() ? "file" : std::to_string(parents.back());
       std::string key = parent + "|" + erased_text(t, head, i, true);
-      Definition d{erased_text(t, head, i, false) + join(t, head, i), erased_text(t, i, close + 1, false)};
+      Definition d{erased_text(t, head, i, false) + join(t, head, i),
+                   erased_text(t, i, close + 1, false)};
       auto [it, fresh] = seen.emplace(key, d);
       if (!fresh && it->second.raw_header != d.raw_header) {
         if (it->second.body != d.body) {
-          throw FrontError(t[head].file, t[head].line,
-                           "overloads that differ only in address space must have identical bodies: "
-                           "metalsim erases address spaces (docs/front.md)");
+          throw FrontError(
+              t[head].file, t[head].line,
+              opened[i] == Scope::Class
+                  ? "class specializations that differ only in address space must have identical "
+                    "bodies: metalsim erases address spaces (docs/front.md)"
+                  : "overloads that differ only in address space must have identical bodies: "
+                    "metalsim erases address spaces (docs/front.md)");
         }
-        drop.emplace_back(head, close + 1);
+        size_t end = close + 1;
+        if (opened[i] == Scope::Class && end < t.size() && t[end].is(";"))
+          ++end;  // the class's ';'
+        drop.emplace_back(head, end);
       }
     }
     parents.push_back(i);
@@ -69,6 +82,7 @@ void rewrite_address_space_overloads(Tokens& t, RewriteContext&) {
   Tokens out;
   size_t d = 0;
   for (size_t i = 0; i < t.size(); ++i) {
+    while (d < drop.size() && drop[d].first < i) ++d;  // inside a class already dropped
     if (d < drop.size() && i == drop[d].first) {
       i = drop[d++].second - 1;
       continue;

@@ -5,6 +5,8 @@
 // in binding code name the kernel.
 #include <set>
 
+#include <map>
+
 #include "simt/front/diagnostics.h"
 #include "simt/front/rewrites.h"
 #include "simt/front/token_util.h"
@@ -21,8 +23,9 @@ bool has_kernel_attribute(const Tokens& t, size_t i) {
 }
 
 bool is_non_type_keyword(const Token& k) {
-  return k.is("return") || k.is("case") || k.is("goto") || k.is("else") || k.is("do") || k.is("throw") ||
-         k.is("sizeof") || k.is("new") || k.is("delete") || k.is("co_return") || k.is("co_yield");
+  return k.is("return") || k.is("case") || k.is("goto") || k.is("else") || k.is("do") ||
+         k.is("throw") || k.is("sizeof") || k.is("new") || k.is("delete") || k.is("co_return") ||
+         k.is("co_yield");
 }
 
 // Names declared in [b, e): `T x = ...`, `T x;`, `using X = ...`, `constexpr int N = ...`.
@@ -32,7 +35,8 @@ std::set<std::string> local_names(const Tokens& t, size_t b, size_t e) {
     if (!t[i].ident()) continue;
     const Token& p = t[i - 1];
     const Token& n = t[i + 1];
-    bool follows_type = (p.ident() && !is_non_type_keyword(p)) || p.is(">") || p.is(">>") || p.is("using");
+    bool follows_type =
+        (p.ident() && !is_non_type_keyword(p)) || p.is(">") || p.is(">>") || p.is("using");
     bool declarator_end = n.is("=") || n.is(";") || n.is("{") || n.is("[") || n.is(",");
     if (follows_type && declarator_end) names.insert(t[i].text);
   }
@@ -63,10 +67,12 @@ void rewrite_kernels(Tokens& t, RewriteContext& ctx) {
   out.reserve(t.size());
   std::vector<std::pair<size_t, Token>> inserts;  // after token index: a block
   std::vector<bool> drop(t.size(), false);
+  std::map<std::string, int> template_kernels;  // kernel templates of each name so far
   for (size_t i = 0; i < t.size(); ++i) {
     bool keyword = t[i].is("kernel") && t[i].ident();
     if (scope[i] == Scope::Function || !(keyword || has_kernel_attribute(t, i))) continue;
-    if (ctx.macro_body) throw FrontError(t[i].file, t[i].line, "kernels defined inside a macro are not supported");
+    if (ctx.macro_body)
+      throw FrontError(t[i].file, t[i].line, "kernels defined inside a macro are not supported");
     size_t name_at = 0;
     for (size_t k = i; k < t.size(); ++k) {
       if (is_attribute_start(t, k)) {
@@ -90,6 +96,11 @@ void rewrite_kernels(Tokens& t, RewriteContext& ctx) {
       continue;
     }
     KernelDecl k = parse_kernel_signature(t, head, name_at);
+    k.erased_params = erased_parameter_list(t, name_at + 1, close_paren);
+    // Kernel templates may be overloaded (MLX's steel_gemm_masked.h has two block_masked_gemm):
+    // each gets its own entry struct, which instances reach through overload resolution.
+    int overload = k.is_template ? ++template_kernels[k.name] : 1;
+    k.entry_struct = "ms_kernel_" + k.name + (overload > 1 ? "_o" + std::to_string(overload) : "");
     size_t close = match_close(t, after);
     collect_threadgroup_variables(t, after, close, k);
     Token block = make_token(TokKind::Raw, kernel_entry_code(k, ctx.file_name(k.file)), t[name_at]);
@@ -101,7 +112,8 @@ void rewrite_kernels(Tokens& t, RewriteContext& ctx) {
   size_t next_insert = 0;
   for (size_t i = 0; i < t.size(); ++i) {
     if (!drop[i]) out.push_back(t[i]);
-    if (next_insert < inserts.size() && inserts[next_insert].first == i) out.push_back(inserts[next_insert++].second);
+    if (next_insert < inserts.size() && inserts[next_insert].first == i)
+      out.push_back(inserts[next_insert++].second);
   }
   t = std::move(out);
 }

@@ -10,7 +10,7 @@
 namespace metalsim::front {
 
 struct RewriteContext {
-  std::vector<std::string> files;             // the file table: [0] is the .metal file
+  std::vector<std::string> files;  // the file table: [0] is the .metal file
   std::vector<FunctionConstantDecl> function_constants;
   std::vector<std::string> derived_constants;  // program-scope constants computed from them
   std::vector<KernelDecl> kernels;
@@ -20,6 +20,8 @@ struct RewriteContext {
   std::string file_name(int file) const { return files.at(static_cast<size_t>(file)); }
 };
 
+// `coherent(device)`, `coherent(system)` erased (memory here is always coherent)
+void rewrite_coherence_qualifiers(Tokens& t, RewriteContext& ctx);
 // `1.0h`, `1h`, `.5h` -> `half(1.0)` ...
 void rewrite_literals(Tokens& t, RewriteContext& ctx);
 // `{ [0 ... 3] = v, [4] = w }` -> `{ v, v, v, v, w }` (constant integer bounds only)
@@ -59,6 +61,7 @@ struct ThreadgroupDeclaration {
   std::vector<Declarator> declarators;
 };
 // The threadgroup variable declarations among tokens [b, e) that start a statement.
-std::vector<ThreadgroupDeclaration> find_threadgroup_declarations(const Tokens& t, size_t b, size_t e);
+std::vector<ThreadgroupDeclaration> find_threadgroup_declarations(const Tokens& t, size_t b,
+                                                                  size_t e);
 
 }  // namespace metalsim::front

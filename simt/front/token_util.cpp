@@ -91,8 +91,8 @@ bool is_function_head(const Tokens& t, size_t brace) {
       i = k;
       continue;
     }
-    if (p.is("const") || p.is("volatile") || p.is("override") || p.is("final") || p.is("noexcept") ||
-        is_address_space(p) || p.is("&") || p.is("&&")) {
+    if (p.is("const") || p.is("volatile") || p.is("override") || p.is("final") ||
+        p.is("noexcept") || is_address_space(p) || p.is("&") || p.is("&&")) {
       --i;
       continue;
     }
@@ -105,11 +105,13 @@ Scope classify_brace(const Tokens& t, size_t brace) {
   if (is_function_head(t, brace)) return Scope::Function;
   size_t s = statement_start(t, brace);
   for (size_t k = s; k < brace; ++k) {
-    if (t[k].is("namespace") || (t[k].is("extern") && k + 1 < brace && t[k + 1].kind == TokKind::String)) {
+    if (t[k].is("namespace") ||
+        (t[k].is("extern") && k + 1 < brace && t[k + 1].kind == TokKind::String)) {
       return Scope::Namespace;
     }
     if (t[k].is("=") || t[k].is("(")) return Scope::Initializer;
-    if (t[k].is("struct") || t[k].is("class") || t[k].is("union") || t[k].is("enum")) return Scope::Class;
+    if (t[k].is("struct") || t[k].is("class") || t[k].is("union") || t[k].is("enum"))
+      return Scope::Class;
   }
   return Scope::Initializer;
 }
@@ -141,7 +143,8 @@ size_t statement_start(const Tokens& t, size_t i) {
     if (p.kind == TokKind::Directive) break;
     // A statement another rule already replaced by generated code (an explicit instantiation
     // became a registration: `static const ...{...};`) ends where that code ends.
-    if (p.kind == TokKind::Raw && !p.text.empty() && (p.text.back() == ';' || p.text.back() == '}')) break;
+    if (p.kind == TokKind::Raw && !p.text.empty() && (p.text.back() == ';' || p.text.back() == '}'))
+      break;
     if (p.kind == TokKind::Punct) {
       if (p.text == ")" || p.text == "]") ++depth;
       if (p.text == "(" || p.text == "[") {
@@ -212,6 +215,26 @@ bool qualifies_constructor(const Tokens& t, size_t i) {
 
 }  // namespace
 
-bool constant_becomes_const(const Tokens& t, size_t i) { return !decl_has_const(t, i) && !qualifies_constructor(t, i); }
+bool constant_becomes_const(const Tokens& t, size_t i) {
+  return !decl_has_const(t, i) && !qualifies_constructor(t, i);
+}
+
+std::string erased_parameter_list(const Tokens& t, size_t open, size_t close) {
+  std::string s;
+  for (size_t i = open + 1; i < close; ++i) {
+    if (is_attribute_start(t, i)) {
+      i = attribute_end(t, i) - 1;
+      continue;
+    }
+    if (is_address_space(t[i])) {
+      if (t[i].is("constant") && constant_becomes_const(t, i)) s += "const ";
+      continue;
+    }
+    s += t[i].text;
+    s += ' ';
+  }
+  if (!s.empty()) s.pop_back();
+  return s;
+}
 
 }  // namespace metalsim::front

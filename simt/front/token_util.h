@@ -51,4 +51,9 @@ bool is_address_space(const Token& tok);  // device, constant, thread, threadgro
 // const. A constructor is `X(...)` where `struct X` or `class X` appears in the file.
 bool constant_becomes_const(const Tokens& t, size_t i);
 
+// The parameter list between the parentheses at `open` and `close`, as C++ once attributes and
+// address spaces are gone (`const constant P* p [[buffer(2)]], uint3 gid [[...]]` ->
+// `const P* p, uint3 gid`): for generated code, which later rules do not rewrite.
+std::string erased_parameter_list(const Tokens& t, size_t open, size_t close);
+
 }  // namespace metalsim::front

@@ -26,17 +26,23 @@ inline Translation translate(const std::string& source, const std::string& path 
   return r;
 }
 
-// The generated code with the prelude/epilogue and #line directives left out, spaces collapsed.
+// The generated code with the prelude (up to the first #line), the epilogue and #line directives
+// left out, spaces collapsed.
 inline std::string body(const std::string& code) {
   std::string out;
-  size_t i = 0;
+  size_t i = code.find("\n#line");  // the prelude ends at the first #line
+  i = i == std::string::npos ? 0 : i + 1;
   while (i < code.size()) {
     size_t e = code.find('\n', i);
     if (e == std::string::npos) e = code.size();
     std::string line = code.substr(i, e - i);
     i = e + 1;
-    if (line.rfind("static std::span<const ::metalsim::engine::FunctionConstantInfo> ms_function_constants()", 0) == 0) break;
-    if (line.rfind("#line", 0) == 0 || line.rfind("// Generated", 0) == 0 || line.rfind("#include \"simt", 0) == 0 ||
+    if (line.rfind("static std::span<const ::metalsim::engine::FunctionConstantInfo> "
+                   "ms_function_constants()",
+                   0) == 0)
+      break;
+    if (line.rfind("#line", 0) == 0 || line.rfind("// Generated", 0) == 0 ||
+        line.rfind("#include \"simt", 0) == 0 ||
         line.find("ms_function_constants()") != std::string::npos) {
       continue;
     }

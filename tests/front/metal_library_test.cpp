@@ -74,7 +74,8 @@ TEST(FrontMetalLibrary, AttributeKernelRegistered) {
 }
 
 TEST(FrontMetalLibrary, HostNameInstancesOfATemplate) {
-  for (const char* name : {"scale_by_float", "scale_by_int_x3", "scale_by_half_x4", "scale_by_float_x4"}) {
+  for (const char* name :
+       {"scale_by_float", "scale_by_int_x3", "scale_by_half_x4", "scale_by_float_x4"}) {
     SCOPED_TRACE(name);
     const KernelInfo& k = kernel(name);
     EXPECT_STREQ(k.name, name);
@@ -97,39 +98,11 @@ TEST(FrontMetalLibrary, HostNameInstancesOfATemplate) {
 
 #include <metal_stdlib>
 
-#include "metalsim/Metal.hpp"
+#include "front_host_run.h"
 
 namespace {
 
-struct HostRun {
-  NS::SharedPtr<MTL::Device> device = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
-  NS::SharedPtr<MTL::CommandQueue> queue = NS::TransferPtr(device->newCommandQueue());
-  NS::SharedPtr<MTL::Library> library = NS::TransferPtr(device->newDefaultLibrary());
-
-  NS::SharedPtr<MTL::Buffer> buffer(const std::vector<float>& v) {
-    return NS::TransferPtr(device->newBuffer(v.data(), v.size() * sizeof(float), MTL::ResourceStorageModeShared));
-  }
-
-  MTL::CommandBuffer* dispatch(const char* name, MTL::FunctionConstantValues* constants,
-                               const std::function<void(MTL::ComputeCommandEncoder*)>& bind, MTL::Size groups,
-                               MTL::Size tg) {
-    NS::Error* error = nullptr;
-    auto fn = NS::TransferPtr(constants ? library->newFunction(NS::String::string(name, NS::UTF8StringEncoding), constants, &error)
-                                        : library->newFunction(name));
-    EXPECT_TRUE(fn) << name;
-    auto pso = NS::TransferPtr(device->newComputePipelineState(fn.get(), &error));
-    EXPECT_TRUE(pso) << name;
-    MTL::CommandBuffer* cb = queue->commandBuffer();
-    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
-    enc->setComputePipelineState(pso.get());
-    bind(enc);
-    enc->dispatchThreadgroups(groups, tg);
-    enc->endEncoding();
-    cb->commit();
-    cb->waitUntilCompleted();
-    return cb;
-  }
-};
+using metalsim::front::testing::HostRun;
 
 struct Params {
   uint32_t n;
@@ -150,13 +123,16 @@ TEST(FrontMetalRun, RulesKernelComputesWithFunctionConstants) {
   int bias = 100;
   constants->setConstantValue(&has_bias, MTL::DataTypeBool, 0);
   constants->setConstantValue(&bias, MTL::DataTypeInt, 1);
-  MTL::CommandBuffer* cb = r.dispatch("front_rules", constants.get(), [&](MTL::ComputeCommandEncoder* e) {
-    e->setBuffer(bin.get(), 0, 0);
-    e->setBytes(&p, sizeof(p), 1);
-    e->setBuffer(bout.get(), 0, 2);
-    e->setThreadgroupMemoryLength(32 * sizeof(float), 0);
-    e->setBuffer(bout2.get(), 0, 3);
-  }, MTL::Size(2, 1, 1), MTL::Size(32, 1, 1));
+  MTL::CommandBuffer* cb = r.dispatch(
+      "front_rules", constants.get(),
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(bin.get(), 0, 0);
+        e->setBytes(&p, sizeof(p), 1);
+        e->setBuffer(bout.get(), 0, 2);
+        e->setThreadgroupMemoryLength(32 * sizeof(float), 0);
+        e->setBuffer(bout2.get(), 0, 3);
+      },
+      MTL::Size(2, 1, 1), MTL::Size(32, 1, 1));
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
   const float* out = static_cast<const float*>(bout->contents());
   const float* out2 = static_cast<const float*>(bout2->contents());
@@ -175,10 +151,13 @@ TEST(FrontMetalRun, TemplateInstanceRuns) {
   std::vector<float> x{1, 2, 3, 4};
   auto bx = r.buffer(x);
   float factor = 0.5f;
-  MTL::CommandBuffer* cb = r.dispatch("scale_by_float_x4", nullptr, [&](MTL::ComputeCommandEncoder* e) {
-    e->setBuffer(bx.get(), 0, 0);
-    e->setBytes(&factor, sizeof(factor), 1);
-  }, MTL::Size(1, 1, 1), MTL::Size(4, 1, 1));
+  MTL::CommandBuffer* cb = r.dispatch(
+      "scale_by_float_x4", nullptr,
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(bx.get(), 0, 0);
+        e->setBytes(&factor, sizeof(factor), 1);
+      },
+      MTL::Size(1, 1, 1), MTL::Size(4, 1, 1));
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
   const float* out = static_cast<const float*>(bx->contents());
   for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i], x[size_t(i)] * 0.5f * 4.0f);
@@ -191,10 +170,13 @@ TEST(FrontMetalRun, InClassSpecializationIsCalled) {
   std::vector<float> xf{1.5f, -2.0f, 3.0f, 0.25f};
   std::vector<int> xi{1, -2, 3, 40};
   auto bf = r.buffer(xf);
-  auto bi = NS::TransferPtr(r.device->newBuffer(xi.data(), xi.size() * sizeof(int), MTL::ResourceStorageModeShared));
-  for (auto [name, buf] : {std::pair{"apply_op_float", bf.get()}, std::pair{"apply_op_int", bi.get()}}) {
-    MTL::CommandBuffer* cb = r.dispatch(name, nullptr, [&](MTL::ComputeCommandEncoder* e) { e->setBuffer(buf, 0, 0); },
-                                        MTL::Size(1, 1, 1), MTL::Size(4, 1, 1));
+  auto bi = NS::TransferPtr(
+      r.device->newBuffer(xi.data(), xi.size() * sizeof(int), MTL::ResourceStorageModeShared));
+  for (auto [name, buf] :
+       {std::pair{"apply_op_float", bf.get()}, std::pair{"apply_op_int", bi.get()}}) {
+    MTL::CommandBuffer* cb = r.dispatch(
+        name, nullptr, [&](MTL::ComputeCommandEncoder* e) { e->setBuffer(buf, 0, 0); },
+        MTL::Size(1, 1, 1), MTL::Size(4, 1, 1));
     ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << name;
   }
   const auto* of = static_cast<const float*>(bf->contents());
@@ -227,13 +209,16 @@ TEST(FrontMetalRun, ProgramBfloatFunctionsOnIntrinsics) {
   auto bsum = bytes(zeros.data(), n * 2), bdown = bytes(zeros.data(), n * 2);
   auto bexp = bytes(zeros.data(), n * 2);
   auto bbits = r.buffer(std::vector<float>(n, 0.0f));
-  MTL::CommandBuffer* cb = r.dispatch("library_extension", nullptr, [&](MTL::ComputeCommandEncoder* e) {
-    e->setBuffer(bx.get(), 0, 0);
-    e->setBuffer(bsum.get(), 0, 1);
-    e->setBuffer(bdown.get(), 0, 2);
-    e->setBuffer(bexp.get(), 0, 3);
-    e->setBuffer(bbits.get(), 0, 4);
-  }, MTL::Size(1, 1, 1), MTL::Size(n, 1, 1));
+  MTL::CommandBuffer* cb = r.dispatch(
+      "library_extension", nullptr,
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(bx.get(), 0, 0);
+        e->setBuffer(bsum.get(), 0, 1);
+        e->setBuffer(bdown.get(), 0, 2);
+        e->setBuffer(bexp.get(), 0, 3);
+        e->setBuffer(bbits.get(), 0, 4);
+      },
+      MTL::Size(1, 1, 1), MTL::Size(n, 1, 1));
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
   const auto* sum = static_cast<const uint16_t*>(bsum->contents());
   const auto* down = static_cast<const uint16_t*>(bdown->contents());
@@ -269,12 +254,16 @@ TEST(FrontMetalRun, NoCMathInKernelScope) {
   const uint32_t n = 32;
   std::vector<_Float16> x(n);
   for (uint32_t i = 0; i < n; ++i) x[i] = _Float16(0.125f * float(i) - 0.9f);
-  auto bx = NS::TransferPtr(r.device->newBuffer(x.data(), n * sizeof(_Float16), MTL::ResourceStorageModeShared));
+  auto bx = NS::TransferPtr(
+      r.device->newBuffer(x.data(), n * sizeof(_Float16), MTL::ResourceStorageModeShared));
   auto by = r.buffer(std::vector<float>(n, 0.0f));
-  MTL::CommandBuffer* cb = r.dispatch("library_log1p", nullptr, [&](MTL::ComputeCommandEncoder* e) {
-    e->setBuffer(bx.get(), 0, 0);
-    e->setBuffer(by.get(), 0, 1);
-  }, MTL::Size(1, 1, 1), MTL::Size(n, 1, 1));
+  MTL::CommandBuffer* cb = r.dispatch(
+      "library_log1p", nullptr,
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(bx.get(), 0, 0);
+        e->setBuffer(by.get(), 0, 1);
+      },
+      MTL::Size(1, 1, 1), MTL::Size(n, 1, 1));
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
   const auto* y = static_cast<const float*>(by->contents());
   for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(y[i], std::log(1.0f + float(x[i]))) << i;

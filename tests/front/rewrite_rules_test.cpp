@@ -113,6 +113,31 @@ TEST(FrontAddressSpaceOverloads, MemberFunctionsOnThisAddressSpace) {
   EXPECT_EQ(body(r.code), "struct S { float v; float get() const { return v; } };\n");
 }
 
+// MLX's steel/utils/type_traits.h: one partial specialization per address space, one body.
+TEST(FrontAddressSpaceOverloads, ClassSpecializationsOnAddressSpaceKeepOne) {
+  auto r = translate(
+      "template <typename T> struct pe {};\n"
+      "template <typename T> struct pe<thread T*> { using type = T; };\n"
+      "template <typename T> struct pe<device T*> { using type = T; };\n"
+      "template <typename T> struct pe<constant T*> { using type = T; };\n"
+      "template <typename T> struct pe<threadgroup T*> { using type = T; };\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(body(r.code),
+            "template <typename T> struct pe {};\n"
+            "template <typename T> struct pe< T*> { using type = T; };\n"
+            "template <typename T> struct pe<const T*> { using type = T; };\n");
+}
+
+TEST(FrontAddressSpaceOverloads, ClassSpecializationsWithDifferentBodiesAreAnError) {
+  auto r = translate(
+      "template <typename T> struct pe {};\n"
+      "template <typename T> struct pe<device T*> { using type = T; };\n"
+      "template <typename T> struct pe<threadgroup T*> { using type = int; };\n");
+  EXPECT_EQ(r.error,
+            "t.metal:3: error: class specializations that differ only in address space must have "
+            "identical bodies: metalsim erases address spaces (docs/front.md)");
+}
+
 TEST(FrontAddressSpaceOverloads, ConstantConstEqualsDeviceConst) {
   // MLX utils.h: elem_to_loc(device const int*) and elem_to_loc(constant const int*).
   auto r = translate(
@@ -182,9 +207,15 @@ TEST(FrontThreadgroupVariables, HelperFunctionScopeAndPointersUntouched) {
   EXPECT_TRUE(contains(r.code, "float* q = p;"));
 }
 
-TEST(FrontThreadgroupVariables, InitializerIsAnError) {
-  auto r = translate("void h() {\n  threadgroup int x = 0;\n}\n");
-  EXPECT_EQ(r.error, "t.metal:2: error: threadgroup variable 'x' cannot have an initializer");
+// MLX's layer_norm: `threadgroup float local_buffer[SIMD_SIZE] = {0};`. Apple's compiler accepts
+// it without running it; the storage stays uninitialised here too.
+TEST(FrontThreadgroupVariables, InitializerIsDropped) {
+  auto r = translate("void h() {\n  threadgroup int x = 0, y[4] = {f(1, 2), 0};\n  x = y[0];\n}\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(contains(r.code, "using ms_tg_t_x = int;"));
+  EXPECT_TRUE(contains(r.code, "using ms_tg_t_y = int[4];"));
+  EXPECT_FALSE(contains(r.code, "f(1, 2)"));
+  EXPECT_TRUE(contains(r.code, "x = y[0];"));
 }
 
 TEST(FrontThreadgroupVariables, NamespaceScopeIsAnError) {
@@ -194,7 +225,37 @@ TEST(FrontThreadgroupVariables, NamespaceScopeIsAnError) {
       "t.metal:1: error: threadgroup variables are only allowed in kernel and function bodies");
 }
 
+// ------------------------------ memory coherence
+TEST(FrontAddressSpace, CoherenceQualifierErased) {
+  auto r = translate(
+      "void f(volatile coherent(system) device uint* p, coherent(device) device int* q) { "
+      "coherent(p); }\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(body(r.code), "void f(volatile uint* p, int* q) { coherent(p); }\n");
+}
+
 // ------------------------------ function constants
+// MLX's fft.h: `STEEL_CONST bool inv_ [[function_constant(0)]];` with
+// `#define STEEL_CONST static constant constexpr const`.
+TEST(FrontFunctionConstants, DeclaredThroughASpecifierMacro) {
+  auto r = translate(
+      "#define MY_CONST static constant constexpr const\n"
+      "MY_CONST int k_ [[function_constant(3)]];\n"
+      "static constant constexpr const bool b_ [[function_constant(4)]];\n"
+      "MY_CONST bool both_ = b_ && k_ > 1;\n"
+      "MY_CONST int plain_ = 2;\n");
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.ctx.function_constants.size(), 2u);
+  EXPECT_EQ(r.ctx.function_constants[0].type, "int");
+  EXPECT_EQ(r.ctx.function_constants[1].type, "bool");
+  EXPECT_TRUE(contains(
+      r.code, "const ::metalsim::generated::FunctionConstant<int> k_{static_cast<uint32_t>(3)};"));
+  EXPECT_TRUE(contains(
+      r.code, "const ::metalsim::generated::FunctionConstant<bool> b_{static_cast<uint32_t>(4)};"));
+  EXPECT_TRUE(contains(r.code, "const ::metalsim::generated::DerivedConstant<bool> both_"));
+  EXPECT_TRUE(contains(r.code, "MY_CONST int plain_ = 2;"));
+}
+
 TEST(FrontFunctionConstants, GlobalBecomesPerDispatchValue) {
   auto r = translate(
       "constant bool has_bias [[function_constant(0)]];\n"
@@ -229,8 +290,9 @@ TEST(FrontHostName, ExplicitInstantiationBecomesRegistration) {
   EXPECT_TRUE(contains(r.code, "template <typename T>\n#line 1 \"t.metal\"\nstruct ms_kernel_f {"));
   EXPECT_TRUE(contains(r.code,
                        "static const ::metalsim::generated::KernelInstance "
-                       "ms_inst_0{ms_kernel_f<float>::info(\"f_float\")};"));
-  EXPECT_TRUE(contains(r.code, "ms_inst_1{ms_kernel_f<half>::info(\"f_half\")};"));
+                       "ms_inst_0{decltype(ms_kernel_pick_f<float>())::info(\"f_float\")};"));
+  EXPECT_TRUE(contains(r.code, "ms_inst_1{decltype(ms_kernel_pick_f<half>())::info(\"f_half\")};"));
+  EXPECT_TRUE(contains(r.code, "ms_kernel_f<T> ms_kernel_pick_f();"));
 }
 
 TEST(FrontHostName, InstantiationMacroIsRewrittenInItsBody) {
@@ -242,8 +304,8 @@ TEST(FrontHostName, InstantiationMacroIsRewrittenInItsBody) {
   EXPECT_TRUE(contains(r.code,
                        "#define instantiate_kernel(name, func, ...) static const "
                        "::metalsim::generated::KernelInstance "
-                       "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){ms_kernel_ ## "
-                       "func<__VA_ARGS__>::info(name)};\n\nint after;"))
+                       "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){decltype(ms_kernel_pick_ ## "
+                       "func<__VA_ARGS__>())::info(name)};\n\nint after;"))
       << r.code;
 }
 
@@ -253,10 +315,68 @@ TEST(FrontHostName, PastedKernelNameInMacro) {
       "  template [[host_name(name)]] [[kernel]] void op_##kind<T>(device T* x);\n"
       "int after;\n");
   ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(contains(r.code,
+                       "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){decltype(ms_kernel_pick_ ## "
+                       "op_##kind<T>())::info(name)};"))
+      << r.code;
+}
+
+// MLX's conv.metal names no template arguments: the parameter types decide them, as C++ does,
+// through the kernel's deduction declaration.
+TEST(FrontHostName, InstanceDeducedFromParameterTypes) {
+  auto r = translate(
+      "template <int N> struct P { int s[N]; };\n"
+      "template <typename T, int N>\n"
+      "[[kernel]] void k(const device T* in [[buffer(0)]], const constant P<N>* p [[buffer(1)]],\n"
+      "                  uint i [[thread_position_in_grid]]) {}\n"
+      "#define inst(name, itype, n) \\\n"
+      "  template \\\n"
+      "      [[host_name(\"k_\" #name \"_\" #n)]] [[kernel]] void \\\n"
+      "      k(const device itype* in [[buffer(0)]], const constant P<n>* p [[buffer(1)]], \\\n"
+      "        uint i [[thread_position_in_grid]]);\n"
+      "inst(f32, float, 2)\n"
+      "template [[host_name(\"k_i3\")]] [[kernel]] void k(const device int* in [[buffer(0)]],\n"
+      "    const constant P<3>* p [[buffer(1)]], uint i [[thread_position_in_grid]]);\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(contains(r.code,
+                       "ms_kernel_k<T, N> ms_kernel_deduce_k(void (*)(const T * in , const P < N > "
+                       "* p , uint i));"));
   EXPECT_TRUE(contains(
       r.code,
-      "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){ms_kernel_ ## op_##kind<T>::info(name)};"))
-      << r.code;
+      "decltype(ms_kernel_deduce_ ## k(static_cast<void (*)(const itype * in , const P < n > * p , "
+      "uint i)>(nullptr)))::info(\"k_\" #name \"_\" #n)"));
+  EXPECT_TRUE(contains(
+      r.code,
+      "{decltype(ms_kernel_deduce_k(static_cast<void (*)(const int * in , const P < 3 > * p , uint "
+      "i)>(nullptr)))::info(\"k_i3\")};"));
+}
+
+// MLX's steel_gemm_masked.h: two kernel templates named block_masked_gemm; each has its own entry
+// struct, and an instance reaches the one its template arguments fit.
+TEST(FrontHostName, OverloadedKernelTemplatesHaveTheirOwnEntries) {
+  auto r = translate(
+      "template <typename T, typename M, int N> [[kernel]] void g(device T* x [[buffer(0)]]) {}\n"
+      "template <typename T, int N, bool B = false> [[kernel]] void g(device T* x [[buffer(0)]]) "
+      "{}\n"
+      "template [[host_name(\"a\")]] [[kernel]] decltype(g<float, int, 2>) g<float, int, 2>;\n"
+      "template [[host_name(\"b\")]] [[kernel]] decltype(g<float, 2, true>) g<float, 2, true>;\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(contains(r.code, "struct ms_kernel_g {"));
+  EXPECT_TRUE(contains(r.code, "struct ms_kernel_g_o2 {"));
+  EXPECT_TRUE(contains(r.code, "ms_kernel_g<T, M, N> ms_kernel_pick_g();"));
+  EXPECT_TRUE(contains(r.code, "ms_kernel_g_o2<T, N, B> ms_kernel_pick_g();"));
+}
+
+// MLX's sort.h: `typename CompareOp = LessThan<ValT>>`, the list closed by `>>`.
+TEST(FrontReflection, TemplateListClosedByShiftToken) {
+  auto r = translate(
+      "template <typename T> struct Less {};\n"
+      "template <typename T, typename Op = Less<T>>\n"
+      "[[kernel]] void k(device T* x [[buffer(0)]]) {}\n");
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.ctx.kernels.size(), 1u);
+  EXPECT_EQ(r.ctx.kernels[0].template_params, "typename T, typename Op = Less<T>");
+  EXPECT_EQ(r.ctx.kernels[0].template_arg_names, (std::vector<std::string>{"T", "Op"}));
 }
 
 TEST(FrontHostName, OrdinaryExplicitInstantiationUntouched) {

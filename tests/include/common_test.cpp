@@ -8,13 +8,14 @@
 #include "test_util.h"
 
 using namespace metal;
-using metalsim::msl_test::uniform;
+using metalsim::msl_test::uniform_real;
 
 namespace {
 
 TEST(Common, ScalarModels) {
   for (int i = 0; i < 5000; ++i) {
-    const float x = uniform(-3, 3), a = uniform(-1, 0), b = uniform(0, 1), t = uniform(0, 1);
+    const float x = uniform_real(-3, 3), a = uniform_real(-1, 0), b = uniform_real(0, 1),
+                t = uniform_real(0, 1);
     ASSERT_EQ(clamp(x, a, b), std::min(std::max(x, a), b));
     ASSERT_EQ(mix(a, b, t), a + (b - a) * t);
     ASSERT_EQ(saturate(x), std::min(std::max(x, 0.0f), 1.0f));

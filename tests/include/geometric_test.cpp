@@ -5,7 +5,7 @@
 #include "test_util.h"
 
 using namespace metal;
-using metalsim::msl_test::uniform;
+using metalsim::msl_test::uniform_real;
 
 namespace {
 
@@ -15,8 +15,8 @@ double ddot(const float3& a, const float3& b) {
 
 TEST(Geometric, MatchesDoubleModel) {
   for (int i = 0; i < 2000; ++i) {
-    const float3 a(uniform(-5, 5), uniform(-5, 5), uniform(-5, 5));
-    const float3 b(uniform(-5, 5), uniform(-5, 5), uniform(-5, 5));
+    const float3 a(uniform_real(-5, 5), uniform_real(-5, 5), uniform_real(-5, 5));
+    const float3 b(uniform_real(-5, 5), uniform_real(-5, 5), uniform_real(-5, 5));
     const double tol = 1e-5 * (1 + ddot(a, a) + ddot(b, b));
     ASSERT_NEAR(dot(a, b), ddot(a, b), tol);
     ASSERT_NEAR(length_squared(a), ddot(a, a), tol);

@@ -26,9 +26,7 @@ METAL_FUNC bfloat max(bfloat x, bfloat y) {
   ++own_calls;
   return bfloat(__metal_fmax(float(x), float(y), __METAL_MAYBE_FAST_MATH__));
 }
-METAL_FUNC bfloat frexp(bfloat x, int& e) {
-  return bfloat(__metal_frexp(float(x), &e));
-}
+METAL_FUNC bfloat frexp(bfloat x, int& e) { return bfloat(__metal_frexp(float(x), &e)); }
 namespace fast {
 METAL_FUNC bfloat exp(bfloat x) {
   ++own_calls;
@@ -46,7 +44,7 @@ METAL_FUNC bfloat exp(bfloat x) {
 namespace {
 
 using namespace metal;
-using metalsim::msl_test::uniform;
+using metalsim::msl_test::uniform_real;
 
 static_assert(__METAL_FAST_MATH__ && !__METAL_PRECISE_MATH__);
 static_assert(__metal_get_simdgroup_size(ushort()) == 32);
@@ -54,7 +52,8 @@ static_assert(std::is_same_v<decltype(__metal_get_simdgroup_size(uint())), uint>
 
 TEST(Intrinsics, MathForwardsToTheLibrary) {
   for (int i = 0; i < 200; ++i) {
-    const float x = uniform(-4.0f, 4.0f), y = uniform(0.1f, 4.0f), z = uniform(-4.0f, 4.0f);
+    const float x = uniform_real(-4.0f, 4.0f), y = uniform_real(0.1f, 4.0f),
+                z = uniform_real(-4.0f, 4.0f);
     EXPECT_EQ(__metal_exp(x, __METAL_FAST_MATH__), std::exp(x));
     EXPECT_EQ(__metal_fabs(x, __METAL_PRECISE_MATH__), std::fabs(x));
     EXPECT_EQ(__metal_sqrt(y, true), std::sqrt(y));
@@ -80,7 +79,7 @@ TEST(Intrinsics, MathForwardsToTheLibrary) {
 
 TEST(Intrinsics, ProgramBfloatOverloadsAreCalledInsteadOfOurs) {
   for (int i = 0; i < 100; ++i) {
-    const bfloat x(uniform(-4.0f, 4.0f)), y(uniform(-4.0f, 4.0f));
+    const bfloat x(uniform_real(-4.0f, 4.0f)), y(uniform_real(-4.0f, 4.0f));
     own_calls = 0;
     EXPECT_EQ(exp(x).bits, bfloat(std::exp(float(x))).bits);
     EXPECT_EQ(fast::exp(x).bits, bfloat(std::exp(float(x))).bits);

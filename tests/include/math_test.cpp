@@ -13,7 +13,7 @@
 using namespace metal;
 using metalsim::msl_test::ulp_float;
 using metalsim::msl_test::ulp_half;
-using metalsim::msl_test::uniform;
+using metalsim::msl_test::uniform_real;
 
 namespace {
 
@@ -25,8 +25,10 @@ struct Unary {
   float lo, hi;
 };
 
-#define UNARY(fn, model, lo, hi) \
-  Unary { #fn, [](float x) { return metal::fn(x); }, [](half x) { return metal::fn(x); }, model, lo, hi }
+#define UNARY(fn, model, lo, hi)                                                                  \
+  Unary {                                                                                         \
+    #fn, [](float x) { return metal::fn(x); }, [](half x) { return metal::fn(x); }, model, lo, hi \
+  }
 
 double d_sinpi(double x) { return std::sin(M_PI * std::fmod(x, 2.0)); }
 double d_cospi(double x) { return std::cos(M_PI * std::fmod(x, 2.0)); }
@@ -36,45 +38,71 @@ double d_rsqrt(double x) { return 1.0 / std::sqrt(x); }
 double d_fract(double x) { return std::fmin(x - std::floor(x), 0x1.fffffep-1); }
 
 const Unary kUnary[] = {
-    UNARY(sin, [](double x) { return std::sin(x); }, -10, 10),
-    UNARY(cos, [](double x) { return std::cos(x); }, -10, 10),
-    UNARY(tan, [](double x) { return std::tan(x); }, -1.5f, 1.5f),
-    UNARY(asin, [](double x) { return std::asin(x); }, -1, 1),
-    UNARY(acos, [](double x) { return std::acos(x); }, -1, 1),
-    UNARY(atan, [](double x) { return std::atan(x); }, -100, 100),
-    UNARY(sinh, [](double x) { return std::sinh(x); }, -8, 8),
-    UNARY(cosh, [](double x) { return std::cosh(x); }, -8, 8),
-    UNARY(tanh, [](double x) { return std::tanh(x); }, -8, 8),
-    UNARY(asinh, [](double x) { return std::asinh(x); }, -100, 100),
-    UNARY(acosh, [](double x) { return std::acosh(x); }, 1, 100),
-    UNARY(atanh, [](double x) { return std::atanh(x); }, -0.99f, 0.99f),
-    UNARY(exp, [](double x) { return std::exp(x); }, -10, 10),
-    UNARY(exp2, [](double x) { return std::exp2(x); }, -14, 15),
+    UNARY(
+        sin, [](double x) { return std::sin(x); }, -10, 10),
+    UNARY(
+        cos, [](double x) { return std::cos(x); }, -10, 10),
+    UNARY(
+        tan, [](double x) { return std::tan(x); }, -1.5f, 1.5f),
+    UNARY(
+        asin, [](double x) { return std::asin(x); }, -1, 1),
+    UNARY(
+        acos, [](double x) { return std::acos(x); }, -1, 1),
+    UNARY(
+        atan, [](double x) { return std::atan(x); }, -100, 100),
+    UNARY(
+        sinh, [](double x) { return std::sinh(x); }, -8, 8),
+    UNARY(
+        cosh, [](double x) { return std::cosh(x); }, -8, 8),
+    UNARY(
+        tanh, [](double x) { return std::tanh(x); }, -8, 8),
+    UNARY(
+        asinh, [](double x) { return std::asinh(x); }, -100, 100),
+    UNARY(
+        acosh, [](double x) { return std::acosh(x); }, 1, 100),
+    UNARY(
+        atanh, [](double x) { return std::atanh(x); }, -0.99f, 0.99f),
+    UNARY(
+        exp, [](double x) { return std::exp(x); }, -10, 10),
+    UNARY(
+        exp2, [](double x) { return std::exp2(x); }, -14, 15),
     UNARY(exp10, d_exp10, -4, 4),
-    UNARY(log, [](double x) { return std::log(x); }, 0.001f, 1000),
-    UNARY(log2, [](double x) { return std::log2(x); }, 0.001f, 1000),
-    UNARY(log10, [](double x) { return std::log10(x); }, 0.001f, 1000),
-    UNARY(sqrt, [](double x) { return std::sqrt(x); }, 0, 1000),
+    UNARY(
+        log, [](double x) { return std::log(x); }, 0.001f, 1000),
+    UNARY(
+        log2, [](double x) { return std::log2(x); }, 0.001f, 1000),
+    UNARY(
+        log10, [](double x) { return std::log10(x); }, 0.001f, 1000),
+    UNARY(
+        sqrt, [](double x) { return std::sqrt(x); }, 0, 1000),
     UNARY(rsqrt, d_rsqrt, 0.01f, 1000),
     UNARY(sinpi, d_sinpi, -4, 4),
     UNARY(cospi, d_cospi, -4, 4),
     UNARY(tanpi, d_tanpi, -0.45f, 0.45f),
-    UNARY(ceil, [](double x) { return std::ceil(x); }, -100, 100),
-    UNARY(floor, [](double x) { return std::floor(x); }, -100, 100),
-    UNARY(trunc, [](double x) { return std::trunc(x); }, -100, 100),
-    UNARY(round, [](double x) { return std::round(x); }, -100, 100),
-    UNARY(rint, [](double x) { return std::nearbyint(x); }, -100, 100),
+    UNARY(
+        ceil, [](double x) { return std::ceil(x); }, -100, 100),
+    UNARY(
+        floor, [](double x) { return std::floor(x); }, -100, 100),
+    UNARY(
+        trunc, [](double x) { return std::trunc(x); }, -100, 100),
+    UNARY(
+        round, [](double x) { return std::round(x); }, -100, 100),
+    UNARY(
+        rint, [](double x) { return std::nearbyint(x); }, -100, 100),
     UNARY(fract, d_fract, -100, 100),
-    UNARY(fabs, [](double x) { return std::fabs(x); }, -100, 100),
-    UNARY(abs, [](double x) { return std::fabs(x); }, -100, 100),
+    UNARY(
+        fabs, [](double x) { return std::fabs(x); }, -100, 100),
+    UNARY(
+        abs, [](double x) { return std::fabs(x); }, -100, 100),
 };
 
 TEST(Math, UnaryFloatWithin2UlpOfModel) {
   for (const Unary& u : kUnary) {
     for (int i = 0; i < 2000; ++i) {
-      const float x = uniform(u.lo, u.hi);
+      const float x = uniform_real(u.lo, u.hi);
       const float want = float(u.model(double(x)));
-      ASSERT_LE(ulp_float(u.f(x), want), 2.0) << u.name << "(" << x << ") = " << u.f(x) << ", want " << want;
+      ASSERT_LE(ulp_float(u.f(x), want), 2.0)
+          << u.name << "(" << x << ") = " << u.f(x) << ", want " << want;
     }
   }
 }
@@ -82,12 +110,13 @@ TEST(Math, UnaryFloatWithin2UlpOfModel) {
 TEST(Math, UnaryHalfWithin1UlpOfModel) {
   for (const Unary& u : kUnary) {
     for (int i = 0; i < 500; ++i) {
-      const half x = half(uniform(u.lo, u.hi));
+      const half x = half(uniform_real(u.lo, u.hi));
       const double m = u.model(double(float(x)));
       if (!(std::fabs(m) <= 65504.0)) continue;  // outside half's range
       const float want = float(half(float(m)));
       const float got = float(u.h(x));
-      ASSERT_LE(ulp_half(got, want), 1.0) << u.name << "(" << float(x) << ") = " << got << ", want " << want;
+      ASSERT_LE(ulp_half(got, want), 1.0)
+          << u.name << "(" << float(x) << ") = " << got << ", want " << want;
     }
   }
 }
@@ -107,7 +136,7 @@ TEST(Math, VectorsApplyPerComponent) {
 
 TEST(Math, BinaryAndTernary) {
   for (int i = 0; i < 2000; ++i) {
-    const float x = uniform(-50, 50), y = uniform(-50, 50), z = uniform(-50, 50);
+    const float x = uniform_real(-50, 50), y = uniform_real(-50, 50), z = uniform_real(-50, 50);
     ASSERT_EQ(atan2(x, y), std::atan2(x, y));
     ASSERT_EQ(fmod(x, y), std::fmod(x, y));
     ASSERT_EQ(fmin(x, y), std::fmin(x, y));
@@ -121,7 +150,9 @@ TEST(Math, BinaryAndTernary) {
     std::sort(sorted, sorted + 3);
     ASSERT_EQ(fmedian3(x, y, z), sorted[1]);
     ASSERT_EQ(divide(x, y), x / y);
-    ASSERT_LE(ulp_float(pow(std::fabs(x), y / 10), float(std::pow(double(std::fabs(x)), double(y / 10)))), 2.0);
+    ASSERT_LE(
+        ulp_float(pow(std::fabs(x), y / 10), float(std::pow(double(std::fabs(x)), double(y / 10)))),
+        2.0);
   }
   EXPECT_TRUE(std::isnan(powr(-1.0f, 2.0f)));
   EXPECT_EQ(fmax(NAN, 1.0f), 1.0f);

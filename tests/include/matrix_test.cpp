@@ -4,7 +4,7 @@
 #include "test_util.h"
 
 using namespace metal;
-using metalsim::msl_test::uniform;
+using metalsim::msl_test::uniform_real;
 
 namespace {
 
@@ -26,9 +26,10 @@ TEST(Matrix, ProductsMatchScalarModel) {
   for (int iter = 0; iter < 200; ++iter) {
     float3x4 m;  // 3 columns, 4 rows
     for (int c = 0; c < 3; ++c)
-      for (int r = 0; r < 4; ++r) m[c][r] = uniform(-2, 2);
-    const float3 v(uniform(-2, 2), uniform(-2, 2), uniform(-2, 2));
-    const float4 w(uniform(-2, 2), uniform(-2, 2), uniform(-2, 2), uniform(-2, 2));
+      for (int r = 0; r < 4; ++r) m[c][r] = uniform_real(-2, 2);
+    const float3 v(uniform_real(-2, 2), uniform_real(-2, 2), uniform_real(-2, 2));
+    const float4 w(uniform_real(-2, 2), uniform_real(-2, 2), uniform_real(-2, 2),
+                   uniform_real(-2, 2));
     const float4 mv = m * v;
     const float3 wm = w * m;
     for (int r = 0; r < 4; ++r) {

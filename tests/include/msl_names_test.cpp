@@ -12,11 +12,13 @@ typedef half test_ggml_half;
 typedef half2 test_ggml_half2;
 static_assert(std::is_same_v<test_ggml_half, metal::half>);
 static_assert(std::is_same_v<test_ggml_half2, metal::half2>);
-static_assert(std::is_same_v<::float4x4, metal::float4x4> && std::is_same_v<::half4x4, metal::half4x4>);
-static_assert(std::is_same_v<::uint, unsigned int> && std::is_same_v<::packed_float3, metal::packed_float3>);
+static_assert(std::is_same_v<::float4x4, metal::float4x4> &&
+              std::is_same_v<::half4x4, metal::half4x4>);
+static_assert(std::is_same_v<::uint, unsigned int> &&
+              std::is_same_v<::packed_float3, metal::packed_float3>);
 
 using namespace metal;
-using metalsim::msl_test::uniform;
+using metalsim::msl_test::uniform_real;
 
 namespace {
 
@@ -37,8 +39,8 @@ TEST(MslNames, MatrixDividedByScalarIsComponentwise) {
   for (int trial = 0; trial < 20; ++trial) {
     float4x4 a;
     for (int c = 0; c < 4; ++c)
-      for (int r = 0; r < 4; ++r) a[c][r] = uniform(-10, 10);
-    const float s = uniform(0.5f, 4.0f);
+      for (int r = 0; r < 4; ++r) a[c][r] = uniform_real(-10, 10);
+    const float s = uniform_real(0.5f, 4.0f);
     float4x4 q = a / s;
     for (int c = 0; c < 4; ++c)
       for (int r = 0; r < 4; ++r) EXPECT_EQ(q[c][r], a[c][r] / s);
@@ -64,8 +66,10 @@ TEST(MslNames, BracedListAssignsEachComponent) {
 }
 
 TEST(MslNames, FilledSimdgroupMatrixRowsDefaultToColumns) {
-  static_assert(std::is_same_v<decltype(make_filled_simdgroup_matrix<float, 8>(0.f)), simdgroup_float8x8>);
-  static_assert(std::is_same_v<decltype(make_filled_simdgroup_matrix<half, 8>(half(0))), simdgroup_half8x8>);
+  static_assert(
+      std::is_same_v<decltype(make_filled_simdgroup_matrix<float, 8>(0.f)), simdgroup_float8x8>);
+  static_assert(
+      std::is_same_v<decltype(make_filled_simdgroup_matrix<half, 8>(half(0))), simdgroup_half8x8>);
 }
 
 }  // namespace

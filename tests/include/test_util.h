@@ -13,7 +13,7 @@ inline std::mt19937& rng() {
   static std::mt19937 g(20240611u);
   return g;
 }
-inline float uniform(float lo, float hi) {
+inline float uniform_real(float lo, float hi) {
   return std::uniform_real_distribution<float>(lo, hi)(rng());
 }
 inline int32_t uniform_int(int32_t lo, int32_t hi) {

@@ -7,8 +7,8 @@
 #include "test_util.h"
 
 using namespace metal;
-using metalsim::msl_test::uniform;
 using metalsim::msl_test::uniform_int;
+using metalsim::msl_test::uniform_real;
 
 namespace {
 
@@ -116,9 +116,10 @@ TEST(Vec, PackedVectorsSwizzle) {
 // Each operator against the scalar operator applied per component, on random inputs.
 TEST(Vec, ArithmeticMatchesPerComponentModel) {
   for (int iter = 0; iter < 1000; ++iter) {
-    float4 a(uniform(-10, 10), uniform(-10, 10), uniform(-10, 10), uniform(-10, 10));
-    float4 b(uniform(1, 10), uniform(1, 10), uniform(1, 10), uniform(1, 10));
-    const float s = uniform(-3, 3);
+    float4 a(uniform_real(-10, 10), uniform_real(-10, 10), uniform_real(-10, 10),
+             uniform_real(-10, 10));
+    float4 b(uniform_real(1, 10), uniform_real(1, 10), uniform_real(1, 10), uniform_real(1, 10));
+    const float s = uniform_real(-3, 3);
     const float4 sum = a + b, diff = a - b, prod = a * s, quo = s / b, neg = -a;
     const bool4 lt = a < b;
     for (int i = 0; i < 4; ++i) {
@@ -134,9 +135,11 @@ TEST(Vec, ArithmeticMatchesPerComponentModel) {
 
 TEST(Vec, IntegerOperatorsMatchPerComponentModel) {
   for (int iter = 0; iter < 1000; ++iter) {
-    int4 a(uniform_int(-1000, 1000), uniform_int(-1000, 1000), uniform_int(-1000, 1000), uniform_int(-1000, 1000));
+    int4 a(uniform_int(-1000, 1000), uniform_int(-1000, 1000), uniform_int(-1000, 1000),
+           uniform_int(-1000, 1000));
     int4 b(uniform_int(1, 50), uniform_int(1, 50), uniform_int(1, 50), uniform_int(1, 50));
-    const int4 m = a % b, band = a & b, bor = a | b, bx = a ^ b, shl = b << 2, shr = a >> 1, inv = ~a;
+    const int4 m = a % b, band = a & b, bor = a | b, bx = a ^ b, shl = b << 2, shr = a >> 1,
+               inv = ~a;
     const bool4 eq = a == a, ne = a != b;
     for (int i = 0; i < 4; ++i) {
       ASSERT_EQ(m[i], a[i] % b[i]);

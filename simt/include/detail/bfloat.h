@@ -17,6 +17,17 @@ struct bfloat {
   template <class S>
     requires std::is_arithmetic_v<S> && (!std::same_as<S, float>)
   constexpr bfloat(S s) : bits(from_float(static_cast<float>(s))) {}
+  // Assigning a class that converts to an arithmetic type works as on a built-in type (MLX's
+  // steel_gemm_masked.h: `ScaleOp<bfloat>::scale = mask`, the mask a struct with `operator bool()`),
+  // where it would take two user-defined conversions. An assignment, not a converting
+  // constructor: that one would make `a * b` of two such classes ambiguous with bfloat's operators.
+  template <class U>
+    requires std::is_class_v<U> && (!std::same_as<std::remove_cv_t<U>, bfloat>) &&
+             std::is_convertible_v<const U&, float>
+  constexpr bfloat& operator=(const U& u) {
+    bits = from_float(static_cast<float>(u));
+    return *this;
+  }
   constexpr operator float() const { return __builtin_bit_cast(float, uint32_t(bits) << 16); }
 
   static constexpr bfloat from_bits(uint16_t b) {

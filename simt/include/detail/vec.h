@@ -88,6 +88,16 @@ struct alignas(Packed ? alignof(T) : detail::vec_align<T, N>) basic_vec : detail
     (put(k, a), ...);
   }
 
+  // ------------------------------ a short list of scalars: `uint4 ks = {a, b, c};` (MLX's random)
+  // Clang's vector initialiser lists zero the components not given. MSL rejects the same count in
+  // a constructor call (`uint4(a, b, c)`); here it is accepted too.
+  template <class... A>
+    requires(sizeof...(A) >= 2 && sizeof...(A) < N && (detail::scalar<A> && ...))
+  constexpr basic_vec(const A&... a) : basic_vec(T{}) {
+    int k = 0;
+    (put(k, a), ...);
+  }
+
   // ------------------------------ conversion: float4(h4), float2 t = v.xy, packed <-> unpacked
   template <detail::vector_like V>
     requires(detail::size_v<V> == N && !std::same_as<V, basic_vec>)

@@ -1,0 +1,47 @@
+#pragma once
+// Dispatches a kernel of the test library through the host API (metal-cpp), as a program would:
+// shared by the front's run tests.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <vector>
+
+#include "metalsim/Metal.hpp"
+
+namespace metalsim::front::testing {
+
+struct HostRun {
+  NS::SharedPtr<MTL::Device> device = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
+  NS::SharedPtr<MTL::CommandQueue> queue = NS::TransferPtr(device->newCommandQueue());
+  NS::SharedPtr<MTL::Library> library = NS::TransferPtr(device->newDefaultLibrary());
+
+  template <class T>
+  NS::SharedPtr<MTL::Buffer> buffer(const std::vector<T>& v) {
+    return NS::TransferPtr(
+        device->newBuffer(v.data(), v.size() * sizeof(T), MTL::ResourceStorageModeShared));
+  }
+
+  MTL::CommandBuffer* dispatch(const char* name, MTL::FunctionConstantValues* constants,
+                               const std::function<void(MTL::ComputeCommandEncoder*)>& bind,
+                               MTL::Size groups, MTL::Size tg) {
+    NS::Error* error = nullptr;
+    auto fn = NS::TransferPtr(
+        constants ? library->newFunction(NS::String::string(name, NS::UTF8StringEncoding),
+                                         constants, &error)
+                  : library->newFunction(name));
+    EXPECT_TRUE(fn) << name;
+    auto pso = NS::TransferPtr(device->newComputePipelineState(fn.get(), &error));
+    EXPECT_TRUE(pso) << name;
+    MTL::CommandBuffer* cb = queue->commandBuffer();
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(pso.get());
+    bind(enc);
+    enc->dispatchThreadgroups(groups, tg);
+    enc->endEncoding();
+    cb->commit();
+    cb->waitUntilCompleted();
+    return cb;
+  }
+};
+
+}  // namespace metalsim::front::testing
