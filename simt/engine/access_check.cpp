@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "simt/engine/access_shadow.h"
+#include "simt/engine/check_notice.h"
 #include "simt/engine/dispatch_state.h"
 #include "simt/engine/fault.h"
+#include "simt/engine/race_annotations.h"
 #include "simt/engine/race_shadow.h"
 #include "simt/engine/threadgroup_runner.h"
 
@@ -54,7 +56,8 @@ void check(const void* address, uint64_t bytes, uint32_t flags, const void* retu
   // access's (the pass gives the call the access's debug location).
   const void* pc = static_cast<const char*>(return_address) - 1;
   const char* p = static_cast<const char*>(address);
-  if (state->request.options.checks.mem) check_bounds(state->request, p, bytes, (flags & access::kWrite) != 0, pc);
+  if (state->request.options.checks.mem)
+    check_bounds(state->request, p, bytes, (flags & access::kWrite) != 0, pc);
   if (__metalsim_access_every != 0) check_race(p, bytes, flags, pc);
 }
 
@@ -66,7 +69,34 @@ const DispatchState* ActiveDispatch::current() { return tls_active; }
 
 // ------------------------------ marks of the bound offsets
 
+namespace {
+
+// Kernels compiled with the access-check pass (cmake/MetalsimInstrument.cmake); the pass leaves
+// ThreadSanitizer's kernels alone (the tsan preset).
+#if defined(METALSIM_ACCESS_CHECKS)
+constexpr bool kKernelsChecked = !race::kEnabled;
+#else
+constexpr bool kKernelsChecked = false;
+#endif
+
+// Byte-precise bounds asked for and not possible: said once (METALSIM_CHECKS never skips a check
+// in silence).
+void say_why_bounds_are_coarse(const DispatchRequest& request) {
+  if (!request.options.checks.mem) return;
+  if (race::kEnabled) {
+    notice_once(
+        "bounds are the guard pages' under ThreadSanitizer (a buffer's odd tail and bytes "
+        "before a bound offset are not checked): the release and asan builds check every "
+        "byte");
+  } else if (kKernelsChecked && !shadow::active()) {
+    notice_once(shadow::unavailable_reason());
+  }
+}
+
+}  // namespace
+
 BindingMarks::BindingMarks(const DispatchRequest& request) {
+  say_why_bounds_are_coarse(request);
   if (!shadow::active()) return;
   for (const MemoryRange& m : request.memory) {
     if (m.contents == nullptr) continue;
@@ -102,8 +132,8 @@ extern "C" void __metalsim_access(const void* address, uint64_t bytes, uint32_t 
   metalsim::engine::check(address, bytes, flags, __builtin_return_address(0));
 }
 
-extern "C" void __metalsim_access_masked(const void* address, uint32_t element_bytes,
-                                         uint64_t mask, uint32_t flags) {
+extern "C" void __metalsim_access_masked(const void* address, uint32_t element_bytes, uint64_t mask,
+                                         uint32_t flags) {
   const void* return_address = __builtin_return_address(0);
   for (uint32_t i = 0; i < 64 && mask != 0; ++i, mask >>= 1)
     if ((mask & 1) != 0)

@@ -87,7 +87,8 @@ void mark_valid(const void* begin, size_t bytes) {
   if (!active() || bytes == 0) return;
   const size_t whole = bytes / kGranule * kGranule;
   if (whole > 0) mark(begin, whole, 0);
-  if (bytes > whole) *granule_byte(static_cast<const char*>(begin) + whole) = uint8_t(bytes - whole);
+  if (bytes > whole)
+    *granule_byte(static_cast<const char*>(begin) + whole) = uint8_t(bytes - whole);
 }
 
 void mark_valid_from(const void* address) {

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <array>
 #include <csetjmp>
@@ -47,6 +48,16 @@ void chain(int sig, siginfo_t* info, void* context) {
   raise(sig);
 }
 
+#if defined(METALSIM_RACECHECK)
+// Under ThreadSanitizer a jump out of the lane's fiber is lost (TSan: "can't find longjmp buf")
+// and the process would end with status 0: the report is printed and the process ends with 1.
+[[noreturn]] void end_process(const FaultRecord& fault) {
+  report_unrecoverable_fault(fault);
+  std::fflush(nullptr);
+  _exit(1);
+}
+#endif
+
 void on_fault(int sig, siginfo_t* info, void* context) {
   if (UninitTrace* trace = current_uninit_trace();
       trace != nullptr && sig == SIGSEGV && trace->on_access_fault(info->si_addr, context))
@@ -67,6 +78,9 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   auto* uc = static_cast<ucontext_t*>(context);
   trap.last.pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
 #endif
+#if defined(METALSIM_RACECHECK)
+  end_process(trap.last);
+#endif
   siglongjmp(*trap.recovery, 1);
 }
 
@@ -81,6 +95,9 @@ void on_timeout(int, siginfo_t*, void* context) {
   trap.last.pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
 #else
   (void)context;
+#endif
+#if defined(METALSIM_RACECHECK)
+  end_process(trap.last);
 #endif
   siglongjmp(*trap.recovery, 1);
 }
@@ -164,6 +181,9 @@ void FaultTrap::raise(const FaultRecord& fault) {
   if (trap.armed == 0 || trap.recovery == nullptr) return;
   trap.armed = 0;
   trap.last = fault;
+#if defined(METALSIM_RACECHECK)
+  end_process(fault);
+#endif
   siglongjmp(*trap.recovery, 1);
 }
 int FaultTrap::timeout_signal() { return SIGRTMIN + 5; }

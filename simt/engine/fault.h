@@ -22,6 +22,11 @@ struct FaultRecord {
   bool detected = false;
 };
 
+// The tsan preset: ThreadSanitizer cannot follow a jump out of a lane's fiber, so a fault or the
+// watchdog inside a kernel ends the process there. This prints its report on stderr
+// (race_report.cpp); the process then exits with status 1 (docs/checks.md).
+void report_unrecoverable_fault(const FaultRecord& fault);
+
 class FaultTrap {
  public:
   // `recovery`: where a fault jumps (sigsetjmp'ed by the runner, without a signal-mask save).

@@ -1,8 +1,12 @@
 // Racecheck (tsan preset): ThreadSanitizer's reports about kernel accesses become metalsim
 // reports (race.threadgroup / race.device) on the running dispatch, with both lanes and both
-// .metal lines. TSan still prints its own report to stderr as well.
+// .metal lines. TSan's own text of those is printed only with METALSIM_TSAN_REPORTS=1; its
+// reports about anything else are printed as always. A fault inside a kernel ends the process
+// with its report (report_unrecoverable_fault).
 #if defined(METALSIM_RACECHECK)
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "simt/engine/fault.h"
@@ -47,13 +51,20 @@ std::string thread_name(void* report, int thread_count, int tid) {
   return "thread T" + std::to_string(tid);
 }
 
+// TSan's frames are return addresses (of its __tsan_read/__tsan_write call, and of the calls
+// above): the byte before each is inside the call, on the access's line, not the next one.
 std::vector<const void*> trace_of(const Access& a) {
   std::vector<const void*> trace;
   for (void* pc : a.trace) {
     if (pc == nullptr) break;
-    trace.push_back(pc);
+    trace.push_back(static_cast<const char*>(pc) - 1);
   }
   return trace;
+}
+
+bool print_raw_reports() {
+  const char* v = std::getenv("METALSIM_TSAN_REPORTS");
+  return v != nullptr && *v != '\0' && *v != '0';
 }
 
 }  // namespace
@@ -62,11 +73,12 @@ std::vector<const void*> trace_of(const Access& a) {
 // Called by dispatch.cpp so the linker keeps this object (and the hook) from the archive.
 namespace metalsim::engine {
 void link_race_reporting() {}
-}
+}  // namespace metalsim::engine
 
 namespace {
-void convert_report(void* report);
-}
+bool convert_report(void* report);
+thread_local const void* tls_seen_report = nullptr;  // converted (or not) by OnReport already
+}  // namespace
 
 // Racecheck's defaults (TSAN_OPTIONS still overrides them):
 // - every race is reported, also when the same instructions raced before (each dispatch that
@@ -79,27 +91,74 @@ extern "C" const char* __tsan_default_options() {
          "history_size=4";
 }
 
-// Inline library code (std::vector, std::string) may be the instrumented copy the linker kept:
-// its accesses here must not raise a nested report, which would deadlock TSan.
+// ThreadSanitizer asks this (weak in libtsan) before it prints a report: true keeps it quiet.
+// A kernel's race becomes a metalsim report and is not printed unless METALSIM_TSAN_REPORTS is
+// set. Inline library code (std::vector, std::string) may be the instrumented copy the linker
+// kept: its accesses here must not raise a nested report, which would deadlock TSan.
+namespace __tsan {
+class ReportDesc;
+bool OnReport(const ReportDesc* rep, bool suppressed);
+bool OnReport(const ReportDesc* rep, bool suppressed) {
+  if (suppressed) return true;
+  void* report = const_cast<ReportDesc*>(rep);
+  tls_seen_report = report;
+  __tsan_ignore_thread_begin();
+  const bool converted = convert_report(report);
+  __tsan_ignore_thread_end();
+  return converted && !metalsim::engine::print_raw_reports();
+}
+}  // namespace __tsan
+
+// Called after TSan printed a report: converts it where OnReport was not called (a libtsan that
+// does not let the program replace it).
 extern "C" void __tsan_on_report(void* report) {
+  if (report == tls_seen_report) return;
   __tsan_ignore_thread_begin();
   convert_report(report);
   __tsan_ignore_thread_end();
 }
 
+namespace metalsim::engine {
+
+void report_unrecoverable_fault(const FaultRecord& fault) {
+  __tsan_ignore_thread_begin();
+  std::string text;
+  if (ThreadgroupRunner* runner = ThreadgroupRunner::current()) {
+    text = runner->classify_fault(fault).format();
+  } else {
+    check::Report r;
+    r.check = fault.timeout ? check::CheckId::watchdog_timeout : check::CheckId::kernel_fault;
+    r.site = symbolize(fault.pc);
+    r.message = fault.timeout ? "the dispatch ran past its watchdog limit"
+                              : "memory fault inside a kernel (lane loops: the lane is unknown)";
+    text = r.format();
+  }
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  text +=
+      "metalsim: ThreadSanitizer builds cannot recover from a fault inside a kernel: the "
+      "process ends here, with status 1 (the release build reports it and goes on)\n";
+  std::fputs(text.c_str(), stderr);
+  __tsan_ignore_thread_end();
+}
+
+}  // namespace metalsim::engine
+
 namespace {
-void convert_report(void* report) {
+// True when `report` was about a kernel's access and is now a metalsim report.
+bool convert_report(void* report) {
   using namespace metalsim;
   engine::ThreadgroupRunner* runner = engine::ThreadgroupRunner::current();
-  if (runner == nullptr || report == nullptr) return;  // not a kernel's access: TSan's own report stands
-  if (!runner->request().options.checks.race) return;   // --checks without race: TSan's text only
+  if (runner == nullptr || report == nullptr)
+    return false;  // not a kernel's access: TSan's own report stands
+  if (!runner->request().options.checks.race)
+    return false;  // --checks without race: TSan's text only
   const char* description = nullptr;
   int count = 0, stacks = 0, mops = 0, locs = 0, mutexes = 0, threads = 0, tids = 0;
   void* sleep[1];
   if (!__tsan_get_report_data(report, &description, &count, &stacks, &mops, &locs, &mutexes,
                               &threads, &tids, sleep, 1) ||
       mops < 2)
-    return;
+    return false;
   engine::Access a[2];
   for (int i = 0; i < 2; ++i) {
     int atomic = 0, write = 0;
@@ -127,16 +186,18 @@ void convert_report(void* report) {
   r.other_trace = engine::trace_of(a[1]);
   r.memory = region.empty() ? "memory" : region;
   r.has_offset = !region.empty();
-  r.offset = offset;
-  r.other_lanes = engine::thread_name(report, threads, a[1].tid) + (a[1].write ? " (write)" : " (read)");
+  r.offset = int64_t(offset);
+  r.other_lanes =
+      engine::thread_name(report, threads, a[1].tid) + (a[1].write ? " (write)" : " (read)");
   r.message = std::string(a[0].write ? "write" : "read") + " of " + std::to_string(a[0].size) +
               " bytes conflicts with an earlier " + (a[1].write ? "write" : "read") +
               " by another thread, with no barrier between them";
   runner->defer_report(std::move(r));
+  return true;
 }
 }  // namespace
 #else
 namespace metalsim::engine {
 void link_race_reporting() {}
-}
+}  // namespace metalsim::engine
 #endif

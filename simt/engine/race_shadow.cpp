@@ -55,9 +55,8 @@ CellSpace::~CellSpace() {
 DispatchShadow::DispatchShadow(const DispatchRequest& request)
     : request_(request), locks_(new Lock[kLocks]) {
   for (const MemoryRange& m : request.memory) {
-    const bool known = std::any_of(spaces_.begin(), spaces_.end(), [&](const Space& s) {
-      return s.cells->begin() == m.contents;
-    });
+    const bool known = std::any_of(spaces_.begin(), spaces_.end(),
+                                   [&](const Space& s) { return s.cells->begin() == m.contents; });
     if (known || m.contents == nullptr || m.end <= m.contents) continue;
     spaces_.push_back({std::make_unique<CellSpace>(m.contents, m.end), m.name, m.origin});
   }
@@ -81,11 +80,25 @@ bool DispatchShadow::first_report(const void* pc, const void* other_pc) {
 
 // ------------------------------ DispatchRace
 
+#if defined(METALSIM_ACCESS_CHECKS)
+constexpr bool kKernelsReportAccesses = true;
+#else
+constexpr bool kKernelsReportAccesses = false;
+#endif
+
 DispatchRace::DispatchRace(const DispatchRequest& request, bool lane_loops) {
   if (!request.options.checks.race || kEnabled) return;  // tsan preset: ThreadSanitizer's
+  if (!kKernelsReportAccesses) {
+    notice_once(
+        "the race check did not run: kernels are built without the access-check pass "
+        "(it needs LLVM 19 and METALSIM_KERNEL_COMPILER=clang); the tsan preset runs "
+        "ThreadSanitizer's");
+    return;
+  }
   if (lane_loops) {
-    notice_once("the race check did not run: lane loops run a threadgroup's lanes together "
-                "(--mode fibers or auto run it)");
+    notice_once(
+        "the race check did not run: lane loops run a threadgroup's lanes together "
+        "(--mode fibers or auto run it)");
     return;
   }
   shadow_ = std::make_unique<DispatchShadow>(request);
@@ -97,7 +110,6 @@ DispatchRace::~DispatchRace() {
 }
 
 // ------------------------------ one access
-
 
 namespace {
 
@@ -189,8 +201,8 @@ void WorkerShadow::check_granule(ThreadgroupRunner& runner, Cell& cell, const Ac
     merge_read(cell.read, mine, ordered(cell.read, a));
     return;
   }
-  const bool same = cell.write.run == a.run && cell.write.lane == a.lane &&
-                    cell.write.serial == a.serial;
+  const bool same =
+      cell.write.run == a.run && cell.write.lane == a.lane && cell.write.serial == a.serial;
   const uint8_t mask = uint8_t(mine.mask | (same ? cell.write.mask : 0));
   cell.write = mine;
   cell.write.mask = mask;

@@ -98,8 +98,8 @@ class DispatchShadow {
  private:
   struct Space {
     std::unique_ptr<CellSpace> cells;
-    std::string name;     // of the first binding of the buffer
-    const char* origin;   // its bound address (byte offset 0 of the report)
+    std::string name;    // of the first binding of the buffer
+    const char* origin;  // its bound address (byte offset 0 of the report)
   };
   static constexpr size_t kLocks = 1024;
   static constexpr size_t kMaxReported = 256;

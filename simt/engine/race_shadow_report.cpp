@@ -55,12 +55,12 @@ void WorkerShadow::report(ThreadgroupRunner& runner, const Access& a, const Reco
   r.other_lanes = who(dispatch_->request(), other, other_write);
   const char* mine = a.write ? "write" : "read";
   const char* theirs = other_write ? "write" : "read";
-  r.message = std::string(mine) + " conflicts with an earlier " + theirs + " by " +
-              (other.run == a.run && !other.many_runs ? "another thread of the threadgroup"
-                                                      : "another threadgroup") +
-              (threadgroup || other.run == a.run
-                   ? ", with no barrier between them"
-                   : ": threadgroups of one dispatch are not ordered");
+  r.message =
+      std::string(mine) + " conflicts with an earlier " + theirs + " by " +
+      (other.run == a.run && !other.many_runs ? "another thread of the threadgroup"
+                                              : "another threadgroup") +
+      (threadgroup || other.run == a.run ? ", with no barrier between them"
+                                         : ": threadgroups of one dispatch are not ordered");
   runner.report(std::move(r));
 }
 

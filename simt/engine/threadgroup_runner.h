@@ -56,6 +56,9 @@ class ThreadgroupRunner {
     return *current_;
   }
 
+  // What a fault of the running lane hit, as its report (fault_report.h).
+  check::Report classify_fault(const struct FaultRecord& fault);
+
   // The running lane waits at a sync point. Inline into the sync points (the fiber lane's path).
   [[gnu::always_inline]] inline void block(SyncRequest& request);
   uint32_t current_lane() const;
@@ -119,7 +122,6 @@ class ThreadgroupRunner {
   void recover_from_fault();
   void begin_uninit_trace();
   void end_uninit_trace();
-  check::Report classify_fault(const struct FaultRecord& fault);
 
   [[noreturn]] void abandon_threadgroup();
 

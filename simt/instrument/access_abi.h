@@ -9,7 +9,7 @@
 
 namespace metalsim::instrument::abi {
 
-inline constexpr const char* kShadow = "__metalsim_access_shadow";          // uint8_t*
+inline constexpr const char* kShadow = "__metalsim_access_shadow";           // uint8_t*
 inline constexpr const char* kShadowMask = "__metalsim_access_shadow_mask";  // uint64_t
 inline constexpr const char* kEvery = "__metalsim_access_every";             // uint32_t
 inline constexpr const char* kAccess = "__metalsim_access";  // void(ptr, i64 bytes, i32 flags)

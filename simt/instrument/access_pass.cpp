@@ -25,10 +25,10 @@ struct Access {
   Instruction* at = nullptr;  // checked just before it
   Value* pointer = nullptr;
   uint64_t bytes = 0;
-  Value* length = nullptr;        // memcpy/memmove/memset
-  Value* mask = nullptr;          // llvm.masked.load/store: <N x i1>
-  uint32_t element_bytes = 0;     // ... and their elements' size
-  uint32_t flags = 0;             // abi::kWrite, abi::kAtomic
+  Value* length = nullptr;     // memcpy/memmove/memset
+  Value* mask = nullptr;       // llvm.masked.load/store: <N x i1>
+  uint32_t element_bytes = 0;  // ... and their elements' size
+  uint32_t flags = 0;          // abi::kWrite, abi::kAtomic
 };
 
 // Memory a kernel may not run out of through this pointer, or that is not a buffer's nor
@@ -38,7 +38,8 @@ bool exempt(const Value* pointer) {
   const Value* base = getUnderlyingObject(pointer, 12);
   if (isa<AllocaInst>(base) || isa<GlobalVariable>(base)) return true;
   if (isa<IntToPtrInst>(base)) return true;
-  if (auto* ce = dyn_cast<ConstantExpr>(base); ce != nullptr && ce->getOpcode() == Instruction::IntToPtr)
+  if (auto* ce = dyn_cast<ConstantExpr>(base);
+      ce != nullptr && ce->getOpcode() == Instruction::IntToPtr)
     return true;
   return false;
 }
@@ -77,7 +78,8 @@ void intrinsic_accesses(Instruction& inst, const DataLayout& dl, std::vector<Acc
   auto* call = dyn_cast<IntrinsicInst>(&inst);
   if (call == nullptr) return;
   if (auto* transfer = dyn_cast<MemTransferInst>(call)) {
-    out.push_back({&inst, transfer->getRawDest(), 0, transfer->getLength(), nullptr, 0, abi::kWrite});
+    out.push_back(
+        {&inst, transfer->getRawDest(), 0, transfer->getLength(), nullptr, 0, abi::kWrite});
     out.push_back({&inst, transfer->getRawSource(), 0, transfer->getLength(), nullptr, 0, 0});
     return;
   }
@@ -209,9 +211,9 @@ Callees callees(Module& m) {
   auto* i32 = Type::getInt32Ty(ctx);
   auto* i64 = Type::getInt64Ty(ctx);
   auto* v = Type::getVoidTy(ctx);
-  return {m.getOrInsertFunction(abi::kAccess, FunctionType::get(v, {ptr, i64, i32}, false)),
-          m.getOrInsertFunction(abi::kAccessMasked,
-                                FunctionType::get(v, {ptr, i32, i64, i32}, false))};
+  return {
+      m.getOrInsertFunction(abi::kAccess, FunctionType::get(v, {ptr, i64, i32}, false)),
+      m.getOrInsertFunction(abi::kAccessMasked, FunctionType::get(v, {ptr, i32, i64, i32}, false))};
 }
 
 void instrument_access(const Access& a, const Entry& e, const Callees& c, Function& f) {
@@ -223,7 +225,8 @@ void instrument_access(const Access& a, const Entry& e, const Callees& c, Functi
     if (auto* vector = dyn_cast<FixedVectorType>(bits->getType()))
       bits = b.CreateBitCast(bits, b.getIntNTy(vector->getNumElements()));
     bits = b.CreateZExtOrTrunc(bits, b.getInt64Ty());
-    call = b.CreateCall(c.masked, {a.pointer, b.getInt32(a.element_bytes), bits, b.getInt32(a.flags)});
+    call =
+        b.CreateCall(c.masked, {a.pointer, b.getInt32(a.element_bytes), bits, b.getInt32(a.flags)});
   } else if (a.length != nullptr) {
     Value* length = b.CreateZExtOrTrunc(a.length, b.getInt64Ty());
     call = b.CreateCall(c.access, {a.pointer, length, b.getInt32(a.flags)});

@@ -16,10 +16,9 @@ llvm::cl::opt<bool> race_switch(
 metalsim::instrument::AccessCheckOptions options() { return {race_switch}; }
 
 void register_callbacks(llvm::PassBuilder& pb) {
-  pb.registerOptimizerLastEPCallback(
-      [](llvm::ModulePassManager& mpm, llvm::OptimizationLevel) {
-        mpm.addPass(metalsim::instrument::AccessCheckPass(options()));
-      });
+  pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager& mpm, llvm::OptimizationLevel) {
+    mpm.addPass(metalsim::instrument::AccessCheckPass(options()));
+  });
   pb.registerPipelineParsingCallback([](llvm::StringRef name, llvm::ModulePassManager& mpm,
                                         llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
     if (name != "metalsim-access-checks") return false;

@@ -33,7 +33,8 @@ bool check_from_name(std::string_view name, CheckId& out) {
 }
 
 bool check_implemented(CheckId id) {
-#if defined(METALSIM_RACECHECK)
+  // ThreadSanitizer's (tsan preset) or the shadow racecheck of the access-check pass.
+#if defined(METALSIM_RACECHECK) || defined(METALSIM_ACCESS_CHECKS)
   constexpr bool racecheck = true;
 #else
   constexpr bool racecheck = false;

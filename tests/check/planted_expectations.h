@@ -17,8 +17,9 @@ namespace metalsim::testing::planted {
 
 // How the finding is made: the engine or the host files it (a report on the command buffer),
 // the test compares schedules (race.schedule, always available), the test poisons outputs
-// (uninit.output), or ThreadSanitizer does (race.threadgroup / race.device, tsan preset only).
-enum class Finder : uint8_t { engine, schedules, poison, tsan };
+// (uninit.output), or the race check does (race.threadgroup / race.device: the shadow racecheck
+// of the access-check pass in builds with it, ThreadSanitizer in the tsan preset).
+enum class Finder : uint8_t { engine, schedules, poison, race };
 
 struct Expectation {
   const char* kernel;
@@ -33,8 +34,11 @@ struct Expectation {
   uint32_t line_slack;        // the reported line may be up to this many lines after the marker
   bool other_line;            // the report also names the PLANT2 line (other_site)
   const char* memory;         // substring of Report::memory, or nullptr
-  int64_t offset;             // Report::offset in bytes, or -1
+  int64_t offset;             // Report::offset in bytes (negative: before the binding), or
+                              // kAnyOffset
 };
+
+inline constexpr int64_t kAnyOffset = -1;
 
 constexpr engine::Size3 tg0{0, 0, 0};
 constexpr engine::Size3 any{0, 0, 0};
@@ -48,6 +52,18 @@ inline constexpr Expectation kTable[] = {
   {"planted_oob_device_write", "bounds.device", Finder::engine, "bounds_device.metal",
    "2-D store with row pitch width + 1: row 3 runs past the end",
    true, tg0, {13, 3, 0}, true, 0, false, "buffer(0)", 256},
+  // Byte-precise (the access shadow, docs/checks.md): a 101-float buffer bound at offset 4,
+  // 4 threadgroups of 25 threads.
+  {"planted_oob_offset_read", "bounds.device", Finder::engine, "bounds_device.metal",
+   "a 101-float buffer bound at byte offset 4 (100 floats); the last thread reads in[gid + 1], "
+   "4 bytes past the buffer's end and 12 before its guard page",
+   true, {3, 0, 0}, {24, 0, 0}, true, 0, false, "buffer(0)", 400},
+  {"planted_oob_before_offset", "bounds.device", Finder::engine, "bounds_device.metal",
+   "the same binding; thread 0 reads in[-1], the buffer's first 4 bytes, before the bound offset",
+   true, tg0, {0, 0, 0}, true, 0, false, "buffer(0)", -4},
+  {"planted_oob_bytes_read", "bounds.device", Finder::engine, "bounds_device.metal",
+   "setBytes of 3 floats (12 bytes); thread 3 of 4 reads coeffs[3]",
+   true, tg0, {3, 0, 0}, true, 0, false, "buffer(0)", 12},
   // 2. bounds.threadgroup: 64 floats of threadgroup memory, threadgroups of 64.
   {"planted_oob_tg_region", "bounds.threadgroup", Finder::engine, "bounds_threadgroup.metal",
    "scratch[tid + 1] in a 256-byte [[threadgroup(0)]] region",
@@ -58,6 +74,10 @@ inline constexpr Expectation kTable[] = {
   {"planted_oob_tg_small_array", "bounds.threadgroup", Finder::engine, "bounds_threadgroup.metal",
    "tile[tid * 2] in a kernel-scope threadgroup float tile[64]: each kernel-scope variable ends at a guard page",
    true, tg0, {32, 0, 0}, true, 0, false, "threadgroup variable 'tile'", 256},
+  {"planted_oob_tg_odd_array", "bounds.threadgroup", Finder::engine, "bounds_threadgroup.metal",
+   "small[min(tid, 5)] in a kernel-scope threadgroup float small[5] (20 bytes): thread 5 reads "
+   "the 4 bytes past its end, inside its last 16-byte granule",
+   true, tg0, {5, 0, 0}, true, 0, false, "threadgroup variable 'small'", 20},
   // 3. race on threadgroup memory (missing barrier): schedules, then TSan.
   {"planted_race_tg_reverse", "race.schedule", Finder::schedules, "race_threadgroup.metal",
    "tile[tid] = in; out = tile[n - 1 - tid] with no barrier between",
@@ -65,13 +85,19 @@ inline constexpr Expectation kTable[] = {
   {"planted_race_tg_reduce", "race.schedule", Finder::schedules, "race_threadgroup.metal",
    "tree reduction without the barrier inside the loop",
    true, tg0, {0, 0, 0}, false, 0, false, "buffer(1)", 0},
-  {"planted_race_tg_reverse", "race.threadgroup", Finder::tsan, "race_threadgroup.metal",
+  // The shadow racecheck (one worker, in order): thread 32 reads tile[31] (marker) after thread
+  // 31 wrote it (and writes tile[32], which thread 31 read: a second report).
+  {"planted_race_tg_reverse", "race.threadgroup", Finder::race, "race_threadgroup.metal",
    "tile[tid] = in; out = tile[n - 1 - tid] with no barrier between",
-   true, tg0, any, true, 0, false, nullptr, -1},
-  {"planted_race_tg_reduce", "race.threadgroup", Finder::tsan, "race_threadgroup.metal",
+   true, tg0, {32, 0, 0}, true, 0, true, "threadgroup variable 'tile'", 31 * 4},
+  {"planted_race_tg_reduce", "race.threadgroup", Finder::race, "race_threadgroup.metal",
    "tree reduction without the barrier inside the loop",
-   // The loop line (marker) or its body: the optimiser merges the two.
-   true, tg0, any, true, 1, false, nullptr, -1},
+   // The loop line (marker) or its body: the optimiser merges the two. Thread 1 adds into
+   // sums[1] after thread 0 read it (s = 1).
+   true, tg0, {1, 0, 0}, true, 1, false, "threadgroup variable 'sums'", 4},
+  {"planted_race_tg_write_write", "race.threadgroup", Finder::race, "race_threadgroup.metal",
+   "pairs[tid] = ...; pairs[(tid + 1) % n] = ... with no barrier: threads 0 and 1 both write pairs[1]",
+   true, tg0, {1, 0, 0}, true, 0, true, "threadgroup variable 'pairs'", 4},
   // 4. two threadgroups write one device element: schedules, then TSan.
   {"planted_race_device_same_element", "race.schedule", Finder::schedules, "race_device.metal",
    "every threadgroup stores its index into out[0]",
@@ -79,13 +105,19 @@ inline constexpr Expectation kTable[] = {
   {"planted_race_device_ticket", "race.schedule", Finder::schedules, "race_device.metal",
    "non-atomic counter[0] = counter[0] + 1 shared by all threadgroups",
    false, tg0, any, false, 0, false, "buffer(1)", 0},
-  {"planted_race_device_same_element", "race.device", Finder::tsan, "race_device.metal",
+  {"planted_race_device_same_element", "race.device", Finder::race, "race_device.metal",
    "every threadgroup stores its index into out[0]",
-   false, tg0, any, true, 0, false, nullptr, -1},
-  {"planted_race_device_ticket", "race.device", Finder::tsan, "race_device.metal",
+   true, {1, 0, 0}, {0, 0, 0}, true, 0, false, "buffer(0)", 0},
+  {"planted_race_device_ticket", "race.device", Finder::race, "race_device.metal",
    "non-atomic counter[0] = counter[0] + 1 shared by all threadgroups",
    // The read (marker) or the write after it, whichever TSan sees second.
-   false, tg0, any, true, 1, false, nullptr, -1},
+   true, {1, 0, 0}, {0, 0, 0}, true, 1, false, "buffer(0)", 0},
+  {"planted_race_device_same_value", "race.device", Finder::race, "race_device.metal",
+   "every threadgroup sets flag[0] = 1: the same result in every order (no schedule shows it)",
+   true, {1, 0, 0}, {0, 0, 0}, true, 0, true, "buffer(0)", 0},
+  {"planted_race_device_lanes", "race.device", Finder::race, "race_device.metal",
+   "data[gid] = ...; out[gid] = data[neighbour] with no barrier: thread 1 writes what thread 0 read",
+   true, tg0, {1, 0, 0}, true, 0, true, "buffer(0)", 4},
   // 5. barrier.exited: the report names the first thread waiting at the barrier.
   {"planted_barrier_after_return", "barrier.exited", Finder::engine, "barrier_exited.metal",
    "if (gid >= n) return; before a threadgroup_barrier (n = 48, threadgroup of 64)",

@@ -7,21 +7,8 @@
 
 #include "planted_support.h"
 #include "simt/engine/dispatch.h"
-
-#if __has_include("simt/engine/race_annotations.h")
 #include "simt/engine/race_annotations.h"
-#define METALSIM_PLANTED_HAS_RACE_ANNOTATIONS 1
-#endif
-
-namespace metalsim::check {
-// Fallback for the hook the lead adds to simt/check: `bool check_implemented(CheckId)`, true
-// when the engine files reports of that id in this build. Found by argument-dependent lookup;
-// the real (non-template) function wins over this template as soon as it exists.
-template <class Id>
-bool check_implemented(Id) {
-  return false;
-}
-}  // namespace metalsim::check
+#include "simt/report/check_id.h"
 
 namespace metalsim::testing::planted {
 
@@ -44,6 +31,32 @@ Outcome oob_device_read(Harness& h) {
                             e->setBuffer(out.get(), 0, 1);
                           },
                           {2, 1, 1}, {32, 1, 1}));
+}
+
+// A 101-float buffer bound at byte offset 4: 100 floats, 4 threadgroups of 25 threads.
+Outcome oob_offset(Harness& h, const char* kernel) {
+  std::vector<float> in(101);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = float(i) * 0.5f + 1.0f;
+  auto a = h.buffer(in);
+  auto out = h.buffer(100 * 4);
+  return outcome_of(h.run(kernel,
+                          [&](auto* e) {
+                            e->setBuffer(a.get(), 4, 0);
+                            e->setBuffer(out.get(), 0, 1);
+                          },
+                          {4, 1, 1}, {25, 1, 1}));
+}
+
+// setBytes of 3 floats read by 4 threads.
+Outcome oob_bytes(Harness& h) {
+  const float coeffs[3] = {0.25f, -1.5f, 3.0f};
+  auto out = h.buffer(4 * 4);
+  return outcome_of(h.run("planted_oob_bytes_read",
+                          [&](auto* e) {
+                            e->setBytes(coeffs, sizeof coeffs, 0);
+                            e->setBuffer(out.get(), 0, 1);
+                          },
+                          {1, 1, 1}, {4, 1, 1}));
 }
 
 Outcome oob_device_write(Harness& h) {
@@ -233,6 +246,16 @@ std::map<std::string, Dispatcher> make_dispatchers() {
   std::map<std::string, Dispatcher> d;
   d["planted_oob_device_read bounds.device"] = oob_device_read;
   d["planted_oob_device_write bounds.device"] = oob_device_write;
+  d["planted_oob_offset_read bounds.device"] = [](Harness& h) {
+    return oob_offset(h, "planted_oob_offset_read");
+  };
+  d["planted_oob_before_offset bounds.device"] = [](Harness& h) {
+    return oob_offset(h, "planted_oob_before_offset");
+  };
+  d["planted_oob_bytes_read bounds.device"] = oob_bytes;
+  d["planted_oob_tg_odd_array bounds.threadgroup"] = [](Harness& h) {
+    return oob_tg(h, "planted_oob_tg_odd_array", false);
+  };
   d["planted_oob_tg_region bounds.threadgroup"] = [](Harness& h) {
     return oob_tg(h, "planted_oob_tg_region", true);
   };
@@ -307,11 +330,9 @@ std::string unavailable(const Expectation& e) {
   CheckId id;
   if (!id_of(e.check, id))
     return std::string("check id '") + e.check + "' is not in simt/report/check_id.h";
-  if (e.finder == Finder::tsan) {
-#if defined(METALSIM_PLANTED_HAS_RACE_ANNOTATIONS)
-    if (engine::race::kEnabled || check::check_implemented(id)) return "";
-#endif
-    return "race reports need the tsan preset (ThreadSanitizer racecheck)";
+  if (e.finder == Finder::race) {
+    if (check::check_implemented(id)) return "";
+    return "race reports need kernels built with the access-check pass or the tsan preset";
   }
   if (id == CheckId::uninit_threadgroup && !check::check_implemented(id))
     return "uninit.threadgroup (initcheck) is not implemented by the engine yet";
@@ -360,7 +381,7 @@ void expect_reported(const Expectation& e, engine::ExecutionMode mode) {
   Harness h;
   h.options().workers = 1;  // which lane faults first is then fixed
   h.options().mode = mode;
-  if (e.finder == Finder::tsan) {
+  if (e.finder == Finder::race) {
     h.options().checks.race = true;
   }
   const uint64_t loops_before = engine::lane_loop_threadgroups_total();
@@ -386,11 +407,14 @@ void expect_reported(const Expectation& e, engine::ExecutionMode mode) {
   EXPECT_EQ(r->kernel, e.kernel) << text;
   if (e.has_lane) {
     EXPECT_TRUE(r->has_lane) << text;
-    // Every threadgroup of the TSan rows races, on two workers: the folded report names the
-    // first threadgroup in grid order whichever worker filed first (ReportSink::add).
-    EXPECT_EQ(r->lane.threadgroup, e.threadgroup) << text;
+    // ThreadSanitizer's rows run on two workers and name whichever lane it saw second: the
+    // shadow racecheck's run on one, in order, and name the row's lanes.
+    const bool tsan_row = e.finder == Finder::race && engine::race::kEnabled;
+    if (!tsan_row) {
+      EXPECT_EQ(r->lane.threadgroup, e.threadgroup) << text;
+    }
     // Lane loops name the thread where one lane was running (Report::thread_known).
-    if (e.finder != Finder::tsan && r->thread_known) {
+    if (!tsan_row && r->thread_known) {
       EXPECT_EQ(r->lane.thread, e.thread) << text;
     }
     if (mode == engine::ExecutionMode::fibers || mode == engine::ExecutionMode::automatic) {
@@ -400,8 +424,16 @@ void expect_reported(const Expectation& e, engine::ExecutionMode mode) {
   if (e.has_line) {
     // The .metal file itself (kernels carry DWARF 4 line tables: see cmake/MetalsimMetal.cmake).
     EXPECT_TRUE(ends_with(r->site.file, "/" + std::string(e.file))) << text;
+  }
+  if (e.has_line && !e.other_line) {
     EXPECT_GE(r->site.line, line) << text;
     EXPECT_LE(r->site.line, line + e.line_slack) << text;
+  }
+  if (e.has_line && !e.other_line && e.finder == Finder::race) {
+    // Both accesses of a race on the marked lines (a read and a write on one line).
+    EXPECT_TRUE(ends_with(r->other_site.file, "/" + std::string(e.file))) << text;
+    EXPECT_GE(r->other_site.line, line) << text;
+    EXPECT_LE(r->other_site.line, line + e.line_slack) << text;
   }
   if (e.other_line) {
     EXPECT_TRUE(ends_with(r->other_site.file, "/" + std::string(e.file))) << text;
@@ -413,9 +445,9 @@ void expect_reported(const Expectation& e, engine::ExecutionMode mode) {
   if (e.memory != nullptr) {
     EXPECT_NE(r->memory.find(e.memory), std::string::npos) << text;
   }
-  if (e.offset >= 0) {
+  if (e.offset != kAnyOffset) {
     EXPECT_TRUE(r->has_offset) << text;
-    EXPECT_EQ(r->offset, uint64_t(e.offset)) << text;
+    EXPECT_EQ(r->offset, e.offset) << text;
   }
   if (::testing::Test::HasFailure() || std::getenv("METALSIM_PLANTED_PRINT"))
     std::printf("%s", o.text.c_str());
@@ -439,7 +471,7 @@ TEST_P(Planted, IsReported) {
 TEST_P(Planted, IsReportedInLaneLoops) {
   const Expectation& e = GetParam();
   std::string why = unavailable(e);
-  if (e.finder == Finder::schedules || e.finder == Finder::tsan)
+  if (e.finder == Finder::schedules || e.finder == Finder::race)
     why = "schedule comparison and racecheck order lanes: they run on fibers";
   if (!why.empty()) GTEST_SKIP() << why;
   expect_reported(e, engine::ExecutionMode::loops);

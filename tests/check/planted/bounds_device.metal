@@ -17,3 +17,27 @@ kernel void planted_oob_device_write(device float* out [[buffer(0)]],
   uint pitch = width + 1;
   out[pos.y * pitch + pos.x] = float(pos.x + pos.y);  // PLANT: planted_oob_device_write
 }
+
+// Below the guard page's 16-byte resolution (caught by the access shadow, docs/checks.md): a
+// 101-float buffer bound at byte offset 4 holds 100 floats; the last thread reads in[gid + 1],
+// the 4 bytes just past the buffer's end, in the slack before its guard page.
+kernel void planted_oob_offset_read(device const float* in [[buffer(0)]],
+                                    device float* out [[buffer(1)]],
+                                    uint gid [[thread_position_in_grid]]) {
+  out[gid] = in[gid + 1];  // PLANT: planted_oob_offset_read
+}
+
+// The same binding read one element before its start: thread 0 reads in[-1], the buffer's first
+// 4 bytes, which the binding at offset 4 does not include.
+kernel void planted_oob_before_offset(device const float* in [[buffer(0)]],
+                                      device float* out [[buffer(1)]],
+                                      uint gid [[thread_position_in_grid]]) {
+  out[gid] = in[int(gid) - 1];  // PLANT: planted_oob_before_offset
+}
+
+// setBytes data: 3 floats bound, 4 threads read one each: thread 3 reads past the 12 bytes.
+kernel void planted_oob_bytes_read(constant float* coeffs [[buffer(0)]],
+                                   device float* out [[buffer(1)]],
+                                   uint gid [[thread_position_in_grid]]) {
+  out[gid] = coeffs[gid];  // PLANT: planted_oob_bytes_read
+}

@@ -41,3 +41,15 @@ kernel void planted_oob_tg_small_array(device const float* in [[buffer(0)]],
   float pair = tile[tid * 2];  // PLANT: planted_oob_tg_small_array
   out[gid] = pair;
 }
+
+// A kernel-scope array of 5 floats (20 bytes, not a multiple of 16: its last granule is part
+// slack, caught by the access shadow): threads 5..7 read small[5].
+kernel void planted_oob_tg_odd_array(device const float* in [[buffer(0)]],
+                                     device float* out [[buffer(1)]],
+                                     uint tid [[thread_position_in_threadgroup]],
+                                     uint gid [[thread_position_in_grid]]) {
+  threadgroup float small[5];
+  if (tid < 5) small[tid] = in[gid];
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[gid] = small[min(tid, 5u)];  // PLANT: planted_oob_tg_odd_array
+}

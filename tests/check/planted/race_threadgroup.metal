@@ -11,7 +11,7 @@ kernel void planted_race_tg_reverse(device const float* in [[buffer(0)]],
                                     uint n [[threads_per_threadgroup]],
                                     uint gid [[thread_position_in_grid]]) {
   threadgroup float tile[64];
-  tile[tid] = in[gid];
+  tile[tid] = in[gid];  // PLANT2: planted_race_tg_reverse
   // missing: threadgroup_barrier(mem_flags::mem_threadgroup);
   out[gid] = tile[n - 1 - tid];  // PLANT: planted_race_tg_reverse
 }
@@ -32,4 +32,18 @@ kernel void planted_race_tg_reduce(device const float* in [[buffer(0)]],
     // missing: threadgroup_barrier(mem_flags::mem_threadgroup);
   }
   if (tid == 0) out[tg] = sums[0];
+}
+
+// Write/write: each lane writes its own element, then its neighbour's, with no barrier
+// between: lane 1's first write and lane 0's second write hit pairs[1] unordered.
+kernel void planted_race_tg_write_write(device const float* in [[buffer(0)]],
+                                        device float* out [[buffer(1)]],
+                                        uint tid [[thread_position_in_threadgroup]],
+                                        uint n [[threads_per_threadgroup]],
+                                        uint gid [[thread_position_in_grid]]) {
+  threadgroup float pairs[64];
+  pairs[tid] = in[gid];                   // PLANT: planted_race_tg_write_write
+  pairs[(tid + 1) % n] = 0.5f * in[gid];  // PLANT2: planted_race_tg_write_write
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[gid] = pairs[tid];
 }
