@@ -1,8 +1,8 @@
 // The model runner at SmolLM-135M's shapes (host/model/, docs/pipeline.md): prefill tokens per
 // second of forward_prompt (batched mat-vecs) against token-by-token forward_token for prompts
 // of 1, 8, 32 and 128 tokens, and decode tokens per second with the host-side (encoding) time
-// per token. Capture and replay (MTL::IndirectCommandBuffer) is phase 2: no "with capture" row
-// yet.
+// per token, without and with capture (BM_DecodeCaptured: forward_token replayed from an
+// MTL::IndirectCommandBuffer recorded once, before the timed iterations).
 // Run: build/release/bench/model_bench [--model_layers=N] [--benchmark_filter=Prefill]
 //      (--model_layers: fewer layers than SmolLM's 30, for a quick look)
 #include <benchmark/benchmark.h>
@@ -77,11 +77,15 @@ void BM_PrefillTokenByToken(benchmark::State& state) {
   report(state, double(n), encode);
 }
 
-// Greedy decode after an 8-token prompt: one forward_token per iteration.
-void BM_Decode(benchmark::State& state) {
+// Greedy decode after an 8-token prompt: one forward_token per iteration; with `capture`, the
+// program is recorded by an untimed first token.
+void decode(benchmark::State& state, bool capture) {
   Setup& s = setup();
   ModelRunner runner(s.device.get(), s.config, s.weights);
   uint32_t next = runner.forward_prompt(std::span(s.prompt).first(8));
+  runner.set_capture(capture);
+  next = runner.forward_token(next);
+  state.counters["record_ms"] = runner.last_timing().record_seconds * 1e3;
   double encode = 0, execute = 0;
   for (auto _ : state) {
     next = runner.forward_token(next);
@@ -91,6 +95,9 @@ void BM_Decode(benchmark::State& state) {
   report(state, 1, encode);
   state.counters["commit_ms_per_tok"] = execute * 1e3 / double(state.iterations());
 }
+
+void BM_Decode(benchmark::State& state) { decode(state, false); }
+void BM_DecodeCaptured(benchmark::State& state) { decode(state, true); }
 
 BENCHMARK(BM_PrefillForwardPrompt)
     ->Arg(1)
@@ -109,6 +116,7 @@ BENCHMARK(BM_PrefillTokenByToken)
     ->Unit(benchmark::kSecond)
     ->UseRealTime();
 BENCHMARK(BM_Decode)->Iterations(8)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_DecodeCaptured)->Iterations(8)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace metalsim::model

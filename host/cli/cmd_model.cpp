@@ -2,7 +2,8 @@
 // generated from a seed, run end to end by metalsim kernels through the host API (host/model/,
 // docs/pipeline.md). Prints prefill tokens per second of forward_prompt (batched mat-vecs)
 // against feeding the same prompt token by token with forward_token, and greedy decode tokens
-// per second with the host-side (encoding) time per token.
+// per second with the host-side (encoding) time per token, without and with capture (each
+// forward_token replayed from an MTL::IndirectCommandBuffer recorded once).
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -21,6 +22,7 @@ struct ModelOptions {
   std::string cache = "chunked";
   uint32_t window = 256;
   uint32_t prompt = 32, decode = 16;
+  bool capture = true;
   uint64_t seed = 1;
   bool token_by_token = true;
   uint32_t workers = 0;
@@ -58,6 +60,7 @@ struct Throughput {
   double seconds = 0;
   uint32_t next = 0;
   double encode_seconds = 0;  // summed over the calls
+  double record_seconds = 0;  // capture: recording the programs
 };
 
 Throughput prefill_batched(model::ModelRunner& r, std::span<const uint32_t> prompt) {
@@ -89,6 +92,7 @@ Throughput decode(model::ModelRunner& r, uint32_t first, uint32_t count,
     out.push_back(t.next);
     t.next = r.forward_token(t.next);
     t.encode_seconds += r.last_timing().encode_seconds;
+    t.record_seconds += r.last_timing().record_seconds;
   }
   t.seconds = seconds_since(t0);
   return t;
@@ -125,9 +129,10 @@ int run_model(const ModelOptions& o, Io& io) {
          << " s = " << rate(o.prompt, batched.seconds) << " (one command buffer of "
          << runner.last_timing().dispatches << " dispatches, encoded in "
          << fixed(batched.encode_seconds * 1e3, 2) << " ms)\n";
+  std::unique_ptr<model::ModelRunner> single;
   if (o.token_by_token) {
-    model::ModelRunner single(device.get(), config, weights);
-    const Throughput each = prefill_token_by_token(single, prompt);
+    single = std::make_unique<model::ModelRunner>(device.get(), config, weights);
+    const Throughput each = prefill_token_by_token(*single, prompt);
     io.out << "           token by token, forward_token: " << fixed(each.seconds, 3)
            << " s = " << rate(o.prompt, each.seconds) << "; forward_prompt is "
            << fixed(each.seconds / batched.seconds, 2) << "x faster, next token "
@@ -140,8 +145,25 @@ int run_model(const ModelOptions& o, Io& io) {
            << ", " << fixed(d.seconds / o.decode * 1e3, 2)
            << " ms per token, of which host-side encoding "
            << fixed(d.encode_seconds / o.decode * 1e3, 3) << " ms\n";
-  io.out << "capture    not yet: replaying forward_token from an MTL::IndirectCommandBuffer is "
-            "phase 2\n";
+  if (o.capture && o.decode > 0) {
+    // The token-by-token runner holds the same state as `runner` had after its prefill (bit
+    // for bit): decoding it with capture must give the same tokens. Without it, capture goes
+    // on from where `runner` is.
+    model::ModelRunner* target = single ? single.get() : &runner;
+    target->set_capture(true);
+    std::vector<uint32_t> replayed;
+    const Throughput c = decode(*target, single ? batched.next : d.next, o.decode, replayed);
+    const double replay_seconds = c.seconds - c.record_seconds;
+    io.out << "           with capture: " << o.decode
+           << " tokens replayed from an indirect command buffer of "
+           << target->last_timing().dispatches << " commands (recorded once in "
+           << fixed(c.record_seconds * 1e3, 2) << " ms): " << rate(o.decode, c.seconds) << ", "
+           << fixed(replay_seconds / o.decode * 1e3, 2)
+           << " ms per token without the recording, of which host-side "
+           << fixed(c.encode_seconds / o.decode * 1e3, 3) << " ms";
+    if (single) io.out << "; tokens " << (replayed == generated ? "the same" : "DIFFERENT");
+    io.out << "\n";
+  }
   io.out << "generated ";
   for (uint32_t t : generated) io.out << " " << t;
   io.out << "\nkv cache   position " << runner.position() << ", capacity "
@@ -169,6 +191,8 @@ Action setup_model(CLI::App& sub, Io& io) {
       ->capture_default_str();
   sub.add_flag("!--no-token-by-token", o->token_by_token,
                "skip the token-by-token prefill comparison");
+  sub.add_flag("!--no-capture", o->capture,
+               "skip decoding with capture (replay from an indirect command buffer)");
   sub.add_option("--workers", o->workers, "threads running threadgroups (0: every core)")
       ->capture_default_str();
   sub.add_option("--checks", o->checks,

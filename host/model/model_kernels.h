@@ -9,13 +9,15 @@
 
 #include "host/model/argument_arena.h"
 #include "host/model/buffer_slice.h"
+#include "host/model/command_sink.h"
 #include "metalsim/Metal.hpp"
 
 namespace metalsim::model {
 
-// Where a helper encodes: the encoder, and the arena its small arguments go to.
+// Where a helper encodes: the encoder or the indirect command buffer being recorded, and the
+// arena its small arguments go to.
 struct Encoding {
-  MTL::ComputeCommandEncoder* encoder;
+  CommandSink& commands;
   ArgumentArena& args;
 };
 
@@ -34,21 +36,31 @@ class ModelKernels {
   void matvec(const Encoding& e, MTL::Buffer* weight, BufferSlice in, BufferSlice out,
               uint32_t out_dim, uint32_t in_dim, uint32_t batch, bool accumulate) const;
   // RoPE in place on q [seq, heads, head_dim] and k [seq, kv_heads, head_dim], positions from
-  // `position`.
-  void rope(const Encoding& e, BufferSlice q, BufferSlice k, uint32_t seq, uint32_t heads,
-            uint32_t kv_heads, uint32_t head_dim, uint32_t position, float theta) const;
+  // `position`. Returns where its parameters went (set_rope_position changes them).
+  BufferSlice rope(const Encoding& e, BufferSlice q, BufferSlice k, uint32_t seq, uint32_t heads,
+                   uint32_t kv_heads, uint32_t head_dim, uint32_t position, float theta) const;
   // Copies `count` floats of K and of V (one token) into a cache slot.
   void kv_append(const Encoding& e, BufferSlice k, BufferSlice v, BufferSlice k_slot,
                  BufferSlice v_slot, uint32_t count) const;
   // One query token (heads x head_dim at q) against slots 0 .. kv_len - 1 of the cache.
-  void attention(const Encoding& e, BufferSlice q, MTL::Buffer* k_cache, MTL::Buffer* v_cache,
-                 BufferSlice out, uint32_t heads, uint32_t kv_heads, uint32_t head_dim,
-                 uint32_t kv_len) const;
+  // Returns where its parameters went (repoint_attention changes them).
+  BufferSlice attention(const Encoding& e, BufferSlice q, MTL::Buffer* k_cache,
+                        MTL::Buffer* v_cache, BufferSlice out, uint32_t heads, uint32_t kv_heads,
+                        uint32_t head_dim, uint32_t kv_len) const;
   // out = silu(gate) * up over `count` floats.
   void swiglu(const Encoding& e, BufferSlice gate, BufferSlice up, BufferSlice out,
               uint32_t count) const;
   // out[0] = the index of the largest of `cols` logits.
   void argmax(const Encoding& e, BufferSlice logits, MTL::Buffer* out, uint32_t cols) const;
+
+  // A recorded program's position-dependent arguments, changed in place before a replay: the
+  // RoPE position in rope()'s parameters; the cache slot a recorded kv_append writes; the
+  // cache buffers and the length a recorded attention reads.
+  static void set_rope_position(BufferSlice params, uint32_t position);
+  static void repoint_kv_append(MTL::IndirectComputeCommand* command, BufferSlice k_slot,
+                                BufferSlice v_slot);
+  static void repoint_attention(MTL::IndirectComputeCommand* command, BufferSlice params,
+                                MTL::Buffer* k_cache, MTL::Buffer* v_cache, uint32_t kv_len);
 
  private:
   void use(const Encoding& e, const char* kernel) const;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "host/model/command_sink.h"
 #include "host/model/forward_pass.h"
 
 namespace metalsim::model {
@@ -79,31 +80,74 @@ const BatchBuffers& ModelRunner::batch_for(uint32_t tokens) {
   return *batch_;
 }
 
-MTL::CommandBuffer* ModelRunner::encode_and_commit(const BatchBuffers& batch) {
+ForwardPass ModelRunner::pass() const {
+  return {config_, kernels_, weights_, *cache_, logits_buffer_.get(), result_buffer_.get()};
+}
+
+MTL::CommandBuffer* ModelRunner::commit_timed(
+    const std::function<size_t(MTL::ComputeCommandEncoder*)>& encode) {
   const auto t0 = std::chrono::steady_clock::now();
   MTL::CommandBuffer* cb = queue_->commandBuffer();
   MTL::ComputeCommandEncoder* e = cb->computeCommandEncoder();
-  const ForwardPass pass{
-      config_, kernels_, weights_, *cache_, logits_buffer_.get(), result_buffer_.get()};
-  arguments_.reset();
-  pass.encode({e, arguments_}, batch, position_);
+  const size_t dispatches = encode(e);
   e->endEncoding();
   const auto t1 = std::chrono::steady_clock::now();
   cb->commit();
   cb->waitUntilCompleted();
-  timing_ = {seconds_between(t0, t1), seconds_between(t1, std::chrono::steady_clock::now()),
-             cb->dispatches().size()};
+  timing_.encode_seconds = seconds_between(t0, t1);
+  timing_.execute_seconds = seconds_between(t1, std::chrono::steady_clock::now());
+  timing_.dispatches = dispatches;
   return cb;
+}
+
+MTL::CommandBuffer* ModelRunner::encode_and_commit(const BatchBuffers& batch) {
+  return commit_timed([&](MTL::ComputeCommandEncoder* encoder) {
+    EncoderSink sink(encoder);
+    arguments_.reset();
+    pass().encode({sink, arguments_}, batch, position_);
+    return sink.dispatches();
+  });
+}
+
+// Records the forward pass of `tokens` tokens once: a count to size the indirect command
+// buffer, then the same encode into its commands, noting what depends on the position.
+CapturedProgram& ModelRunner::program_for(uint32_t tokens) {
+  std::unique_ptr<CapturedProgram>& program = programs_[tokens];
+  if (program) return *program;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto p = std::make_unique<CapturedProgram>(device_, config_, tokens);
+  CountingSink counter;
+  pass().encode({counter, p->arguments}, p->batch, position_);
+  p->arguments.reset();
+  p->commands = IndirectSink::make_commands(device_, counter.dispatches());
+  p->commands->setLabel(
+      NS::String::string(("forward pass of " + std::to_string(tokens) + " token(s)").c_str()));
+  IndirectSink sink(p->commands.get());
+  pass().encode({sink, p->arguments}, p->batch, position_, &p->patches);
+  program = std::move(p);
+  timing_.record_seconds = seconds_between(t0, std::chrono::steady_clock::now());
+  return *program;
+}
+
+MTL::CommandBuffer* ModelRunner::replay_and_commit(CapturedProgram& program) {
+  return commit_timed([&](MTL::ComputeCommandEncoder* encoder) {
+    pass().repoint(program.patches, program.commands.get(), position_);
+    encoder->executeCommandsInBuffer(program.commands.get(),
+                                     NS::Range::Make(0, program.commands->size()));
+    return program.commands->size();
+  });
 }
 
 uint32_t ModelRunner::run(std::span<const uint32_t> tokens) {
   check_tokens(tokens);
   const auto n = uint32_t(tokens.size());
   cache_->reserve(position_, n);  // throws kv_capacity before anything changes
-  const BatchBuffers& batch = batch_for(n);
+  timing_ = {};
+  CapturedProgram* program = capture_ ? &program_for(n) : nullptr;
+  const BatchBuffers& batch = program ? program->batch : batch_for(n);
   std::memcpy(batch.token_ids->contents(), tokens.data(), n * sizeof(uint32_t));
   const KvCache::Saved saved = cache_->save(position_, n);
-  MTL::CommandBuffer* cb = encode_and_commit(batch);
+  MTL::CommandBuffer* cb = program ? replay_and_commit(*program) : encode_and_commit(batch);
   if (cb->status() != MTL::CommandBufferStatusCompleted) {
     cache_->restore(saved);
     const std::string why =

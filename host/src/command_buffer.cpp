@@ -18,30 +18,95 @@ void CommandBuffer::fail(std::vector<metalsim::check::Report> reports) {
   status_ = CommandBufferStatusError;
 }
 
-// Runs the dispatches in order; the first that fails validation or a check ends the buffer.
+// Validates and runs one dispatch. `where` prefixes the reports of a dispatch that came from an
+// indirect command buffer ("indirect command buffer 'decode' command 12: ").
+bool CommandBuffer::run(const EncodedDispatch& d, const std::string& where) {
+  metalsim::engine::DispatchRequest request;
+  std::vector<metalsim::check::Report> problems =
+      metalsim::host::validate(d, device_->profile(), request);
+  if (problems.empty()) {
+    request.options = options_;
+    metalsim::engine::DispatchOutcome outcome = metalsim::engine::execute_dispatch(request);
+    if (outcome.ok) return true;
+    problems = std::move(outcome.reports);
+  }
+  for (auto& r : problems) r.message = where + r.message;
+  fail(std::move(problems));
+  return false;
+}
+
+namespace {
+
+metalsim::check::Report misuse_report(std::string message) {
+  metalsim::check::Report r;
+  r.check = metalsim::check::CheckId::api_misuse;
+  r.message = std::move(message);
+  return r;
+}
+
+// A command whose descriptor inherits the pipeline state or the buffers takes them from the
+// encoder at executeCommandsInBuffer; its own threadgroup lengths and geometry stay.
+EncodedDispatch with_inherited(const IndirectCommandBuffer& icb, const EncodedDispatch& command,
+                               const EncodedDispatch& encoder) {
+  EncodedDispatch d = command;
+  if (icb.inheritPipelineState()) d.pipeline = encoder.pipeline;
+  if (icb.inheritBuffers()) d.buffers = encoder.buffers;
+  return d;
+}
+
+}  // namespace
+
+// The commands of one executeCommandsInBuffer, read now (as the GPU reads them when it runs),
+// in order. An empty command (never dispatched, or reset) does nothing.
+bool CommandBuffer::run_indirect(const EncodedIndirect& e) {
+  const IndirectCommandBuffer& icb = *e.commands;
+  if (!icb.problems().empty()) {
+    fail({misuse_report(icb.describe() + ": " + icb.problems().front())});
+    return false;
+  }
+  const bool inherits = icb.inheritPipelineState() || icb.inheritBuffers();
+  const ComputePipelineState* inherited = e.inherited.pipeline.get();
+  if (icb.inheritPipelineState() && inherited != nullptr &&
+      !inherited->supportIndirectCommandBuffers()) {
+    fail({misuse_report(icb.describe() + ", inheriting the encoder's pipeline: " +
+                        unsupported_pipeline(*inherited))});
+    return false;
+  }
+  for (NS::UInteger i = e.first; i < e.first + e.count; ++i) {
+    const IndirectComputeCommand& c = icb.command(i);
+    const std::string where = icb.describe() + " command " + std::to_string(i) + ": ";
+    if (!c.problems().empty()) {
+      fail({misuse_report(where + c.problems().front())});
+      return false;
+    }
+    if (!c.hasDispatch()) continue;
+    const bool ok = inherits ? run(with_inherited(icb, c.dispatch(), e.inherited), where)
+                             : run(c.dispatch(), where);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Runs the dispatches and the indirect command buffers' commands in the order they were
+// encoded; the first that fails validation or a check ends the buffer.
 void CommandBuffer::commit() {
-  if (status_ != CommandBufferStatusNotEnqueued && status_ != CommandBufferStatusEnqueued) {
+  if (committed_) {
     // Metal forbids committing twice; running the dispatches again would be a silent surprise.
-    metalsim::check::Report r;
-    r.check = metalsim::check::CheckId::api_misuse;
-    r.message = "commit() called on a command buffer that was already committed";
+    metalsim::check::Report r =
+        misuse_report("commit() called on a command buffer that was already committed");
     fail({r});
     error_ = NS::TransferPtr(new NS::Error(CommandBufferErrorInternal, r.format()));
     return;
   }
-  status_ = CommandBufferStatusCommitted;
-  for (const EncodedDispatch& d : dispatches_) {
-    if (status_ == CommandBufferStatusError) break;
-    metalsim::engine::DispatchRequest request;
-    std::vector<metalsim::check::Report> problems =
-        metalsim::host::validate(d, device_->profile(), request);
-    if (!problems.empty()) {
-      fail(std::move(problems));
-      break;
-    }
-    request.options = options_;
-    metalsim::engine::DispatchOutcome outcome = metalsim::engine::execute_dispatch(request);
-    if (!outcome.ok) fail(std::move(outcome.reports));
+  committed_ = true;
+  // A misuse while encoding has already put the buffer in error: nothing runs.
+  if (status_ != CommandBufferStatusError) status_ = CommandBufferStatusCommitted;
+  size_t next_indirect = 0;
+  for (size_t i = 0; i <= dispatches_.size() && status_ != CommandBufferStatusError; ++i) {
+    while (next_indirect < indirect_.size() && indirect_[next_indirect].before_dispatch == i &&
+           run_indirect(indirect_[next_indirect]))
+      ++next_indirect;
+    if (i < dispatches_.size() && status_ != CommandBufferStatusError) run(dispatches_[i]);
   }
   if (status_ != CommandBufferStatusError) {
     status_ = CommandBufferStatusCompleted;

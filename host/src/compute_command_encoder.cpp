@@ -85,6 +85,26 @@ void ComputeCommandEncoder::dispatchThreads(Size threadsPerGrid, Size threadsPer
   encode(std::move(d));
 }
 
+void ComputeCommandEncoder::executeCommandsInBuffer(const IndirectCommandBuffer* commands,
+                                                    NS::Range range) {
+  if (ended_) {
+    misuse("executeCommandsInBuffer after endEncoding");
+    return;
+  }
+  if (commands == nullptr) {
+    misuse("executeCommandsInBuffer: the indirect command buffer is null");
+    return;
+  }
+  if (range.maxRange() > commands->size() || range.maxRange() < range.location) {
+    misuse("executeCommandsInBuffer: commands " + std::to_string(range.location) + " + " +
+           std::to_string(range.length) + " are past the " + std::to_string(commands->size()) +
+           " of " + commands->describe());
+    return;
+  }
+  owner_->indirect_.push_back({NS::RetainPtr(const_cast<IndirectCommandBuffer*>(commands)),
+                               range.location, range.length, owner_->dispatches_.size(), state_});
+}
+
 void ComputeCommandEncoder::endEncoding() { ended_ = true; }
 
 }  // namespace MTL

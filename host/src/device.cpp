@@ -42,6 +42,21 @@ ComputePipelineState* Device::newComputePipelineState(Function* function, NS::Er
   return new ComputePipelineState(*function, profile_.maxThreadsPerThreadgroup);
 }
 
+ComputePipelineState* Device::newComputePipelineState(const ComputePipelineDescriptor* descriptor,
+                                                      NS::UInteger,
+                                                      ComputePipelineReflection** reflection,
+                                                      NS::Error** error) {
+  if (reflection != nullptr) *reflection = nullptr;
+  if (descriptor == nullptr || descriptor->computeFunction() == nullptr) {
+    if (error != nullptr)
+      *error = make_error(1, "newComputePipelineState: the descriptor has no compute function");
+    return nullptr;
+  }
+  ComputePipelineState* state = newComputePipelineState(descriptor->computeFunction(), error);
+  if (state != nullptr) state->support_icb_ = descriptor->supportIndirectCommandBuffers();
+  return state;
+}
+
 NS::String* Device::name() const { return NS::String::string(profile_.name.c_str()); }
 
 Size Device::maxThreadsPerThreadgroup() const {

@@ -3,6 +3,7 @@
 // Host code written for metal-cpp ports almost line for line: include this instead of
 // <Metal/Metal.hpp>. See docs/host_api.md.
 #include "metalsim/Foundation/NSObject.hpp"
+#include "metalsim/Foundation/NSRange.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
 #include "metalsim/Metal/MTLDevice.hpp"
 #include "metalsim/Metal/MTLBuffer.hpp"
@@ -11,3 +12,4 @@
 #include "metalsim/Metal/MTLCommandQueue.hpp"
 #include "metalsim/Metal/MTLCommandBuffer.hpp"
 #include "metalsim/Metal/MTLComputeCommandEncoder.hpp"
+#include "metalsim/Metal/MTLIndirectCommandBuffer.hpp"

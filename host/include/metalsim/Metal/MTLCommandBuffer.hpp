@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "metalsim/Metal/MTLComputeCommandEncoder.hpp"
+#include "metalsim/Metal/MTLIndirectCommandBuffer.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
 #include "simt/base/execution_options.h"
 #include "simt/report/report.h"
@@ -15,6 +16,16 @@
 namespace MTL {
 
 class Device;
+
+// One executeCommandsInBuffer: the commands run before the direct dispatch numbered
+// `before_dispatch` (or after the last one), with what the encoder had bound then for the
+// commands that inherit it.
+struct EncodedIndirect {
+  NS::SharedPtr<IndirectCommandBuffer> commands;
+  NS::UInteger first = 0, count = 0;
+  size_t before_dispatch = 0;
+  EncodedDispatch inherited;
+};
 
 enum CommandBufferStatus : NS::UInteger {
   CommandBufferStatusNotEnqueued = 0,
@@ -76,6 +87,7 @@ class CommandBuffer : public NS::Object {
   // metalsim's own: every report of the run, and the dispatches as encoded.
   const std::vector<metalsim::check::Report>& reports() const { return reports_; }
   const std::vector<EncodedDispatch>& dispatches() const { return dispatches_; }
+  const std::vector<EncodedIndirect>& indirectExecutions() const { return indirect_; }
 
  private:
   friend class CommandQueue;
@@ -84,13 +96,18 @@ class CommandBuffer : public NS::Object {
       : device_(device), options_(std::move(options)) {}
   ~CommandBuffer() override;
   void fail(std::vector<metalsim::check::Report> reports);
+  // Validates and runs one dispatch; false when it failed (the buffer is then in error).
+  bool run(const EncodedDispatch& dispatch, const std::string& where = {});
+  bool run_indirect(const EncodedIndirect& execution);
 
   Device* device_;
   metalsim::engine::ExecutionOptions options_;
   CommandBufferStatus status_ = CommandBufferStatusNotEnqueued;
+  bool committed_ = false;
   NS::SharedPtr<NS::Error> error_;
   std::vector<metalsim::check::Report> reports_;
   std::vector<EncodedDispatch> dispatches_;
+  std::vector<EncodedIndirect> indirect_;
   std::vector<NS::SharedPtr<ComputeCommandEncoder>> encoders_;
 };
 

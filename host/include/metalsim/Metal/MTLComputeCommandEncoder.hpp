@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "metalsim/Foundation/NSRange.hpp"
 #include "metalsim/Metal/MTLBuffer.hpp"
 #include "metalsim/Metal/MTLComputePipeline.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
@@ -12,6 +13,7 @@
 namespace MTL {
 
 class CommandBuffer;
+class IndirectCommandBuffer;
 
 // Metal's argument tables: buffer(0) .. buffer(30), threadgroup(0) .. threadgroup(30).
 inline constexpr NS::UInteger kBufferBindingSlots = 31;
@@ -44,6 +46,12 @@ class ComputeCommandEncoder : public NS::Object {
   void setThreadgroupMemoryLength(NS::UInteger length, NS::UInteger index);
   void dispatchThreadgroups(Size threadgroupsPerGrid, Size threadsPerThreadgroup);
   void dispatchThreads(Size threadsPerGrid, Size threadsPerThreadgroup);
+  // Runs the commands of `range` of an indirect command buffer at this point of the encoder,
+  // each validated as a direct dispatch when the command buffer runs. The pipeline state and
+  // buffers in force here are what the commands inherit when its descriptor says so.
+  void executeCommandsInBuffer(const IndirectCommandBuffer* commands, NS::Range range);
+  // Residency: every buffer is always resident on the CPU, so nothing to do.
+  void useResource(const NS::Object*, ResourceUsage) {}
   void endEncoding();
 
  private:

@@ -11,8 +11,12 @@ namespace MTL {
 class Buffer;
 class CommandQueue;
 class CompileOptions;
+class ComputePipelineDescriptor;
+class ComputePipelineReflection;
 class ComputePipelineState;
 class Function;
+class IndirectCommandBuffer;
+class IndirectCommandBufferDescriptor;
 class Library;
 
 // The limits Metal enforces, as on Apple M-series GPUs.
@@ -45,6 +49,15 @@ class Device : public NS::Object {
   // metalsim's own: a .metal file with compile options (macros, math mode).
   Library* newLibrary(const NS::URL* url, const CompileOptions* options, NS::Error** error);
   ComputePipelineState* newComputePipelineState(Function* function, NS::Error** error);
+  ComputePipelineState* newComputePipelineState(const ComputePipelineDescriptor* descriptor,
+                                                NS::UInteger options,
+                                                ComputePipelineReflection** reflection,
+                                                NS::Error** error);
+  // Room for `maxCount` compute commands. A descriptor Metal would reject (no compute command
+  // type, render types, more bindings than the device has) still gives a buffer, whose
+  // problems() fail any command buffer that executes it.
+  IndirectCommandBuffer* newIndirectCommandBuffer(const IndirectCommandBufferDescriptor* descriptor,
+                                                  NS::UInteger maxCount, ResourceOptions options);
 
   NS::String* name() const;
   NS::UInteger maxThreadgroupMemoryLength() const { return profile_.maxThreadgroupMemoryLength; }

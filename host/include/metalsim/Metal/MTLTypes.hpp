@@ -19,6 +19,11 @@ enum ResourceOptions : NS::UInteger {
   ResourceStorageModePrivate = 2 << 4,
 };
 
+enum ResourceUsage : NS::UInteger {
+  ResourceUsageRead = 1 << 0,
+  ResourceUsageWrite = 1 << 1,
+};
+
 enum DataType : NS::UInteger {
   DataTypeNone = 0,
   DataTypeFloat = 3, DataTypeFloat2 = 4, DataTypeFloat3 = 5, DataTypeFloat4 = 6,
