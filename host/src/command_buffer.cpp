@@ -1,5 +1,8 @@
 #include "metalsim/Metal/MTLCommandBuffer.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "metalsim/Metal.hpp"
 #include "simt/engine/dispatch.h"
 #include "validation.h"
@@ -27,6 +30,7 @@ bool CommandBuffer::run(const EncodedDispatch& d, const std::string& where) {
   if (problems.empty()) {
     request.options = options_;
     metalsim::engine::DispatchOutcome outcome = metalsim::engine::execute_dispatch(request);
+    for (auto& line : outcome.log) logs_.push_back(std::move(line));
     if (outcome.ok) return true;
     problems = std::move(outcome.reports);
   }
@@ -87,6 +91,18 @@ bool CommandBuffer::run_indirect(const EncodedIndirect& e) {
   return true;
 }
 
+// The kernels' log lines to the log state's handlers, or to stderr (docs/logging.md).
+void CommandBuffer::deliver_logs() const {
+  static const bool quiet = [] {
+    const char* v = std::getenv("METALSIM_LOG");
+    return v != nullptr && std::string(v) == "0";
+  }();
+  for (const metalsim::engine::LogLine& line : logs_) {
+    if (log_state_) log_state_->deliver(line.subsystem, line.category, LogLevel(line.level), line.prefixed());
+    else if (!quiet) std::fprintf(stderr, "%s\n", line.prefixed().c_str());
+  }
+}
+
 // Runs the dispatches and the indirect command buffers' commands in the order they were
 // encoded; the first that fails validation or a check ends the buffer.
 void CommandBuffer::commit() {
@@ -108,6 +124,7 @@ void CommandBuffer::commit() {
       ++next_indirect;
     if (i < dispatches_.size() && status_ != CommandBufferStatusError) run(dispatches_[i]);
   }
+  deliver_logs();
   if (status_ != CommandBufferStatusError) {
     status_ = CommandBufferStatusCompleted;
     return;

@@ -14,6 +14,7 @@ CommandBuffer* CommandQueue::commandBuffer(const CommandBufferDescriptor* descri
   const bool own_options = descriptor != nullptr && descriptor->hasExecutionOptions();
   auto* cb = new CommandBuffer(
       device_, own_options ? descriptor->executionOptions() : device_->executionOptions());
+  if (descriptor != nullptr) cb->setLogState(descriptor->logState());
   recent_.push_back(NS::TransferPtr(cb));
   if (recent_.size() > kRecentCommandBuffers) recent_.pop_front();
   return cb;

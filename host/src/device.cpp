@@ -57,6 +57,17 @@ ComputePipelineState* Device::newComputePipelineState(const ComputePipelineDescr
   return state;
 }
 
+LogState* Device::newLogState(const LogStateDescriptor* descriptor, NS::Error** error) {
+  if (descriptor != nullptr && descriptor->bufferSize() < 1024) {
+    if (error != nullptr)
+      *error = make_error(LogStateErrorInvalidSize,
+                          "newLogState: bufferSize " + std::to_string(descriptor->bufferSize()) +
+                              " is under the minimum of 1024 bytes");
+    return nullptr;
+  }
+  return new LogState(descriptor != nullptr ? descriptor->level() : LogLevelUndefined);
+}
+
 NS::String* Device::name() const { return NS::String::string(profile_.name.c_str()); }
 
 Size Device::maxThreadsPerThreadgroup() const {

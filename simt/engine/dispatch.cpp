@@ -123,7 +123,7 @@ DispatchOutcome refuse_lane_loops(const DispatchRequest& request, const std::str
   r.kernel = request.kernel->name;
   r.site = {request.kernel->source_file, request.kernel->source_line, ""};
   r.message = "--mode loops, but the kernel cannot run in lane loops: " + why;
-  return {false, {std::move(r)}};
+  return {false, {std::move(r)}, {}};
 }
 
 DispatchOutcome run_dispatch_once(const DispatchRequest& request) {

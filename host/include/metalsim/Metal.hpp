@@ -13,3 +13,4 @@
 #include "metalsim/Metal/MTLCommandBuffer.hpp"
 #include "metalsim/Metal/MTLComputeCommandEncoder.hpp"
 #include "metalsim/Metal/MTLIndirectCommandBuffer.hpp"
+#include "metalsim/Metal/MTLLogState.hpp"

@@ -9,8 +9,10 @@
 
 #include "metalsim/Metal/MTLComputeCommandEncoder.hpp"
 #include "metalsim/Metal/MTLIndirectCommandBuffer.hpp"
+#include "metalsim/Metal/MTLLogState.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
 #include "simt/base/execution_options.h"
+#include "simt/report/log_line.h"
 #include "simt/report/report.h"
 
 namespace MTL {
@@ -55,6 +57,9 @@ class CommandBufferDescriptor : public NS::Object {
   // Unset: the device's executionOptions() when the command buffer is made.
   bool hasExecutionOptions() const { return has_options_; }
   const metalsim::engine::ExecutionOptions& executionOptions() const { return options_; }
+  // Where the command buffer's shader log lines go (MTLLogState.hpp); nullptr: stderr.
+  LogState* logState() const { return log_state_.get(); }
+  void setLogState(LogState* state) { log_state_ = NS::RetainPtr(state); }
   void setExecutionOptions(const metalsim::engine::ExecutionOptions& options) {
     options_ = options;
     has_options_ = true;
@@ -65,6 +70,7 @@ class CommandBufferDescriptor : public NS::Object {
   bool retained_references_ = true;
   bool has_options_ = false;
   metalsim::engine::ExecutionOptions options_;
+  NS::SharedPtr<LogState> log_state_;
 };
 
 class CommandBuffer : public NS::Object {
@@ -87,6 +93,11 @@ class CommandBuffer : public NS::Object {
   // metalsim's own: every report of the run, and the dispatches as encoded.
   const std::vector<metalsim::check::Report>& reports() const { return reports_; }
   const std::vector<EncodedDispatch>& dispatches() const { return dispatches_; }
+  // metalsim's own: what the kernels logged, dispatch by dispatch, each in threadgroup order;
+  // and where the lines go when the buffer completes (set from the descriptor; nullptr: stderr).
+  const std::vector<metalsim::engine::LogLine>& logs() const { return logs_; }
+  LogState* logState() const { return log_state_.get(); }
+  void setLogState(LogState* state) { log_state_ = NS::RetainPtr(state); }
   const std::vector<EncodedIndirect>& indirectExecutions() const { return indirect_; }
 
  private:
@@ -96,6 +107,7 @@ class CommandBuffer : public NS::Object {
       : device_(device), options_(std::move(options)) {}
   ~CommandBuffer() override;
   void fail(std::vector<metalsim::check::Report> reports);
+  void deliver_logs() const;
   // Validates and runs one dispatch; false when it failed (the buffer is then in error).
   bool run(const EncodedDispatch& dispatch, const std::string& where = {});
   bool run_indirect(const EncodedIndirect& execution);
@@ -106,6 +118,8 @@ class CommandBuffer : public NS::Object {
   bool committed_ = false;
   NS::SharedPtr<NS::Error> error_;
   std::vector<metalsim::check::Report> reports_;
+  std::vector<metalsim::engine::LogLine> logs_;
+  NS::SharedPtr<LogState> log_state_;
   std::vector<EncodedDispatch> dispatches_;
   std::vector<EncodedIndirect> indirect_;
   std::vector<NS::SharedPtr<ComputeCommandEncoder>> encoders_;

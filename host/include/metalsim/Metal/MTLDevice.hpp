@@ -18,6 +18,8 @@ class Function;
 class IndirectCommandBuffer;
 class IndirectCommandBufferDescriptor;
 class Library;
+class LogState;
+class LogStateDescriptor;
 
 // The limits Metal enforces, as on Apple M-series GPUs.
 struct DeviceProfile {
@@ -49,6 +51,9 @@ class Device : public NS::Object {
   // metalsim's own: a .metal file with compile options (macros, math mode).
   Library* newLibrary(const NS::URL* url, const CompileOptions* options, NS::Error** error);
   ComputePipelineState* newComputePipelineState(Function* function, NS::Error** error);
+  // A log state for shader logging (MTLLogState.hpp); nullptr with `error` when the
+  // descriptor's bufferSize is under 1 KiB.
+  LogState* newLogState(const LogStateDescriptor* descriptor, NS::Error** error);
   ComputePipelineState* newComputePipelineState(const ComputePipelineDescriptor* descriptor,
                                                 NS::UInteger options,
                                                 ComputePipelineReflection** reflection,
