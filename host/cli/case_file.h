@@ -1,0 +1,122 @@
+#pragma once
+// A case file: how to run one kernel of a user's .metal file with no C++ (docs/cli.md, "Case
+// files"): its parameters and their ranges, the grid and threadgroup size, buffers (type, size,
+// fill), bytes, threadgroup memory, the outputs and what each must satisfy, and an optional
+// reference. Sizes are expressions of the parameters (expression.h). CaseFileSpec
+// (case_file_spec.h) turns one into a KernelSpec, so `metalsim run` and `metalsim fuzz` run it
+// like a built-in kernel.
+//
+// Reading checks everything that can be checked without the kernel: every field's type, every
+// expression's syntax and names, unique binding indices. A problem is a CaseFileError whose
+// message names the file and the field ("matmul.json: buffers[2].count: ...").
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "host/cli/expression.h"
+#include "kernels/spec/spec.h"
+
+namespace metalsim::cli {
+
+class CaseFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The element types a buffer or a bytes field may have, as MSL names them.
+enum class ElementType { f32, f16, i8, u8, i16, u16, i32, u32, i64, u64 };
+// "float", "half", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong".
+std::string_view element_type_name(ElementType t);
+bool parse_element_type(std::string_view name, ElementType& out);
+size_t element_size(ElementType t);
+bool is_floating(ElementType t);
+
+// How an input buffer's elements are made.
+struct Fill {
+  enum class Kind { random, constant, range, file };
+  Kind kind = Kind::random;
+  double low = -1, high = 1;   // random: uniform in [low, high) (integers: [low, high])
+  double value = 0;            // constant
+  double start = 0, step = 1;  // range: start + i * step
+  std::string path;            // file: raw bytes, at most the buffer's size
+};
+
+struct BufferDecl {
+  std::string name;
+  uint32_t index = 0;
+  ElementType type = ElementType::f32;
+  Expression count;          // elements
+  std::optional<Fill> fill;  // inputs (an output with a fill is in place)
+  bool output = false;
+  bool all_written = true;  // output without fill: every element must be written
+  bool finite = true;       // float output: NaN (and, with no reference, inf) fail
+};
+
+// setBytes: fields laid out at their natural alignment, like an MSL struct of scalars.
+struct BytesField {
+  ElementType type = ElementType::u32;
+  std::optional<Expression> expression;  // an integer expression of the parameters
+  double number = 0;                     // or a JSON number
+};
+struct BytesDecl {
+  uint32_t index = 0;
+  std::vector<BytesField> fields;
+};
+
+struct ThreadgroupMemoryDecl {
+  uint32_t index = 0;
+  Expression bytes;
+};
+
+struct Dispatch {
+  bool threads = false;  // dispatchThreads (grid in threads) rather than dispatchThreadgroups
+  std::array<Expression, 3> grid;
+  std::array<Expression, 3> threadgroup;
+};
+
+struct Reference {
+  enum class Kind { none, kernel, function };
+  Kind kind = Kind::none;
+  std::string kernel;                // another kernel of the file, bound the same way
+  std::optional<Dispatch> dispatch;  // its grid; unset: the case's
+  std::string library;               // a shared object (resolved against the case file)
+  std::string function;              // its extern "C" function (metalsim/case_reference.h)
+};
+
+struct CaseFile {
+  std::string origin;  // the file's path, or "(command line)": the prefix of every error
+  std::string dir;     // relative paths (source, fills, library) are resolved against it
+  std::string name;    // the spec's name: "name", else the kernel's
+  std::string source;  // the .metal file, resolved
+  std::string kernel;
+  std::string summary;
+  std::vector<spec::ParamDef> params;
+  std::vector<Expression> constraints;  // each must evaluate non-zero
+  Dispatch dispatch;
+  std::vector<BufferDecl> buffers;
+  std::vector<BytesDecl> bytes;
+  std::vector<ThreadgroupMemoryDecl> threadgroup_memory;
+  // Parameters whose value must not change the outputs (threadgroup sizes declared equivalent):
+  // each case is run again with each other listed value, outputs compared.
+  std::map<std::string, std::vector<int64_t>> equivalent;
+  bool compare_schedules = true;  // run again reversed and on one worker; outputs must agree
+  Reference reference;
+  std::optional<spec::Tolerance> tolerance;
+  std::vector<spec::Params> sweep;  // default: the fallbacks alone
+  // How `metalsim run` names this case file on a command line (before the parameters).
+  std::string command;
+};
+
+// `j` read from `origin` (a path, for messages and relative paths; "" for the command line).
+CaseFile read_case_file(const nlohmann::json& j, const std::string& origin);
+// Parses the file at `path`; a syntax error names the line and column.
+CaseFile load_case_file(const std::string& path);
+nlohmann::json load_json_file(const std::string& path);
+
+}  // namespace metalsim::cli

@@ -1,0 +1,78 @@
+#pragma once
+// CaseFileSpec: a KernelSpec read from a case file (case_file.h), so that the one case runner,
+// the checks, the fuzzer and its shrinking serve a user's kernel as they serve the built-in
+// ones. What it adds is what a spec written in C++ would write by hand:
+//   - inputs from each buffer's fill (seeded per buffer from the case's seed), outputs poisoned;
+//   - the kernel dispatched with the case's grid, threadgroup size, bytes and threadgroup memory;
+//   - a reference: another kernel of the file, or a C function in a shared object
+//     (metalsim/case_reference.h), compared within the tolerance;
+//   - oracles that need no reference: the outputs must be the same when the case runs again
+//     reversed and on another number of workers (race.schedule otherwise), and for every value
+//     of a parameter declared equivalent; every output element must be written; no NaN.
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "host/cli/case_file.h"
+#include "kernels/spec/spec.h"
+#include "metalsim/Metal.hpp"
+#include "metalsim/case_reference.h"
+
+namespace metalsim::cli {
+
+// One output buffer after the main run, for `metalsim run --save/--print`.
+struct OutputData {
+  std::string name;
+  ElementType type;
+  const void* data;
+  size_t count;
+};
+// Element i in words ("0.25", "-3").
+std::string format_element(const OutputData& o, size_t i);
+using OutputSink = std::function<void(const std::vector<OutputData>&)>;
+
+class CaseFileSpec : public spec::KernelSpec {
+ public:
+  // Finds the kernel (and a reference kernel or function) and checks the case file's bindings
+  // against the kernel's arguments; throws CaseFileError naming the field on any mismatch.
+  explicit CaseFileSpec(CaseFile file);
+
+  std::string name() const override { return file_.name; }
+  std::string family() const override { return "case file"; }
+  std::string summary() const override { return file_.summary; }
+  std::vector<spec::ParamDef> params() const override { return file_.params; }
+  bool valid(const spec::Params& p, std::string* why) const override;
+  std::vector<spec::Params> sweep() const override { return file_.sweep; }
+  spec::Footprint footprint(const spec::Params& p) const override;
+  std::unique_ptr<spec::PreparedCase> prepare(const spec::Params& p,
+                                              spec::CaseContext& ctx) const override;
+  std::string run_arguments(const spec::Params& p) const override;
+
+  const CaseFile& file() const { return file_; }
+  // Called once, with the outputs of the first case run after this call (its main run).
+  void on_outputs(OutputSink sink) const;
+
+  // What the prepared cases use.
+  MTL::Function* function(const std::string& kernel) const;
+  metalsim_case_reference_fn reference_function() const { return reference_fn_; }
+  void deliver_outputs(const std::vector<OutputData>& outputs) const;
+
+ private:
+  void load_library();
+  void load_kernels();
+  void name_buffers();
+  void check_bindings(const std::string& kernel, const char* field) const;
+
+  CaseFile file_;
+  NS::SharedPtr<MTL::Device> device_;
+  NS::SharedPtr<MTL::Library> library_;
+  NS::SharedPtr<MTL::Function> kernel_fn_, reference_kernel_fn_;
+  void* reference_library_ = nullptr;  // dlopen handle, kept for the process's life
+  metalsim_case_reference_fn reference_fn_ = nullptr;
+  mutable std::mutex sink_mutex_;
+  mutable OutputSink sink_;
+};
+
+}  // namespace metalsim::cli

@@ -1,0 +1,288 @@
+// Case files: a user's tiled matmul (case_files/matmul.metal) run, checked and fuzzed through
+// the program with no C++ of the user's; its planted bugs found with their check and line;
+// expressions; errors that name the field.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.h"
+#include "host/cli/expression.h"
+
+namespace metalsim::cli::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const std::string kDir = METALSIM_CASE_FILES_DIR;
+const std::string kMatmul = kDir + "/matmul.json";
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The line of matmul.metal holding `marker` (1-based).
+int metal_line(const std::string& marker) {
+  std::ifstream in(kDir + "/matmul.metal");
+  int n = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++n;
+    if (contains(line, marker)) return n;
+  }
+  return -1;
+}
+
+// matmul.json changed by `edit`, written to a fresh directory.
+std::string edited_case_file(const std::string& name, const std::function<void(json&)>& edit) {
+  json j = json::parse(std::ifstream(kMatmul));
+  edit(j);
+  const fs::path dir = fs::temp_directory_path() / "metalsim_case_file_test";
+  fs::create_directories(dir);
+  const fs::path path = dir / (name + ".json");
+  std::ofstream(path) << j.dump(2);
+  return path.string();
+}
+
+// ------------------------------ expressions
+
+TEST(Expression, PrecedenceFunctionsAndParameters) {
+  const spec::Params p = {{"M", 33}, {"N", 17}, {"tile", 16}};
+  EXPECT_EQ(Expression::parse("ceil_div(N, tile) * tile").evaluate(p), 32);
+  EXPECT_EQ(Expression::parse("M * N + 1").evaluate(p), 33 * 17 + 1);
+  EXPECT_EQ(Expression::parse("(M + N) * 2 - max(M, N) / min(4, tile)").evaluate(p), 100 - 8);
+  EXPECT_EQ(Expression::parse("M % tile == 1 && !(N < 2) || 0").evaluate(p), 1);
+  EXPECT_EQ(Expression::parse("-M + 40").evaluate(p), 7);
+  EXPECT_EQ(Expression::parse("ceil_div(0, 16)").evaluate(p), 0);
+  EXPECT_EQ(Expression::parse("M * N").names(), (std::vector<std::string>{"M", "N"}));
+}
+
+TEST(Expression, ErrorsSayWhereAndWhat) {
+  auto message = [](const std::string& text, const spec::Params& p = {}) {
+    try {
+      Expression::parse(text).evaluate(p);
+    } catch (const ExpressionError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_TRUE(contains(message("M * "), "column 5")) << message("M * ");
+  EXPECT_TRUE(contains(message("floor(M, 2)"), "unknown function 'floor'"));
+  EXPECT_TRUE(contains(message("(M + 1"), "expected ')'"));
+  EXPECT_TRUE(contains(message("M / N", {{"M", 1}, {"N", 0}}), "division by zero"));
+  EXPECT_TRUE(contains(message("Q + 1", {{"M", 1}}), "no parameter named 'Q'"));
+  EXPECT_TRUE(contains(message("ceil_div(4, 0)"), "ceil_div by 0"));
+}
+
+// ------------------------------ run
+
+TEST(CaseFile, RunsTheTiledMatmulAgainstTheNaiveKernel) {
+  const CliRun r = cli({"run", kMatmul, "--M=33", "--N", "17", "--K=40", "--seed", "3"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "case       matmul_tiled(K=40,M=33,N=17,tile=16)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "status     pass")) << r.out;
+  EXPECT_TRUE(contains(r.out, "over 561 elements (unwritten 0, non-finite 0)")) << r.out;
+  EXPECT_TRUE(contains(
+      r.out, "reproduce  metalsim run " + kMatmul + " --K=40 --M=33 --N=17 --tile=16 --seed 3"))
+      << r.out;
+}
+
+TEST(CaseFile, EverySweepCaseAndTileSizePasses) {
+  for (const char* tile : {"4", "8", "16"})
+    for (const auto& [m, n, k] :
+         {std::tuple{"1", "1", "1"}, {"16", "16", "16"}, {"17", "15", "33"}}) {
+      const CliRun r = cli({"run", kMatmul, std::string("--M=") + m, std::string("--N=") + n,
+                            std::string("--K=") + k, std::string("--tile=") + tile});
+      EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+    }
+}
+
+TEST(CaseFile, AReferenceInASharedObject) {
+  const std::string path = edited_case_file("matmul_so", [](json& j) {
+    j["reference"] = {{"library", METALSIM_CASE_FILE_REFERENCE}, {"function", "matmul_ref"}};
+    j["tolerance"] = {{"abs", 0}, {"rel", 1e-5}, {"why", "float sums against double"}};
+  });
+  const CliRun r = cli({"run", path, "--M=20", "--N=9", "--K=70"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "over 180 elements")) << r.out;
+}
+
+TEST(CaseFile, OptionsAloneDescribeACase) {
+  const std::string metal = kDir + "/matmul.metal";
+  const fs::path save = fs::temp_directory_path() / "metalsim_case_file_test" / "saved";
+  fs::remove_all(save);
+  const CliRun r = cli({"run",
+                        metal,
+                        "--kernel",
+                        "matmul_naive",
+                        "--threads",
+                        "N,M",
+                        "--threadgroup",
+                        "8,8",
+                        "--buffer",
+                        "0:float:M*K:range(1,1)",
+                        "--buffer",
+                        "1:float:K*N:const(0.5)",
+                        "--buffer",
+                        "2:float:M*N:out",
+                        "--bytes",
+                        "3:uint:M,N,K",
+                        "--M=2",
+                        "--N=3",
+                        "--K=4",
+                        "--print",
+                        "6",
+                        "--save",
+                        save.string()});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  // Row i of A is 4i+1 .. 4i+4; B is all 0.5: C[i][j] = (16i + 10) / 2.
+  EXPECT_TRUE(contains(r.out, "output     C (6 float): 5 5 5 13 13 13")) << r.out;
+  EXPECT_EQ(fs::file_size(save / "C.bin"), 6 * sizeof(float));
+  EXPECT_TRUE(contains(r.out, "--kernel matmul_naive --threads N,M")) << r.out;
+}
+
+// The case file names its .metal file: it is compiled at run time (Device::newLibrary), not
+// taken from the kernels linked into the test.
+TEST(CaseFile, CompilesItsSourceAtRunTime) {
+  const std::string path =
+      edited_case_file("matmul_source", [](json& j) { j["source"] = kDir + "/matmul.metal"; });
+  const CliRun r = cli({"run", path, "--M=9", "--N=7", "--K=5", "--tile=4"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "status     pass")) << r.out;
+}
+
+TEST(CaseFile, ASourceThatDoesNotCompileIsAnErrorWithItsLine) {
+  const fs::path metal = fs::temp_directory_path() / "metalsim_case_file_test" / "broken.metal";
+  fs::create_directories(metal.parent_path());
+  std::ofstream(metal) << "#include <metal_stdlib>\nusing namespace metal;\n"
+                          "kernel void matmul_tiled(device float* C [[buffer(0)]]) {\n"
+                          "  C[0] = undeclared_name;\n}\n";
+  const std::string path =
+      edited_case_file("matmul_broken", [&](json& j) { j["source"] = metal.string(); });
+  const CliRun r = cli({"run", path});
+  EXPECT_EQ(r.code, kExitUsage) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "source: " + metal.string() + " does not compile")) << r.err;
+  EXPECT_TRUE(contains(r.err, "broken.metal:4")) << r.err;
+}
+
+// ------------------------------ planted bugs, with their check and line
+
+TEST(CaseFile, TheOffByOneIsABoundsErrorAtItsLine) {
+  const CliRun r =
+      cli({"run", kMatmul, "--kernel", "matmul_off_by_one", "--M=5", "--N=3", "--K=5", "--tile=4"});
+  EXPECT_EQ(r.code, kExitFailed) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "bounds.device")) << r.out;
+  const int line = metal_line("ka <= s.K");
+  EXPECT_TRUE(contains(r.out, "matmul.metal:" + std::to_string(line))) << r.out;
+}
+
+TEST(CaseFile, TheMissingBarrierIsAnUninitialisedReadAtItsLine) {
+  const CliRun r = cli({"run", kMatmul, "--kernel", "matmul_missing_barrier", "--M=8", "--N=8",
+                        "--K=8", "--tile=8", "--checks", "sync,init,mem"});
+  EXPECT_EQ(r.code, kExitFailed) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "uninit.threadgroup")) << r.out;
+  // The read of the tile, in the kernel without the barrier (the last such line before the
+  // off-by-one kernel).
+  std::ifstream in(kDir + "/matmul.metal");
+  int n = 0, line = 0;
+  bool inside = false;
+  for (std::string text; std::getline(in, text);) {
+    ++n;
+    if (contains(text, "kernel void matmul_missing_barrier")) inside = true;
+    if (contains(text, "kernel void matmul_off_by_one")) inside = false;
+    if (inside && contains(text, "sum += As[")) line = n;
+  }
+  EXPECT_TRUE(contains(r.out, "matmul.metal:" + std::to_string(line))) << r.out;
+}
+
+// ------------------------------ fuzz
+
+TEST(CaseFile, FuzzPassesTheCorrectKernel) {
+  const CliRun r = cli({"fuzz", kMatmul, "--cases", "6", "--seed", "1", "--limit", "40"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "6 passed, 0 failed")) << r.out;
+}
+
+TEST(CaseFile, FuzzFindsTheOffByOneAndShrinksIt) {
+  const CliRun r = cli({"fuzz", kMatmul, "--kernel", "matmul_off_by_one", "--cases", "8", "--seed",
+                        "1", "--limit", "24", "--max-shrink-runs", "40"});
+  EXPECT_EQ(r.code, kExitFailed) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "bounds.device")) << r.out;
+  // A one-line repro naming the case file and the kernel.
+  const std::regex repro("reproduce: metalsim run " + kMatmul +
+                         " --kernel matmul_off_by_one --K=\\d+ --M=\\d+ --N=\\d+ --tile=\\d+ "
+                         "--seed \\d+ --schedule in-order");
+  EXPECT_TRUE(std::regex_search(r.out, repro)) << r.out;
+}
+
+TEST(CaseFile, WithoutAReferenceTheOraclesFindTheMissingBarrier) {
+  const std::string path = edited_case_file("matmul_oracles", [](json& j) {
+    j.erase("reference");
+    j.erase("tolerance");
+    j["kernel"] = "matmul_missing_barrier";
+  });
+  const CliRun r = cli(
+      {"fuzz", path, "--cases", "4", "--seed", "1", "--limit", "16", "--max-shrink-runs", "20"});
+  EXPECT_EQ(r.code, kExitFailed) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "race.schedule")) << r.out;
+}
+
+TEST(CaseFile, EquivalentTileSizesMustAgree) {
+  // matmul_missing_barrier reads stale tiles: its result depends on the tile size too, in lane
+  // loops as on fibers.
+  const std::string path = edited_case_file("matmul_equivalent", [](json& j) {
+    j.erase("reference");
+    j.erase("tolerance");
+    j["compare_schedules"] = false;
+    j["kernel"] = "matmul_missing_barrier";
+  });
+  const CliRun r =
+      cli({"run", path, "--M=9", "--N=9", "--K=9", "--tile=8", "--checks", "sync,mem"});
+  EXPECT_EQ(r.code, kExitFailed) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "equivalent tile=")) << r.out;
+}
+
+// ------------------------------ errors name the field
+
+std::string error_of(const std::function<void(json&)>& edit) {
+  const CliRun r = cli({"run", edited_case_file("broken", edit)});
+  EXPECT_EQ(r.code, kExitUsage) << r.out << r.err;
+  return r.err;
+}
+
+TEST(CaseFile, ErrorsNameTheField) {
+  EXPECT_TRUE(contains(error_of([](json& j) { j["buffers"][2]["count"] = "M * Q"; }),
+                       "buffers[2].count: expression 'M * Q' reads 'Q', which is not a parameter"));
+  EXPECT_TRUE(contains(error_of([](json& j) { j["buffers"][0]["type"] = "double"; }),
+                       "buffers[0].type: unknown type \"double\""));
+  EXPECT_TRUE(contains(error_of([](json& j) { j["buffers"][1]["fill"] = {{"random", {1}}}; }),
+                       "buffers[1].fill.random: must be [first, second]"));
+  EXPECT_TRUE(contains(error_of([](json& j) { j["params"]["M"]["max"] = "many"; }),
+                       "params.M.max: must be an integer"));
+  EXPECT_TRUE(contains(error_of([](json& j) { j["grid"] = {"ceil_div(N, tile"}; }),
+                       "grid[0]: expression 'ceil_div(N, tile' at column 17: expected ')'"));
+  EXPECT_TRUE(contains(error_of([](json& j) { j["buffers"][2]["index"] = 5; }),
+                       "buffers[2].index: no argument of kernel 'matmul_tiled' is [[buffer(5)]]"));
+  EXPECT_TRUE(
+      contains(error_of([](json& j) { j["bytes"][0]["index"] = 2; }), "buffer(2) is bound twice"));
+  EXPECT_TRUE(contains(error_of([](json& j) { j.erase("threadgroup_memory"); }),
+                       "argument 'As' (threadgroup float* [[threadgroup(0)]]) of kernel "
+                       "'matmul_tiled' is bound by nothing in threadgroup_memory"));
+  EXPECT_TRUE(contains(error_of([](json& j) { j["kernel"] = "matmul_nowhere"; }),
+                       "kernel: no kernel named 'matmul_nowhere'"));
+  EXPECT_TRUE(contains(error_of([](json& j) { j["buffers"][0]["output"] = true; }),
+                       "buffers[0].output: argument 'A' (device const float*) is const"));
+  EXPECT_TRUE(contains(error_of([](json& j) { j["colour"] = 1; }), "unknown field \"colour\""));
+}
+
+TEST(CaseFile, AnUnknownParameterOnTheCommandLineIsAUsageError) {
+  const CliRun r = cli({"run", kMatmul, "--Q=3"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_TRUE(contains(r.err, "matmul_tiled has no parameter 'Q'")) << r.err;
+}
+
+}  // namespace
+}  // namespace metalsim::cli::testing
