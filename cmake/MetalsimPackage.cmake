@@ -22,6 +22,8 @@ include(CMakePackageConfigHelpers)
 include(MetalsimRuntimeCompiler)  # the install layout; GNUInstallDirs
 
 option(METALSIM_INSTALL "Add metalsim's install rules (cmake --install)" ${PROJECT_IS_TOP_LEVEL})
+# OFF: a library-only install (the program needs every kernel family built).
+option(METALSIM_INSTALL_PROGRAM "Install the metalsim program with the package" ON)
 
 # ------------------------------ the names users write
 add_library(metalsim::host ALIAS metalsim_host)
@@ -86,7 +88,7 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/simt/include/"
 # ------------------------------ libraries, programs, plugins
 set(metalsim_installed_targets metalsim_simt metalsim_host metalsim_front_lib metalsim_msl
                                metalsim_warnings metalsim_kernel_toolchain metalsim-front)
-if(TARGET metalsim)
+if(TARGET metalsim AND METALSIM_INSTALL_PROGRAM)
   list(APPEND metalsim_installed_targets metalsim)
 endif()
 install(TARGETS ${metalsim_installed_targets} EXPORT metalsimTargets
@@ -110,16 +112,22 @@ foreach(dir IN LISTS METALSIM_INSTALLED_KERNEL_INCLUDE_DIRS)
 endforeach()
 metalsim_quoted_lines(metalsim_installed_rsp "" "" ${METALSIM_INSTALLED_KERNEL_FLAGS}
                       ${metalsim_installed_rsp_items})
-file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/package/metalsim_kernel_flags.rsp.in"
-     CONTENT "${metalsim_installed_rsp}" @ONLY)
+# (file(WRITE), not file(CONFIGURE): the text's @PREFIX@ must stay.)
+file(WRITE "${PROJECT_BINARY_DIR}/package/metalsim_kernel_flags.rsp.in" "${metalsim_installed_rsp}")
 configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/metalsimConfig.cmake.in"
                               "${PROJECT_BINARY_DIR}/package/metalsimConfig.cmake"
                               INSTALL_DESTINATION "${metalsim_cmake_dir}")
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/package/metalsimConfigVersion.cmake"
                                  COMPATIBILITY SameMinorVersion)
+# MetalsimMetal.cmake and the modules it includes when it runs from the package (not the
+# kernel compiler's, which the package replaces with the recorded compiler and flags).
+set(metalsim_package_modules MetalsimMetal.cmake metalsim_kernel_cc.sh)
+if(EXISTS "${PROJECT_SOURCE_DIR}/cmake/MetalsimMathMode.cmake")
+  list(APPEND metalsim_package_modules MetalsimMathMode.cmake)
+endif()
+list(TRANSFORM metalsim_package_modules PREPEND "${PROJECT_SOURCE_DIR}/cmake/")
 install(FILES "${PROJECT_BINARY_DIR}/package/metalsimConfig.cmake"
               "${PROJECT_BINARY_DIR}/package/metalsimConfigVersion.cmake"
               "${PROJECT_BINARY_DIR}/package/metalsim_kernel_flags.rsp.in"
-              "${PROJECT_SOURCE_DIR}/cmake/MetalsimMetal.cmake"
-              "${PROJECT_SOURCE_DIR}/cmake/metalsim_kernel_cc.sh"
+              ${metalsim_package_modules}
         DESTINATION "${metalsim_cmake_dir}")
