@@ -16,6 +16,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "simt/engine/uninit_trace.h"
@@ -209,8 +210,20 @@ std::vector<check::SourceSite> read_frames(FILE* pipe) {
   return frames;
 }
 
+bool ends_with(const std::string& text, std::string_view tail) {
+  return text.size() >= tail.size() &&
+         text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// MSL compiled from a string at run time is "program_source", Metal's name, in the #line
+// directives the runtime compiler emits (host/src/runtime_library.cpp); addr2line prefixes that
+// relative name with the compile's working directory, which is no file of the user's.
+void name_program_source(check::SourceSite& site) {
+  if (ends_with(site.file, "/program_source")) site.file = "program_source";
+}
+
 bool is_metal_file(const std::string& file) {
-  return file.size() > 6 && file.compare(file.size() - 6, 6, ".metal") == 0;
+  return ends_with(file, ".metal") || file == "program_source";
 }
 
 }  // namespace
@@ -226,9 +239,10 @@ check::SourceSite symbolize(const void* pc) {
                 info.dli_fname, static_cast<unsigned long>(offset));
   FILE* pipe = popen(command, "r");
   if (pipe == nullptr) return {};
-  const std::vector<check::SourceSite> frames = read_frames(pipe);
+  std::vector<check::SourceSite> frames = read_frames(pipe);
   pclose(pipe);
   if (frames.empty()) return {};
+  for (check::SourceSite& f : frames) name_program_source(f);
   // A fault inside an inlined MSL library function (max, simd_sum...) is reported at the
   // .metal line that called it: the innermost frame that is in a .metal file.
   for (const check::SourceSite& f : frames)

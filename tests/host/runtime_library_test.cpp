@@ -294,6 +294,28 @@ TEST_F(RuntimeLibrary, MathModeReachesTheCompiler) {
   for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(fast[i], x[i]) << i;
 }
 
+// A fault in a kernel compiled from a string is reported at its program_source line.
+TEST_F(RuntimeLibrary, FaultReportNamesTheProgramSourceLine) {
+  auto library = compile(
+      "#include <metal_stdlib>\nusing namespace metal;\nkernel void past_the_end(device float* v "
+      "[[buffer(0)]],\n    uint i [[thread_position_in_grid]]) {\n  v[i + 64] = 1.0f;\n}\n");
+  ASSERT_NE(library.get(), nullptr);
+  auto fn = NS::TransferPtr(library->newFunction(MTLSTR("past_the_end")));
+  NS::Error* error = nullptr;
+  auto pso = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
+  auto v = buffer(random_floats(64, 9));
+  auto queue = NS::TransferPtr(device_->newCommandQueue());
+  MTL::CommandBuffer* cb = queue->commandBuffer();
+  MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+  enc->setComputePipelineState(pso.get());
+  enc->setBuffer(v.get(), 0, 0);
+  enc->dispatchThreads(MTL::Size(64, 1, 1), MTL::Size(32, 1, 1));
+  enc->endEncoding();
+  cb->commit();
+  ASSERT_FALSE(cb->reports().empty());
+  EXPECT_EQ(cb->reports()[0].site.str(), "program_source:5") << cb->reports()[0].format();
+}
+
 // Two libraries define `cancel` differently: each library's function is its own.
 TEST_F(RuntimeLibrary, TwoLibrariesMayShareAKernelName) {
   auto negate = compile(
