@@ -220,6 +220,15 @@ TEST_F(RuntimeLibrary, CompilerErrorNamesProgramSourceAndLine) {
   EXPECT_NE(error.find("undeclared_name"), std::string::npos) << error;
 }
 
+// What the front rejects (a kernel defined inside a macro) is an error at its line too.
+TEST_F(RuntimeLibrary, FrontErrorNamesProgramSourceAndLine) {
+  const std::string error = compile_error(
+      "#include <metal_stdlib>\nusing namespace metal;\n\n#define MAKE_KERNEL kernel void k(device "
+      "float* v [[buffer(0)]]) { v[0] = 1.0f; }\nMAKE_KERNEL\n");
+  EXPECT_NE(error.find("program_source:4: error:"), std::string::npos) << error;
+  EXPECT_NE(error.find("macro"), std::string::npos) << error;
+}
+
 TEST_F(RuntimeLibrary, FileErrorNamesTheFile) {
   const std::string metal = dir_ + "/broken.metal";
   std::ofstream(metal) << "#include <metal_stdlib>\nusing namespace metal;\n\n"
