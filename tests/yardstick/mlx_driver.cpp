@@ -339,6 +339,53 @@ Row gemv(Runner& r, bool transpose, int out_len, int k) {
   return row;
 }
 
+// ------------------------------ sort.metal (sort.cpp: single_block_sort), contiguous rows
+Row block_sort(Runner& r, bool argsort, size_t rows, int size) {
+  const int tn = 4, potential = (size + tn - 1) / tn;
+  const int bn = potential > 256   ? 512
+                 : potential > 128 ? 256
+                 : potential > 64  ? 128
+                 : potential > 32  ? 64
+                                   : 32;
+  const std::string name =
+      std::string(argsort ? "carg_block_sort_float32_uint32" : "c_block_sort_float32_float32") +
+      "_bn" + std::to_string(bn) + "_tn" + std::to_string(tn);
+  Row row = make_row("sort.metal", name, std::to_string(rows) + " rows of " + std::to_string(size));
+  const auto x = random_vector<float>(r.rng(), rows * size_t(size), -1000, 1000);
+  auto bx = r.upload(x);
+  auto bout = r.poisoned<float>(x.size());  // uint32 indices or floats: 4 bytes each
+  const int one = 1;
+  row.ran = r.dispatch_groups(
+      name,
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(bx.get(), 0, 0);
+        e->setBuffer(bout.get(), 0, 1);
+        e->setBytes(&size, sizeof(size), 2);
+        e->setBytes(&one, sizeof(one), 3);
+        e->setBytes(&one, sizeof(one), 4);
+        e->setBytes(&size, sizeof(size), 5);
+        e->setBytes(&size, sizeof(size), 6);
+      },
+      MTL::Size(1, rows, 1), MTL::Size(size_t(bn), 1, 1), &row.note);
+  const auto indices = Runner::read<uint32_t>(bout, x.size());
+  const auto values = Runner::read<float>(bout, x.size());
+  size_t wrong = 0;
+  for (size_t i = 0; i < rows; ++i) {
+    std::vector<size_t> order(static_cast<size_t>(size));
+    std::iota(order.begin(), order.end(), 0);
+    const float* xr = x.data() + i * size_t(size);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return xr[a] < xr[b]; });
+    for (size_t k = 0; k < size_t(size); ++k) {
+      const size_t at = i * size_t(size) + k;
+      const bool same = argsort ? indices[at] == order[k] : values[at] == xr[order[k]];
+      wrong += same ? 0 : 1;
+    }
+  }
+  row.max_error = double(wrong);
+  if (row.ran) row.note = argsort ? "error = indices that differ" : "error = values that differ";
+  return row;
+}
+
 }  // namespace
 
 std::vector<Row> mlx_rows() {
@@ -366,6 +413,8 @@ std::vector<Row> mlx_rows() {
   rows.push_back(strided_scan(r, 77, 45, true));
   rows.push_back(strided_scan(r, 130, 7, false));
   rows.push_back(gemv(r, false, 1001, 517));
+  rows.push_back(block_sort(r, false, 3, 1001));
+  rows.push_back(block_sort(r, true, 4, 77));
   // MLX's gemv reaches threadgroup_barrier in only some threads: gemv inside `if (thrN == 0)` of
   // its threadgroup reduction (BN > 1), gemv_t inside `if (out_col < out_vec_size)`. The others
   // finish without it; metalsim's sync check reports barrier.exited and fails the command buffer,
