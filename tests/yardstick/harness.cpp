@@ -3,9 +3,12 @@
 namespace metalsim::yardstick {
 
 NS::SharedPtr<MTL::ComputePipelineState> Runner::pipeline(const std::string& name,
-                                                          std::string* error) {
-  auto fn = NS::TransferPtr(
-      library_->newFunction(NS::String::string(name.c_str(), NS::UTF8StringEncoding)));
+                                                          std::string* error,
+                                                          MTL::FunctionConstantValues* constants) {
+  NS::Error* fe = nullptr;
+  NS::String* ns_name = NS::String::string(name.c_str(), NS::UTF8StringEncoding);
+  auto fn = NS::TransferPtr(constants ? library_->newFunction(ns_name, constants, &fe)
+                                      : library_->newFunction(ns_name));
   if (!fn) {
     *error = "no kernel named " + name;
     return {};
@@ -19,7 +22,7 @@ NS::SharedPtr<MTL::ComputePipelineState> Runner::pipeline(const std::string& nam
 bool Runner::run(const std::string& name,
                  const std::function<void(MTL::ComputeCommandEncoder*)>& bind, MTL::Size a,
                  MTL::Size group, bool threads, size_t threadgroup_bytes, std::string* error) {
-  auto pso = pipeline(name, error);
+  auto pso = pipeline(name, error, constants_);
   if (!pso) return false;
   MTL::CommandBuffer* cb = queue_->commandBuffer();
   MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();

@@ -69,8 +69,13 @@ class Runner {
     return std::vector<T>(p, p + n);
   }
 
-  // Pipeline state of a kernel by its host name; nullptr (and `error` set) when it is missing.
-  NS::SharedPtr<MTL::ComputePipelineState> pipeline(const std::string& name, std::string* error);
+  // Pipeline state of a kernel by its host name, with the function constants of `constants` when
+  // given; nullptr (and `error` set) when it is missing.
+  NS::SharedPtr<MTL::ComputePipelineState> pipeline(
+      const std::string& name, std::string* error,
+      MTL::FunctionConstantValues* constants = nullptr);
+  // Function constants to dispatch with (MLX sets them per pipeline); nullptr: none.
+  void set_constants(MTL::FunctionConstantValues* constants) { constants_ = constants; }
 
   // dispatchThreads(grid, group) as MLX's dispatch_threads; false (and `error` set) when the
   // command buffer did not complete.
@@ -92,6 +97,7 @@ class Runner {
   NS::SharedPtr<MTL::CommandQueue> queue_;
   NS::SharedPtr<MTL::Library> library_;
   std::mt19937 rng_;
+  MTL::FunctionConstantValues* constants_ = nullptr;
 };
 
 template <class T>

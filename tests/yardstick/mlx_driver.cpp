@@ -386,6 +386,76 @@ Row block_sort(Runner& r, bool argsort, size_t rows, int size) {
   return row;
 }
 
+// ------------------------------ rope.metal (rope.cpp: RoPE::eval_gpu, the single-step case)
+// The threadgroup of MLX's get_block_dims: powers of two, grown in turn along x, y, z while each
+// stays within its dimension, up to 2^10 threads.
+MTL::Size block_dims(int x, int y, int z) {
+  int p[3] = {0, 0, 0}, sum = 0;
+  const int dims[3] = {x, y, z};
+  for (bool grew = true; grew && sum < 10;) {
+    grew = false;
+    for (int a = 0; a < 3 && sum < 10; ++a) {
+      if (dims[a] >= (1 << (p[a] + 1))) {
+        ++p[a];
+        ++sum;
+        grew = true;
+      }
+    }
+  }
+  return MTL::Size(size_t(1) << p[0], size_t(1) << p[1], size_t(1) << p[2]);
+}
+
+// rope_single_float32: rows of `dims` values at one position `offset`; pairs (i, i + dims/2), or
+// (2i, 2i + 1) when traditional, rotated by offset * scale * base^(-i / (dims/2)).
+Row rope_single(Runner& r, bool traditional, uint32_t rows, uint32_t dims, int offset) {
+  Row row =
+      make_row("rope.metal", "rope_single_float32",
+               std::to_string(rows) + " rows of " + std::to_string(dims) +
+                   (traditional ? ", traditional" : "") + ", offset " + std::to_string(offset));
+  const auto x = random_vector<float>(r.rng(), size_t(rows) * dims, -1, 1);
+  auto bx = r.upload(x);
+  auto bout = r.poisoned<float>(x.size());
+  const float scale = 1.0f, base = std::log2(10000.0f);
+  const int64_t stride = dims;
+  auto constants = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
+  bool forward = true, transpose = false;
+  constants->setConstantValue(&forward, MTL::DataTypeBool, 1);
+  constants->setConstantValue(&traditional, MTL::DataTypeBool, 2);
+  constants->setConstantValue(&transpose, MTL::DataTypeBool, 3);
+  r.set_constants(constants.get());
+  const uint32_t half_dims = dims / 2;
+  row.ran = r.dispatch_threads(
+      row.instance,
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(bx.get(), 0, 0);
+        e->setBuffer(bout.get(), 0, 1);
+        e->setBytes(&offset, sizeof(offset), 2);
+        e->setBytes(&scale, sizeof(scale), 3);
+        e->setBytes(&stride, sizeof(stride), 4);
+        e->setBytes(&base, sizeof(base), 10);
+      },
+      MTL::Size(half_dims, rows, 1), block_dims(int(half_dims), int(rows), 1), &row.note);
+  r.set_constants(nullptr);
+  std::vector<double> want(x.size());
+  for (uint32_t y = 0; y < rows; ++y) {
+    for (uint32_t i = 0; i < half_dims; ++i) {
+      const size_t a = y * size_t(dims) + (traditional ? 2 * i : i);
+      const size_t b = traditional ? a + 1 : a + half_dims;
+      const double theta =
+          double(offset) * double(scale) * std::pow(10000.0, -double(i) / double(half_dims));
+      want[a] = double(x[a]) * std::cos(theta) - double(x[b]) * std::sin(theta);
+      want[b] = double(x[a]) * std::sin(theta) + double(x[b]) * std::cos(theta);
+    }
+  }
+  row.max_error = relative_error(widened(Runner::read<float>(bout, x.size())), want);
+  // The kernel's theta = offset * scale * exp2(-(i / (dims/2)) * log2(base)) in float: the exponent
+  // (|e| <= log2(10000) < 13.3) carries 3 roundings, so exp2 is off by ln2 * 13.3 * 3 + 2 (its own)
+  // < 30 units of 2^-24 relative, the product by one more: |theta| <= |offset| moves by up to
+  // 31 * 2^-24 * |offset|, the result by that times |x1| + |x2| <= 2, plus a few output roundings.
+  row.tolerance = (31 * std::abs(double(offset)) * 2 + 4) * 0x1p-24;
+  return row;
+}
+
 }  // namespace
 
 std::vector<Row> mlx_rows() {
@@ -413,6 +483,8 @@ std::vector<Row> mlx_rows() {
   rows.push_back(strided_scan(r, 77, 45, true));
   rows.push_back(strided_scan(r, 130, 7, false));
   rows.push_back(gemv(r, false, 1001, 517));
+  rows.push_back(rope_single(r, false, 7, 64, 7));
+  rows.push_back(rope_single(r, true, 5, 128, 3));
   rows.push_back(block_sort(r, false, 3, 1001));
   rows.push_back(block_sort(r, true, 4, 77));
   // MLX's gemv reaches threadgroup_barrier in only some threads: gemv inside `if (thrN == 0)` of
