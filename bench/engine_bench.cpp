@@ -63,6 +63,20 @@ void BM_EmptyThreadgroup(benchmark::State& state) {
 }
 BENCHMARK(BM_EmptyThreadgroup)->Arg(1)->Arg(256)->Unit(benchmark::kMillisecond);
 
+// An empty dispatch through the host API (command buffer, encoder, commit, wait): one
+// threadgroup of one lane, on `workers` threads (0: every core), on fibers (mode 0) or in lane
+// loops (mode 1). What a short dispatch costs before any kernel work (issue 10 item 6).
+void BM_EmptyDispatch(benchmark::State& state) {
+  auto h = plain_context(uint32_t(state.range(0)));
+  h->mutable_options().mode =
+      state.range(1) ? engine::ExecutionMode::loops : engine::ExecutionMode::fibers;
+  for (auto _ : state) h->run("bench_empty", no_arguments, {1, 1, 1}, {1, 1, 1});
+}
+BENCHMARK(BM_EmptyDispatch)
+    ->ArgNames({"workers", "loops"})
+    ->ArgsProduct({{1, 0}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
+
 // Emulated silu over n floats against the same loop in plain C++, both on `workers` threads
 // (the native loop with OpenMP). Reports ratio = emulated / native, measured in this run.
 void BM_BarrierFreeVsNative(benchmark::State& state) {

@@ -1,4 +1,5 @@
-# metalsim_add_metal_library(<target> SOURCES a.metal b.metal [INCLUDE_DIRS dir...])
+# metalsim_add_metal_library(<target> SOURCES a.metal b.metal [INCLUDE_DIRS dir...]
+#                            [MATH_MODE safe|relaxed|fast])
 #
 # Runs metalsim-front on each .metal file at build time (re-run when the file, a header it
 # includes, or the front changes) and compiles the generated C++ with the kernel compiler
@@ -7,6 +8,10 @@
 # files are linked whole, so the static registrars of the kernels are kept: link <target> into
 # the program or test that looks kernels up by name. Built with debug info: gdb breaks on .metal
 # lines (`break softmax.metal:42`), since the generated code carries #line directives.
+# MATH_MODE is Metal's math mode for the library (MetalsimMathMode.cmake says what each allows);
+# without it, METALSIM_DEFAULT_MATH_MODE (safe). Lane loops and fibers are bit-identical in safe
+# mode only, and the project's kernels and tolerances use it. (Apple's `metal` compiler defaults
+# to fast: a project porting kernels that relies on it says MATH_MODE fast.)
 #
 # metalsim_use_kernel_compiler(<target>)
 #
@@ -18,6 +23,7 @@
 # fetches it with FetchContent), and one that uses the installed package (metalsimConfig.cmake
 # sets the compiler and flags file, METALSIM_INSTALLED_PACKAGE, before including this file).
 include_guard(GLOBAL)
+include(MetalsimMathMode)
 if(NOT METALSIM_INSTALLED_PACKAGE)
   include(MetalsimKernelCompiler)
   # The plugins clang loads (cmake/MetalsimLanes.cmake, MetalsimInstrument.cmake), with the
@@ -47,8 +53,13 @@ set_property(GLOBAL PROPERTY METALSIM_KERNEL_PLUGIN_TARGETS ${metalsim_plugin_ta
 function(metalsim_use_kernel_compiler target)
   # CMake hands each compile to the launcher, which runs the kernel compiler on the same source
   # and object with the target's include directories and definitions
-  # (cmake/metalsim_kernel_cc.sh says how).
+  # (cmake/metalsim_kernel_cc.sh says how). Flags in ARGN come after the kernel flags (the math
+  # mode's), so they override them.
   get_property(launcher GLOBAL PROPERTY METALSIM_KERNEL_LAUNCHER)
+  if(ARGN)
+    list(POP_BACK launcher separator)  # "--": the extra flags go before it
+    list(APPEND launcher ${ARGN} "${separator}")
+  endif()
   get_property(depends GLOBAL PROPERTY METALSIM_KERNEL_DEPENDS)
   get_property(plugin_targets GLOBAL PROPERTY METALSIM_KERNEL_PLUGIN_TARGETS)
   set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}")
@@ -62,10 +73,14 @@ function(metalsim_use_kernel_compiler target)
 endfunction()
 
 function(metalsim_add_metal_library target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES;INCLUDE_DIRS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "MATH_MODE" "SOURCES;INCLUDE_DIRS")
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "metalsim_add_metal_library(${target}): no SOURCES")
   endif()
+  if(NOT ARG_MATH_MODE)
+    set(ARG_MATH_MODE "${METALSIM_DEFAULT_MATH_MODE}")
+  endif()
+  metalsim_math_mode_flags("${ARG_MATH_MODE}" math_flags)
   set(include_flags "")
   foreach(dir IN LISTS ARG_INCLUDE_DIRS)
     get_filename_component(abs "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -91,5 +106,5 @@ function(metalsim_add_metal_library target)
   add_library(${target} OBJECT ${generated})
   target_include_directories(${target} PRIVATE ${ARG_INCLUDE_DIRS} "${PROJECT_SOURCE_DIR}")
   target_link_libraries(${target} PUBLIC metalsim::msl metalsim::simt)
-  metalsim_use_kernel_compiler(${target})
+  metalsim_use_kernel_compiler(${target} ${math_flags})
 endfunction()

@@ -1,20 +1,25 @@
-// metalsim bench [KERNEL...]: each spec's bench cases, kernel (emulated) against reference
-// (native Eigen or scalar C++) time: medians of several repetitions, outputs repoisoned between.
+// metalsim bench [KERNEL...]: each spec's bench cases, the kernel (emulated) in lane loops and on
+// fibers against the fast native baseline (float, the same OpenMP threads) and the checking
+// reference (native Eigen or scalar C++, mostly double, one thread), all timed in the same run:
+// medians of several repetitions, outputs repoisoned between (docs/performance.md).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
 
+#include <omp.h>
+
 #include "host/cli/commands.h"
 #include "host/cli/output_json.h"
 #include "host/cli/output_table.h"
 #include "host/cli/progress_bar.h"
+#include "simt/engine/dispatch.h"
 
 namespace metalsim::cli {
 namespace {
 
 double median(std::vector<double> v) {
-  if (v.empty()) return 0;
+  if (v.empty()) return std::nan("");
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -28,32 +33,51 @@ double time_it(F&& f) {
 }
 
 struct BenchResult {
-  std::vector<double> kernel, reference;
-  spec::CaseResult result;
+  std::vector<double> loops, fibers, baseline, reference;  // seconds per repetition
+  bool lane_loops = false;  // the auto runs ran threadgroups in lane loops
+  spec::CaseResult result;  // of the last auto run (lane loops where the kernel has them)
   std::string error;
 };
 
-BenchResult bench_case(const Case& r, const engine::ExecutionOptions& options, size_t reps) {
+// Runs the kernel once under `mode`, timed.
+double time_kernel(spec::CaseContext& ctx, spec::PreparedCase& c, engine::ExecutionMode mode) {
+  ctx.mutable_options().mode = mode;
+  c.repoison();
+  return time_it([&] { c.run_kernel(); });
+}
+
+BenchResult bench_case(const Case& r, const engine::ExecutionOptions& options, size_t reps,
+                       bool reference) {
   BenchResult b;
   engine::ExecutionOptions plain = options;
   plain.checks.race = false;  // one schedule: a benchmark times a run, it does not compare runs
+  plain.checks.init = false;  // auto runs lane loops only without the fibers-only checks
   try {
     auto ctx = spec::CaseRunner::shared().context(plain, r.seed);
     auto c = r.spec->prepare(r.params, *ctx);
-    c->run_kernel();  // warm-up: pipelines, stacks, caches
-    c->run_reference();
+    // Warm-up: pipelines, stacks, caches, both modes.
+    time_kernel(*ctx, *c, engine::ExecutionMode::fibers);
+    time_kernel(*ctx, *c, engine::ExecutionMode::automatic);
+    const bool has_baseline = c->run_baseline();
+    if (reference) c->run_reference();
     for (size_t i = 0; i < reps; ++i) {
-      c->repoison();
-      b.kernel.push_back(time_it([&] { c->run_kernel(); }));
-      b.reference.push_back(time_it([&] { c->run_reference(); }));
+      b.fibers.push_back(time_kernel(*ctx, *c, engine::ExecutionMode::fibers));
+      const uint64_t loops_before = engine::lane_loop_threadgroups_total();
+      b.loops.push_back(time_kernel(*ctx, *c, engine::ExecutionMode::automatic));
+      b.lane_loops = engine::lane_loop_threadgroups_total() > loops_before;
+      if (has_baseline) b.baseline.push_back(time_it([&] { c->run_baseline(); }));
+      if (reference) b.reference.push_back(time_it([&] { c->run_reference(); }));
     }
-    b.result = c->compare();
+    if (reference) b.result = c->compare();
+    else b.result.passed = true;  // nothing to compare against
   } catch (const std::exception& e) {
     b.error = std::string("harness error: ") + e.what();
     b.result.failure = b.error;
   }
   return b;
 }
+
+json seconds_or_null(double s) { return std::isfinite(s) ? json(s) : json(nullptr); }
 
 }  // namespace
 
@@ -62,6 +86,7 @@ Action setup_bench(CLI::App& sub, Io& io) {
     std::vector<std::string> patterns;
     RunFlags flags;
     size_t reps = 5;
+    bool no_reference = false;
     bool json = false;
   };
   auto o = std::make_shared<Options>();
@@ -69,6 +94,8 @@ Action setup_bench(CLI::App& sub, Io& io) {
   o->flags.add_to(sub, "none");
   sub.add_option("--reps", o->reps, "timed repetitions per case (the median is shown)")
       ->capture_default_str();
+  sub.add_flag("--no-reference", o->no_reference,
+               "time only the kernel and the baseline (no reference, no comparison)");
   sub.add_flag("--json", o->json, "one JSON object per case and line on stdout");
   return [o, &io] {
     const auto specs = select_specs(o->patterns);
@@ -79,38 +106,50 @@ Action setup_bench(CLI::App& sub, Io& io) {
     std::vector<Case> cases;
     for (const KernelSpec* s : specs)
       for (const Params& p : s->bench_cases()) cases.push_back({s, s->complete(p), o->flags.seed});
-    Table t({"case", "kernel", "reference", "emulated/native", "result"});
-    for (size_t c : {1, 2, 3}) t.align_right(c);
+    Table t({"case", "lane loops", "fibers", "baseline", "loops/base", "fibers/base", "reference",
+             "result"});
+    for (size_t c : {1, 2, 3, 4, 5, 6}) t.align_right(c);
     size_t failed = 0;
     ProgressBar bar(io.err, io.progress, cases.size());
     for (size_t i = 0; i < cases.size(); ++i) {
       const Case& r = cases[i];
       bar.update(i, r.id());
-      BenchResult b = bench_case(r, o->flags.options, std::max<size_t>(o->reps, 1));
-      const double k = median(b.kernel), ref = median(b.reference);
-      const double ratio = ref > 0 ? k / ref : std::nan("");
+      BenchResult b =
+          bench_case(r, o->flags.options, std::max<size_t>(o->reps, 1), !o->no_reference);
+      const double loops = median(b.loops), fibers = median(b.fibers);
+      const double base = median(b.baseline), ref = median(b.reference);
       const Verdict v = spec::judge(*r.spec, r.params, b.result, o->flags.options.checks).verdict;
       failed += !spec::verdict_ok(v);
       const std::string result =
           b.result.passed ? "ok" : std::string(spec::verdict_name(v)) + ": " + b.result.failure;
+      const std::string loops_label = b.lane_loops ? format_seconds(loops) : "(fibers)";
       if (o->json)
-        write_json_line(io.out,
-                        {{"command", "bench"},
-                         {"id", r.id()},
-                         {"kernel", r.spec->name()},
-                         {"family", r.spec->family()},
-                         {"params", params_json(r.params)},
-                         {"checks", o->flags.options.checks.str()},
-                         {"mode", std::string(engine::execution_mode_name(o->flags.options.mode))},
-                         {"reps", b.kernel.size()},
-                         {"kernel_seconds", k},
-                         {"reference_seconds", ref},
-                         {"ratio", std::isfinite(ratio) ? json(ratio) : json(nullptr)},
-                         {"kernel_samples", b.kernel},
-                         {"reference_samples", b.reference},
-                         {"status", std::string(spec::verdict_name(v))},
-                         {"failure", b.result.failure}});
-      t.add({r.id(), format_seconds(k), format_seconds(ref), format_ratio(ratio), result});
+        write_json_line(io.out, {{"command", "bench"},
+                                 {"id", r.id()},
+                                 {"kernel", r.spec->name()},
+                                 {"family", r.spec->family()},
+                                 {"params", params_json(r.params)},
+                                 {"checks", o->flags.options.checks.str()},
+                                 {"threads", omp_get_max_threads()},
+                                 {"reps", b.fibers.size()},
+                                 {"lane_loops", b.lane_loops},
+                                 {"loops_seconds", seconds_or_null(loops)},
+                                 {"fibers_seconds", seconds_or_null(fibers)},
+                                 {"baseline_seconds", seconds_or_null(base)},
+                                 {"reference_seconds", seconds_or_null(ref)},
+                                 {"loops_vs_baseline", seconds_or_null(loops / base)},
+                                 {"fibers_vs_baseline", seconds_or_null(fibers / base)},
+                                 {"loops_samples", b.loops},
+                                 {"fibers_samples", b.fibers},
+                                 {"baseline_samples", b.baseline},
+                                 {"reference_samples", b.reference},
+                                 {"status", std::string(spec::verdict_name(v))},
+                                 {"failure", b.result.failure}});
+      auto or_dash = [](double x, std::string text) { return std::isfinite(x) ? text : "-"; };
+      t.add({r.id(), loops_label, format_seconds(fibers), or_dash(base, format_seconds(base)),
+             or_dash(loops / base, format_ratio(loops / base)),
+             or_dash(fibers / base, format_ratio(fibers / base)), or_dash(ref, format_seconds(ref)),
+             result});
     }
     bar.finish();
     if (!o->json) {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "kernels/attention/attention_baseline.h"
 #include "kernels/attention/attention_ref.h"
 #include "kernels/attention/attention_spec.h"
 #include "kernels/spec/case_context.h"
@@ -180,6 +181,14 @@ class AttentionCase : public spec::PreparedCase {
     attention_reference(a, q_.data(), k_.data(), v_.data(), ref_.data());
   }
 
+  bool run_baseline() override {
+    AttentionProblem a = problem_;
+    if (kind_ == Kind::masked) a.mask = mask_ref_.data();
+    fast_out_.resize(o_.size());
+    attention_baseline(a, q_.data(), k_.data(), v_.data(), fast_out_.data());
+    return true;
+  }
+
   CaseResult compare() override {
     CaseResult r = result_;
     const auto* got = static_cast<const half_t*>(ob_->contents());
@@ -246,6 +255,7 @@ class AttentionCase : public spec::PreparedCase {
   std::vector<half_t> q_, k_, v_, o_, mask_h_;
   std::vector<float> mask_f_;
   std::vector<double> mask_ref_, ref_;
+  std::vector<half_t> fast_out_;  // the baseline's O
   bool mask_half_ = true;
   NS::SharedPtr<MTL::Buffer> qb_, kb_, vb_, ob_, mb_;
   CaseResult result_;
@@ -321,10 +331,12 @@ class AttentionSpecBase : public spec::KernelSpec {
   // the mask in double and the reference in double.
   spec::Footprint footprint(const Params& p) const override {
     const uint64_t heads = uint64_t(value(p, "heads", 1));
-    const uint64_t kv_heads = value(p, "kv_heads", 0) == 0 ? heads : uint64_t(value(p, "kv_heads", 0));
+    const uint64_t kv_heads =
+        value(p, "kv_heads", 0) == 0 ? heads : uint64_t(value(p, "kv_heads", 0));
     const uint64_t bd = uint64_t(value(p, "batch", 1)) * uint64_t(value(p, "head_dim", 64));
     const uint64_t seq_q = uint64_t(value(p, "seq_q", 1));
-    const uint64_t seq_kv = uint64_t(value(p, "seq_kv", 0) + value(p, "kv_len", 0) + value(p, "cache_slack", 0));
+    const uint64_t seq_kv =
+        uint64_t(value(p, "seq_kv", 0) + value(p, "kv_len", 0) + value(p, "cache_slack", 0));
     const uint64_t q = bd * heads * seq_q, kv = bd * kv_heads * seq_kv;
     const uint64_t mask = uint64_t(value(p, "batch", 1)) * seq_q * seq_kv;
     return {2 * (2 * q + 2 * kv) + 4 * mask, 2 * (2 * q + 2 * kv) + 8 * q + 12 * mask};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/elementwise/elementwise_baseline.h"
 #include "kernels/elementwise/elementwise_ref.h"
 #include "kernels/spec/inputs.h"
 #include "kernels/spec/standard_case.h"
@@ -55,8 +56,9 @@ class PerElementSpec : public spec::KernelSpec {
 class ActivationSpec : public PerElementSpec {
  public:
   using Ref = std::vector<double> (*)(const std::vector<half_t>&);
-  ActivationSpec(std::string name, std::string summary, Ref ref)
-      : PerElementSpec(std::move(name), std::move(summary)), ref_(ref) {}
+  using Baseline = void (*)(const half_t*, half_t*, size_t);
+  ActivationSpec(std::string name, std::string summary, Ref ref, Baseline fast)
+      : PerElementSpec(std::move(name), std::move(summary)), ref_(ref), fast_(fast) {}
   std::vector<Params> sweep() const override {
     return {{{"count", 1}, {"tg", 1}},
             {{"count", 31}, {"tg", 32}},
@@ -100,19 +102,23 @@ class ActivationSpec : public PerElementSpec {
     };
     c->expose("x", x);
     c->poison_again = [=] { spec::fill(x, *input); };
+    auto fast_out = std::make_shared<std::vector<half_t>>(count);
+    c->baseline = [=, f = fast_] { f(input->data(), fast_out->data(), count); };
     return c;
   }
 
  private:
   Ref ref_;
+  Baseline fast_;
 };
 
 // ------------------------------ multiply, swiglu: two inputs, one output
 class BinarySpec : public PerElementSpec {
  public:
   using Ref = std::vector<double> (*)(const std::vector<half_t>&, const std::vector<half_t>&);
-  BinarySpec(std::string name, std::string summary, Ref ref)
-      : PerElementSpec(std::move(name), std::move(summary)), ref_(ref) {}
+  using Baseline = void (*)(const half_t*, const half_t*, half_t*, size_t);
+  BinarySpec(std::string name, std::string summary, Ref ref, Baseline fast)
+      : PerElementSpec(std::move(name), std::move(summary)), ref_(ref), fast_(fast) {}
   std::vector<Params> sweep() const override {
     return {
         {{"count", 1}, {"tg", 1}}, {{"count", 33}, {"tg", 32}}, {{"count", 1025}, {"tg", 1024}}};
@@ -159,11 +165,14 @@ class BinarySpec : public PerElementSpec {
     };
     c->expose("out", out);
     c->poison_again = poison;
+    auto fast_out = std::make_shared<std::vector<half_t>>(count);
+    c->baseline = [=, f = fast_] { f(a->data(), b->data(), fast_out->data(), count); };
     return c;
   }
 
  private:
   Ref ref_;
+  Baseline fast_;
 };
 
 // ------------------------------ rms_norm: one threadgroup per row
@@ -277,6 +286,10 @@ class RmsNormSpec : public spec::KernelSpec {
     };
     c->expose("output", out);
     c->poison_again = poison;
+    auto fast_out = std::make_shared<std::vector<half_t>>(n);
+    c->baseline = [=] {
+      rms_norm_baseline(x->data(), w->data(), fast_out->data(), rows, hidden, eps, float(offset));
+    };
     return c;
   }
 
@@ -425,6 +438,12 @@ class RopeSpec : public spec::KernelSpec {
     };
     c->expose("q", bq);
     c->expose("k", bk);
+    auto fast_q = std::make_shared<std::vector<half_t>>(q->size()),
+         fast_k = std::make_shared<std::vector<half_t>>(k->size());
+    c->baseline = [=] {
+      rope_baseline(q->data(), fast_q->data(), seq, qh, dim, offset, theta);
+      rope_baseline(k->data(), fast_k->data(), seq, kh, dim, offset, theta);
+    };
     return c;
   }
 
@@ -435,19 +454,22 @@ class RopeSpec : public spec::KernelSpec {
 // ------------------------------ registration
 struct SiluSpec : ActivationSpec {
   SiluSpec()
-      : ActivationSpec("silu", "SiLU x * sigmoid(x), in place (ADR-003's kernel)", &silu_ref) {}
+      : ActivationSpec("silu", "SiLU x * sigmoid(x), in place (ADR-003's kernel)", &silu_ref,
+                       &silu_baseline) {}
 };
 struct GeluSpec : ActivationSpec {
   GeluSpec()
-      : ActivationSpec("gelu", "GELU, tanh approximation, in place (ADR-003's kernel)", &gelu_ref) {
-  }
+      : ActivationSpec("gelu", "GELU, tanh approximation, in place (ADR-003's kernel)", &gelu_ref,
+                       &gelu_baseline) {}
 };
 struct MultiplySpec : BinarySpec {
   MultiplySpec()
-      : BinarySpec("multiply", "out = a * b element-wise (FFN gate * up)", &multiply_ref) {}
+      : BinarySpec("multiply", "out = a * b element-wise (FFN gate * up)", &multiply_ref,
+                   &multiply_baseline) {}
 };
 struct SwigluSpec : BinarySpec {
-  SwigluSpec() : BinarySpec("swiglu", "out = silu(gate) * up, fused", &swiglu_ref) {}
+  SwigluSpec()
+      : BinarySpec("swiglu", "out = silu(gate) * up, fused", &swiglu_ref, &swiglu_baseline) {}
 };
 struct RmsNormLlamaSpec : RmsNormSpec {
   RmsNormLlamaSpec() : RmsNormSpec("rms_norm", 0, false) {}

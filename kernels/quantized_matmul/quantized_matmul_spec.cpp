@@ -3,6 +3,7 @@
 // Orientation: C [M, N] = A [M, K] (quantized, blocks along K) x B [K, N] (half). N = 1: mat-vec.
 #include <cmath>
 
+#include "kernels/quantized_matmul/quantized_matmul_baseline.h"
 #include "kernels/quantized_matmul/quantized_matmul_ref.h"
 #include "kernels/spec/inputs.h"
 #include "kernels/spec/standard_case.h"
@@ -180,6 +181,12 @@ class QuantSpec : public spec::KernelSpec {
     };
     c->expose("C", out);
     c->poison_again = poison;
+    if constexpr (std::is_same_v<Block, BlockQ4_0> || std::is_same_v<Block, BlockQ8_0>) {
+      auto fast_out = std::make_shared<std::vector<half_t>>(count);
+      c->baseline = [=] {
+        matmul_baseline(a->data(), per_row, bvec->data(), fast_out->data(), m, n, k);
+      };
+    }
     return c;
   }
 

@@ -62,6 +62,10 @@ class PreparedCase {
   virtual void run_reference() = 0;  // the Eigen (or scalar) reference
   virtual CaseResult compare() = 0;  // after both ran
   virtual void repoison() {}         // before timing the kernel again
+  // The fast native baseline (float, vectorized loops or Eigen, on the same OpenMP threads as the
+  // kernel), for benchmarks only: the same math written for speed, where the reference is written
+  // to be checked against. False when the spec has none. Writes only the baseline's own memory.
+  virtual bool run_baseline() { return false; }
 
   // The kernel's output buffers as run_kernel() left them: two runs (schedules) of a race-free
   // kernel agree byte for byte, so the race check compares these.

@@ -19,6 +19,7 @@ class StandardCase : public PreparedCase {
   std::function<void()> reference;
   std::function<void(CaseResult&)> check;  // compare_output calls
   std::function<void()> poison_again;      // before the kernel runs again (benchmarks)
+  std::function<void()> baseline;          // the fast native baseline (benchmarks), if any
 
   void run_kernel() override { kernel(run_); }
   void run_reference() override { reference(); }
@@ -29,6 +30,11 @@ class StandardCase : public PreparedCase {
     check(r);
     finish(r);
     return r;
+  }
+  bool run_baseline() override {
+    if (!baseline) return false;
+    baseline();
+    return true;
   }
   void repoison() override {
     run_.reports.clear();
