@@ -207,7 +207,7 @@ TEST(CaseFile, FuzzPassesTheCorrectKernel) {
 }
 
 TEST(CaseFile, FuzzFindsTheOffByOneAndShrinksIt) {
-  const CliRun r = cli({"fuzz", kMatmul, "--kernel", "matmul_off_by_one", "--cases", "8", "--seed",
+  const CliRun r = cli({"fuzz", kMatmul, "--kernel", "matmul_off_by_one", "--cases", "3", "--seed",
                         "1", "--limit", "24", "--max-shrink-runs", "40"});
   EXPECT_EQ(r.code, kExitFailed) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "bounds.device")) << r.out;
@@ -225,7 +225,7 @@ TEST(CaseFile, WithoutAReferenceTheOraclesFindTheMissingBarrier) {
     j["kernel"] = "matmul_missing_barrier";
   });
   const CliRun r = cli(
-      {"fuzz", path, "--cases", "4", "--seed", "1", "--limit", "16", "--max-shrink-runs", "20"});
+      {"fuzz", path, "--cases", "2", "--seed", "1", "--limit", "16", "--max-shrink-runs", "20"});
   EXPECT_EQ(r.code, kExitFailed) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "race.schedule")) << r.out;
 }
