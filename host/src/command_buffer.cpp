@@ -98,7 +98,8 @@ void CommandBuffer::deliver_logs() const {
     return v != nullptr && std::string(v) == "0";
   }();
   for (const metalsim::engine::LogLine& line : logs_) {
-    if (log_state_) log_state_->deliver(line.subsystem, line.category, LogLevel(line.level), line.prefixed());
+    if (log_state_)
+      log_state_->deliver(line.subsystem, line.category, LogLevel(line.level), line.prefixed());
     else if (!quiet) std::fprintf(stderr, "%s\n", line.prefixed().c_str());
   }
 }

@@ -18,7 +18,8 @@ NS::Error* make_error(NS::Integer code, std::string text) {
 }  // namespace
 
 Device::Device(DeviceProfile profile)
-    : profile_(std::move(profile)), options_(metalsim::engine::ExecutionOptions::from_environment()) {}
+    : profile_(std::move(profile)),
+      options_(metalsim::engine::ExecutionOptions::from_environment()) {}
 
 Device* CreateSystemDefaultDevice() { return new Device(); }
 
@@ -60,9 +61,9 @@ ComputePipelineState* Device::newComputePipelineState(const ComputePipelineDescr
 LogState* Device::newLogState(const LogStateDescriptor* descriptor, NS::Error** error) {
   if (descriptor != nullptr && descriptor->bufferSize() < 1024) {
     if (error != nullptr)
-      *error = make_error(LogStateErrorInvalidSize,
-                          "newLogState: bufferSize " + std::to_string(descriptor->bufferSize()) +
-                              " is under the minimum of 1024 bytes");
+      *error = make_error(LogStateErrorInvalidSize, "newLogState: bufferSize " +
+                                                        std::to_string(descriptor->bufferSize()) +
+                                                        " is under the minimum of 1024 bytes");
     return nullptr;
   }
   return new LogState(descriptor != nullptr ? descriptor->level() : LogLevelUndefined);
