@@ -4,6 +4,8 @@
 // the two compiled forms of a kernel round alike (docs/lanes.md, "Math mode").
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "kernels/spec/case_runner.h"
 #include "simt/engine/dispatch.h"
 
@@ -42,16 +44,20 @@ TEST_P(ModeEquivalence, LaneLoopsAndFibersWriteTheSameBytes) {
   const uint64_t loops_before = engine::lane_loop_threadgroups_total();
   const CaseOutcome out = CaseRunner::shared().run(subject, options, /*compare_modes=*/true);
   const std::string id = subject.id();
-  EXPECT_GT(engine::lane_loop_threadgroups_total(), loops_before)
-      << id << ": no threadgroup ran in lane loops";
+  // A dispatch the host refuses (a limit.* finding, e.g. too much threadgroup memory) runs no
+  // threadgroup in either mode; every other case must have run in lane loops.
+  const std::optional<Finding> finding = c.spec->finding_for(subject.params);
+  if (!finding || finding->kind.rfind("limit.", 0) != 0) {
+    EXPECT_GT(engine::lane_loop_threadgroups_total(), loops_before)
+        << id << ": no threadgroup ran in lane loops";
+  }
   EXPECT_EQ(out.mode_divergence, "") << id;
   if (c.spec->expectation() == Expectation::pass) {
     EXPECT_TRUE(out.result.passed) << id << ": " << out.result.failure;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKernels, ModeEquivalence, ::testing::ValuesIn(all_cases()),
-                         test_name);
+INSTANTIATE_TEST_SUITE_P(AllKernels, ModeEquivalence, ::testing::ValuesIn(all_cases()), test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ModeEquivalence);
 
 }  // namespace
