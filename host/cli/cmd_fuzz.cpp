@@ -175,7 +175,8 @@ struct Campaign {
   bool fixed_schedule;
   Shard shard;
   size_t cases_per_spec = 0;
-  double seconds_per_spec = 0;
+  std::optional<std::chrono::steady_clock::time_point> end;  // --time: the campaign's end
+  size_t specs_left = 0;  // kernels not yet fuzzed, which share the time left equally
   uint64_t max_bytes = 0;   // the memory budget of one case
   std::vector<SpecTally> tallies;
   std::vector<JunitCase> junit;
@@ -214,11 +215,12 @@ uint64_t time_capped_budget(uint64_t max_bytes, std::optional<Clock::time_point>
   return std::min<uint64_t>(max_bytes, uint64_t(left * double(kBytesPerSecondLeft)) + (128ull << 20));
 }
 
-// --time: the watchdog of a case ends it at the deadline (plus a second's grace).
+// --time: every dispatch of a case (the run, the other schedules, initcheck's runs, the shrink's
+// runs) ends at the deadline plus a second's grace: an absolute limit, not one per dispatch.
 engine::ExecutionOptions with_deadline(engine::ExecutionOptions options, Clock::time_point deadline) {
-  const double left = std::chrono::duration<double>(deadline - Clock::now()).count() + 1.0;
-  if (options.watchdog_seconds <= 0 || options.watchdog_seconds > left)
-    options.watchdog_seconds = std::max(left, 0.1);
+  const auto limit = deadline + std::chrono::seconds(1);
+  options.watchdog_deadline_ns = uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(limit.time_since_epoch()).count());
   return options;
 }
 
@@ -327,9 +329,11 @@ void fuzz_spec(Campaign& cp, const KernelSpec& spec) {
   tally.spec = &spec;
   std::map<std::string, std::string> shrunk_kinds;  // failure kind -> minimal repro
   std::optional<Clock::time_point> deadline;
-  if (cp.o.time > 0)
-    deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(cp.seconds_per_spec));
+  if (cp.end) {  // the time left, shared equally with the kernels still to come
+    deadline = Clock::now() + (*cp.end - Clock::now()) / std::max<size_t>(cp.specs_left, 1);
+    if (*deadline > *cp.end) deadline = cp.end;
+  }
+  if (cp.specs_left > 0) --cp.specs_left;
   const CaseGenerator gen(spec, cp.o.flags.seed,
                           {cp.o.limit, time_capped_budget(cp.max_bytes, deadline), cp.o.flags.options});
   const size_t n = cp.cases_per_spec;
@@ -382,7 +386,10 @@ int fuzz(const Options& o, Io& io, bool fixed_schedule) {
     return kExitUsage;
   }
   cp.cases_per_spec = o.cases > 0 ? o.cases : (o.time > 0 ? SIZE_MAX : 100);
-  cp.seconds_per_spec = specs.empty() ? 0 : o.time / double(specs.size());
+  if (o.time > 0)
+    cp.end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>(o.time));
+  cp.specs_left = specs.size();
   for (const KernelSpec* spec : specs) fuzz_spec(cp, *spec);
 
   std::ostream& summary = o.json ? io.err : io.out;

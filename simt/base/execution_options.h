@@ -34,7 +34,10 @@ struct ExecutionOptions {
   check::CheckSet checks;
   uint32_t workers = 0;         // 0: every core (omp_get_max_threads)
   double watchdog_seconds = 0;  // 0: no limit
-  size_t stack_bytes = 0;       // 0: fiber::default_stack_bytes()
+  // An absolute limit (std::chrono::steady_clock, ns; 0: none) every dispatch of a run respects
+  // whatever its own start: a fuzz campaign's --time deadline across a case's many dispatches.
+  uint64_t watchdog_deadline_ns = 0;
+  size_t stack_bytes = 0;  // 0: fiber::default_stack_bytes()
   ExecutionMode mode = ExecutionMode::automatic;
   // Called by the worker after each threadgroup, from several threads at once; empty: off.
   std::function<void(const ThreadgroupEvent&)> on_threadgroup;

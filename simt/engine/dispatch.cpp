@@ -105,6 +105,13 @@ uint64_t steady_ns() {
                       .count());
 }
 
+// The watchdog's limit for one dispatch: its seconds, cut to the absolute deadline if any.
+double watchdog_limit(const ExecutionOptions& o) {
+  if (o.watchdog_deadline_ns == 0) return o.watchdog_seconds;
+  const double left = std::max(1e-3, (double(o.watchdog_deadline_ns) - double(steady_ns())) * 1e-9);
+  return o.watchdog_seconds > 0 ? std::min(o.watchdog_seconds, left) : left;
+}
+
 }  // namespace
 
 void link_race_reporting();  // race_report.cpp
@@ -145,14 +152,15 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
 
   const int workers =
       request.options.workers != 0 ? int(request.options.workers) : omp_get_max_threads();
-  Watchdog watchdog(state, request.options.watchdog_seconds);
+  const double watchdog_seconds = watchdog_limit(request.options);
+  Watchdog watchdog(state, watchdog_seconds);
   race::release(&state.start_token);
 #pragma omp parallel num_threads(workers)
   {
     race::acquire(&state.start_token);
     Worker& worker = this_worker(stack_bytes);
     worker.arena.configure(request.threadgroup_lengths, static_capacity);
-    if (request.options.watchdog_seconds > 0) watchdog.add_worker(pthread_self());
+    if (watchdog_seconds > 0) watchdog.add_worker(pthread_self());
 #pragma omp for schedule(dynamic, 1)
     for (uint64_t i = 0; i < count; ++i) {
       if (state.stop.load(std::memory_order_relaxed)) continue;

@@ -37,10 +37,10 @@ bool describe_device(const FaultRecord& fault, const DispatchRequest& req, check
     r.message = std::string(access_word(fault)) + " outside the bound range of " +
                 std::to_string(m.end - m.origin) + " bytes";
     if (address < m.origin)
-      r.message += m.contents != nullptr && address >= m.contents
-                       ? " (before its bound offset of " + std::to_string(m.origin - m.contents) +
-                             " bytes)"
-                       : " (before the buffer's start)";
+      r.message +=
+          m.contents != nullptr && address >= m.contents
+              ? " (before its bound offset of " + std::to_string(m.origin - m.contents) + " bytes)"
+              : " (before the buffer's start)";
     return true;
   }
   return false;
@@ -58,8 +58,12 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
   const DispatchRequest& req = *scene.request;
   if (fault.timeout) {
     r.check = check::CheckId::watchdog_timeout;
-    r.message = "the dispatch ran past its limit of " +
-                std::to_string(req.options.watchdog_seconds) + " s; this thread was running";
+    r.message = req.options.watchdog_deadline_ns != 0
+                    ? "the dispatch ran past its deadline (a fuzz campaign's --time); this "
+                      "thread was running"
+                    : "the dispatch ran past its limit of " +
+                          std::to_string(req.options.watchdog_seconds) +
+                          " s; this thread was running";
     return;
   }
   auto* address = static_cast<const char*>(fault.address);
