@@ -136,10 +136,8 @@ CaseRunner::Run CaseRunner::run_once(const Case& c, const engine::ExecutionOptio
     run.result.failure = "harness error: " + too_large;
     return run;
   }
-  engine::ExecutionOptions engine_options = options;
-  engine_options.checks.race = false;  // races between schedules are compared here
   try {
-    std::unique_ptr<CaseContext> ctx = context(engine_options, c.seed);
+    std::unique_ptr<CaseContext> ctx = context(options, c.seed);
     std::unique_ptr<PreparedCase> prepared = c.spec->prepare(c.params, *ctx);
     auto t0 = Clock::now();
     prepared->run_kernel();
@@ -163,6 +161,7 @@ void CaseRunner::check_schedules(const Case& c, const engine::ExecutionOptions& 
   for (const engine::SchedulePolicy& other : other_schedules(options.schedule, c.seed)) {
     engine::ExecutionOptions again_options = options;
     again_options.schedule = other;
+    again_options.checks.race = false;  // the engine's race check ran with the main run
     const Run again = run_once(c, again_options);
     const std::string diff = difference(main.outputs, again.outputs);
     if (diff.empty()) continue;
@@ -232,8 +231,9 @@ std::string shell_quote(std::string_view text) {
 }
 
 std::string repro_command(const Case& c, const engine::ExecutionOptions& o) {
-  std::string cmd = "metalsim run " + c.spec->run_arguments(c.params) + " --seed " + std::to_string(c.seed) +
-                    " --schedule " + o.schedule.str() + " --checks " + o.checks.str();
+  std::string cmd = "metalsim run " + c.spec->run_arguments(c.params) + " --seed " +
+                    std::to_string(c.seed) + " --schedule " + o.schedule.str() + " --checks " +
+                    o.checks.str();
   if (o.mode != engine::ExecutionMode::automatic)
     cmd += " --mode " + std::string(engine::execution_mode_name(o.mode));
   return cmd;

@@ -2,7 +2,8 @@
 // The one way a case runs, for the tests, the metalsim program and the benchmarks alike:
 // prepare it on the runner's device with the run's execution options (per command buffer), run
 // the kernel, run the reference, compare, judge against the spec's expectation; with the race
-// check on, run it again under the other schedules and compare the outputs byte for byte (a
+// check on, the engine's race check watches the run (race.threadgroup, race.device) and the case
+// runs again under the other schedules, without it, to compare the outputs byte for byte (a
 // difference is race.schedule).
 #include <cstdint>
 #include <map>
@@ -44,9 +45,9 @@ struct CaseOutcome {
   engine::ExecutionOptions options;
   CaseResult result;
   Judgement judgement;
-  std::string race;    // the schedule-dependent result, in words; empty when none
+  std::string race;             // the schedule-dependent result, in words; empty when none
   std::string mode_divergence;  // what fibers and lane loops did differently; empty when none
-  double seconds = 0;  // wall time of every run of the case
+  double seconds = 0;           // wall time of every run of the case
   Verdict verdict() const { return judgement.verdict; }
 };
 
