@@ -145,7 +145,8 @@ TEST_F(IndirectCommandBuffer, RecordedCommandsEqualDirectEncodingBitForBit) {
   MTL::CommandBuffer* cb = execute(icb.get(), NS::Range::Make(0, 7));
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
   EXPECT_TRUE(cb->dispatches().empty());
-  ASSERT_EQ(direct(y_direct.get(), 0, 7)->status(), MTL::CommandBufferStatusCompleted);
+  MTL::CommandBuffer* d = direct(y_direct.get(), 0, 7);
+  ASSERT_EQ(d->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(d);
   EXPECT_TRUE(changed_everywhere(y_icb.get(), start));
   EXPECT_TRUE(same_bits(y_icb.get(), y_direct.get()));
 }
@@ -328,9 +329,10 @@ TEST_F(IndirectCommandBuffer, APipelineNotMadeForIndirectCommandBuffersIsRejecte
   c->setKernelBuffer(y.get(), 0, 1);
   c->setKernelBuffer(factors[0].get(), 0, 2);
   c->concurrentDispatchThreadgroups(kGroups, kGroup);
-  const std::string inherited = failure(execute(
-      inheriting.get(), NS::Range::Make(0, 1),
-      [&](MTL::ComputeCommandEncoder* e) { e->setComputePipelineState(plain.get()); }));
+  const std::string inherited =
+      failure(execute(inheriting.get(), NS::Range::Make(0, 1), [&](MTL::ComputeCommandEncoder* e) {
+        e->setComputePipelineState(plain.get());
+      }));
   EXPECT_NE(inherited.find("inheriting the encoder's pipeline: the pipeline of kernel "),
             std::string::npos)
       << inherited;
