@@ -66,6 +66,12 @@ std::string over_memory(const Case& c, const engine::ExecutionOptions& options) 
          " is available";
 }
 
+const check::Report* first_timeout(const std::vector<check::Report>& reports) {
+  for (const check::Report& r : reports)
+    if (r.check == check::CheckId::watchdog_timeout) return &r;
+  return nullptr;
+}
+
 }  // namespace
 
 // ------------------------------ PipelineCache
@@ -163,6 +169,14 @@ void CaseRunner::check_schedules(const Case& c, const engine::ExecutionOptions& 
     again_options.schedule = other;
     again_options.checks.race = false;  // the engine's race check ran with the main run
     const Run again = run_once(c, again_options);
+    // A rerun the watchdog stopped has incomplete outputs: no comparison, and the timeout is the
+    // case's (a fuzz campaign's deadline counts it as stopped, not as a race).
+    if (const check::Report* timeout = first_timeout(again.result.reports)) {
+      out.result.reports.push_back(*timeout);
+      out.result.passed = false;
+      if (out.result.failure.empty()) out.result.failure = "watchdog.timeout: " + timeout->message;
+      return;
+    }
     const std::string diff = difference(main.outputs, again.outputs);
     if (diff.empty()) continue;
     out.race =

@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -72,6 +73,7 @@ class Watchdog {
       std::unique_lock lock(mutex_);
       if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {
         state_.stop.store(true);
+        fired_.store(true);
         for (pthread_t t : workers_) pthread_kill(t, FaultTrap::timeout_signal());
       }
     });
@@ -85,6 +87,9 @@ class Watchdog {
     cv_.notify_all();
     thread_.join();
   }
+  // True when time ran out: a worker then stops its threadgroup (a watchdog.timeout report) or,
+  // between threadgroups, skips the rest without a report of its own.
+  bool fired() const { return fired_.load(); }
   void add_worker(pthread_t t) {
     std::lock_guard lock(mutex_);
     workers_.push_back(t);
@@ -95,6 +100,7 @@ class Watchdog {
   std::mutex mutex_;
   std::condition_variable cv_;
   bool done_ = false;
+  std::atomic<bool> fired_{false};
   std::vector<pthread_t> workers_;
   std::thread thread_;
 };
@@ -121,6 +127,24 @@ bool racecheck_available() { return race::kEnabled; }
 DispatchOutcome execute_dispatch(const DispatchRequest& request) {
   if (request.options.checks.init && !request.trace_uninit) return run_with_initcheck(request);
   return run_dispatch_once(request);
+}
+
+// The watchdog ended a dispatch while no lane was running (before the first threadgroup or between
+// two): threadgroups were skipped, so the outputs are incomplete and the run must say why.
+check::Report timeout_between_threadgroups(const DispatchRequest& request, double seconds) {
+  check::Report r;
+  r.check = check::CheckId::watchdog_timeout;
+  r.kernel = request.kernel->name;
+  r.site = {request.kernel->source_file, request.kernel->source_line, ""};
+  r.message = "the dispatch ran past its limit of " + std::to_string(seconds) +
+              " s between threadgroups; the threadgroups not begun were skipped";
+  return r;
+}
+
+bool has_check(const std::vector<check::Report>& reports, check::CheckId id) {
+  for (const check::Report& r : reports)
+    if (r.check == id) return true;
+  return false;
 }
 
 // Lane loops were asked for a kernel that cannot run in them: nothing runs.
@@ -183,6 +207,8 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
   race::acquire(&state.finish_token);
   DispatchOutcome outcome;
   outcome.reports = state.reports.take();
+  if (watchdog.fired() && !has_check(outcome.reports, check::CheckId::watchdog_timeout))
+    outcome.reports.push_back(timeout_between_threadgroups(request, watchdog_seconds));
   for (check::Report& r : outcome.reports) {
     if (!r.site_trace.empty()) r.site = symbolize_trace(r.site_trace);
     if (!r.other_trace.empty()) r.other_site = symbolize_trace(r.other_trace);
