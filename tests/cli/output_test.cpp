@@ -115,8 +115,9 @@ TEST(Output, ListAndBenchJsonParse) {
   const CliRun bench = cli({"bench", "cli_scale", "--reps", "3", "--json"});
   EXPECT_EQ(bench.code, kExitOk) << bench.out << bench.err;
   const json b = json::parse(bench.out);
-  EXPECT_EQ(b.at("kernel_samples").size(), 3u);
-  EXPECT_GT(b.at("ratio").get<double>(), 0);
+  EXPECT_EQ(b.at("fibers_samples").size(), 3u);
+  EXPECT_GT(b.at("fibers_seconds").get<double>(), 0);
+  EXPECT_GT(b.at("reference_seconds").get<double>(), 0);
 }
 
 TEST(Output, HumanListAndBench) {
@@ -124,7 +125,8 @@ TEST(Output, HumanListAndBench) {
   EXPECT_NE(list.out.find("known bug: a last tile of 63"), std::string::npos) << list.out;
   EXPECT_NE(list.out.find("1..4096"), std::string::npos) << list.out;
   const CliRun bench = cli({"bench", "cli_scale", "--reps", "2"});
-  EXPECT_NE(bench.out.find("emulated/native"), std::string::npos) << bench.out;
+  EXPECT_NE(bench.out.find("fibers/base"), std::string::npos) << bench.out;
+  EXPECT_NE(bench.out.find("cli_scale(n=4096,rows=8)"), std::string::npos) << bench.out;
 }
 
 TEST(Output, JunitIsWellFormed) {
