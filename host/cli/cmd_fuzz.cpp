@@ -15,11 +15,11 @@
 #include "host/cli/case_file_cli.h"
 #include "host/cli/commands.h"
 #include "host/cli/fuzzer.h"
-#include "kernels/spec/memory_budget.h"
 #include "host/cli/output_json.h"
 #include "host/cli/output_junit.h"
 #include "host/cli/output_table.h"
 #include "host/cli/progress_bar.h"
+#include "kernels/spec/memory_budget.h"
 
 namespace metalsim::cli {
 namespace {
@@ -176,13 +176,13 @@ struct Campaign {
   Shard shard;
   size_t cases_per_spec = 0;
   std::optional<std::chrono::steady_clock::time_point> end;  // --time: the campaign's end
-  size_t specs_left = 0;  // kernels not yet fuzzed, which share the time left equally
-  uint64_t max_bytes = 0;   // the memory budget of one case
+  size_t specs_left = 0;   // kernels not yet fuzzed, which share the time left equally
+  uint64_t max_bytes = 0;  // the memory budget of one case
   std::vector<SpecTally> tallies;
   std::vector<JunitCase> junit;
   size_t passed = 0, failed = 0;
-  size_t over_budget = 0;   // draws thrown away as over the memory budget
-  size_t stopped = 0;       // cases the watchdog stopped at the campaign's deadline
+  size_t over_budget = 0;  // draws thrown away as over the memory budget
+  size_t stopped = 0;      // cases the watchdog stopped at the campaign's deadline
 };
 
 using Clock = std::chrono::steady_clock;
@@ -211,13 +211,16 @@ constexpr uint64_t kBytesPerSecondLeft = 32ull << 20;
 
 uint64_t time_capped_budget(uint64_t max_bytes, std::optional<Clock::time_point> deadline) {
   if (!deadline) return max_bytes;
-  const double left = std::max(0.0, std::chrono::duration<double>(*deadline - Clock::now()).count());
-  return std::min<uint64_t>(max_bytes, uint64_t(left * double(kBytesPerSecondLeft)) + (128ull << 20));
+  const double left =
+      std::max(0.0, std::chrono::duration<double>(*deadline - Clock::now()).count());
+  return std::min<uint64_t>(max_bytes,
+                            uint64_t(left * double(kBytesPerSecondLeft)) + (128ull << 20));
 }
 
 // --time: every dispatch of a case (the run, the other schedules, initcheck's runs, the shrink's
 // runs) ends at the deadline plus a second's grace: an absolute limit, not one per dispatch.
-engine::ExecutionOptions with_deadline(engine::ExecutionOptions options, Clock::time_point deadline) {
+engine::ExecutionOptions with_deadline(engine::ExecutionOptions options,
+                                       Clock::time_point deadline) {
   const auto limit = deadline + std::chrono::seconds(1);
   options.watchdog_deadline_ns = uint64_t(
       std::chrono::duration_cast<std::chrono::nanoseconds>(limit.time_since_epoch()).count());
@@ -334,8 +337,9 @@ void fuzz_spec(Campaign& cp, const KernelSpec& spec) {
     if (*deadline > *cp.end) deadline = cp.end;
   }
   if (cp.specs_left > 0) --cp.specs_left;
-  const CaseGenerator gen(spec, cp.o.flags.seed,
-                          {cp.o.limit, time_capped_budget(cp.max_bytes, deadline), cp.o.flags.options});
+  const CaseGenerator gen(
+      spec, cp.o.flags.seed,
+      {cp.o.limit, time_capped_budget(cp.max_bytes, deadline), cp.o.flags.options});
   const size_t n = cp.cases_per_spec;
   ProgressBar bar(cp.io.err, cp.io.progress,
                   n == SIZE_MAX ? 0 : (n + cp.shard.count - 1 - cp.shard.index) / cp.shard.count);
@@ -373,8 +377,8 @@ int fuzz(const Options& o, Io& io, bool fixed_schedule) {
     return kExitUsage;
   }
   bool loaded = true;  // case files (FILE.json, FILE.metal) among the patterns
-  const auto specs = o.all ? select_specs({})
-                           : select_specs_or_case_files(o.patterns, o.file, io.err, loaded);
+  const auto specs =
+      o.all ? select_specs({}) : select_specs_or_case_files(o.patterns, o.file, io.err, loaded);
   if (!loaded) return kExitUsage;
   if (specs.empty() && !o.all) {
     io.err << "metalsim: no kernel matches\n";
@@ -387,8 +391,8 @@ int fuzz(const Options& o, Io& io, bool fixed_schedule) {
   }
   cp.cases_per_spec = o.cases > 0 ? o.cases : (o.time > 0 ? SIZE_MAX : 100);
   if (o.time > 0)
-    cp.end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                std::chrono::duration<double>(o.time));
+    cp.end = Clock::now() +
+             std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.time));
   cp.specs_left = specs.size();
   for (const KernelSpec* spec : specs) fuzz_spec(cp, *spec);
 
@@ -399,9 +403,10 @@ int fuzz(const Options& o, Io& io, bool fixed_schedule) {
     return kExitUsage;
   }
   if (cp.over_budget > 0)
-    summary << cp.over_budget << " draws over the memory budget of " << spec::format_bytes(cp.max_bytes)
-            << " per case skipped (--max-memory)\n";
-  if (cp.stopped > 0) summary << cp.stopped << " case stopped at the --time deadline (not counted)\n";
+    summary << cp.over_budget << " draws over the memory budget of "
+            << spec::format_bytes(cp.max_bytes) << " per case skipped (--max-memory)\n";
+  if (cp.stopped > 0)
+    summary << cp.stopped << " case stopped at the --time deadline (not counted)\n";
   summary << cp.passed << " passed, " << cp.failed << " failed (seed " << o.flags.seed << ", shard "
           << cp.shard.str() << ")\n";
   return cp.failed == 0 ? kExitOk : kExitFailed;

@@ -29,7 +29,8 @@ std::string range(const spec::ParamDef& d) {
 
 void print_spec(std::ostream& out, const KernelSpec& s) {
   const bool bug = s.expectation() == spec::Expectation::known_bug;
-  out << s.name() << "  [" << s.family() << "]  " << (bug ? "known bug" : "expected to pass") << "\n";
+  out << s.name() << "  [" << s.family() << "]  " << (bug ? "known bug" : "expected to pass")
+      << "\n";
   out << "  " << s.summary() << "\n";
   if (bug) out << "  known bug: " << s.known_bug() << "\n";
   out << "  " << s.sweep().size() << " sweep cases, " << s.bench_cases().size() << " bench cases\n";
@@ -63,7 +64,8 @@ std::vector<const engine::KernelInfo*> select_kernels(const std::vector<std::str
     for (const auto& p : patterns) take = take || fnmatch(p.c_str(), k->name, 0) == 0;
     if (take) out.push_back(k);
   }
-  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return std::string(a->name) < b->name; });
+  std::sort(out.begin(), out.end(),
+            [](auto* a, auto* b) { return std::string(a->name) < b->name; });
   return out;
 }
 

@@ -3,9 +3,9 @@
 //
 // Case k of a campaign depends only on (spec, seed, k): generating it needs no earlier case,
 // so shards and time-bounded runs see the same cases a plain run does.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>

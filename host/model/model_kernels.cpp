@@ -69,8 +69,8 @@ ModelKernels::ModelKernels(MTL::Device* device) {
     descriptor->setComputeFunction(fn.get());
     descriptor->setSupportIndirectCommandBuffers(true);
     if (fn)
-      pso = NS::TransferPtr(device->newComputePipelineState(descriptor.get(), MTL::PipelineOptionNone,
-                                                            nullptr, &error));
+      pso = NS::TransferPtr(device->newComputePipelineState(
+          descriptor.get(), MTL::PipelineOptionNone, nullptr, &error));
     if (!pso)
       throw std::runtime_error(
           std::string("model: kernel '") + name +

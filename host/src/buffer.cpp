@@ -27,7 +27,8 @@ Buffer::Buffer(NS::UInteger length) : length_(length) {
   const NS::UInteger data = round_up(length == 0 ? 1 : length, 16);
   const NS::UInteger data_pages = round_up(data, page);
   mapping_size_ = data_pages + 2 * page;
-  mapping_ = mmap(nullptr, mapping_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  mapping_ =
+      mmap(nullptr, mapping_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapping_ == MAP_FAILED) throw std::bad_alloc();
   char* base = static_cast<char*>(mapping_);
   mprotect(base, page, PROT_NONE);

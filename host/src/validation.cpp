@@ -14,7 +14,8 @@ class Validator {
 
   std::vector<check::Report> run() {
     if (!d_.pipeline) {
-      fail(CheckId::api_misuse, "dispatch without a compute pipeline state (call setComputePipelineState)");
+      fail(CheckId::api_misuse,
+           "dispatch without a compute pipeline state (call setComputePipelineState)");
       return std::move(reports_);
     }
     kernel_ = &d_.pipeline->kernel();
@@ -57,9 +58,9 @@ class Validator {
     const uint64_t threads = uint64_t(tg.width) * tg.height * tg.depth;
     const uint64_t limit = d_.pipeline->maxTotalThreadsPerThreadgroup();
     if (threads > limit)
-      fail(CheckId::limit_threads, "threads per threadgroup " + str(tg) + " = " +
-                                       std::to_string(threads) + " exceeds the pipeline's maximum of " +
-                                       std::to_string(limit));
+      fail(CheckId::limit_threads,
+           "threads per threadgroup " + str(tg) + " = " + std::to_string(threads) +
+               " exceeds the pipeline's maximum of " + std::to_string(limit));
     req_.geometry = d_.by_threads
                         ? engine::DispatchGeometry::for_threads(size3(grid), size3(tg))
                         : engine::DispatchGeometry::for_threadgroups(size3(grid), size3(tg));
@@ -89,35 +90,39 @@ class Validator {
     const MTL::BufferBinding& b = d_.buffers[arg.index];
     if (!b.buffer) {
       fail(CheckId::api_unbound_buffer,
-           where + " [[" + slot + "]] (" + arg.type + ") is not bound: call setBuffer or setBytes at index " +
-               std::to_string(arg.index),
+           where + " [[" + slot + "]] (" + arg.type +
+               ") is not bound: call setBuffer or setBytes at index " + std::to_string(arg.index),
            slot);
       return;
     }
     const uint64_t length = b.buffer->length();
     if (b.offset > length) {
-      fail(CheckId::api_offset, where + " is bound at offset " + std::to_string(b.offset) +
-                                    ", past the end of its " + std::to_string(length) + "-byte buffer",
+      fail(CheckId::api_offset,
+           where + " is bound at offset " + std::to_string(b.offset) + ", past the end of its " +
+               std::to_string(length) + "-byte buffer",
            slot);
       return;
     }
     if (arg.element_align > 1 && b.offset % arg.element_align != 0) {
-      fail(CheckId::api_offset, where + " is bound at offset " + std::to_string(b.offset) +
-                                    ", not a multiple of the " + std::to_string(arg.element_align) +
-                                    "-byte alignment of " + arg.type,
+      fail(CheckId::api_offset,
+           where + " is bound at offset " + std::to_string(b.offset) + ", not a multiple of the " +
+               std::to_string(arg.element_align) + "-byte alignment of " + arg.type,
            slot);
       return;
     }
     const uint64_t available = length - b.offset;
     if (arg.is_reference && available < arg.element_size) {
-      fail(CheckId::api_offset, where + " (" + arg.type + ") needs " + std::to_string(arg.element_size) +
-                                    " bytes but only " + std::to_string(available) + " are bound",
+      fail(CheckId::api_offset,
+           where + " (" + arg.type + ") needs " + std::to_string(arg.element_size) +
+               " bytes but only " + std::to_string(available) + " are bound",
            slot);
       return;
     }
     if (b.from_set_bytes && arg.kind == engine::ArgKind::DeviceBuffer && !arg.is_const) {
-      fail(CheckId::api_wrong_kind, where + " is a writable device buffer but was bound with setBytes; "
-                                            "its writes would be lost",
+      fail(CheckId::api_wrong_kind,
+           where +
+               " is a writable device buffer but was bound with setBytes; "
+               "its writes would be lost",
            slot);
       return;
     }

@@ -67,7 +67,8 @@ class EmbeddingSpec : public spec::KernelSpec {
   spec::Footprint footprint(const Params& p) const override {
     const uint64_t table = uint64_t(p.at("vocab")) * uint64_t(p.at("dim")) * 2;
     const uint64_t out = uint64_t(p.at("tokens")) * uint64_t(p.at("dim"));
-    return {table + 2 * out + 8 * uint64_t(p.at("tokens")), table + 8 * out + 16 * uint64_t(p.at("tokens"))};
+    return {table + 2 * out + 8 * uint64_t(p.at("tokens")),
+            table + 8 * out + 16 * uint64_t(p.at("tokens"))};
   }
 
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,

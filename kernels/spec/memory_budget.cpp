@@ -39,9 +39,12 @@ bool parse_bytes(std::string_view text, uint64_t& out) {
   if (text.empty()) return false;
   uint64_t scale = 1;
   switch (text.back()) {
-    case 'K': case 'k': scale = 1ull << 10; break;
-    case 'M': case 'm': scale = 1ull << 20; break;
-    case 'G': case 'g': scale = 1ull << 30; break;
+    case 'K':
+    case 'k': scale = 1ull << 10; break;
+    case 'M':
+    case 'm': scale = 1ull << 20; break;
+    case 'G':
+    case 'g': scale = 1ull << 30; break;
     default: break;
   }
   if (scale != 1) text.remove_suffix(1);

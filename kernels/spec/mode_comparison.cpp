@@ -42,9 +42,9 @@ ModeRuns mode_runs(const engine::ExecutionOptions& options) {
   m.loops.checks.init = false;
   m.loops.checks.race = false;
   if (!(options.schedule == in_order)) return m;
-  const bool on_fibers =
-      options.mode == engine::ExecutionMode::fibers ||
-      (options.mode == engine::ExecutionMode::automatic && !engine::fibers_needed_by(options).empty());
+  const bool on_fibers = options.mode == engine::ExecutionMode::fibers ||
+                         (options.mode == engine::ExecutionMode::automatic &&
+                          !engine::fibers_needed_by(options).empty());
   m.reuse = on_fibers ? ModeRuns::Reuse::as_fibers : ModeRuns::Reuse::as_loops;
   return m;
 }

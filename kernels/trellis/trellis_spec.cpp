@@ -21,16 +21,12 @@ using spec::Params;
 
 constexpr int64_t kMaxWork = int64_t(1) << 34;  // M * K * N: twice the largest bench case
 
-ParamDef bits_param() {
-  return {"bits", 2, 4, {2, 3, 4}, {2, 3, 4}, 4, "index width"};
-}
+ParamDef bits_param() { return {"bits", 2, 4, {2, 3, 4}, {2, 3, 4}, 4, "index width"}; }
 ParamDef group_param() {
   return {"group_size", 1, 4096, {}, {1, 8, 32, 128}, 32, "rows per scale"};
 }
 
-std::string why_not(bool ok, const std::string& message) {
-  return ok ? "" : message;
-}
+std::string why_not(bool ok, const std::string& message) { return ok ? "" : message; }
 
 // Poisons `count` halves of `b` (outputs, and the MoE's h, so a row never written shows).
 void poison_halves(const NS::SharedPtr<MTL::Buffer>& b, size_t count) {
@@ -58,8 +54,7 @@ class GemmSpec : public spec::KernelSpec {
     switch (kernel_) {
       case TrellisKernel::prefill:
         return "C = A x W, W trellis-quantized (2-4 bit), 64x64 tiles, simdgroup_matrix";
-      case TrellisKernel::decode:
-        return "C = A x W, W trellis-quantized, 32x128 tiles for M <= 16";
+      case TrellisKernel::decode: return "C = A x W, W trellis-quantized, 32x128 tiles for M <= 16";
       default:
         return "the prefill kernel with the Trellis document's dequantization sketch as written "
                "(section 3.3)";
@@ -264,10 +259,12 @@ class MoeSpec : public spec::KernelSpec {
   // x, the routed intermediate and the output (half). The spec keeps each dense weight matrix
   // (float), its dequantized copy and the reference with its bounds (double).
   spec::Footprint footprint(const Params& p) const override {
-    const uint64_t M = uint64_t(p.at("M")), H = uint64_t(p.at("hidden")), I = uint64_t(p.at("intermediate"));
+    const uint64_t M = uint64_t(p.at("M")), H = uint64_t(p.at("hidden")),
+                   I = uint64_t(p.at("intermediate"));
     const uint64_t weights = 3 * uint64_t(p.at("experts")) * H * I;
     const uint64_t routed = M * uint64_t(p.at("top_k")) * I;
-    return {2 * weights + 2 * M * H * 2 + 2 * routed + 16 * M, 20 * weights + 24 * (M * H + routed)};
+    return {2 * weights + 2 * M * H * 2 + 2 * routed + 16 * M,
+            20 * weights + 24 * (M * H + routed)};
   }
 
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,

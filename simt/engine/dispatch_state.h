@@ -20,7 +20,7 @@ struct DispatchState {
   const LaneLoopKernel* lane_loops = nullptr;  // set: the dispatch runs in lane loops
   race::DispatchShadow* race = nullptr;        // set: the shadow racecheck is on
   check::ReportSink reports;
-  KernelLog log;  // what the kernels logged (kernel_log.h)
+  KernelLog log;                  // what the kernels logged (kernel_log.h)
   std::atomic<bool> stop{false};  // a fault or the watchdog: skip the threadgroups not begun
   // Racecheck: the host's writes happen before the dispatch's lanes; the lanes' writes happen
   // before the host reads the results (race_annotations.h).

@@ -39,7 +39,7 @@ struct Report {
   std::string other_lanes;  // e.g. "threads (32..63,0,0)"
   std::string memory;       // "buffer(2)", "threadgroup(0)", ...
   bool has_offset = false;
-  int64_t offset = 0;  // from the memory's byte 0 (negative: before it)
+  int64_t offset = 0;    // from the memory's byte 0 (negative: before it)
   std::string message;   // what was wrong, in words
   uint32_t repeats = 0;  // further identical reports folded into this one
   // Stack traces still to be turned into `site` and `other_site` (a sanitizer callback may

@@ -142,7 +142,8 @@ namespace {
 TEST(FuzzBudget, DrawsOverTheMemoryBudgetAreSkippedAndReported) {
   const CliRun tight = cli({"fuzz", "cli_scale", "--cases", "5", "--max-memory", "1M"});
   EXPECT_EQ(tight.code, kExitOk) << tight.out << tight.err;
-  EXPECT_NE(tight.out.find("draws over the memory budget of 1 MiB per case skipped"), std::string::npos)
+  EXPECT_NE(tight.out.find("draws over the memory budget of 1 MiB per case skipped"),
+            std::string::npos)
       << tight.out;
   EXPECT_NE(tight.out.find("0 passed, 0 failed"), std::string::npos) << tight.out;
   const CliRun roomy = cli({"fuzz", "cli_scale", "--cases", "5", "--max-memory", "4G"});
@@ -156,16 +157,18 @@ TEST(FuzzBudget, ACaseOverTheMemoryAvailableIsRefusedNotRun) {
   // Every byte of 2^40 floats could not be allocated anywhere this test runs.
   const spec::KernelSpec* s = spec::SpecRegistry::find("softmax");
   ASSERT_NE(s, nullptr);
-  const CaseOutcome out =
-      run_case({s, s->complete({{"rows", 1 << 16}, {"cols", 1 << 20}}), 1}, engine::ExecutionOptions{});
+  const CaseOutcome out = run_case({s, s->complete({{"rows", 1 << 16}, {"cols", 1 << 20}}), 1},
+                                   engine::ExecutionOptions{});
   EXPECT_FALSE(out.result.passed);
   EXPECT_NE(out.result.failure.find("of memory;"), std::string::npos) << out.result.failure;
 }
 
 TEST(FuzzBudget, TimeBoundCampaignEndsNearItsDeadline) {
   const auto t0 = std::chrono::steady_clock::now();
-  const CliRun r = cli({"fuzz", "cli_scale", "cli_planted_tile", "--time", "2", "--shrink", "none"});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const CliRun r =
+      cli({"fuzz", "cli_scale", "cli_planted_tile", "--time", "2", "--shrink", "none"});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(seconds, 6.0) << r.out;
 }
 

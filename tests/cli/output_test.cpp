@@ -4,8 +4,8 @@
 
 #include <unistd.h>
 
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -54,7 +54,8 @@ bool well_formed(const std::string& xml, std::map<std::string, int>& counts, std
       continue;
     }
     if (xml[i] != '<') {
-      if (stack.empty() && !std::isspace(static_cast<unsigned char>(xml[i]))) return why = "text outside the root", false;
+      if (stack.empty() && !std::isspace(static_cast<unsigned char>(xml[i])))
+        return why = "text outside the root", false;
       ++i;
       continue;
     }
@@ -63,14 +64,16 @@ bool well_formed(const std::string& xml, std::map<std::string, int>& counts, std
     std::string tag = xml.substr(i + 1, end - i - 1);
     i = end + 1;
     if (tag.starts_with("/")) {
-      if (stack.empty() || stack.back() != tag.substr(1)) return why = "mismatched </" + tag.substr(1) + ">", false;
+      if (stack.empty() || stack.back() != tag.substr(1))
+        return why = "mismatched </" + tag.substr(1) + ">", false;
       stack.pop_back();
       continue;
     }
     const bool self_closing = tag.ends_with("/");
     if (self_closing) tag.pop_back();
     const std::string name = tag.substr(0, tag.find_first_of(" \t\n"));
-    if (name.empty() || !std::isalpha(static_cast<unsigned char>(name[0]))) return why = "bad tag name", false;
+    if (name.empty() || !std::isalpha(static_cast<unsigned char>(name[0])))
+      return why = "bad tag name", false;
     // Attributes: name="value" pairs, values free of '<' and of bare '&'.
     static const std::regex attrs(R"((\s+[A-Za-z_:][-A-Za-z0-9_:.]*="[^"<]*")*\s*)");
     const std::string rest = tag.substr(name.size());
@@ -104,7 +107,8 @@ TEST(Output, CheckJsonLinesParse) {
   }
   EXPECT_EQ(n, 8u);
   EXPECT_EQ(failed, 1u);
-  EXPECT_NE(r.err.find("7 passed, 1 failed"), std::string::npos) << "the summary goes to stderr: " << r.err;
+  EXPECT_NE(r.err.find("7 passed, 1 failed"), std::string::npos)
+      << "the summary goes to stderr: " << r.err;
 }
 
 TEST(Output, ListAndBenchJsonParse) {
@@ -131,7 +135,8 @@ TEST(Output, HumanListAndBench) {
 
 TEST(Output, JunitIsWellFormed) {
   const fs::path file = temp_file("metalsim_junit.xml");
-  const CliRun r = cli({"check", "cli_scale", "cli_planted_tile", "cli_planted_tile_as_documented", "--junit", file.string()});
+  const CliRun r = cli({"check", "cli_scale", "cli_planted_tile", "cli_planted_tile_as_documented",
+                        "--junit", file.string()});
   EXPECT_EQ(r.code, kExitFailed);
   const std::string xml = read(file);
   std::map<std::string, int> counts;
@@ -186,7 +191,8 @@ TEST(Output, TableAlignsColumns) {
 }
 
 TEST(Output, ProgressBarDrawsOnlyWhenEnabled) {
-  EXPECT_EQ(ProgressBar::render(5, 10, 2.0, "k(n=1)", 100), "[############            ] 5/10 2s k(n=1)");
+  EXPECT_EQ(ProgressBar::render(5, 10, 2.0, "k(n=1)", 100),
+            "[############            ] 5/10 2s k(n=1)");
   EXPECT_EQ(ProgressBar::render(7, 0, 1.0, "k", 100), "7 cases 1s k");
   std::ostringstream off, on;
   {

@@ -17,11 +17,11 @@ struct Range {
 
 class Buffer : public NS::Object {
  public:
-  void*        contents() const { return contents_; }
+  void* contents() const { return contents_; }
   NS::UInteger length() const { return length_; }
-  void         setLabel(NS::String* label) { label_ = label != nullptr ? label->str() : ""; }
-  NS::String*  label() const;
-  void         didModifyRange(Range) {}
+  void setLabel(NS::String* label) { label_ = label != nullptr ? label->str() : ""; }
+  NS::String* label() const;
+  void didModifyRange(Range) {}
 
   // metalsim's own: the guard page after the contents, for fault reports, and the first byte of
   // the mapping (its guard page before the contents): [extentBegin, guardEnd) is this buffer's.
