@@ -4,28 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "kernels/spec/case_runner.h"
+#include "tests/support/sweep_cases.h"
 
 namespace metalsim::spec {
 namespace {
-
-struct SweepCase {
-  const KernelSpec* spec;
-  Params params;
-};
-
-std::vector<SweepCase> all_cases() {
-  std::vector<SweepCase> cases;
-  for (const KernelSpec* s : SpecRegistry::all())
-    for (const Params& p : s->sweep()) cases.push_back({s, p});
-  return cases;
-}
-
-std::string test_name(const ::testing::TestParamInfo<SweepCase>& info) {
-  std::string id = case_id(info.param.spec->name(), info.param.params);
-  for (char& c : id)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return id + "_" + std::to_string(info.index);
-}
 
 class SpecSweep : public ::testing::TestWithParam<SweepCase> {};
 
@@ -54,7 +36,8 @@ TEST_P(SpecSweep, MatchesReferenceWithChecksOn) {
   EXPECT_LE(r.max_error, 1.0) << id << " worst: " << r.worst;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKernels, SpecSweep, ::testing::ValuesIn(all_cases()), test_name);
+INSTANTIATE_TEST_SUITE_P(AllKernels, SpecSweep, ::testing::ValuesIn(all_sweep_cases()),
+                         sweep_case_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SpecSweep);
 
 }  // namespace
