@@ -6,6 +6,7 @@
 #include "content_hash.h"
 #include "file_text.h"
 #include "kernel_cache.h"
+#include "metalsim/kernel_toolchain.h"
 #include "run_process.h"
 #include "runtime_toolchain.h"
 #include "simt/front/front.h"
@@ -98,16 +99,20 @@ CompiledLibrary build(const RuntimeSource& source, const KernelCache& cache, Com
 
 }  // namespace
 
+// The build's own flags for Metal's relaxed and fast math (cmake/MetalsimMathMode.cmake), so a
+// library compiled at run time rounds as one built by metalsim_add_metal_library(MATH_MODE fast).
 std::vector<std::string> math_mode_flags(bool fast_math) {
   if (!fast_math) return {};
-  return {"-fassociative-math", "-freciprocal-math", "-fno-signed-zeros",
-          "-fno-trapping-math", "-fno-math-errno",   "-ffp-contract=fast"};
+  std::vector<std::string> flags;
+  for (std::string_view f : kernel_toolchain::kRelaxedMathFlags) flags.emplace_back(f);
+  return flags;
 }
 
 std::string runtime_cache_key(const RuntimeSource& source) {
   ContentHash h;
   h.add(runtime_toolchain().fingerprint).add(source.name).add(source.text);
   h.add(source.fast_math ? "fast" : "safe");
+  for (const std::string& f : math_mode_flags(source.fast_math)) h.add(f);
   for (const auto& [name, value] : source.macros) h.add(name).add(value);
   return h.hex();
 }
