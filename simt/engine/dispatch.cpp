@@ -69,6 +69,7 @@ class Watchdog {
  public:
   Watchdog(DispatchState& state, double seconds) : state_(state) {
     if (seconds <= 0) return;
+    FaultTrap::note_debugger();
     thread_ = std::thread([this, seconds] {
       std::unique_lock lock(mutex_);
       if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {

@@ -9,11 +9,15 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -28,9 +32,13 @@ struct TrapState {
   sigjmp_buf* recovery = nullptr;
   volatile sig_atomic_t armed = 0;
   FaultRecord last;
+  // A timeout's single-step trace (written by this thread only: its handlers and FaultTrap).
+  std::array<const void*, kTimeoutTraceSteps> trace{};
+  int trace_count = 0;
 };
 
 thread_local TrapState tls_trap;
+std::atomic<bool> debugger_attached{false};
 thread_local bool tls_altstack_ready = false;
 
 struct sigaction previous_segv, previous_bus;
@@ -85,27 +93,73 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   siglongjmp(*trap.recovery, 1);
 }
 
-void on_timeout(int, siginfo_t*, void* context) {
-  TrapState& trap = tls_trap;
-  if (trap.armed == 0 || trap.recovery == nullptr) return;  // between threadgroups: ignore
+const void* interrupted_pc(void* context) {
+#if defined(__x86_64__)
+  return reinterpret_cast<const void*>(
+      static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return reinterpret_cast<const void*>(static_cast<ucontext_t*>(context)->uc_mcontext.pc);
+#else
+  (void)context;
+  return nullptr;
+#endif
+}
+
+[[noreturn]] void stop_on_timeout(TrapState& trap) {
   trap.armed = 0;
   trap.last = FaultRecord{};
   trap.last.timeout = true;
-#if defined(__x86_64__)
-  auto* uc = static_cast<ucontext_t*>(context);
-  trap.last.pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
-#else
-  (void)context;
-#endif
+  trap.last.pc = trap.trace[0];
 #if defined(METALSIM_RACECHECK)
   end_process(trap.last);
 #endif
   siglongjmp(*trap.recovery, 1);
 }
 
+#if defined(__x86_64__)
+constexpr long long kTrapFlag = 0x100;  // EFLAGS.TF: a SIGTRAP after each instruction
+#endif
+
+// Starts single-stepping the interrupted thread; false where it cannot (not x86-64, a debugger
+// attached, ThreadSanitizer's deferred signals).
+bool start_timeout_trace(void* context) {
+#if defined(__x86_64__) && !defined(METALSIM_RACECHECK)
+  if (debugger_attached.load(std::memory_order_relaxed)) return false;
+  static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_EFL] |= kTrapFlag;
+  return true;
+#else
+  (void)context;
+  return false;
+#endif
+}
+
+// The watchdog's signal: the worker, inside kernel code, records where it is and single-steps
+// kTimeoutTraceSteps instructions (on_trap) before it stops.
+void on_timeout(int, siginfo_t*, void* context) {
+  TrapState& trap = tls_trap;
+  if (trap.armed == 0 || trap.recovery == nullptr) return;  // between threadgroups: ignore
+  if (trap.trace_count != 0) return;                        // already tracing
+  trap.trace[0] = interrupted_pc(context);
+  trap.trace_count = 1;
+  if (!start_timeout_trace(context)) stop_on_timeout(trap);
+}
+
+// One single step of a timeout's trace; false when this thread is not tracing one.
+bool on_timeout_step(void* context) {
+  TrapState& trap = tls_trap;
+  if (trap.trace_count == 0 || trap.armed == 0) return false;
+  trap.trace[size_t(trap.trace_count++)] = interrupted_pc(context);
+  if (trap.trace_count < kTimeoutTraceSteps) return true;
+#if defined(__x86_64__)
+  static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_EFL] &= ~kTrapFlag;
+#endif
+  stop_on_timeout(trap);
+}
+
 struct sigaction previous_trap;
 
 void on_trap(int sig, siginfo_t* info, void* context) {
+  if (on_timeout_step(context)) return;
   if (UninitTrace* trace = current_uninit_trace();
       trace != nullptr && trace->on_single_step(context))
     return;
@@ -131,10 +185,12 @@ void install_handlers_once() {
     sigaction(SIGBUS, &sa, &previous_bus);
     struct sigaction st{};
     st.sa_sigaction = &on_timeout;
-    st.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    // SA_RESTART: a worker past its report's addr2line pipe may still see a late signal.
+    st.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
     sigemptyset(&st.sa_mask);
     sigaction(FaultTrap::timeout_signal(), &st, nullptr);
   });
+  install_single_step_handler();  // the watchdog's trace
 }
 
 // A stack overflow faults with the stack exhausted: the handler needs a stack of its own.
@@ -166,6 +222,7 @@ FaultTrap::FaultTrap(sigjmp_buf* recovery) {
   install_handlers_once();
   install_altstack_for_thread();
   tls_trap.recovery = recovery;
+  tls_trap.trace_count = 0;
 }
 
 FaultTrap::~FaultTrap() {
@@ -176,6 +233,20 @@ FaultTrap::~FaultTrap() {
 void FaultTrap::arm() { tls_trap.armed = 1; }
 void FaultTrap::disarm() { tls_trap.armed = 0; }
 FaultRecord FaultTrap::last_fault() { return tls_trap.last; }
+std::vector<const void*> FaultTrap::last_timeout_trace() {
+  const TrapState& trap = tls_trap;
+  return std::vector<const void*>(trap.trace.begin(), trap.trace.begin() + trap.trace_count);
+}
+
+void FaultTrap::note_debugger() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  bool attached = false;
+  while (std::getline(status, line))
+    if (line.rfind("TracerPid:", 0) == 0)
+      attached = std::strtol(line.c_str() + 10, nullptr, 10) != 0;
+  debugger_attached.store(attached, std::memory_order_relaxed);
+}
 
 void FaultTrap::raise(const FaultRecord& fault) {
   TrapState& trap = tls_trap;
@@ -191,23 +262,10 @@ int FaultTrap::timeout_signal() { return SIGRTMIN + 5; }
 
 namespace {
 
-// One "function\nfile:line" pair per frame of addr2line -i output, innermost first.
-std::vector<check::SourceSite> read_frames(FILE* pipe) {
-  std::vector<check::SourceSite> frames;
-  std::array<char, 1024> function{}, location{};
-  while (std::fgets(function.data(), int(function.size()), pipe) != nullptr &&
-         std::fgets(location.data(), int(location.size()), pipe) != nullptr) {
-    std::string where(location.data());
-    while (!where.empty() && (where.back() == '\n' || where.back() == ' ')) where.pop_back();
-    if (size_t paren = where.find(" ("); paren != std::string::npos) where.resize(paren);
-    const size_t colon = where.rfind(':');
-    if (colon == std::string::npos || where.compare(0, 2, "??") == 0) continue;
-    std::string fn(function.data());
-    while (!fn.empty() && fn.back() == '\n') fn.pop_back();
-    frames.push_back({where.substr(0, colon),
-                      uint32_t(std::strtoul(where.c_str() + colon + 1, nullptr, 10)), fn});
-  }
-  return frames;
+std::string to_hex(uintptr_t value) {
+  char digits[2 * sizeof value + 1];
+  std::snprintf(digits, sizeof digits, "%lx", static_cast<unsigned long>(value));
+  return digits;
 }
 
 bool ends_with(const std::string& text, std::string_view tail) {
@@ -220,6 +278,32 @@ bool ends_with(const std::string& text, std::string_view tail) {
 // relative name with the compile's working directory, which is no file of the user's.
 void name_program_source(check::SourceSite& site) {
   if (ends_with(site.file, "/program_source")) site.file = "program_source";
+}
+
+// addr2line's "file:line" or "file:line (discriminator N)"; empty for "??:0" or "??:?".
+check::SourceSite parse_location(std::string where, const std::string& function) {
+  while (!where.empty() && (where.back() == '\n' || where.back() == ' ')) where.pop_back();
+  if (size_t paren = where.find(" ("); paren != std::string::npos) where.resize(paren);
+  const size_t colon = where.rfind(':');
+  if (colon == std::string::npos || where.compare(0, 2, "??") == 0) return {};
+  check::SourceSite site{where.substr(0, colon),
+                         uint32_t(std::strtoul(where.c_str() + colon + 1, nullptr, 10)), function};
+  name_program_source(site);
+  return site;
+}
+
+// One "function\nfile:line" pair per frame of addr2line -i output, innermost first.
+std::vector<check::SourceSite> read_frames(FILE* pipe) {
+  std::vector<check::SourceSite> frames;
+  std::array<char, 1024> function{}, location{};
+  while (std::fgets(function.data(), int(function.size()), pipe) != nullptr &&
+         std::fgets(location.data(), int(location.size()), pipe) != nullptr) {
+    std::string fn(function.data());
+    while (!fn.empty() && fn.back() == '\n') fn.pop_back();
+    check::SourceSite site = parse_location(location.data(), fn);
+    if (!site.file.empty()) frames.push_back(std::move(site));
+  }
+  return frames;
 }
 
 bool is_metal_file(const std::string& file) {
@@ -242,7 +326,6 @@ check::SourceSite symbolize(const void* pc) {
   std::vector<check::SourceSite> frames = read_frames(pipe);
   pclose(pipe);
   if (frames.empty()) return {};
-  for (check::SourceSite& f : frames) name_program_source(f);
   // A fault inside an inlined MSL library function (max, simd_sum...) is reported at the
   // .metal line that called it: the innermost frame that is in a .metal file.
   for (const check::SourceSite& f : frames)
@@ -253,6 +336,120 @@ check::SourceSite symbolize(const void* pc) {
 }  // namespace metalsim::engine
 
 namespace metalsim::engine {
+
+namespace {
+
+struct ObjectOffsets {
+  std::string object;
+  std::vector<uintptr_t> offsets;
+  std::vector<const void*> pcs;  // the same instructions, as addresses
+};
+
+// The instructions grouped by the object (executable or shared library) they lie in.
+std::vector<ObjectOffsets> group_by_object(const std::vector<const void*>& pcs) {
+  std::vector<ObjectOffsets> groups;
+  for (const void* pc : pcs) {
+    Dl_info info{};
+    if (pc == nullptr || dladdr(pc, &info) == 0 || info.dli_fname == nullptr) continue;
+    const uintptr_t offset =
+        reinterpret_cast<uintptr_t>(pc) - reinterpret_cast<uintptr_t>(info.dli_fbase);
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const ObjectOffsets& g) { return g.object == info.dli_fname; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {info.dli_fname, {}, {}});
+    it->offsets.push_back(offset);
+    it->pcs.push_back(pc);
+  }
+  return groups;
+}
+
+// The .metal frame (innermost first) of each address of one addr2line -a -i -f run, in order;
+// an empty site for an address without one.
+std::vector<check::SourceSite> metal_sites_of(const ObjectOffsets& group) {
+  std::string command = "addr2line -a -i -f -C -e '" + group.object + "'";
+  for (uintptr_t offset : group.offsets) command += " 0x" + to_hex(offset);
+  command += " 2>/dev/null";
+  std::vector<check::SourceSite> sites;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return sites;
+  std::array<char, 1024> line{};
+  bool expect_function = true;
+  std::string function;
+  while (std::fgets(line.data(), int(line.size()), pipe) != nullptr) {
+    std::string text(line.data());
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    if (expect_function && text.rfind("0x", 0) == 0) {  // the next address's block
+      sites.emplace_back();
+      continue;
+    }
+    if (expect_function) {
+      function = text;
+      expect_function = false;
+      continue;
+    }
+    expect_function = true;
+    check::SourceSite site = parse_location(text, function);
+    if (!sites.empty() && !sites.back().known() && site.line != 0 && is_metal_file(site.file))
+      sites.back() = site;
+  }
+  pclose(pipe);
+  return sites;
+}
+
+}  // namespace
+
+namespace {
+
+// The .metal site of each distinct instruction of `pcs` (one addr2line run per object).
+std::map<const void*, check::SourceSite> metal_sites(const std::vector<const void*>& pcs) {
+  std::vector<const void*> distinct(pcs);
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  std::map<const void*, check::SourceSite> sites;
+  for (const ObjectOffsets& group : group_by_object(distinct)) {
+    std::vector<check::SourceSite> found = metal_sites_of(group);
+    for (size_t i = 0; i < found.size() && i < group.pcs.size(); ++i)
+      if (found[i].known()) sites[group.pcs[i]] = std::move(found[i]);
+  }
+  return sites;
+}
+
+// The site that `count` of `keys` counts most often; ties go to the first met.
+const check::SourceSite* most_frequent(const std::vector<const check::SourceSite*>& keys) {
+  const check::SourceSite* best = nullptr;
+  size_t best_count = 0;
+  for (const check::SourceSite* s : keys) {
+    const auto count = size_t(std::count_if(keys.begin(), keys.end(), [&](const auto* o) {
+      return o->line == s->line && o->file == s->file;
+    }));
+    if (count > best_count) {
+      best = s;
+      best_count = count;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+check::SourceSite symbolize_loop(const std::vector<const void*>& trace) {
+  if (trace.empty()) return {};
+  const std::map<const void*, check::SourceSite> sites = metal_sites(trace);
+  auto site_of = [&](const void* pc) -> const check::SourceSite* {
+    auto it = sites.find(pc);
+    return it == sites.end() ? nullptr : &it->second;
+  };
+  std::vector<const check::SourceSite*> back_edges, lines;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const check::SourceSite* here = site_of(trace[i]);
+    if (here == nullptr) continue;
+    lines.push_back(here);
+    if (i + 1 < trace.size() && trace[i + 1] < trace[i] && site_of(trace[i + 1]) != nullptr)
+      back_edges.push_back(here);
+  }
+  if (const check::SourceSite* loop = most_frequent(back_edges)) return *loop;
+  if (const check::SourceSite* line = most_frequent(lines)) return *line;
+  return symbolize(trace.front());
+}
 
 check::SourceSite symbolize_trace(const std::vector<const void*>& trace) {
   check::SourceSite first;

@@ -12,6 +12,12 @@
 
 namespace metalsim::engine {
 
+// Before the watchdog's signal stops a worker inside kernel code, it single-steps it for this
+// many instructions (x86-64, no debugger attached): the signal may land on compiler-made code of
+// no line or on a line the optimizer moved into the loop, while a thread that never ends runs a
+// loop, and the loop's back edge carries the loop statement's line.
+inline constexpr int kTimeoutTraceSteps = 512;
+
 struct FaultRecord {
   const void* address = nullptr;  // the faulting data address
   const void* pc = nullptr;       // the faulting instruction
@@ -35,6 +41,13 @@ class FaultTrap {
   void arm();
   void disarm();
   static FaultRecord last_fault();  // of the calling thread
+  // The instructions the calling thread ran after the watchdog's signal, the first one the
+  // timeout's `pc` (only that one where it cannot single-step). Kept out of FaultRecord: the
+  // access checks build one on the kernel's stack.
+  static std::vector<const void*> last_timeout_trace();
+  // Whether a debugger is attached, which would take the single steps' traps for its own: read
+  // (from /proc) by each dispatch that has a watchdog, before it starts.
+  static void note_debugger();
   // An access check found `fault`: recovers as from a signal when a trap is armed on this
   // thread (and does not return), else returns.
   static void raise(const FaultRecord& fault);
@@ -51,5 +64,9 @@ void install_single_step_handler();
 check::SourceSite symbolize(const void* pc);
 // The first frame of `trace` in a .metal file, else the first frame that symbolizes.
 check::SourceSite symbolize_trace(const std::vector<const void*>& trace);
+// Where a stopped thread was looping: the .metal line of the back edge (a jump to a lower address
+// within .metal code) taken most often in `trace`, else the .metal line most of it ran, else
+// symbolize(trace.front()).
+check::SourceSite symbolize_loop(const std::vector<const void*>& trace);
 
 }  // namespace metalsim::engine

@@ -54,18 +54,19 @@ std::string stack_size(const fiber::StackPool* stacks) {
 
 void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Report& r) {
   r.check = check::CheckId::kernel_fault;
-  r.site = symbolize(fault.pc);
   const DispatchRequest& req = *scene.request;
   if (fault.timeout) {
     r.check = check::CheckId::watchdog_timeout;
+    r.site = symbolize_loop(FaultTrap::last_timeout_trace());
     r.message = req.options.watchdog_deadline_ns != 0
                     ? "the dispatch ran past its deadline (a fuzz campaign's --time); this "
-                      "thread was running"
+                      "thread was running here"
                     : "the dispatch ran past its limit of " +
                           std::to_string(req.options.watchdog_seconds) +
-                          " s; this thread was running";
+                          " s; this thread was running here";
     return;
   }
+  r.site = symbolize(fault.pc);
   auto* address = static_cast<const char*>(fault.address);
   if (scene.stacks != nullptr && scene.stacks->guard_owner(address) != nullptr) {
     r.check = check::CheckId::stack_overflow;
