@@ -35,6 +35,7 @@ struct TrapState {
   // A timeout's single-step trace (written by this thread only: its handlers and FaultTrap).
   std::array<const void*, kTimeoutTraceSteps> trace{};
   int trace_count = 0;
+  volatile sig_atomic_t tracing = 0;  // EFLAGS.TF set by on_timeout, not yet cleared
 };
 
 thread_local TrapState tls_trap;
@@ -77,6 +78,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     return;
   }
   trap.armed = 0;
+  trap.tracing = 0;  // the jump leaves the handler's context, and its trap flag, behind
   trap.last = FaultRecord{};
   trap.last.address = info->si_addr;
 #if defined(__x86_64__)
@@ -107,6 +109,7 @@ const void* interrupted_pc(void* context) {
 
 [[noreturn]] void stop_on_timeout(TrapState& trap) {
   trap.armed = 0;
+  trap.tracing = 0;
   trap.last = FaultRecord{};
   trap.last.timeout = true;
   trap.last.pc = trap.trace[0];
@@ -120,14 +123,27 @@ const void* interrupted_pc(void* context) {
 constexpr long long kTrapFlag = 0x100;  // EFLAGS.TF: a SIGTRAP after each instruction
 #endif
 
+void set_trap_flag(void* context, bool on) {
+#if defined(__x86_64__)
+  auto& flags = static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_EFL];
+  flags = on ? flags | kTrapFlag : flags & ~kTrapFlag;
+#else
+  (void)context;
+  (void)on;
+#endif
+}
+
 // Starts single-stepping the interrupted thread; false where it cannot (not x86-64, a debugger
-// attached, ThreadSanitizer's deferred signals).
-bool start_timeout_trace(void* context) {
+// attached, ThreadSanitizer's deferred signals, initcheck's tracer single-stepping already).
+bool start_timeout_trace(TrapState& trap, void* context) {
 #if defined(__x86_64__) && !defined(METALSIM_RACECHECK)
-  if (debugger_attached.load(std::memory_order_relaxed)) return false;
-  static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_EFL] |= kTrapFlag;
+  if (debugger_attached.load(std::memory_order_relaxed) || current_uninit_trace() != nullptr)
+    return false;
+  trap.tracing = 1;
+  set_trap_flag(context, true);
   return true;
 #else
+  (void)trap;
   (void)context;
   return false;
 #endif
@@ -138,21 +154,26 @@ bool start_timeout_trace(void* context) {
 void on_timeout(int, siginfo_t*, void* context) {
   TrapState& trap = tls_trap;
   if (trap.armed == 0 || trap.recovery == nullptr) return;  // between threadgroups: ignore
-  if (trap.trace_count != 0) return;                        // already tracing
+  if (trap.tracing != 0) return;
   trap.trace[0] = interrupted_pc(context);
   trap.trace_count = 1;
-  if (!start_timeout_trace(context)) stop_on_timeout(trap);
+  if (!start_timeout_trace(trap, context)) stop_on_timeout(trap);
 }
 
-// One single step of a timeout's trace; false when this thread is not tracing one.
+// One single step of a timeout's trace; false when this thread is not tracing one. A thread
+// that left kernel code meanwhile (its threadgroup ended, or an access check's report jumped)
+// stops tracing and goes on: the dispatch's stop flag ends the rest.
 bool on_timeout_step(void* context) {
   TrapState& trap = tls_trap;
-  if (trap.trace_count == 0 || trap.armed == 0) return false;
+  if (trap.tracing == 0) return false;
+  if (trap.armed == 0 || trap.recovery == nullptr) {
+    set_trap_flag(context, false);
+    trap.tracing = 0;
+    return true;
+  }
   trap.trace[size_t(trap.trace_count++)] = interrupted_pc(context);
   if (trap.trace_count < kTimeoutTraceSteps) return true;
-#if defined(__x86_64__)
-  static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_EFL] &= ~kTrapFlag;
-#endif
+  set_trap_flag(context, false);
   stop_on_timeout(trap);
 }
 
