@@ -406,7 +406,8 @@ int fuzz(const Options& o, Io& io, bool fixed_schedule) {
     summary << cp.over_budget << " draws over the memory budget of "
             << spec::format_bytes(cp.max_bytes) << " per case skipped (--max-memory)\n";
   if (cp.stopped > 0)
-    summary << cp.stopped << " case stopped at the --time deadline (not counted)\n";
+    summary << cp.stopped << (cp.stopped == 1 ? " case" : " cases")
+            << " stopped at the --time deadline (not counted)\n";
   summary << cp.passed << " passed, " << cp.failed << " failed (seed " << o.flags.seed << ", shard "
           << cp.shard.str() << ")\n";
   return cp.failed == 0 ? kExitOk : kExitFailed;

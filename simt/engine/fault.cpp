@@ -327,11 +327,11 @@ std::vector<check::SourceSite> read_frames(FILE* pipe) {
   return frames;
 }
 
-bool is_metal_file(const std::string& file) {
+}  // namespace
+
+bool is_metal_source(const std::string& file) {
   return ends_with(file, ".metal") || file == "program_source";
 }
-
-}  // namespace
 
 check::SourceSite symbolize(const void* pc) {
   Dl_info info{};
@@ -350,7 +350,7 @@ check::SourceSite symbolize(const void* pc) {
   // A fault inside an inlined MSL library function (max, simd_sum...) is reported at the
   // .metal line that called it: the innermost frame that is in a .metal file.
   for (const check::SourceSite& f : frames)
-    if (is_metal_file(f.file)) return f;
+    if (is_metal_source(f.file)) return f;
   return frames.front();
 }
 
@@ -409,7 +409,7 @@ std::vector<check::SourceSite> metal_sites_of(const ObjectOffsets& group) {
     }
     expect_function = true;
     check::SourceSite site = parse_location(text, function);
-    if (!sites.empty() && !sites.back().known() && site.line != 0 && is_metal_file(site.file))
+    if (!sites.empty() && !sites.back().known() && site.line != 0 && is_metal_source(site.file))
       sites.back() = site;
   }
   pclose(pipe);
@@ -452,6 +452,13 @@ const check::SourceSite* most_frequent(const std::vector<const check::SourceSite
 
 }  // namespace
 
+check::SourceSite first_metal_site(const std::vector<const void*>& pcs) {
+  const std::map<const void*, check::SourceSite> sites = metal_sites(pcs);
+  for (const void* pc : pcs)
+    if (auto it = sites.find(pc); it != sites.end()) return it->second;
+  return {};
+}
+
 check::SourceSite symbolize_loop(const std::vector<const void*>& trace) {
   if (trace.empty()) return {};
   const std::map<const void*, check::SourceSite> sites = metal_sites(trace);
@@ -477,7 +484,7 @@ check::SourceSite symbolize_trace(const std::vector<const void*>& trace) {
   for (const void* pc : trace) {
     check::SourceSite s = symbolize(pc);
     if (!s.known()) continue;
-    if (is_metal_file(s.file)) return s;
+    if (is_metal_source(s.file)) return s;
     if (!first.known()) first = s;
   }
   return first;

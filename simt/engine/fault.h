@@ -6,6 +6,7 @@
 // process goes on. Signals outside an armed trap keep their default meaning.
 #include <csetjmp>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "simt/report/report.h"
@@ -64,6 +65,11 @@ void install_single_step_handler();
 check::SourceSite symbolize(const void* pc);
 // The first frame of `trace` in a .metal file, else the first frame that symbolizes.
 check::SourceSite symbolize_trace(const std::vector<const void*>& trace);
+// A .metal file, or "program_source" (MSL compiled from a string at run time).
+bool is_metal_source(const std::string& file);
+// The .metal site of the first of `pcs`, in order, that lies on a .metal line; empty if none.
+// For return addresses, pass each less one (inside the call instruction).
+check::SourceSite first_metal_site(const std::vector<const void*>& pcs);
 // Where a stopped thread was looping: the .metal line of the back edge (a jump to a lower address
 // within .metal code) taken most often in `trace`, else the .metal line most of it ran, else
 // symbolize(trace.front()).

@@ -1,6 +1,8 @@
 #include "simt/engine/fault_report.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "simt/engine/dispatch.h"
 #include "simt/engine/threadgroup_arena.h"
@@ -46,6 +48,23 @@ bool describe_device(const FaultRecord& fault, const DispatchRequest& req, check
   return false;
 }
 
+// A stack overflows wherever the deepest call lands, often inside an engine function the kernel
+// called (the access checks' runtime, whose frames grow under AddressSanitizer): the kernel's line
+// is then the deepest return address into .metal code on that stack, read upward from its
+// bottom, where the frames of the overflow still lie (the stack is abandoned, not reused, until
+// the report is made).
+void name_the_kernel_frame(const fiber::GuardedStack* stack, check::Report& r) {
+  if (stack == nullptr || is_metal_source(r.site.file)) return;
+  constexpr size_t kScanBytes = 16 * 1024;
+  const size_t words = std::min(kScanBytes, stack->size()) / sizeof(void*);
+  const auto* slots = static_cast<const char* const*>(stack->bottom());
+  std::vector<const void*> returns;
+  returns.reserve(words);
+  for (size_t i = 0; i < words; ++i)
+    if (slots[i] != nullptr) returns.push_back(slots[i] - 1);
+  if (check::SourceSite site = first_metal_site(returns); site.known()) r.site = site;
+}
+
 std::string stack_size(const fiber::StackPool* stacks) {
   return std::to_string(stacks != nullptr ? stacks->stack_bytes() / 1024 : 0) + " KiB";
 }
@@ -68,8 +87,10 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
   }
   r.site = symbolize(fault.pc);
   auto* address = static_cast<const char*>(fault.address);
-  if (scene.stacks != nullptr && scene.stacks->guard_owner(address) != nullptr) {
+  if (const fiber::GuardedStack* overflowed =
+          scene.stacks != nullptr ? scene.stacks->guard_owner(address) : nullptr) {
     r.check = check::CheckId::stack_overflow;
+    name_the_kernel_frame(overflowed, r);
     r.message = "the thread overflowed its " + stack_size(scene.stacks) +
                 " stack (set METALSIM_STACK_SIZE for more)";
     return;
@@ -98,6 +119,7 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
   }
   if (below_stack(scene.running_stack, address)) {  // after buffers and regions: they may lie below
     r.check = check::CheckId::stack_overflow;
+    name_the_kernel_frame(scene.running_stack, r);
     r.message = "the thread overflowed its " + stack_size(scene.stacks) +
                 " stack by more than its guard page (set METALSIM_STACK_SIZE for more)";
     return;
