@@ -17,7 +17,8 @@ option(METALSIM_ACCESS_CHECKS
 
 set(METALSIM_CHECKS_PLUGIN "" CACHE INTERNAL "the access-check pass plugin kernels are compiled with")
 if(METALSIM_ACCESS_CHECKS AND METALSIM_LANES_AVAILABLE AND METALSIM_KERNEL_COMPILER STREQUAL "clang")
-  set(METALSIM_CHECKS_PLUGIN "${PROJECT_BINARY_DIR}/simt/instrument/MetalsimChecks.so" CACHE INTERNAL
+  # METALSIM_PLUGIN_TREE: this build tree, or METALSIM_PASS_PLUGINS_FROM (MetalsimLanes.cmake).
+  set(METALSIM_CHECKS_PLUGIN "${METALSIM_PLUGIN_TREE}/simt/instrument/MetalsimChecks.so" CACHE INTERNAL
       "the access-check pass plugin kernels are compiled with")
   list(APPEND METALSIM_KERNEL_PLUGIN_FLAGS "-fpass-plugin=${METALSIM_CHECKS_PLUGIN}")
 endif()

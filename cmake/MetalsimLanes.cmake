@@ -6,6 +6,7 @@
 # Settings:
 #   METALSIM_LANES                 ON (default): kernels are compiled with the pass when it can be
 #                                  built, and run in lane loops where --mode allows
+#   METALSIM_PASS_PLUGINS_FROM     another build tree whose plugins kernels use (empty: this one)
 # Results:
 #   METALSIM_LANES_AVAILABLE       LLVM 19 was found: the plugin target MetalsimLanes exists
 #   METALSIM_LANES_PLUGIN          the plugin's path when kernels are compiled with it, else empty
@@ -29,12 +30,30 @@ else()
                  "kernels run on fibers only")
 endif()
 
+# The pass plugins are host tools clang loads, the same whatever the preset (they are never
+# built with sanitizers): a second build tree of this source may take a first one's instead of
+# building them again (scripts/test.sh points its asan and tsan builds at the release build's).
+set(METALSIM_PASS_PLUGINS_FROM "" CACHE PATH
+    "A build tree of this source whose pass plugins kernels are compiled with (empty: this tree's)")
+set(METALSIM_PLUGIN_TREE "${PROJECT_BINARY_DIR}" CACHE INTERNAL "the build tree the pass plugins come from")
+if(METALSIM_PASS_PLUGINS_FROM)
+  set(METALSIM_PLUGIN_TREE "${METALSIM_PASS_PLUGINS_FROM}" CACHE INTERNAL
+      "the build tree the pass plugins come from")
+  foreach(plugin simt/lanes/MetalsimLanes.so simt/instrument/MetalsimChecks.so)
+    if(NOT EXISTS "${METALSIM_PLUGIN_TREE}/${plugin}")
+      message(FATAL_ERROR "METALSIM_PASS_PLUGINS_FROM=${METALSIM_PASS_PLUGINS_FROM}: "
+                          "${plugin} is not there (build that tree's MetalsimLanes and "
+                          "MetalsimChecks targets first, or leave the setting empty)")
+    endif()
+  endforeach()
+endif()
+
 set(METALSIM_LANES_PLUGIN "" CACHE INTERNAL "the lane-loop pass plugin kernels are compiled with")
 if(METALSIM_LANES AND METALSIM_LANES_AVAILABLE AND METALSIM_KERNEL_COMPILER STREQUAL "clang"
    AND NOT METALSIM_KERNEL_PLUGIN_FLAGS)
   # Where simt/lanes/CMakeLists.txt puts the plugin (known now: the flags are written to a file
   # at configure time). Every kernel object depends on it (metalsim_use_kernel_compiler).
-  set(METALSIM_LANES_PLUGIN "${PROJECT_BINARY_DIR}/simt/lanes/MetalsimLanes.so" CACHE INTERNAL
+  set(METALSIM_LANES_PLUGIN "${METALSIM_PLUGIN_TREE}/simt/lanes/MetalsimLanes.so" CACHE INTERNAL
       "the lane-loop pass plugin kernels are compiled with")
   set(METALSIM_KERNEL_PLUGIN_FLAGS "-fpass-plugin=${METALSIM_LANES_PLUGIN}")
 endif()

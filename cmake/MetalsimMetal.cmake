@@ -38,6 +38,9 @@ if(NOT METALSIM_INSTALLED_PACKAGE)
     list(APPEND METALSIM_KERNEL_PLUGINS "${METALSIM_CHECKS_PLUGIN}")
     list(APPEND metalsim_plugin_targets MetalsimChecks)
   endif()
+  if(METALSIM_PASS_PLUGINS_FROM)  # another tree's plugins: files to depend on, no targets to build
+    set(metalsim_plugin_targets "")
+  endif()
 endif()
 
 # Global properties, not variables: a parent project calls the functions from directories that
