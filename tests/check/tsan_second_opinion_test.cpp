@@ -1,5 +1,5 @@
-// The tsan preset as racecheck's second opinion (docs/checks.md): TSan's own text of a kernel's
-// race is not printed unless METALSIM_TSAN_REPORTS=1 asks for it, and a memory fault inside a
+// The tsan preset as racecheck's second opinion (docs/checks.md): with the race check on, TSan's
+// own text of a kernel's race is not printed unless METALSIM_TSAN_REPORTS=1 asks for it, and a memory fault inside a
 // kernel, which TSan cannot recover from, ends the process with status 1 after metalsim's report.
 // (The race rows' lines are the planted table's, run in this build by planted_test.cpp.) Skipped
 // in builds without ThreadSanitizer; CI runs them in the tsan stage of scripts/test.sh.
@@ -21,6 +21,7 @@ TEST(TsanRacecheck, KernelRaceIsReportedWithoutTsansOwnText) {
   SKIP_UNLESS_TSAN();
   unsetenv("METALSIM_TSAN_REPORTS");
   Harness h;
+  h.options().checks.race = true;  // without it, TSan's text is the only word on a race
   ::testing::internal::CaptureStderr();
   const Outcome o = dispatchers().at("planted_race_tg_write_write race.threadgroup")(h);
   const std::string printed = ::testing::internal::GetCapturedStderr();
@@ -32,6 +33,7 @@ TEST(TsanRacecheck, TsansOwnTextIsPrintedWhenAsked) {
   SKIP_UNLESS_TSAN();
   setenv("METALSIM_TSAN_REPORTS", "1", 1);
   Harness h;
+  h.options().checks.race = true;
   ::testing::internal::CaptureStderr();
   const Outcome o = dispatchers().at("planted_race_tg_write_write race.threadgroup")(h);
   const std::string printed = ::testing::internal::GetCapturedStderr();
