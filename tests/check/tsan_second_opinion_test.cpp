@@ -1,8 +1,9 @@
 // The tsan preset as racecheck's second opinion (docs/checks.md): with the race check on, TSan's
-// own text of a kernel's race is not printed unless METALSIM_TSAN_REPORTS=1 asks for it, and a memory fault inside a
-// kernel, which TSan cannot recover from, ends the process with status 1 after metalsim's report.
-// (The race rows' lines are the planted table's, run in this build by planted_test.cpp.) Skipped
-// in builds without ThreadSanitizer; CI runs them in the tsan stage of scripts/test.sh.
+// own text of a kernel's race is not printed unless METALSIM_TSAN_REPORTS=1 asks for it, and a
+// memory fault inside a kernel, which TSan cannot recover from, ends the process with status 1
+// after metalsim's report. (The race rows' lines are the planted table's, run in this build by
+// planted_test.cpp.) Skipped in builds without ThreadSanitizer; CI runs them in the tsan stage of
+// scripts/test.sh.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
