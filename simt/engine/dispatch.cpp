@@ -69,12 +69,12 @@ class Watchdog {
  public:
   Watchdog(DispatchState& state, double seconds) : state_(state) {
     if (seconds <= 0) return;
-    FaultTrap::note_debugger();
     thread_ = std::thread([this, seconds] {
       std::unique_lock lock(mutex_);
       if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {
         state_.stop.store(true);
         fired_.store(true);
+        FaultTrap::note_debugger();  // here, not per dispatch: only a firing watchdog needs it
         for (pthread_t t : workers_) pthread_kill(t, FaultTrap::timeout_signal());
       }
     });

@@ -47,7 +47,7 @@ class FaultTrap {
   // access checks build one on the kernel's stack.
   static std::vector<const void*> last_timeout_trace();
   // Whether a debugger is attached, which would take the single steps' traps for its own: read
-  // (from /proc) by each dispatch that has a watchdog, before it starts.
+  // (from /proc) by the watchdog's thread when it fires, before it signals the workers.
   static void note_debugger();
   // An access check found `fault`: recovers as from a signal when a trap is armed on this
   // thread (and does not return), else returns.
