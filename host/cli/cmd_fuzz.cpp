@@ -163,6 +163,7 @@ int replay(const Options& o, Io& io) {
 struct SpecTally {
   const KernelSpec* spec = nullptr;
   size_t cases = 0, failures = 0;
+  size_t stopped = 0;             // cases stopped at the --time deadline (not counted as cases)
   std::set<std::string> minimal;  // distinct minimal repro commands
 };
 
@@ -297,6 +298,7 @@ bool fuzz_one(Campaign& cp, const KernelSpec& spec, const FuzzCase& fc, SpecTall
   CaseOutcome out = run_case(c, options);
   if (deadline && Clock::now() >= *deadline && stopped_by_watchdog(out)) {
     ++cp.stopped;
+    ++tally.stopped;
     return false;
   }
   // A random case that misses a known bug is no failure: fuzzing need not hit it every time.
@@ -356,14 +358,14 @@ void fuzz_spec(Campaign& cp, const KernelSpec& spec) {
 }
 
 void print_tallies(const Campaign& cp, std::ostream& out) {
-  Table t({"kernel", "cases", "failures", "minimal repros", "status"});
-  for (size_t c : {1, 2, 3}) t.align_right(c);
+  Table t({"kernel", "cases", "failures", "minimal repros", "stopped", "status"});
+  for (size_t c : {1, 2, 3, 4}) t.align_right(c);
   for (const auto& s : cp.tallies) {
     const bool bug = s.spec->expectation() == spec::Expectation::known_bug;
     const std::string status = bug ? (s.failures ? "known bug reproduced" : "known bug not hit")
                                    : (s.failures ? "FAIL" : "pass");
     t.add({s.spec->name(), std::to_string(s.cases), std::to_string(s.failures),
-           std::to_string(s.minimal.size()), status});
+           std::to_string(s.minimal.size()), std::to_string(s.stopped), status});
   }
   if (cp.tallies.empty()) return;
   out << "\n";
@@ -407,7 +409,7 @@ int fuzz(const Options& o, Io& io, bool fixed_schedule) {
             << spec::format_bytes(cp.max_bytes) << " per case skipped (--max-memory)\n";
   if (cp.stopped > 0)
     summary << cp.stopped << (cp.stopped == 1 ? " case" : " cases")
-            << " stopped at the --time deadline (not counted)\n";
+            << " stopped at the --time deadline (not counted; column 'stopped')\n";
   summary << cp.passed << " passed, " << cp.failed << " failed (seed " << o.flags.seed << ", shard "
           << cp.shard.str() << ")\n";
   return cp.failed == 0 ? kExitOk : kExitFailed;

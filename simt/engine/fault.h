@@ -60,19 +60,4 @@ class FaultTrap {
 // Initcheck's tracer single-steps with SIGTRAP: installed on first use (not under a debugger).
 void install_single_step_handler();
 
-// The .metal (or C++) file and line of an instruction, from the debug information, through
-// addr2line. Empty when unknown. Slow: only for reports.
-check::SourceSite symbolize(const void* pc);
-// The first frame of `trace` in a .metal file, else the first frame that symbolizes.
-check::SourceSite symbolize_trace(const std::vector<const void*>& trace);
-// A .metal file, or "program_source" (MSL compiled from a string at run time).
-bool is_metal_source(const std::string& file);
-// The .metal site of the first of `pcs`, in order, that lies on a .metal line; empty if none.
-// For return addresses, pass each less one (inside the call instruction).
-check::SourceSite first_metal_site(const std::vector<const void*>& pcs);
-// Where a stopped thread was looping: the .metal line of the back edge (a jump to a lower address
-// within .metal code) taken most often in `trace`, else the .metal line most of it ran, else
-// symbolize(trace.front()).
-check::SourceSite symbolize_loop(const std::vector<const void*>& trace);
-
 }  // namespace metalsim::engine

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "simt/engine/dispatch.h"
+#include "simt/engine/symbolize.h"
 #include "simt/engine/threadgroup_arena.h"
 #include "simt/fiber/guarded_stack.h"
 

@@ -1,0 +1,254 @@
+#include "simt/engine/symbolize.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace metalsim::engine {
+namespace {
+
+// Every inlined frame of one instruction, innermost first; frames without a file are left out.
+using Frames = std::vector<check::SourceSite>;
+
+std::string to_hex(uintptr_t value) {
+  char digits[2 * sizeof value + 1];
+  std::snprintf(digits, sizeof digits, "%lx", static_cast<unsigned long>(value));
+  return digits;
+}
+
+bool ends_with(const std::string& text, std::string_view tail) {
+  return text.size() >= tail.size() &&
+         text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+void trim_line_end(std::string& text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+}
+
+// MSL compiled from a string at run time is "program_source", Metal's name, in the #line
+// directives the runtime compiler emits (host/src/runtime_library.cpp); addr2line prefixes that
+// relative name with the compile's working directory, which is no file of the user's.
+void name_program_source(check::SourceSite& site) {
+  if (ends_with(site.file, "/program_source")) site.file = "program_source";
+}
+
+// addr2line's "file:line" or "file:line (discriminator N)"; empty for "??:0" or "??:?".
+check::SourceSite parse_location(std::string where, const std::string& function) {
+  trim_line_end(where);
+  if (size_t paren = where.find(" ("); paren != std::string::npos) where.resize(paren);
+  const size_t colon = where.rfind(':');
+  if (colon == std::string::npos || where.compare(0, 2, "??") == 0) return {};
+  check::SourceSite site{where.substr(0, colon),
+                         uint32_t(std::strtoul(where.c_str() + colon + 1, nullptr, 10)), function};
+  name_program_source(site);
+  return site;
+}
+
+// One object's instructions, by their offsets from its load address (how addr2line finds the
+// instructions of position-independent code).
+struct ObjectOffsets {
+  std::string object;
+  std::vector<uintptr_t> offsets;
+};
+
+// The frames of each offset, in order, from one `addr2line -a -i -f` run: each address's block
+// starts with the address itself, then a "function" and a "file:line" line per inlined frame.
+std::vector<Frames> run_addr2line(const ObjectOffsets& group) {
+  std::string command = "addr2line -a -i -f -C -e '" + group.object + "'";
+  for (uintptr_t offset : group.offsets) command += " 0x" + to_hex(offset);
+  command += " 2>/dev/null";
+  std::vector<Frames> frames;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return frames;
+  std::array<char, 1024> line{};
+  bool expect_function = true;
+  std::string function;
+  while (std::fgets(line.data(), int(line.size()), pipe) != nullptr) {
+    std::string text(line.data());
+    trim_line_end(text);
+    if (expect_function && text.rfind("0x", 0) == 0) {  // the next address's block
+      frames.emplace_back();
+      continue;
+    }
+    if (expect_function) {
+      function = text;
+      expect_function = false;
+      continue;
+    }
+    expect_function = true;
+    check::SourceSite site = parse_location(text, function);
+    if (!frames.empty() && !site.file.empty()) frames.back().push_back(std::move(site));
+  }
+  pclose(pipe);
+  return frames;
+}
+
+// Answers already found, by object and offset. An object's path names its contents for the
+// life of the process: the runtime compiler names each shared object by a hash of its source.
+class FrameCache {
+ public:
+  // The frames of each of `pcs` (in order); addr2line runs once per object for those not known.
+  std::vector<Frames> frames_of(const std::vector<const void*>& pcs) {
+    std::lock_guard lock(mutex_);
+    std::vector<std::pair<std::string, uintptr_t>> keys = keys_of(pcs);
+    look_up_missing(keys);
+    std::vector<Frames> frames;
+    frames.reserve(keys.size());
+    for (const auto& key : keys) {
+      auto it = known_.find(key);
+      frames.push_back(it == known_.end() ? Frames{} : it->second);
+    }
+    return frames;
+  }
+
+ private:
+  // (object, offset) of each pc; an empty object for an address no object holds.
+  static std::vector<std::pair<std::string, uintptr_t>> keys_of(
+      const std::vector<const void*>& pcs) {
+    std::vector<std::pair<std::string, uintptr_t>> keys;
+    keys.reserve(pcs.size());
+    for (const void* pc : pcs) {
+      Dl_info info{};
+      if (pc == nullptr || dladdr(pc, &info) == 0 || info.dli_fname == nullptr) {
+        keys.emplace_back();
+        continue;
+      }
+      keys.emplace_back(info.dli_fname, reinterpret_cast<uintptr_t>(pc) -
+                                            reinterpret_cast<uintptr_t>(info.dli_fbase));
+    }
+    return keys;
+  }
+
+  void look_up_missing(const std::vector<std::pair<std::string, uintptr_t>>& keys) {
+    std::vector<ObjectOffsets> groups;
+    for (const auto& [object, offset] : keys) {
+      if (object.empty() || known_.count({object, offset}) != 0) continue;
+      auto it = std::find_if(groups.begin(), groups.end(),
+                             [&](const ObjectOffsets& g) { return g.object == object; });
+      if (it == groups.end()) it = groups.insert(groups.end(), {object, {}});
+      if (std::find(it->offsets.begin(), it->offsets.end(), offset) == it->offsets.end())
+        it->offsets.push_back(offset);
+    }
+    for (const ObjectOffsets& group : groups) {
+      std::vector<Frames> found = run_addr2line(group);
+      // A failed addr2line run is remembered as unknown too: it would fail again.
+      for (size_t i = 0; i < group.offsets.size(); ++i)
+        known_[{group.object, group.offsets[i]}] = i < found.size() ? found[i] : Frames{};
+    }
+  }
+
+  std::mutex mutex_;
+  std::map<std::pair<std::string, uintptr_t>, Frames> known_;
+};
+
+FrameCache& frame_cache() {
+  static FrameCache cache;
+  return cache;
+}
+
+// The innermost frame on a .metal line, or null.
+const check::SourceSite* metal_frame(const Frames& frames) {
+  for (const check::SourceSite& f : frames)
+    if (f.line != 0 && is_metal_source(f.file)) return &f;
+  return nullptr;
+}
+
+// The .metal site of each distinct instruction of `pcs` that has one.
+std::map<const void*, check::SourceSite> metal_sites(const std::vector<const void*>& pcs) {
+  std::vector<const void*> distinct(pcs);
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  const std::vector<Frames> frames = frame_cache().frames_of(distinct);
+  std::map<const void*, check::SourceSite> sites;
+  for (size_t i = 0; i < distinct.size(); ++i)
+    if (const check::SourceSite* site = metal_frame(frames[i])) sites[distinct[i]] = *site;
+  return sites;
+}
+
+// The site that occurs most often among `keys` (compared by file and line); ties go to the
+// first met.
+const check::SourceSite* most_frequent(const std::vector<const check::SourceSite*>& keys) {
+  const check::SourceSite* best = nullptr;
+  size_t best_count = 0;
+  for (const check::SourceSite* s : keys) {
+    const auto count = size_t(std::count_if(keys.begin(), keys.end(), [&](const auto* o) {
+      return o->line == s->line && o->file == s->file;
+    }));
+    if (count > best_count) {
+      best = s;
+      best_count = count;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+bool is_metal_source(const std::string& file) {
+  return ends_with(file, ".metal") || file == "program_source";
+}
+
+namespace {
+
+check::SourceSite site_of_frames(const Frames& frames) {
+  if (frames.empty()) return {};
+  for (const check::SourceSite& f : frames)
+    if (is_metal_source(f.file)) return f;
+  return frames.front();
+}
+
+}  // namespace
+
+check::SourceSite symbolize(const void* pc) {
+  return site_of_frames(frame_cache().frames_of({pc}).front());
+}
+
+check::SourceSite symbolize_trace(const std::vector<const void*>& trace) {
+  check::SourceSite first;
+  for (const Frames& frames : frame_cache().frames_of(trace)) {
+    check::SourceSite s = site_of_frames(frames);
+    if (!s.known()) continue;
+    if (is_metal_source(s.file)) return s;
+    if (!first.known()) first = s;
+  }
+  return first;
+}
+
+check::SourceSite first_metal_site(const std::vector<const void*>& pcs) {
+  const std::map<const void*, check::SourceSite> sites = metal_sites(pcs);
+  for (const void* pc : pcs)
+    if (auto it = sites.find(pc); it != sites.end()) return it->second;
+  return {};
+}
+
+check::SourceSite symbolize_loop(const std::vector<const void*>& trace) {
+  if (trace.empty()) return {};
+  const std::map<const void*, check::SourceSite> sites = metal_sites(trace);
+  auto site_of = [&](const void* pc) -> const check::SourceSite* {
+    auto it = sites.find(pc);
+    return it == sites.end() ? nullptr : &it->second;
+  };
+  std::vector<const check::SourceSite*> back_edges, lines;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const check::SourceSite* here = site_of(trace[i]);
+    if (here == nullptr) continue;
+    lines.push_back(here);
+    if (i + 1 < trace.size() && trace[i + 1] < trace[i] && site_of(trace[i + 1]) != nullptr)
+      back_edges.push_back(here);
+  }
+  if (const check::SourceSite* loop = most_frequent(back_edges)) return *loop;
+  if (const check::SourceSite* line = most_frequent(lines)) return *line;
+  return symbolize(trace.front());
+}
+
+}  // namespace metalsim::engine
