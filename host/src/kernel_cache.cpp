@@ -1,9 +1,13 @@
 #include "kernel_cache.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,7 +45,10 @@ std::string KernelCache::lookup(const std::string& key) const {
       return {};
   }
   library = dir_ + "/" + library;
-  return access(library.c_str(), R_OK) == 0 ? library : std::string();
+  if (access(library.c_str(), R_OK) != 0) return {};
+  // Marks the entry used (eviction removes the least recently used first).
+  utimensat(AT_FDCWD, entry(key, ".inputs").c_str(), nullptr, 0);
+  return library;
 }
 
 std::string KernelCache::make_work_dir(std::string* error) const {
@@ -83,6 +90,92 @@ std::string KernelCache::store(const std::string& key, const std::string& librar
   // The earlier state's library (a process that has it loaded keeps its mapping).
   if (!previous.empty() && previous != name) std::remove((dir_ + "/" + previous).c_str());
   return so;
+}
+
+namespace {
+
+// One removable unit of the cache: an entry (its inputs file and shared object), a failed
+// compile's kept source, or a work directory.
+struct CacheItem {
+  std::vector<fs::path> files;
+  uint64_t bytes = 0;
+  fs::file_time_type used;
+  bool kept = false;  // the entry just stored, or a work directory in use
+};
+
+uint64_t size_of(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    uint64_t total = 0;
+    for (const auto& e : fs::recursive_directory_iterator(path, ec))
+      if (e.is_regular_file(ec)) total += e.file_size(ec);
+    return total;
+  }
+  const uintmax_t n = fs::file_size(path, ec);
+  return ec ? 0 : n;
+}
+
+// Entries by their inputs file (which names the shared object); the rest one file each.
+std::vector<CacheItem> list_items(const fs::path& dir, const std::string& keep) {
+  std::vector<CacheItem> items;
+  std::vector<fs::path> named;  // the shared objects some inputs file names
+  std::error_code ec;
+  const auto stale = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const fs::path path = e.path();
+    const std::string name = path.filename().string();
+    CacheItem item{{path}, size_of(path), fs::last_write_time(path, ec), false};
+    if (name.ends_with(".inputs")) {
+      std::string library;
+      std::getline(std::ifstream(path), library);
+      if (!library.empty()) {
+        item.files.push_back(dir / library);
+        item.bytes += size_of(dir / library);
+        named.push_back(dir / library);
+      }
+      item.kept = name == keep + ".inputs";
+    } else if (name.rfind("work-", 0) == 0) {
+      item.kept = item.used > stale;  // a compile may be running in it
+    } else if (!name.starts_with("failed-") && !name.ends_with(".so")) {
+      continue;  // not the cache's
+    }
+    items.push_back(std::move(item));
+  }
+  // A shared object some entry names goes with that entry; one none names is its own item.
+  std::erase_if(items, [&](const CacheItem& i) {
+    return i.files.size() == 1 && i.files[0].extension() == ".so" &&
+           std::find(named.begin(), named.end(), i.files[0]) != named.end();
+  });
+  return items;
+}
+
+}  // namespace
+
+size_t KernelCache::evict(uint64_t max_bytes, const std::string& keep) const {
+  std::vector<CacheItem> items = list_items(dir_, keep);
+  uint64_t total = 0;
+  for (const CacheItem& i : items) total += i.bytes;
+  if (total <= max_bytes) return 0;
+  std::sort(items.begin(), items.end(),
+            [](const CacheItem& a, const CacheItem& b) { return a.used < b.used; });
+  size_t removed = 0;
+  for (const CacheItem& item : items) {
+    if (total <= max_bytes) break;
+    if (item.kept) continue;
+    std::error_code ec;
+    for (const fs::path& f : item.files) fs::remove_all(f, ec);  // the inputs file first
+    total -= std::min(total, item.bytes);
+    ++removed;
+  }
+  return removed;
+}
+
+uint64_t KernelCache::max_bytes() {
+  const char* mb = std::getenv("METALSIM_CACHE_MAX_MB");
+  char* end = nullptr;
+  const unsigned long long n = mb != nullptr ? std::strtoull(mb, &end, 10) : 0;
+  if (mb == nullptr || end == mb || *end != '\0') return uint64_t(1024) << 20;
+  return uint64_t(n) << 20;
 }
 
 // Make syntax: "target: a b \<newline> c", a space inside a name escaped as "\ ".

@@ -7,6 +7,11 @@
 // processes sharing the cache never see half an entry.
 //
 // Where: $XDG_CACHE_HOME/metalsim, else $HOME/.cache/metalsim.
+//
+// Size: after each store the cache is trimmed to its limit ($METALSIM_CACHE_MAX_MB, default
+// 1024 MiB; an entry is about 250 KB), least recently used entries first (a lookup that finds an
+// entry marks it used). A process that has an evicted library loaded keeps its mapping.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +32,12 @@ class KernelCache {
   // fingerprints of `inputs`; returns the entry's shared object, or "" with `error` set.
   std::string store(const std::string& key, const std::string& library,
                     const std::vector<std::string>& inputs, std::string* error) const;
+  // Removes the least recently used entries (and kept sources of failed compiles, and work
+  // directories a killed process left a day ago) until the cache holds at most `max_bytes`;
+  // never the entry of `keep`. Returns the number of entries removed.
+  size_t evict(uint64_t max_bytes, const std::string& keep) const;
+  // $METALSIM_CACHE_MAX_MB in bytes, else 1 GiB.
+  static uint64_t max_bytes();
 
  private:
   std::string entry(const std::string& key, const char* suffix) const;

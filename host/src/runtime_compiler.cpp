@@ -94,6 +94,7 @@ CompiledLibrary build(const RuntimeSource& source, const KernelCache& cache, Com
   }
   std::error_code ec;
   fs::remove_all(work, ec);
+  if (!out.path.empty()) cache.evict(KernelCache::max_bytes(), out.key);
   return out;
 }
 
