@@ -153,13 +153,16 @@ std::array<Expression, 3> read_size3(const Field& f) {
 }
 
 // "grid" (threadgroups) or "threads" (dispatchThreads), and "threadgroup".
-Dispatch read_dispatch(const Field& f) {
+// `case_threadgroup`: a reference's dispatch without "threadgroup" uses the case's.
+Dispatch read_dispatch(const Field& f, const Dispatch* case_dispatch = nullptr) {
   Dispatch d;
   if (f.has("grid") == f.has("threads"))
     f.fail("needs exactly one of \"grid\" (threadgroups) and \"threads\" (dispatchThreads)");
   d.threads = f.has("threads");
   d.grid = read_size3(f.child(d.threads ? "threads" : "grid"));
-  d.threadgroup = read_size3(f.at("threadgroup"));
+  d.threadgroup = case_dispatch != nullptr && !f.has("threadgroup")
+                      ? case_dispatch->threadgroup
+                      : read_size3(f.at("threadgroup"));
   return d;
 }
 
@@ -246,7 +249,7 @@ BytesDecl read_bytes(const Field& f) {
   return b;
 }
 
-Reference read_reference(const Field& f, const std::string& dir) {
+Reference read_reference(const Field& f, const std::string& dir, const Dispatch& case_dispatch) {
   f.only_keys({"kernel", "grid", "threads", "threadgroup", "library", "function"});
   Reference r;
   if (f.has("kernel") == f.has("library"))
@@ -254,7 +257,7 @@ Reference read_reference(const Field& f, const std::string& dir) {
   if (f.has("kernel")) {
     r.kind = Reference::Kind::kernel;
     r.kernel = f.child("kernel").string();
-    if (f.has("grid") || f.has("threads")) r.dispatch = read_dispatch(f);
+    if (f.has("grid") || f.has("threads")) r.dispatch = read_dispatch(f, &case_dispatch);
     return r;
   }
   r.kind = Reference::Kind::function;
@@ -395,11 +398,12 @@ CaseFile read_case_file(const json& j, const std::string& origin) {
                    [](const BufferDecl& b) { return b.output; }))
     root.child("buffers").fail("no buffer is an output (\"output\": true)");
   c.compare_schedules = !root.has("compare_schedules") || root.child("compare_schedules").boolean();
-  if (root.has("reference")) c.reference = read_reference(root.child("reference"), c.dir);
+  if (root.has("reference")) c.reference = read_reference(root.child("reference"), c.dir, c.dispatch);
   if (root.has("tolerance")) c.tolerance = read_tolerance(root.child("tolerance"));
   check_expressions(c, root);
   check_unique_indices(c, root);
   if (c.sweep.empty()) c.sweep.push_back({});
+  c.text = j;
   return c;
 }
 

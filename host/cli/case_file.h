@@ -111,6 +111,9 @@ struct CaseFile {
   std::vector<spec::Params> sweep;  // default: the fallbacks alone
   // How `metalsim run` names this case file on a command line (before the parameters).
   std::string command;
+  // The JSON it was read from (with the command line's options applied): a fuzz corpus entry
+  // keeps it, so that --replay loads the same case file again.
+  nlohmann::json text;
 };
 
 // `j` read from `origin` (a path, for messages and relative paths; "" for the command line).

@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 
 #include "host/cli/case_file_spec.h"
+#include "host/cli/case_selection.h"
 #include "kernels/spec/case_runner.h"
 
 namespace metalsim::cli {
@@ -44,6 +45,13 @@ bool is_case_file_target(const std::string& text);
 const CaseFileSpec* load_case_file_spec(const std::string& target, const CaseFileFlags& flags,
                                         const std::vector<std::string>& extras, std::ostream& err);
 
+// A case-file spec as a fuzz corpus entry keeps it: the case file as read (the command line's
+// options applied), the absolute path it was read from ("" for the command line alone) and its
+// command-line name. load_case_file_record loads the spec back (fuzz --replay), recompiling the
+// .metal file as it is now; nullptr (with a message) when it no longer loads.
+nlohmann::json case_file_record(const CaseFileSpec& spec);
+const CaseFileSpec* load_case_file_record(const nlohmann::json& record, std::ostream& err);
+
 // One case of the case file `target`: --NAME=VALUE arguments in `extras`, the rest at their
 // defaults; false (with a message) on any error in the files, the options or the case.
 bool build_case_file_case(const std::string& target, const CaseFileFlags& flags,
@@ -56,6 +64,12 @@ bool build_case_file_case(const std::string& target, const CaseFileFlags& flags,
 std::vector<const spec::KernelSpec*> select_specs_or_case_files(
     const std::vector<std::string>& patterns, const CaseFileFlags& flags, std::ostream& err,
     bool& ok);
+
+// The cases `filters` name, for check: each case-file target's sweep (loaded with `flags`), and
+// select_sweep of the other filters. `ok` false (with a message) when a case file could not be
+// loaded.
+Selection select_sweep_or_case_files(const std::vector<std::string>& filters,
+                                     const CaseFileFlags& flags, std::ostream& err, bool& ok);
 
 // Writes or prints the outputs of the spec's next run as the flags ask.
 void capture_outputs(const CaseFileSpec& spec, const CaseFileFlags& flags, std::ostream& out);

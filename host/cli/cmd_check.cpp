@@ -1,12 +1,14 @@
 // metalsim check [FILTER...]: every spec over its boundary sweep against its reference with the
 // checks on, and on fibers and in lane loops alike (mode.divergent); a table per kernel, the
-// failures with their repro commands, and `N passed, M failed`.
+// failures with their repro commands, and `N passed, M failed`. A case file (FILE.json, or
+// FILE.metal with --case and the case-file options) is checked over its "sweep" the same way.
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <sstream>
 
+#include "host/cli/case_file_cli.h"
 #include "host/cli/commands.h"
 #include "host/cli/output_json.h"
 #include "host/cli/output_junit.h"
@@ -53,6 +55,7 @@ void print_failure(std::ostream& out, const CaseOutcome& o) {
 Action setup_check(CLI::App& sub, Io& io) {
   struct Options {
     std::vector<std::string> filters;
+    CaseFileFlags file;
     RunFlags flags;
     bool json = false;
     std::string junit;
@@ -60,7 +63,9 @@ Action setup_check(CLI::App& sub, Io& io) {
     bool skip_known_bugs = false;
   };
   auto o = std::make_shared<Options>();
-  sub.add_option("FILTER", o->filters, "spec names, families, globs or case ids (default: all)");
+  sub.add_option("FILTER", o->filters,
+                 "spec names, families, globs, case ids or case files (default: all)");
+  o->file.add_to(sub, false);
   // The tsan build cannot recover from a kernel's memory fault, and several documented kernels
   // fault: racecheck over the corrected kernels leaves them out (scripts/test.sh).
   sub.add_flag("--skip-known-bugs", o->skip_known_bugs,
@@ -76,7 +81,9 @@ Action setup_check(CLI::App& sub, Io& io) {
       io.err << "metalsim: bad --shard '" << o->shard << "' (i/N with 0 <= i < N)\n";
       return kExitUsage;
     }
-    const Selection sel = select_sweep(o->filters);
+    bool loaded = true;  // case files among the filters
+    const Selection sel = select_sweep_or_case_files(o->filters, o->file, io.err, loaded);
+    if (!loaded) return kExitUsage;
     for (const auto& f : sel.unmatched)
       io.err << "metalsim: no kernel or case matches '" << f << "'\n";
     if (!sel.unmatched.empty()) return kExitUsage;

@@ -57,7 +57,7 @@ std::string corpus_name(const Case& c, const engine::ExecutionOptions& options) 
 json corpus_entry(const CaseOutcome& found, const ShrinkResult& s, uint64_t fuzz_seed,
                   size_t index) {
   const Case& r = s.minimal;
-  return {
+  json entry = {
       {"kernel", r.spec->name()},
       {"params", params_json(r.params)},
       {"id", r.id()},
@@ -76,6 +76,10 @@ json corpus_entry(const CaseOutcome& found, const ShrinkResult& s, uint64_t fuzz
         {"fuzz_seed", fuzz_seed},
         {"case_index", index},
         {"shrink_runs", s.runs}}}};
+  // A user's kernel: the case file itself, so that --replay needs no other file than the .metal.
+  if (const auto* file = dynamic_cast<const CaseFileSpec*>(r.spec))
+    entry["case_file"] = case_file_record(*file);
+  return entry;
 }
 
 // Reads one corpus entry back into a case and its options; false (with a message) when it cannot.
@@ -84,7 +88,9 @@ bool read_entry(const fs::path& path, Case& c, engine::ExecutionOptions& options
   try {
     std::ifstream file(path);
     const json j = json::parse(file);
-    c.spec = spec::SpecRegistry::find(j.at("kernel").get<std::string>());
+    c.spec = j.contains("case_file") ? load_case_file_record(j.at("case_file"), err)
+                                     : spec::SpecRegistry::find(j.at("kernel").get<std::string>());
+    if (c.spec == nullptr && j.contains("case_file")) return false;  // said why
     if (c.spec == nullptr) {
       err << "metalsim: " << path.string() << ": no kernel named '"
           << j.at("kernel").get<std::string>() << "'\n";

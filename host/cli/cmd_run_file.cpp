@@ -220,6 +220,18 @@ std::map<std::string, std::unique_ptr<CaseFileSpec>>& loaded() {
   return specs;
 }
 
+// The spec of `file`, kept for the process; throws CaseFileError when a built-in spec has its
+// name.
+const CaseFileSpec* keep_loaded(CaseFile file) {
+  if (const KernelSpec* builtin = spec::SpecRegistry::find(file.name); builtin != nullptr)
+    throw CaseFileError(file.origin + ": a built-in kernel spec is named '" + file.name +
+                        "'; give the case file a \"name\" of its own");
+  auto spec = std::make_unique<CaseFileSpec>(std::move(file));
+  const CaseFileSpec* out = spec.get();
+  loaded()[out->name()] = std::move(spec);
+  return out;
+}
+
 }  // namespace
 
 void CaseFileFlags::add_to(CLI::App& sub, bool outputs) {
@@ -251,23 +263,41 @@ const CaseFileSpec* load_case_file_spec(const std::string& target, const CaseFil
     const std::string command = apply_flags(j, target, flags, extras);
     CaseFile file = read_case_file(j, case_path);
     file.command = command;
-    if (const KernelSpec* builtin = spec::SpecRegistry::find(file.name); builtin != nullptr)
-      throw CaseFileError(file.origin + ": a built-in kernel spec is named '" + file.name +
-                          "'; give the case file a \"name\" of its own");
-    auto spec = std::make_unique<CaseFileSpec>(std::move(file));
-    const CaseFileSpec* out = spec.get();
-    loaded()[out->name()] = std::move(spec);
-    return out;
+    return keep_loaded(std::move(file));
   } catch (const CaseFileError& e) {
     err << "metalsim: " << e.what() << "\n";
     return nullptr;
   }
 }
 
-std::vector<const KernelSpec*> select_specs_or_case_files(const std::vector<std::string>& patterns,
-                                                          const CaseFileFlags& flags,
-                                                          std::ostream& err, bool& ok) {
-  std::vector<std::string> names;
+json case_file_record(const CaseFileSpec& spec) {
+  const CaseFile& f = spec.file();
+  const bool from_file = f.origin != "(command line)";
+  return {{"json", f.text},
+          {"origin", from_file ? fs::absolute(f.origin).string() : std::string()},
+          {"command", f.command}};
+}
+
+const CaseFileSpec* load_case_file_record(const json& record, std::ostream& err) {
+  try {
+    CaseFile file = read_case_file(record.at("json"), record.at("origin").get<std::string>());
+    file.command = record.at("command").get<std::string>();
+    return keep_loaded(std::move(file));
+  } catch (const CaseFileError& e) {
+    err << "metalsim: " << e.what() << "\n";
+  } catch (const json::exception& e) {
+    err << "metalsim: a corpus entry's \"case_file\": " << e.what() << "\n";
+  }
+  return nullptr;
+}
+
+namespace {
+
+// `patterns` split into the case-file targets, loaded with `flags`, and the rest (registry
+// patterns). `ok` false (with a message) when a case file could not be loaded.
+std::vector<const KernelSpec*> load_case_file_targets(const std::vector<std::string>& patterns,
+                                                      const CaseFileFlags& flags, std::ostream& err,
+                                                      bool& ok, std::vector<std::string>& names) {
   std::vector<const KernelSpec*> files;
   ok = true;
   for (const std::string& p : patterns) {
@@ -279,9 +309,32 @@ std::vector<const KernelSpec*> select_specs_or_case_files(const std::vector<std:
     ok = ok && spec != nullptr;
     if (spec != nullptr) files.push_back(spec);
   }
+  return files;
+}
+
+}  // namespace
+
+std::vector<const KernelSpec*> select_specs_or_case_files(const std::vector<std::string>& patterns,
+                                                          const CaseFileFlags& flags,
+                                                          std::ostream& err, bool& ok) {
+  std::vector<std::string> names;
+  const std::vector<const KernelSpec*> files =
+      load_case_file_targets(patterns, flags, err, ok, names);
   std::vector<const KernelSpec*> out = names.empty() ? files : select_specs(names);
   if (!names.empty()) out.insert(out.end(), files.begin(), files.end());
   return out;
+}
+
+Selection select_sweep_or_case_files(const std::vector<std::string>& filters,
+                                     const CaseFileFlags& flags, std::ostream& err, bool& ok) {
+  std::vector<std::string> names;
+  const std::vector<const KernelSpec*> files =
+      load_case_file_targets(filters, flags, err, ok, names);
+  // Only case files named: their sweeps alone (no filter at all would select every spec).
+  Selection sel = names.empty() && !filters.empty() ? Selection{} : select_sweep(names);
+  for (const KernelSpec* spec : files)
+    for (const spec::Params& p : spec->sweep()) sel.cases.push_back({spec, spec->complete(p)});
+  return sel;
 }
 
 void capture_outputs(const CaseFileSpec& spec, const CaseFileFlags& flags, std::ostream& out) {

@@ -245,6 +245,89 @@ TEST(CaseFile, EquivalentTileSizesMustAgree) {
   EXPECT_TRUE(contains(r.out, "equivalent tile=")) << r.out;
 }
 
+// ------------------------------ check
+
+TEST(CaseFile, CheckRunsTheSweepInBothModes) {
+  const CliRun r = cli({"check", kMatmul});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("matmul_tiled +3 +[0-9.]+x +sync,init,mem")))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "3 passed, 0 failed")) << r.out;
+}
+
+TEST(CaseFile, CheckFindsTheMissingBarrierInTheSweep) {
+  const std::string path = edited_case_file("matmul_check_barrier", [](json& j) {
+    j.erase("reference");
+    j.erase("tolerance");
+    j["name"] = "matmul_check_barrier";
+    j["kernel"] = "matmul_missing_barrier";
+  });
+  const CliRun r = cli({"check", path});
+  EXPECT_EQ(r.code, kExitFailed) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "matmul_check_barrier")) << r.out;
+  EXPECT_TRUE(contains(r.out, "reproduce: metalsim run " + path)) << r.out;
+}
+
+TEST(CaseFile, CheckTakesSeveralCaseFilesAndTheirOptions) {
+  const std::string other = edited_case_file("matmul_check_other", [](json& j) {
+    j["name"] = "matmul_check_other";
+    j["sweep"] = {{{"M", 5}, {"N", 6}, {"K", 7}}};
+  });
+  const CliRun r = cli({"check", kMatmul, other, "--threadgroup-memory", "1:1024"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "matmul_check_other")) << r.out;
+  EXPECT_TRUE(contains(r.out, "4 passed, 0 failed")) << r.out;
+}
+
+TEST(CaseFile, AReferenceDispatchWithoutAThreadgroupTakesTheCases) {
+  const std::string path = edited_case_file("matmul_reference_threads", [](json& j) {
+    j["reference"] = {{"kernel", "matmul_naive"}, {"threads", {"N", "M"}}};
+  });
+  const CliRun r = cli({"run", path, "--M=20", "--N=9", "--K=7"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "over 180 elements (unwritten 0")) << r.out;
+}
+
+// ------------------------------ corpus
+
+TEST(CaseFile, ACorpusEntryCarriesItsCaseFileAndReplaysWithoutIt) {
+  const std::string path = edited_case_file("matmul_corpus", [](json& j) {
+    j.erase("reference");
+    j.erase("tolerance");
+    j["name"] = "matmul_corpus";
+    j["kernel"] = "matmul_missing_barrier";
+  });
+  const fs::path corpus = fs::path(path).parent_path() / "corpus";
+  fs::remove_all(corpus);
+  // With initcheck: without it the kernel's stale reads see what the worker's previous
+  // threadgroup left (docs/checks.md), and a shrunk case need not fail again on a fresh start.
+  const CliRun found =
+      cli({"fuzz", path, "--cases", "2", "--seed", "1", "--limit", "16", "--max-shrink-runs", "20",
+           "--checks", "sync,init,mem", "--corpus", corpus.string()});
+  ASSERT_EQ(found.code, kExitFailed) << found.out << found.err;
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(corpus)) entries.push_back(e.path());
+  ASSERT_FALSE(entries.empty()) << found.out;
+  const json entry = json::parse(std::ifstream(entries.front()));
+  EXPECT_EQ(entry.at("case_file").at("origin"), fs::absolute(path).string());
+  EXPECT_EQ(entry.at("case_file").at("json").at("kernel"), "matmul_missing_barrier");
+
+  fs::remove(path);  // the entry holds the case file: replay needs only the kernels
+  const CliRun still = cli({"fuzz", "--replay", corpus.string()});
+  EXPECT_EQ(still.code, kExitFailed) << still.out << still.err;
+  EXPECT_TRUE(contains(still.out, "STILL FAILS")) << still.out;
+
+  // The kernel fixed (the stored case file now names the correct one): the entry passes.
+  for (const fs::path& e : entries) {
+    json j = json::parse(std::ifstream(e));
+    j["case_file"]["json"]["kernel"] = "matmul_tiled";
+    std::ofstream(e) << j.dump(2);
+  }
+  const CliRun fixed = cli({"fuzz", "--replay", corpus.string()});
+  EXPECT_EQ(fixed.code, kExitOk) << fixed.out << fixed.err;
+  EXPECT_TRUE(contains(fixed.out, "fixed")) << fixed.out;
+}
+
 // ------------------------------ errors name the field
 
 std::string error_of(const std::function<void(json&)>& edit) {

@@ -35,6 +35,17 @@ if(MODE STREQUAL "installed")
   # left it out: METALSIM_INSTALL_PROGRAM=OFF).
   if(EXISTS "${prefix}/bin/metalsim")
     step("installed metalsim list" "${prefix}/bin/metalsim" list)
+    # docs/porting.md's walkthrough, step 3: the case file run, checked and fuzzed with the
+    # installed program, in a directory of the user's own with the two files copied into it.
+    set(user "${WORK_DIR}/user")
+    file(MAKE_DIRECTORY "${user}")
+    file(COPY "${example}/matmul.metal" "${example}/matmul.json" DESTINATION "${user}")
+    foreach(command "run;matmul.json;--M=45;--N=37;--K=70;--print;4" "check;matmul.json"
+                    "fuzz;matmul.json;--cases;50;--corpus;corpus" "fuzz;--replay;corpus")
+      string(REPLACE ";" " " words "${command}")
+      step("installed metalsim ${words}" ${CMAKE_COMMAND} -E chdir "${user}" ${run}
+           "${prefix}/bin/metalsim" ${command})
+    endforeach()
   endif()
 elseif(MODE STREQUAL "subdirectory")
   # metalsim is built from source here: unoptimised and without the pass plugins (the installed

@@ -1,0 +1,132 @@
+#include "host/cli/case_file_data.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "kernels/spec/inputs.h"
+#include "kernels/spec/standard_case.h"
+
+namespace metalsim::cli {
+namespace {
+
+using spec::Params;
+
+MTL::Size size3(const std::array<Expression, 3>& e, const Params& p) {
+  return {NS::UInteger(e[0].evaluate(p)), NS::UInteger(e[1].evaluate(p)),
+          NS::UInteger(e[2].evaluate(p))};
+}
+
+// setBytes contents: each field at its natural alignment, the whole rounded to the largest.
+Bytes pack_bytes(const BytesDecl& decl, const Params& p) {
+  Bytes out;
+  size_t align = 1;
+  for (const BytesField& f : decl.fields) {
+    with_type(f.type, [&](auto tag) {
+      using T = decltype(tag);
+      const size_t offset = (out.size() + sizeof(T) - 1) / sizeof(T) * sizeof(T);
+      const T value = f.expression ? T(f.expression->evaluate(p)) : T(f.number);
+      out.resize(offset + sizeof(T));
+      std::memcpy(out.data() + offset, &value, sizeof(T));
+      align = std::max(align, sizeof(T));
+    });
+  }
+  out.resize((out.size() + align - 1) / align * align);
+  return out;
+}
+
+}  // namespace
+
+Shape evaluate_shape(const CaseFile& f, const Params& p, const Dispatch& d) {
+  Shape s;
+  for (const BufferDecl& b : f.buffers) {
+    const int64_t n = b.count.evaluate(p);
+    if (n < 1)
+      throw CaseFileError("buffer '" + b.name + "' would have " + std::to_string(n) +
+                          " elements (" + b.count.text() + ")");
+    s.counts.push_back(size_t(n));
+  }
+  for (const BytesDecl& b : f.bytes) s.bytes.push_back(pack_bytes(b, p));
+  for (const ThreadgroupMemoryDecl& t : f.threadgroup_memory) {
+    const int64_t n = t.bytes.evaluate(p);
+    if (n < 0)
+      throw CaseFileError("threadgroup(" + std::to_string(t.index) + ") would have " +
+                          std::to_string(n) + " bytes");
+    s.threadgroup_lengths.push_back(uint32_t(spec::tg_bytes(size_t(n))));
+  }
+  s.grid = size3(d.grid, p);
+  s.threadgroup = size3(d.threadgroup, p);
+  return s;
+}
+
+Bytes initial_contents(const BufferDecl& b, size_t count, uint64_t seed) {
+  Bytes out(count * element_size(b.type));
+  with_type(b.type, [&](auto tag) {
+    using T = decltype(tag);
+    T* data = reinterpret_cast<T*>(out.data());
+    if (!b.fill) return spec::poison(data, count);
+    const Fill& fill = *b.fill;
+    spec::InputGenerator gen(seed * 0x9e3779b97f4a7c15ull + b.index + 1);
+    for (size_t i = 0; i < count && fill.kind != Fill::Kind::file; ++i) {
+      if (fill.kind == Fill::Kind::constant) data[i] = T(fill.value);
+      else if (fill.kind == Fill::Kind::range) data[i] = T(fill.start + double(i) * fill.step);
+      else if constexpr (std::is_integral_v<T>)
+        data[i] = T(gen.integer(int64_t(fill.low), int64_t(fill.high)));
+      else data[i] = T(gen.uniform(fill.low, fill.high));
+    }
+  });
+  if (b.fill && b.fill->kind == Fill::Kind::file) {
+    std::ifstream in(b.fill->path, std::ios::binary);
+    in.read(reinterpret_cast<char*>(out.data()), std::streamsize(out.size()));
+    if (size_t(in.gcount()) != out.size())
+      throw CaseFileError("buffer '" + b.name + "': " + b.fill->path + " has " +
+                          std::to_string(in.gcount()) + " bytes, the buffer " +
+                          std::to_string(out.size()));
+  }
+  return out;
+}
+
+std::vector<double> as_doubles(const BufferDecl& b, const Bytes& bytes, size_t count) {
+  std::vector<double> out(count);
+  with_type(b.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = reinterpret_cast<const T*>(bytes.data());
+    for (size_t i = 0; i < count; ++i) out[i] = double(p[i]);
+  });
+  return out;
+}
+
+std::string format_value(ElementType type, const void* data, size_t i) {
+  return with_type(type, [&](auto tag) -> std::string {
+    using T = decltype(tag);
+    const T v = static_cast<const T*>(data)[i];
+    if constexpr (std::is_integral_v<T>) return std::to_string(v);
+    else {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.9g", double(v));
+      return text;
+    }
+  });
+}
+
+std::string first_difference(const BufferDecl& b, const void* x, const void* y, size_t count) {
+  return with_type(b.type, [&](auto tag) -> std::string {
+    using T = decltype(tag);
+    const auto* p = static_cast<const T*>(x);
+    const auto* q = static_cast<const T*>(y);
+    for (size_t i = 0; i < count; ++i)
+      if (std::memcmp(&p[i], &q[i], sizeof(T)) != 0)
+        return b.name + "[" + std::to_string(i) + "] = " + format_value(b.type, p, i) +
+               " against " + format_value(b.type, q, i);
+    return {};
+  });
+}
+
+spec::Tolerance default_tolerance(ElementType t) {
+  if (t == ElementType::f32) return {0, 1e-5, "float outputs: relative 1e-5 (the default)"};
+  if (t == ElementType::f16) return {0, 2e-3, "half outputs: relative 2e-3 (the default)"};
+  return {0, 0, "integer outputs: exact"};
+}
+
+}  // namespace metalsim::cli
