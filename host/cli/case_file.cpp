@@ -383,13 +383,19 @@ CaseFile read_case_file(const json& j, const std::string& origin) {
   const Field root(j, "", c.origin);
   root.only_keys({"name", "summary", "source", "kernel", "params", "constraints", "grid", "threads",
                   "threadgroup", "buffers", "bytes", "threadgroup_memory", "equivalent",
-                  "compare_schedules", "reference", "tolerance", "sweep"});
+                  "compare_schedules", "reference", "tolerance", "sweep", "math_mode"});
   c.kernel = root.at("kernel").string();
   c.name = root.has("name") ? root.child("name").string() : c.kernel;
   c.summary = root.has("summary") ? root.child("summary").string() : "kernel " + c.kernel;
   if (root.has("source")) {
     c.source = resolve(c.dir, root.child("source").string());
     if (!fs::exists(c.source)) root.child("source").fail("no file " + c.source);
+  }
+  if (root.has("math_mode")) {
+    c.math_mode = root.child("math_mode").string();
+    if (c.math_mode != "fast" && c.math_mode != "relaxed" && c.math_mode != "safe")
+      root.child("math_mode")
+          .fail("\"" + c.math_mode + "\" is not a math mode (fast, relaxed, safe)");
   }
   c.dispatch = read_dispatch(root);
   read_lists(c, root);
@@ -398,7 +404,8 @@ CaseFile read_case_file(const json& j, const std::string& origin) {
                    [](const BufferDecl& b) { return b.output; }))
     root.child("buffers").fail("no buffer is an output (\"output\": true)");
   c.compare_schedules = !root.has("compare_schedules") || root.child("compare_schedules").boolean();
-  if (root.has("reference")) c.reference = read_reference(root.child("reference"), c.dir, c.dispatch);
+  if (root.has("reference"))
+    c.reference = read_reference(root.child("reference"), c.dir, c.dispatch);
   if (root.has("tolerance")) c.tolerance = read_tolerance(root.child("tolerance"));
   check_expressions(c, root);
   check_unique_indices(c, root);

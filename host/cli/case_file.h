@@ -94,6 +94,8 @@ struct CaseFile {
   std::string dir;     // relative paths (source, fills, library) are resolved against it
   std::string name;    // the spec's name: "name", else the kernel's
   std::string source;  // the .metal file, resolved
+  // Metal's math mode for compiling `source`: "fast" (Metal's default), "relaxed" or "safe".
+  std::string math_mode = "fast";
   std::string kernel;
   std::string summary;
   std::vector<spec::ParamDef> params;

@@ -31,7 +31,11 @@ void CaseFileSpec::load_library() {
   }
   NS::Error* error = nullptr;
   const NS::URL* url = NS::URL::fileURLWithPath(NS::String::string(file_.source.c_str()));
-  library_ = NS::TransferPtr(device_->newLibrary(url, nullptr, &error));
+  auto options = NS::TransferPtr(MTL::CompileOptions::alloc()->init());
+  options->setMathMode(file_.math_mode == "safe"      ? MTL::MathModeSafe
+                       : file_.math_mode == "relaxed" ? MTL::MathModeRelaxed
+                                                      : MTL::MathModeFast);
+  library_ = NS::TransferPtr(device_->newLibrary(url, options.get(), &error));
   if (!library_)
     throw CaseFileError(
         file_.origin + ": source: " + file_.source + " does not compile" +

@@ -12,13 +12,19 @@ uint64_t TraceWriter::now_ns() {
 
 void TraceWriter::process_name(int pid, const std::string& name) {
   std::lock_guard lock(mutex_);
-  events_.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"tid", 0},
+  events_.push_back({{"name", "process_name"},
+                     {"ph", "M"},
+                     {"pid", pid},
+                     {"tid", 0},
                      {"args", {{"name", name}}}});
 }
 
 void TraceWriter::thread_name(int pid, int tid, const std::string& name) {
   std::lock_guard lock(mutex_);
-  events_.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid},
+  events_.push_back({{"name", "thread_name"},
+                     {"ph", "M"},
+                     {"pid", pid},
+                     {"tid", tid},
                      {"args", {{"name", name}}}});
 }
 
@@ -27,8 +33,14 @@ void TraceWriter::complete(const std::string& name, const std::string& category,
   const double ts = begin_ns >= origin_ns_ ? double(begin_ns - origin_ns_) / 1e3 : 0.0;
   const double dur = end_ns >= begin_ns ? double(end_ns - begin_ns) / 1e3 : 0.0;
   std::lock_guard lock(mutex_);
-  events_.push_back({{"name", name}, {"cat", category}, {"ph", "X"}, {"pid", pid}, {"tid", tid},
-                     {"ts", ts}, {"dur", dur}, {"args", std::move(args)}});
+  events_.push_back({{"name", name},
+                     {"cat", category},
+                     {"ph", "X"},
+                     {"pid", pid},
+                     {"tid", tid},
+                     {"ts", ts},
+                     {"dur", dur},
+                     {"args", std::move(args)}});
 }
 
 nlohmann::json TraceWriter::events() const {

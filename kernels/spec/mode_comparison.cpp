@@ -55,6 +55,12 @@ std::string report_difference(const CaseResult& fibers, const CaseResult& loops)
   return "fibers report " + names(f) + "; lane loops report " + names(l);
 }
 
+std::string judgement_difference(const CaseResult& fibers, const CaseResult& loops) {
+  if (fibers.passed == loops.passed) return {};
+  auto verdict = [](const CaseResult& r) { return r.passed ? std::string("pass") : r.failure; };
+  return "with relaxed math, fibers " + verdict(fibers) + "; lane loops " + verdict(loops);
+}
+
 bool abandoned(const CaseResult& result) {
   for (const check::Report& r : result.reports) {
     switch (r.check) {

@@ -154,6 +154,22 @@ TEST(CaseFile, CompilesItsSourceAtRunTime) {
   EXPECT_TRUE(contains(r.out, "status     pass")) << r.out;
 }
 
+// Each math mode compiles the source (relaxed and fast: the modes are compared by verdict,
+// not by bytes, KernelSpec::exact_across_modes) and checks clean on fibers and in lane loops.
+TEST(CaseFile, EveryMathModeChecksCleanInBothModes) {
+  for (const char* mode : {"safe", "relaxed", "fast"}) {
+    const std::string path = edited_case_file(std::string("matmul_math_") + mode, [&](json& j) {
+      j["name"] = std::string("matmul_math_") + mode;
+      j["source"] = kDir + "/matmul.metal";
+      j["math_mode"] = mode;
+      j["tolerance"] = {{"abs", 0}, {"rel", 1e-5}, {"why", "contraction in relaxed math"}};
+    });
+    const CliRun r = cli({"check", path});
+    EXPECT_EQ(r.code, kExitOk) << mode << "\n" << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "3 passed, 0 failed")) << mode << "\n" << r.out;
+  }
+}
+
 TEST(CaseFile, ASourceThatDoesNotCompileIsAnErrorWithItsLine) {
   const fs::path metal = fs::temp_directory_path() / "metalsim_case_file_test" / "broken.metal";
   fs::create_directories(metal.parent_path());
@@ -359,6 +375,8 @@ TEST(CaseFile, ErrorsNameTheField) {
   EXPECT_TRUE(contains(error_of([](json& j) { j["buffers"][0]["output"] = true; }),
                        "buffers[0].output: argument 'A' (device const float*) is const"));
   EXPECT_TRUE(contains(error_of([](json& j) { j["colour"] = 1; }), "unknown field \"colour\""));
+  EXPECT_TRUE(contains(error_of([](json& j) { j["math_mode"] = "exact"; }),
+                       "math_mode: \"exact\" is not a math mode (fast, relaxed, safe)"));
 }
 
 TEST(CaseFile, AnUnknownParameterOnTheCommandLineIsAUsageError) {
