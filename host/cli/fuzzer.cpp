@@ -82,9 +82,13 @@ std::vector<int64_t> boundary_values(const spec::ParamDef& def) {
   return v;
 }
 
-bool CaseGenerator::fits(const Params& p) const {
-  if (limits_.max_bytes == 0) return true;
-  return spec::case_memory_bytes(*spec_, p, limits_.options) <= limits_.max_bytes;
+CaseGenerator::Fit CaseGenerator::fit(const Params& p) const {
+  if (limits_.max_bytes == 0 && limits_.size_bytes == 0) return Fit::fits;
+  const uint64_t bytes = spec::case_memory_bytes(*spec_, p, limits_.options);
+  // The size cap first: a draw over it would not be taken whatever the machine's budget.
+  if (limits_.size_bytes != 0 && bytes > limits_.size_bytes) return Fit::over_size;
+  if (limits_.max_bytes != 0 && bytes > limits_.max_bytes) return Fit::over_budget;
+  return Fit::fits;
 }
 
 FuzzCase CaseGenerator::generate(size_t index) const {
@@ -99,10 +103,9 @@ FuzzCase CaseGenerator::generate(size_t index) const {
     for (const auto& d : defs) p[d.name] = random_value(d, limits_.limit, rng);
     p = spec_->complete(p);
     if (!is_valid(*spec_, p)) continue;
-    if (!fits(p)) {
-      ++c.over_budget;
-      continue;
-    }
+    const Fit f = fit(p);
+    c.over_budget += f == Fit::over_budget;
+    if (f != Fit::fits) continue;
     c.params = std::move(p);
     c.found = true;
   }

@@ -25,11 +25,14 @@ struct FuzzCase {
 };
 
 // Where a campaign draws from: parameters no larger than `limit` (> 0; choices exempt), cases
-// whose memory (case_memory_bytes under `options`) fits in `max_bytes` (> 0).
+// whose memory (case_memory_bytes under `options`) fits in `max_bytes` (> 0; draws over it are
+// counted as over the budget) and in `size_bytes` (> 0; a size cap, not a limit of the machine:
+// draws over it are drawn again without being counted).
 struct DrawLimits {
   int64_t limit = 0;
   uint64_t max_bytes = 0;
   engine::ExecutionOptions options;
+  uint64_t size_bytes = 0;
 };
 
 class CaseGenerator {
@@ -39,7 +42,8 @@ class CaseGenerator {
   FuzzCase generate(size_t index) const;
 
  private:
-  bool fits(const Params& p) const;
+  enum class Fit { fits, over_budget, over_size };
+  Fit fit(const Params& p) const;
   const KernelSpec* spec_;
   uint64_t seed_;
   DrawLimits limits_;

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -11,6 +12,7 @@
 
 #include "cli_test_util.h"
 #include "host/cli/fuzzer.h"
+#include "kernels/spec/memory_budget.h"
 
 namespace metalsim::cli::testing {
 namespace {
@@ -151,6 +153,28 @@ TEST(FuzzBudget, DrawsOverTheMemoryBudgetAreSkippedAndReported) {
   EXPECT_EQ(roomy.out.find("over the memory budget"), std::string::npos) << roomy.out;
   EXPECT_NE(roomy.out.find("5 passed, 0 failed"), std::string::npos) << roomy.out;
   EXPECT_EQ(cli({"fuzz", "cli_scale", "--max-memory", "lots"}).code, kExitUsage);
+}
+
+// The size cap of a --time campaign's first cases (cmd_fuzz.cpp, `ramped`): draws over it are
+// drawn again, and not counted as over the memory budget.
+TEST(FuzzBudget, ASizeCapRedrawsWithoutCountingAgainstTheBudget) {
+  const spec::KernelSpec* s = spec::SpecRegistry::find("cli_scale");
+  ASSERT_NE(s, nullptr);
+  const engine::ExecutionOptions options;
+  std::vector<uint64_t> sizes;
+  const CaseGenerator free(*s, 3, {0, 0, options});
+  for (size_t k = 0; k < 40; ++k)
+    sizes.push_back(spec::case_memory_bytes(*s, free.generate(k).params, options));
+  std::sort(sizes.begin(), sizes.end());
+  const uint64_t cap = sizes[sizes.size() / 2];
+  ASSERT_LT(sizes.front(), sizes.back()) << "cli_scale's draws vary in size";
+  const CaseGenerator capped(*s, 3, {0, 0, options, cap});
+  for (size_t k = 0; k < 40; ++k) {
+    const FuzzCase fc = capped.generate(k);
+    EXPECT_TRUE(fc.found) << k;
+    EXPECT_EQ(fc.over_budget, 0u) << k;
+    EXPECT_LE(spec::case_memory_bytes(*s, fc.params, options), cap) << fc.params.at("n");
+  }
 }
 
 TEST(FuzzBudget, ACaseOverTheMemoryAvailableIsRefusedNotRun) {
