@@ -44,7 +44,10 @@ DispatchOutcome run_with_initcheck(const DispatchRequest& request) {
 
   restore(request, before);
   pass.threadgroup_poison = kSecondPoison;
-  run_dispatch_once(pass);
+  DispatchOutcome second = run_dispatch_once(pass);
+  // A rerun that did not complete (the watchdog stopped it at a campaign's deadline, or a fault
+  // only this run met) left incomplete outputs: its outcome is the dispatch's, never "clean".
+  if (!second.ok) return second;
   const Snapshot after_second = take(request);
   if (first_difference(request, after_first, after_second).empty())
     return first;  // buffers hold the second run's (identical) results
@@ -57,7 +60,8 @@ DispatchOutcome run_with_initcheck(const DispatchRequest& request) {
   for (int k = 0; k < 2; ++k) {
     restore(request, before);
     pass.threadgroup_poison = k == 0 ? kFirstPoison : kSecondPoison;
-    run_dispatch_once(pass);
+    DispatchOutcome confirmation = run_dispatch_once(pass);
+    if (!confirmation.ok) return confirmation;
     serial[k] = take(request);
   }
   const std::string where = first_difference(request, serial[0], serial[1]);

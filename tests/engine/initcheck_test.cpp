@@ -3,6 +3,8 @@
 // order of its threadgroups (two threadgroups writing one element) is not mistaken for one.
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "support/hand_kernel.h"
 #include "support/host_harness.h"
 
@@ -38,6 +40,23 @@ HandKernel last_wins("test_initcheck_last_group_wins",
                      {device_arg("out", 0, 4), threadgroup_arg("s", 0, 4)},
                      &lane_loop<last_group_wins>);
 
+// Completes its first run (the check's first fill); every later run of the process spins until
+// the watchdog stops it, as a rerun that meets a fuzz campaign's deadline does.
+std::atomic<int> runs_started{0};
+void completes_only_once(const BoundArgs& a, const LaneCursor& lane) {
+  const uint32_t i = lane.value(Builtin::thread_index_in_threadgroup).x;
+  auto* s = threadgroup<uint32_t>(a, 0);
+  if (i == 0) runs_started.fetch_add(1);
+  s[i] = i;
+  engine::threadgroup_barrier();
+  while (runs_started.load() > 1) {
+  }
+  buffer<uint32_t>(a, 0)[i] = s[i];
+}
+HandKernel completes_once("test_initcheck_completes_once",
+                          {device_arg("out", 0, 4), threadgroup_arg("s", 0, 4)},
+                          &lane_loop<completes_only_once>);
+
 TEST(Initcheck, UnwrittenThreadgroupMemoryReachingDeviceMemoryIsReported) {
   Harness h;
   h.options().workers = 2;
@@ -67,6 +86,26 @@ TEST(Initcheck, ThreadgroupOrderIsNotMistakenForAnUninitialisedRead) {
         << "attempt " << attempt << ": " << Harness::reports(cb);
     ASSERT_LT(static_cast<uint32_t*>(out->contents())[0], 2u);
   }
+}
+
+// The check reruns the dispatch with a second poison; a rerun the watchdog stopped left the
+// outputs incomplete. Its timeout is the dispatch's outcome: before, the rerun's outcome was
+// dropped and the dispatch "completed" with unwritten outputs and no report (a false
+// race.schedule in an hour-long fuzz campaign, docs/checks.md).
+TEST(Initcheck, ARerunTheWatchdogStoppedIsReported) {
+  Harness h;
+  h.options().workers = 1;
+  h.options().watchdog_seconds = 0.3;
+  std::vector<uint32_t> poison(32, 0xDEADBEEF);
+  auto out = h.buffer(poison);
+  runs_started = 0;
+  auto* cb = h.run("test_initcheck_completes_once", [&](auto* e) {
+    e->setBuffer(out.get(), 0, 0);
+    e->setThreadgroupMemoryLength(32 * 4, 0);
+  }, {1, 1, 1}, {32, 1, 1});
+  EXPECT_GE(runs_started.load(), 2) << "the check reran the dispatch";
+  EXPECT_EQ(cb->status(), MTL::CommandBufferStatusError);
+  EXPECT_EQ(Harness::count(cb, check::CheckId::watchdog_timeout), 1u) << Harness::reports(cb);
 }
 
 }  // namespace
