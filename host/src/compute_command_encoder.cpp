@@ -9,6 +9,8 @@ namespace MTL {
 
 static_assert(kBufferBindingSlots == metalsim::engine::kMaxBufferBindings);
 static_assert(kThreadgroupBindingSlots == metalsim::engine::kMaxThreadgroupBindings);
+static_assert(kTextureBindingSlots == metalsim::engine::kMaxTextureBindings);
+static_assert(kSamplerBindingSlots == metalsim::engine::kMaxSamplerBindings);
 
 void ComputeCommandEncoder::misuse(const std::string& what) {
   metalsim::check::Report r;
@@ -58,6 +60,31 @@ void ComputeCommandEncoder::setThreadgroupMemoryLength(NS::UInteger length, NS::
   }
   state_.threadgroup_lengths[index] = length;
   state_.threadgroup_set[index] = true;
+}
+
+void ComputeCommandEncoder::setTexture(const Texture* texture, NS::UInteger index) {
+  if (index >= kTextureBindingSlots) {
+    misuse("setTexture: index " + std::to_string(index) + " is over 30");
+    return;
+  }
+  state_.textures[index] = NS::RetainPtr(const_cast<Texture*>(texture));
+}
+
+void ComputeCommandEncoder::setTextures(const Texture* const textures[], NS::Range range) {
+  for (NS::UInteger i = 0; i < range.length; ++i) setTexture(textures[i], range.location + i);
+}
+
+void ComputeCommandEncoder::setSamplerState(const SamplerState* sampler, NS::UInteger index) {
+  if (index >= kSamplerBindingSlots) {
+    misuse("setSamplerState: index " + std::to_string(index) + " is over 15");
+    return;
+  }
+  state_.samplers[index] = NS::RetainPtr(const_cast<SamplerState*>(sampler));
+}
+
+void ComputeCommandEncoder::setSamplerStates(const SamplerState* const samplers[],
+                                             NS::Range range) {
+  for (NS::UInteger i = 0; i < range.length; ++i) setSamplerState(samplers[i], range.location + i);
 }
 
 void ComputeCommandEncoder::encode(EncodedDispatch d) {

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "texture_validation.h"
+
 namespace metalsim::host {
 namespace {
 
@@ -69,6 +71,10 @@ class Validator {
   void argument(const engine::ArgInfo& arg) {
     const std::string where = "argument '" + std::string(arg.name) + "'";
     if (arg.kind == engine::ArgKind::Builtin) return;
+    if (arg.kind == engine::ArgKind::Texture || arg.kind == engine::ArgKind::Sampler) {
+      resource_argument(arg, where);
+      return;
+    }
     if (arg.index >= engine::kMaxBufferBindings) {
       fail(CheckId::api_misuse, where + " uses index " + std::to_string(arg.index) + ", over 30");
       return;
@@ -83,6 +89,15 @@ class Validator {
       return;
     }
     buffer_argument(arg, where);
+  }
+
+  // [[texture(N)]], [[sampler(N)]]: texture_validation.cpp.
+  void resource_argument(const engine::ArgInfo& arg, const std::string& where) {
+    const bool texture = arg.kind == engine::ArgKind::Texture;
+    const std::string slot =
+        std::string(texture ? "texture(" : "sampler(") + std::to_string(arg.index) + ")";
+    const auto problem = texture ? bind_texture(arg, d_, req_) : bind_sampler(arg, d_, req_);
+    if (problem) fail(problem->check, where + " [[" + slot + "]] " + problem->message, slot);
   }
 
   void buffer_argument(const engine::ArgInfo& arg, const std::string& where) {

@@ -27,6 +27,10 @@ struct FaultRecord {
   // Found by an access check (access_check.cpp) before the access, not by a signal: `address`
   // is the first byte outside, `pc` inside the instruction that checks.
   bool detected = false;
+  // A texture read or write outside the texture (texture_fault.cpp): described from what the
+  // MSL header saw, not from the address. `lane`: the lane, when the lane body knew it.
+  bool texture = false;
+  uint32_t lane = ~0u;
 };
 
 // The tsan preset: ThreadSanitizer cannot follow a jump out of a lane's fiber, so a fault or the

@@ -6,6 +6,7 @@
 
 #include "simt/engine/dispatch.h"
 #include "simt/engine/symbolize.h"
+#include "simt/engine/texture_fault.h"
 #include "simt/engine/threadgroup_arena.h"
 #include "simt/fiber/guarded_stack.h"
 
@@ -93,6 +94,10 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
                     : "the dispatch ran past its limit of " +
                           std::to_string(req.options.watchdog_seconds) +
                           " s; this thread was running here";
+    return;
+  }
+  if (fault.texture) {
+    describe_texture_fault(req, r);
     return;
   }
   r.site = symbolize(fault.pc);

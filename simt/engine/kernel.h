@@ -9,6 +9,7 @@
 
 #include "simt/engine/builtin.h"
 #include "simt/engine/geometry.h"
+#include "simt/engine/texture_binding.h"
 
 namespace metalsim::engine {
 
@@ -20,6 +21,8 @@ enum class ArgKind : uint8_t {
   ConstantBuffer,  // constant T* / constant T&       [[buffer(N)]]
   Threadgroup,     // threadgroup T*                  [[threadgroup(N)]]
   Builtin,         // uint3 tid [[thread_position_in_grid]] ...
+  Texture,         // texture2d<T, access> t          [[texture(N)]]
+  Sampler,         // sampler s                       [[sampler(N)]]
 };
 std::string_view arg_kind_name(ArgKind k);
 
@@ -34,6 +37,7 @@ struct ArgInfo {
   uint32_t element_size = 0;   // sizeof the pointee (sizeof the built-in's declared type)
   uint32_t element_align = 1;  // alignof the pointee: bound offsets must be multiples
   engine::Builtin builtin = engine::Builtin::thread_position_in_grid;  // kind == Builtin
+  TextureArgInfo texture{};                                            // kind == Texture
 };
 
 // [[function_constant(N)]] globals: the host sets values per pipeline; kernel code reads them
@@ -51,6 +55,8 @@ struct BoundArgs {
   uint64_t buffer_lengths[kMaxBufferBindings] = {};  // bytes from the bound offset to the end
   void* threadgroup[kMaxThreadgroupBindings] = {};   // this threadgroup's regions
   uint32_t threadgroup_lengths[kMaxThreadgroupBindings] = {};
+  const TextureBinding* textures[kMaxTextureBindings] = {};  // [[texture(N)]]
+  const SamplerBinding* samplers[kMaxSamplerBindings] = {};  // [[sampler(N)]]
 };
 
 // Walks the lanes of one threadgroup that run as plain calls, in schedule order. The generated

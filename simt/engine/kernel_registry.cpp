@@ -31,6 +31,8 @@ std::string_view arg_kind_name(ArgKind k) {
     case ArgKind::ConstantBuffer: return "constant buffer";
     case ArgKind::Threadgroup: return "threadgroup memory";
     case ArgKind::Builtin: return "built-in";
+    case ArgKind::Texture: return "texture";
+    case ArgKind::Sampler: return "sampler";
   }
   return "?";
 }

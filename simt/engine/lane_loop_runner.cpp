@@ -362,14 +362,17 @@ void LaneLoopRunner::report_kernel_exception(const char* what) {
 }
 
 // A memory fault or the watchdog's signal, classified as on fibers (fault_report.h).
+// A texture access check knows its lane (the lane body passes it on): that lane, not the loop's.
 void LaneLoopRunner::report_fault() {
-  check::Report r = running_lanes_report(check::CheckId::kernel_fault);
+  const FaultRecord fault = FaultTrap::last_fault();
+  check::Report r = fault.lane < n_ ? lane_report(check::CheckId::kernel_fault, fault.lane, nullptr)
+                                    : running_lanes_report(check::CheckId::kernel_fault);
   FaultScene scene;
   scene.request = &dispatch_->request;
   scene.stacks = &stacks_;
   scene.arena = &arena_;
   scene.running_stack = fiber_.stack();
-  describe_fault(FaultTrap::last_fault(), scene, r);
+  describe_fault(fault, scene, r);
   if (!r.thread_known) {
     std::vector<uint16_t> lanes(running_count_);
     for (uint32_t i = 0; i < running_count_; ++i)

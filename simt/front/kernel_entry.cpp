@@ -22,6 +22,8 @@ const char* kind_name(ArgKind k) {
     case ArgKind::ConstantBuffer: return "ConstantBuffer";
     case ArgKind::Threadgroup: return "Threadgroup";
     case ArgKind::Builtin: return "Builtin";
+    case ArgKind::Texture: return "Texture";
+    case ArgKind::Sampler: return "Sampler";
   }
   return "DeviceBuffer";
 }
@@ -38,12 +40,27 @@ std::string arg_info(const KernelArg& a, size_t position) {
   s += ", .element_size = ::metalsim::generated::element_size<" + a.element_type + ">()";
   s += ", .element_align = ::metalsim::generated::element_align<" + a.element_type + ">()";
   if (a.kind == ArgKind::Builtin) s += ", .builtin = ::metalsim::engine::Builtin::" + a.builtin;
+  if (a.kind == ArgKind::Texture)
+    s += ", .texture = ::std::remove_cvref_t<" + a.type + ">::ms_reflection";
   return s + "}";
 }
 
-std::string bind_arg(const KernelArg& a, size_t i) {
+// A texture or sampler object, made from the dispatch's binding. A texture knows its index
+// (bounds.texture names it) and, in the lane body, its lane (`lane`).
+std::string bind_resource(const KernelArg& a, const std::string& var, const std::string& lane) {
+  std::string type = "::std::remove_cvref_t<" + a.type + ">";
+  if (a.kind == ArgKind::Sampler)
+    return "    " + type + " " + var + "(ms_a.samplers[" + a.index + "]);\n";
+  return "    " + type + " " + var + "(ms_a.textures[" + a.index + "], static_cast<uint32_t>(" +
+         a.index + "), " + lane + ");\n";
+}
+
+// `lane`: the lane a texture reports, "ms_lane" in the lane body; the entry's fibers know their
+// own lane.
+std::string bind_arg(const KernelArg& a, size_t i, const std::string& lane) {
   std::string var = "ms_p" + std::to_string(i);
   if (a.kind == ArgKind::Builtin) return "";
+  if (a.kind == ArgKind::Texture || a.kind == ArgKind::Sampler) return bind_resource(a, var, lane);
   std::string table = a.kind == ArgKind::Threadgroup ? "threadgroup" : "buffers";
   std::string cast = "static_cast<" + a.element_type + "*>(ms_a." + table + "[" + a.index + "])";
   return "    " + std::string(a.is_reference ? "auto& " : "auto* ") + var + " = " +
@@ -70,7 +87,7 @@ std::string lane_body_code(const KernelDecl& k, const std::string& callee) {
   s += "    (void)ms_a;\n    (void)ms_s;\n    (void)ms_lane;\n";
   std::string call = callee + "(";
   for (size_t i = 0; i < k.args.size(); ++i) {
-    s += bind_arg(k.args[i], i);
+    s += bind_arg(k.args[i], i, "ms_lane");
     call += (i ? ", " : "") + pass_arg(k.args[i], i, "ms_s.value(", ", ms_lane");
   }
   return s + "    " + call + ");\n  }\n";
@@ -122,7 +139,7 @@ std::string kernel_entry_code(const KernelDecl& k, const std::string& file_name)
   if (k.args.empty() || k.args.size() == 0) s += "    (void)ms_a;\n";
   std::string call = callee + "(";
   for (size_t i = 0; i < k.args.size(); ++i) {
-    s += bind_arg(k.args[i], i);
+    s += bind_arg(k.args[i], i, "::metalsim::engine::kUnknownLane");
     call += (i ? ", " : "") + pass_arg(k.args[i], i, "ms_c.value(", "");
   }
   s += "    while (ms_c.next()) " + call + ");\n  }\n";

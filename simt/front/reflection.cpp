@@ -18,11 +18,10 @@ bool is_builtin_name(std::string_view n) {
   return false;
 }
 
-// Attributes of kernel parameters that metalsim does not run (graphics, textures, ...).
+// Attributes of kernel parameters that metalsim does not run (graphics, imageblocks, ...).
 bool is_unsupported_param_attribute(std::string_view n) {
-  return n == "texture" || n == "sampler" || n == "stage_in" || n == "payload" ||
-         n == "imageblock" || n == "threadgroup_imageblock" || n == "color" ||
-         n == "raster_order_group" || n == "id" || n == "amplification_count" ||
+  return n == "stage_in" || n == "payload" || n == "imageblock" || n == "threadgroup_imageblock" ||
+         n == "color" || n == "raster_order_group" || n == "id" || n == "amplification_count" ||
          n == "amplification_id" || n == "mesh" || n == "primitive_id" || n == "vertex_id" ||
          n == "instance_id" || n == "position";
 }
@@ -129,7 +128,8 @@ const Attribute* find_binding(const ParamTokens& p, const Token& at, const std::
       throw FrontError(
           at.file, a.line,
           "kernel parameter " + shown + ": [[" + a.name + "]] is not supported by metalsim");
-    if (a.name == "buffer" || a.name == "threadgroup" || is_builtin_name(a.name)) {
+    if (a.name == "buffer" || a.name == "threadgroup" || a.name == "texture" ||
+        a.name == "sampler" || is_builtin_name(a.name)) {
       if (binding)
         throw FrontError(at.file, a.line, "kernel parameter " + shown + " has two bindings");
       binding = &a;
@@ -143,7 +143,8 @@ const Attribute* find_binding(const ParamTokens& p, const Token& at, const std::
   if (!buffer_space)
     throw FrontError(at.file, at.line,
                      "kernel parameter " + shown +
-                         " has no [[buffer(N)]], [[threadgroup(N)]] or built-in attribute");
+                         " has no [[buffer(N)]], [[threadgroup(N)]], [[texture(N)]], "
+                         "[[sampler(N)]] or built-in attribute");
   implicit.name = "buffer";
   implicit.line = at.line;
   return &implicit;
@@ -202,6 +203,26 @@ void reflect_bound_arg(KernelArg& arg, const Attribute& binding, bool implicit,
     arg.element_type = "const " + arg.element_type;
 }
 
+// [[texture(N)]] or [[sampler(N)]]: a texture or sampler object, passed by value. Its type as
+// written (`texture2d<T, access::write>`) is copied into the generated binding and reflection.
+void reflect_resource_arg(KernelArg& arg, const Attribute& binding, const AddressSpaces& spaces,
+                          const Token& at, const std::string& shown) {
+  if (binding.args.empty())
+    throw FrontError(at.file, binding.line,
+                     "kernel parameter " + shown + ": [[" + binding.name + "]] needs an index");
+  if (spaces.any())
+    throw FrontError(at.file, at.line,
+                     "kernel parameter " + shown + " bound to [[" + binding.name +
+                         "]] cannot have an address space");
+  if (spaces.rest.empty() || spaces.rest.back().is("*") || spaces.rest.back().is("&"))
+    throw FrontError(at.file, at.line,
+                     "kernel parameter " + shown + " bound to [[" + binding.name +
+                         "]] must be a texture or sampler passed by value");
+  arg.kind = binding.name == "texture" ? ArgKind::Texture : ArgKind::Sampler;
+  arg.index = binding.args;
+  arg.element_type = "void";
+}
+
 // A built-in: uint, ushort, uint2, ushort3, ... (any integer scalar or vector name).
 void reflect_builtin_arg(KernelArg& arg, const Attribute& binding, const AddressSpaces& spaces,
                          const Token& at, const std::string& shown) {
@@ -247,6 +268,8 @@ KernelArg parse_param(const Tokens& t, size_t b, size_t e, size_t position) {
     if (k.is("const")) arg.is_const = true;
   if (binding->name == "buffer" || binding->name == "threadgroup")
     reflect_bound_arg(arg, *binding, binding == &implicit, std::move(spaces), at, shown);
+  else if (binding->name == "texture" || binding->name == "sampler")
+    reflect_resource_arg(arg, *binding, spaces, at, shown);
   else reflect_builtin_arg(arg, *binding, spaces, at, shown);
   return arg;
 }
@@ -298,7 +321,8 @@ KernelDecl parse_kernel_signature(const Tokens& t, size_t head, size_t name_at) 
   for (const KernelArg& a : k.args) any_implicit = any_implicit || a.implicit_index;
   if (any_implicit) {
     for (const KernelArg& a : k.args) {
-      if (a.implicit_index || a.kind == ArgKind::Builtin || a.kind == ArgKind::Threadgroup)
+      if (a.implicit_index ||
+          (a.kind != ArgKind::DeviceBuffer && a.kind != ArgKind::ConstantBuffer))
         continue;
       size_t n = 0;
       bool literal =

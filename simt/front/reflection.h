@@ -8,12 +8,12 @@
 
 namespace metalsim::front {
 
-enum class ArgKind { DeviceBuffer, ConstantBuffer, Threadgroup, Builtin };
+enum class ArgKind { DeviceBuffer, ConstantBuffer, Threadgroup, Builtin, Texture, Sampler };
 
 struct KernelArg {
   std::string name;  // as declared ("" when unnamed)
   ArgKind kind = ArgKind::DeviceBuffer;
-  std::string index;            // N of [[buffer(N)]] / [[threadgroup(N)]] as a C++ expression
+  std::string index;  // N of [[buffer(N)]], [[threadgroup(N)]], [[texture(N)]], [[sampler(N)]]
   bool implicit_index = false;  // a buffer without [[buffer(N)]]: the lowest free index
   std::string type;             // as written: "device const half*"
   std::string element_type;     // C++ pointee (or the built-in's type): "const half"

@@ -9,8 +9,8 @@ using testing::translate;
 TEST(FrontErrors, ParameterWithoutBinding) {
   auto r = translate("\n\nkernel void k(uint x) {}\n");
   EXPECT_EQ(r.error,
-            "t.metal:3: error: kernel parameter 'x' has no [[buffer(N)]], [[threadgroup(N)]] or "
-            "built-in attribute");
+            "t.metal:3: error: kernel parameter 'x' has no [[buffer(N)]], [[threadgroup(N)]], "
+            "[[texture(N)]], [[sampler(N)]] or built-in attribute");
 }
 
 TEST(FrontErrors, ImplicitBufferIndexWithNonLiteralExplicitOne) {
@@ -35,10 +35,23 @@ TEST(FrontErrors, AppleFrameworkIncludeStopsTheCompile) {
       << r.code;
 }
 
-TEST(FrontErrors, TextureParameterUnsupported) {
-  auto r = translate("kernel void k(\n  texture2d<float> t [[texture(0)]]) {}\n");
+TEST(FrontErrors, StageInParameterUnsupported) {
+  auto r = translate("kernel void k(\n  float4 v [[stage_in]]) {}\n");
   EXPECT_EQ(r.error,
-            "t.metal:2: error: kernel parameter 't': [[texture]] is not supported by metalsim");
+            "t.metal:2: error: kernel parameter 'v': [[stage_in]] is not supported by metalsim");
+}
+
+TEST(FrontErrors, TextureByPointerOrInAnAddressSpace) {
+  auto r = translate("kernel void k(\n  device texture2d<float>* t [[texture(0)]]) {}\n");
+  EXPECT_EQ(r.error,
+            "t.metal:2: error: kernel parameter 't' bound to [[texture]] cannot have an address "
+            "space");
+  r = translate("kernel void k(\n  texture2d<float>& t [[texture(0)]]) {}\n");
+  EXPECT_EQ(r.error,
+            "t.metal:2: error: kernel parameter 't' bound to [[texture]] must be a texture or "
+            "sampler passed by value");
+  r = translate("kernel void k(\n  sampler s [[sampler]]) {}\n");
+  EXPECT_EQ(r.error, "t.metal:2: error: kernel parameter 's': [[sampler]] needs an index");
 }
 
 TEST(FrontErrors, BufferWithoutAddressSpace) {

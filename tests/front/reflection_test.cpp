@@ -199,5 +199,67 @@ TEST(FrontReflection, VoidPointeeSizeIsAskedOfTheRuntime) {
   EXPECT_TRUE(contains(r.code, "::metalsim::generated::element_size<const void>()"));
 }
 
+// Textures and samplers (docs/textures.md): any parameter names, the access qualifier as a
+// template argument, indices as expressions, next to buffers whose implicit index they do not
+// take.
+const char* kTextures =
+    "#include <metal_stdlib>\n"
+    "using namespace metal;\n"
+    "kernel void k(texture2d<float, access::read> source [[texture(0)]],\n"
+    "              texture2d<half, access::write> out [[texture(T_OUT + 1)]],\n"
+    "              device const float* w,\n"
+    "              texture_buffer<uint, access::read_write> tb [[texture(2)]],\n"
+    "              sampler linear_clamp [[sampler(3)]],\n"
+    "              uint2 gid [[thread_position_in_grid]]) {\n"
+    "}\n";
+
+TEST(FrontReflection, TexturesAndSamplers) {
+  auto r = translate(kTextures);
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.ctx.kernels.size(), 1u);
+  const KernelDecl& k = r.ctx.kernels[0];
+  ASSERT_EQ(k.args.size(), 6u);
+  EXPECT_EQ(k.args[0].kind, ArgKind::Texture);
+  EXPECT_EQ(k.args[0].name, "source");
+  EXPECT_EQ(k.args[0].index, "0");
+  EXPECT_EQ(k.args[0].type, "texture2d<float, access::read>");
+  EXPECT_EQ(k.args[1].kind, ArgKind::Texture);
+  EXPECT_EQ(k.args[1].index, "T_OUT + 1");
+  EXPECT_EQ(k.args[2].kind, ArgKind::DeviceBuffer);
+  EXPECT_EQ(k.args[2].index, "0");  // the lowest buffer index: textures have their own table
+  EXPECT_EQ(k.args[3].kind, ArgKind::Texture);
+  EXPECT_EQ(k.args[4].kind, ArgKind::Sampler);
+  EXPECT_EQ(k.args[4].name, "linear_clamp");
+  EXPECT_EQ(k.args[4].index, "3");
+  // The entry makes each object from the dispatch's binding; the lane body passes its lane.
+  EXPECT_TRUE(contains(r.code, "::std::remove_cvref_t<texture2d<float, access::read>> ms_p0("
+                               "ms_a.textures[0], static_cast<uint32_t>(0), "
+                               "::metalsim::engine::kUnknownLane);"))
+      << r.code;
+  EXPECT_TRUE(contains(r.code, "ms_a.textures[T_OUT + 1], static_cast<uint32_t>(T_OUT + 1), "
+                               "ms_lane);"))
+      << r.code;
+  EXPECT_TRUE(contains(r.code, "::std::remove_cvref_t<sampler> ms_p4(ms_a.samplers[3]);"))
+      << r.code;
+  EXPECT_TRUE(contains(r.code, ".kind = ::metalsim::engine::ArgKind::Sampler"));
+  EXPECT_TRUE(contains(r.code, ".texture = ::std::remove_cvref_t<texture_buffer<uint, "
+                               "access::read_write>>::ms_reflection"))
+      << r.code;
+}
+
+TEST(FrontReflection, TextureKernelTemplate) {
+  auto r = translate(
+      "template <typename T>\n"
+      "kernel void copy(texture2d<T, access::read> a [[texture(0)]],\n"
+      "                 texture2d<T, access::write> b [[texture(1)]],\n"
+      "                 uint2 gid [[thread_position_in_grid]]) { b.write(a.read(gid), gid); }\n"
+      "template [[host_name(\"copy_half\")]] kernel void copy<half>(\n"
+      "    texture2d<half, access::read>, texture2d<half, access::write>, uint2);\n");
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.ctx.kernels.size(), 1u);
+  EXPECT_EQ(r.ctx.kernels[0].args[1].type, "texture2d<T, access::write>");
+  EXPECT_TRUE(contains(r.code, "ms_kernel_pick_copy<half>()")) << r.code;
+}
+
 }  // namespace
 }  // namespace metalsim::front

@@ -10,6 +10,9 @@
 
 namespace MTL {
 
+class Texture;
+class TextureDescriptor;
+
 struct Range {
   NS::UInteger location = 0, length = 0;
   static Range Make(NS::UInteger loc, NS::UInteger len) { return {loc, len}; }
@@ -22,6 +25,11 @@ class Buffer : public NS::Object {
   void setLabel(NS::String* label) { label_ = label != nullptr ? label->str() : ""; }
   NS::String* label() const;
   void didModifyRange(Range) {}
+  // A texture over this buffer's bytes from `offset`, rows `bytesPerRow` apart (texture.cpp);
+  // owned by the caller, it keeps the buffer alive. nullptr (and why, on stderr) when the
+  // descriptor or the layout does not fit.
+  Texture* newTexture(const TextureDescriptor* descriptor, NS::UInteger offset,
+                      NS::UInteger bytesPerRow);
 
   // metalsim's own: the guard page after the contents, for fault reports, and the first byte of
   // the mapping (its guard page before the contents): [extentBegin, guardEnd) is this buffer's.

@@ -8,6 +8,8 @@
 #include "metalsim/Foundation/NSRange.hpp"
 #include "metalsim/Metal/MTLBuffer.hpp"
 #include "metalsim/Metal/MTLComputePipeline.hpp"
+#include "metalsim/Metal/MTLSampler.hpp"
+#include "metalsim/Metal/MTLTexture.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
 
 namespace MTL {
@@ -18,6 +20,9 @@ class IndirectCommandBuffer;
 // Metal's argument tables: buffer(0) .. buffer(30), threadgroup(0) .. threadgroup(30).
 inline constexpr NS::UInteger kBufferBindingSlots = 31;
 inline constexpr NS::UInteger kThreadgroupBindingSlots = 31;
+// texture(0) .. texture(30), sampler(0) .. sampler(15).
+inline constexpr NS::UInteger kTextureBindingSlots = 31;
+inline constexpr NS::UInteger kSamplerBindingSlots = 16;
 
 // One binding of a [[buffer(N)]] slot.
 struct BufferBinding {
@@ -31,6 +36,8 @@ struct EncodedDispatch {
   std::array<BufferBinding, kBufferBindingSlots> buffers;
   std::array<NS::UInteger, kThreadgroupBindingSlots> threadgroup_lengths{};
   std::array<bool, kThreadgroupBindingSlots> threadgroup_set{};
+  std::array<NS::SharedPtr<Texture>, kTextureBindingSlots> textures;
+  std::array<NS::SharedPtr<SamplerState>, kSamplerBindingSlots> samplers;
   Size threadgroups;  // dispatchThreadgroups: the grid in threadgroups
   Size threads;       // dispatchThreads: the grid in threads
   Size threads_per_threadgroup;
@@ -44,6 +51,11 @@ class ComputeCommandEncoder : public NS::Object {
   void setBufferOffset(NS::UInteger offset, NS::UInteger index);
   void setBytes(const void* bytes, NS::UInteger length, NS::UInteger index);
   void setThreadgroupMemoryLength(NS::UInteger length, NS::UInteger index);
+  // [[texture(index)]], index 0..30, and [[sampler(index)]], index 0..15 (retained).
+  void setTexture(const Texture* texture, NS::UInteger index);
+  void setTextures(const Texture* const textures[], NS::Range range);
+  void setSamplerState(const SamplerState* sampler, NS::UInteger index);
+  void setSamplerStates(const SamplerState* const samplers[], NS::Range range);
   void dispatchThreadgroups(Size threadgroupsPerGrid, Size threadsPerThreadgroup);
   void dispatchThreads(Size threadsPerGrid, Size threadsPerThreadgroup);
   // Runs the commands of `range` of an indirect command buffer at this point of the encoder,

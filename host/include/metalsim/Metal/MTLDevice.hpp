@@ -20,6 +20,10 @@ class IndirectCommandBufferDescriptor;
 class Library;
 class LogState;
 class LogStateDescriptor;
+class SamplerDescriptor;
+class SamplerState;
+class Texture;
+class TextureDescriptor;
 
 // The limits Metal enforces, as on Apple M-series GPUs.
 struct DeviceProfile {
@@ -37,6 +41,10 @@ class Device : public NS::Object {
 
   Buffer* newBuffer(NS::UInteger length, ResourceOptions options);
   Buffer* newBuffer(const void* bytes, NS::UInteger length, ResourceOptions options);
+  // A texture in memory of its own (texture.cpp); nullptr, and why on stderr, for a descriptor
+  // metalsim cannot make (docs/textures.md).
+  Texture* newTexture(const TextureDescriptor* descriptor);
+  SamplerState* newSamplerState(const SamplerDescriptor* descriptor);
   CommandQueue* newCommandQueue();
   Library* newDefaultLibrary();
   // Compiles MSL at run time (host/src/runtime_library.cpp, docs/porting.md): the front, then

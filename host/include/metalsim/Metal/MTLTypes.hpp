@@ -12,6 +12,27 @@ struct Size {
   static Size Make(NS::UInteger w, NS::UInteger h, NS::UInteger d) { return {w, h, d}; }
 };
 
+struct Origin {
+  NS::UInteger x = 0, y = 0, z = 0;
+  Origin() = default;
+  Origin(NS::UInteger x_, NS::UInteger y_, NS::UInteger z_) : x(x_), y(y_), z(z_) {}
+  static Origin Make(NS::UInteger x, NS::UInteger y, NS::UInteger z) { return {x, y, z}; }
+};
+
+// A box of texels: textures' replaceRegion and getBytes.
+struct Region {
+  Origin origin;
+  Size size;
+  Region() = default;
+  Region(NS::UInteger x, NS::UInteger width) : origin(x, 0, 0), size(width, 1, 1) {}
+  Region(NS::UInteger x, NS::UInteger y, NS::UInteger width, NS::UInteger height)
+      : origin(x, y, 0), size(width, height, 1) {}
+  static Region Make1D(NS::UInteger x, NS::UInteger width) { return {x, width}; }
+  static Region Make2D(NS::UInteger x, NS::UInteger y, NS::UInteger width, NS::UInteger height) {
+    return {x, y, width, height};
+  }
+};
+
 enum ResourceOptions : NS::UInteger {
   ResourceStorageModeShared = 0,
   ResourceCPUCacheModeDefaultCache = 0,

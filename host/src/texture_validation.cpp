@@ -1,0 +1,111 @@
+#include "texture_validation.h"
+
+#include <string>
+
+namespace metalsim::host {
+namespace {
+
+using check::CheckId;
+
+std::string kind_name(engine::TextureKind k) {
+  switch (k) {
+    case engine::TextureKind::texture1d: return "texture1d";
+    case engine::TextureKind::texture2d: return "texture2d";
+    case engine::TextureKind::texture_buffer: return "texture_buffer";
+  }
+  return "texture";
+}
+
+std::string type_name(MTL::TextureType t) {
+  switch (t) {
+    case MTL::TextureType1D: return "MTLTextureType1D";
+    case MTL::TextureType2D: return "MTLTextureType2D";
+    case MTL::TextureTypeTextureBuffer: return "MTLTextureTypeTextureBuffer";
+    default: return "MTLTextureType " + std::to_string(t);
+  }
+}
+
+std::string sample_name(engine::SampleKind k) {
+  switch (k) {
+    case engine::SampleKind::floating: return "float or normalized";
+    case engine::SampleKind::sint: return "signed integer";
+    case engine::SampleKind::uint: return "unsigned integer";
+  }
+  return "?";
+}
+
+const char* access_name(engine::TextureAccess a) {
+  switch (a) {
+    case engine::TextureAccess::sample: return "access::sample";
+    case engine::TextureAccess::read: return "access::read";
+    case engine::TextureAccess::write: return "access::write";
+    case engine::TextureAccess::read_write: return "access::read_write";
+  }
+  return "?";
+}
+
+// The usage bits the kernel's access needs, and the first one the texture lacks ("" if none).
+std::string missing_usage(engine::TextureAccess a, MTL::TextureUsage usage) {
+  const bool reads = a != engine::TextureAccess::write;
+  const bool writes = a == engine::TextureAccess::write || a == engine::TextureAccess::read_write;
+  if (reads && (usage & MTL::TextureUsageShaderRead) == 0) return "MTLTextureUsageShaderRead";
+  if (writes && (usage & MTL::TextureUsageShaderWrite) == 0) return "MTLTextureUsageShaderWrite";
+  return "";
+}
+
+std::optional<BindingProblem> texture_problem(const engine::ArgInfo& arg, const MTL::Texture& t) {
+  const engine::TextureArgInfo& want = arg.texture;
+  const engine::TextureBinding& b = t.binding();
+  if (b.kind != want.kind)
+    return BindingProblem{
+        CheckId::api_wrong_kind,
+        "is a " + kind_name(want.kind) + " but the bound texture is " + type_name(t.textureType())};
+  const engine::PixelFormatInfo format = engine::pixel_format_info(b.format);
+  const engine::SampleKind holds = engine::sample_kind(format.component);
+  if (holds != want.sample)
+    return BindingProblem{CheckId::api_wrong_kind,
+                          "(" + std::string(arg.type) + ") reads " + sample_name(want.sample) +
+                              " components but the bound texture's pixel format " +
+                              std::string(format.name) + " holds " + sample_name(holds) + " ones"};
+  if (std::string usage = missing_usage(want.access, t.usage()); !usage.empty())
+    return BindingProblem{CheckId::api_wrong_kind, "is used with " +
+                                                       std::string(access_name(want.access)) +
+                                                       " but the texture's usage lacks " + usage};
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<BindingProblem> bind_texture(const engine::ArgInfo& arg,
+                                           const MTL::EncodedDispatch& d,
+                                           engine::DispatchRequest& req) {
+  if (arg.index >= engine::kMaxTextureBindings)
+    return BindingProblem{CheckId::api_misuse,
+                          "uses index " + std::to_string(arg.index) + ", over 30"};
+  const MTL::Texture* t = d.textures[arg.index].get();
+  if (t == nullptr)
+    return BindingProblem{CheckId::api_unbound_buffer,
+                          "(" + std::string(arg.type) +
+                              ") is not bound: call setTexture at index " +
+                              std::to_string(arg.index)};
+  if (auto problem = texture_problem(arg, *t)) return problem;
+  req.args.textures[arg.index] = &t->binding();
+  return std::nullopt;
+}
+
+std::optional<BindingProblem> bind_sampler(const engine::ArgInfo& arg,
+                                           const MTL::EncodedDispatch& d,
+                                           engine::DispatchRequest& req) {
+  if (arg.index >= engine::kMaxSamplerBindings)
+    return BindingProblem{CheckId::api_misuse,
+                          "uses index " + std::to_string(arg.index) + ", over 15"};
+  const MTL::SamplerState* s = d.samplers[arg.index].get();
+  if (s == nullptr)
+    return BindingProblem{
+        CheckId::api_unbound_buffer,
+        "is not bound: call setSamplerState at index " + std::to_string(arg.index)};
+  req.args.samplers[arg.index] = &s->binding();
+  return std::nullopt;
+}
+
+}  // namespace metalsim::host

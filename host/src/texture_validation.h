@@ -1,0 +1,26 @@
+#pragma once
+// Validation of [[texture(N)]] and [[sampler(N)]] arguments (docs/textures.md): bound, of the
+// kernel's texture type, a pixel format the kernel's T can read, a usage that allows the
+// kernel's access. A valid one is bound into the request.
+#include <optional>
+#include <string>
+
+#include "metalsim/Metal.hpp"
+#include "simt/engine/dispatch.h"
+#include "simt/report/check_id.h"
+
+namespace metalsim::host {
+
+struct BindingProblem {
+  check::CheckId check;
+  std::string message;  // after "argument 'name' [[texture(N)]] "
+};
+
+std::optional<BindingProblem> bind_texture(const engine::ArgInfo& arg,
+                                           const MTL::EncodedDispatch& dispatch,
+                                           engine::DispatchRequest& request);
+std::optional<BindingProblem> bind_sampler(const engine::ArgInfo& arg,
+                                           const MTL::EncodedDispatch& dispatch,
+                                           engine::DispatchRequest& request);
+
+}  // namespace metalsim::host

@@ -1,0 +1,73 @@
+#include "simt/engine/texture_fault.h"
+
+#include <string>
+
+#include "simt/engine/access_check.h"
+#include "simt/engine/dispatch_state.h"
+#include "simt/engine/fault.h"
+#include "simt/engine/sync_site.h"
+#include "simt/engine/texture_binding.h"
+
+namespace metalsim::engine {
+namespace {
+
+struct PendingFault {
+  TextureAccessFault fault;
+  std::source_location site;
+};
+// The fault being raised: the jump to the runner's recovery point carries only a FaultRecord.
+thread_local PendingFault tls_pending;
+
+std::string argument_name(const DispatchRequest& request, uint32_t index) {
+  std::string name = "texture(" + std::to_string(index) + ")";
+  if (request.kernel == nullptr) return name;
+  for (const ArgInfo& a : request.kernel->args)
+    if (a.kind == ArgKind::Texture && a.index == index) return name + " '" + a.name + "'";
+  return name;
+}
+
+std::string size_text(const TextureBinding& t) {
+  if (t.kind == TextureKind::texture2d)
+    return std::to_string(t.width) + "x" + std::to_string(t.height);
+  return std::to_string(t.width);
+}
+
+std::string coordinate_text(const TextureAccessFault& f) {
+  if (f.texture->kind == TextureKind::texture2d)
+    return "(" + std::to_string(f.x) + ", " + std::to_string(f.y) + ")";
+  return std::to_string(f.x);
+}
+
+}  // namespace
+
+void texture_out_of_bounds(const TextureAccessFault& fault, std::source_location site) {
+  const DispatchState* state = ActiveDispatch::current();
+  if (state == nullptr || !state->request.options.checks.mem) return;
+  tls_pending = {fault, site};
+  FaultRecord record;
+  record.address = fault.texture->data;
+  record.write = fault.write;
+  record.detected = true;
+  record.texture = true;
+  record.lane = fault.lane;
+  FaultTrap::raise(record);  // does not return while a trap is armed
+}
+
+void describe_texture_fault(const DispatchRequest& request, check::Report& r) {
+  const TextureAccessFault& f = tls_pending.fault;
+  const TextureBinding& t = *f.texture;
+  r.check = check::CheckId::bounds_texture;
+  r.site = to_site(tls_pending.site);
+  r.memory = argument_name(request, f.index);
+  const std::string verb = f.write ? "write" : "read";
+  if (f.lod >= t.mipmap_levels) {
+    r.message = verb + " of mipmap level " + std::to_string(f.lod) + " of a texture with " +
+                std::to_string(t.mipmap_levels) + " level" + (t.mipmap_levels == 1 ? "" : "s");
+  } else {
+    r.message = verb + " at " + coordinate_text(f) + ", outside the " + size_text(t) + " texture";
+  }
+  if (f.lod != 0 && f.lod < t.mipmap_levels)
+    r.message += " (metalsim keeps only level 0 of a mipmapped texture)";
+}
+
+}  // namespace metalsim::engine
