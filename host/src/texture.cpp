@@ -99,6 +99,13 @@ NS::UInteger Texture::mipmapLevelCount() const { return binding_->mipmap_levels;
 NS::UInteger Texture::bufferBytesPerRow() const {
   return from_buffer_ ? binding_->bytes_per_row : 0;
 }
+NS::UInteger Texture::storageLength() const {
+  const engine::TextureBinding& b = *binding_;
+  if (!from_buffer_) return storage_->length();
+  return b.bytes_per_row * (b.height - 1) +
+         NS::UInteger(b.width) * engine::bytes_per_pixel(b.format);
+}
+
 NS::String* Texture::label() const { return NS::String::string(label_.c_str()); }
 
 char* Texture::level_data(NS::UInteger level, NS::UInteger& bytes_per_row) const {

@@ -74,6 +74,19 @@ std::optional<BindingProblem> texture_problem(const engine::ArgInfo& arg, const 
   return std::nullopt;
 }
 
+// The texture's pixels as one of the dispatch's memory ranges, as a buffer's are: initcheck
+// restores them between its runs (a read_write texture would otherwise be updated twice).
+void add_memory_range(const engine::ArgInfo& arg, const MTL::Texture& t,
+                      engine::DispatchRequest& req) {
+  const MTL::Buffer& storage = *t.storageBuffer();
+  std::string name = "texture(" + std::to_string(arg.index) + ") '" + arg.name + "'";
+  if (!t.labelText().empty()) name += " (" + t.labelText() + ")";
+  const char* origin = t.binding().data;
+  req.memory.push_back({name, origin, origin + t.storageLength(), storage.guardBegin(),
+                        storage.guardEnd(), static_cast<const char*>(storage.contents()),
+                        storage.extentBegin()});
+}
+
 }  // namespace
 
 std::optional<BindingProblem> bind_texture(const engine::ArgInfo& arg,
@@ -90,6 +103,7 @@ std::optional<BindingProblem> bind_texture(const engine::ArgInfo& arg,
                               std::to_string(arg.index)};
   if (auto problem = texture_problem(arg, *t)) return problem;
   req.args.textures[arg.index] = &t->binding();
+  add_memory_range(arg, *t, req);
   return std::nullopt;
 }
 

@@ -78,6 +78,13 @@ inline constexpr Expectation kTable[] = {
    "small[min(tid, 5)] in a kernel-scope threadgroup float small[5] (20 bytes): thread 5 reads "
    "the 4 bytes past its end, inside its last 16-byte granule",
    true, tg0, {5, 0, 0}, true, 0, false, "threadgroup variable 'small'", 20},
+  // bounds.texture: 16x4 RGBA32Float textures, one threadgroup of 16x4.
+  {"planted_texture_read_past_width", "bounds.texture", Finder::engine, "bounds_texture.metal",
+   "src.read(gid.x + 1, gid.y): the last column reads one pixel past the width",
+   true, tg0, {15, 0, 0}, true, 0, false, "texture(0) 'src'", kAnyOffset},
+  {"planted_texture_write_past_height", "bounds.texture", Finder::engine, "bounds_texture.metal",
+   "a vertical flip writing row h - y: row 0 writes one row past the height",
+   true, tg0, {0, 0, 0}, true, 0, false, "texture(1) 'dst'", kAnyOffset},
   // 3. race on threadgroup memory (missing barrier): schedules, then TSan.
   {"planted_race_tg_reverse", "race.schedule", Finder::schedules, "race_threadgroup.metal",
    "tile[tid] = in; out = tile[n - 1 - tid] with no barrier between",

@@ -242,6 +242,29 @@ Outcome watchdog(Harness& h, const char* kernel) {
   return o;
 }
 
+// Two 16x4 RGBA32Float textures (src pixel p holds p in every component), one threadgroup of
+// 16x4 threads; `dst_pixels`, when given, receives dst's pixels after the run.
+Outcome oob_texture(Harness& h, const char* kernel, std::vector<float>* dst_pixels = nullptr) {
+  auto* d = MTL::TextureDescriptor::texture2DDescriptor(MTL::PixelFormatRGBA32Float, 16, 4, false);
+  d->setUsage(MTL::TextureUsageShaderRead | MTL::TextureUsageShaderWrite);
+  auto src = NS::TransferPtr(h.device()->newTexture(d));
+  auto dst = NS::TransferPtr(h.device()->newTexture(d));
+  std::vector<float> pixels(16 * 4 * 4);
+  for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = float(i / 4);
+  src->replaceRegion(MTL::Region::Make2D(0, 0, 16, 4), 0, pixels.data(), 16 * 16);
+  Outcome o = outcome_of(h.run(kernel,
+                               [&](auto* e) {
+                                 e->setTexture(src.get(), 0);
+                                 e->setTexture(dst.get(), 1);
+                               },
+                               {1, 1, 1}, {16, 4, 1}));
+  if (dst_pixels != nullptr) {
+    dst_pixels->assign(pixels.size(), 0.0f);
+    dst->getBytes(dst_pixels->data(), 16 * 16, MTL::Region::Make2D(0, 0, 16, 4), 0);
+  }
+  return o;
+}
+
 std::map<std::string, Dispatcher> make_dispatchers() {
   std::map<std::string, Dispatcher> d;
   d["planted_oob_device_read bounds.device"] = oob_device_read;
@@ -253,6 +276,12 @@ std::map<std::string, Dispatcher> make_dispatchers() {
     return oob_offset(h, "planted_oob_before_offset");
   };
   d["planted_oob_bytes_read bounds.device"] = oob_bytes;
+  d["planted_texture_read_past_width bounds.texture"] = [](Harness& h) {
+    return oob_texture(h, "planted_texture_read_past_width");
+  };
+  d["planted_texture_write_past_height bounds.texture"] = [](Harness& h) {
+    return oob_texture(h, "planted_texture_write_past_height");
+  };
   d["planted_oob_tg_odd_array bounds.threadgroup"] = [](Harness& h) {
     return oob_tg(h, "planted_oob_tg_odd_array", false);
   };
@@ -478,6 +507,53 @@ TEST_P(Planted, IsReportedInLaneLoops) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, Planted, ::testing::ValuesIn(kTable), row_name);
+
+// bounds.texture: exactly one report per planted kernel in either mode (the lane stops at the
+// first access outside, and the dispatch with it), on the marked line.
+TEST(PlantedTexture, ExactlyOneReportInEitherMode) {
+  for (engine::ExecutionMode mode : {engine::ExecutionMode::fibers, engine::ExecutionMode::loops}) {
+    for (const char* kernel :
+         {"planted_texture_read_past_width", "planted_texture_write_past_height"}) {
+      Harness h;
+      h.options().mode = mode;
+      const Outcome o = oob_texture(h, kernel);
+      size_t count = 0;
+      for (const check::Report& r : o.reports) {
+        if (r.check != CheckId::bounds_texture) continue;
+        ++count;
+        EXPECT_EQ(r.site.line, marker_line("bounds_texture.metal", kernel)) << o.text;
+        EXPECT_TRUE(r.thread_known) << o.text;
+      }
+      EXPECT_EQ(count, 1u) << kernel << "\n" << o.text;
+      EXPECT_EQ(o.reports.size(), 1u) << o.text;
+    }
+  }
+}
+
+// With the mem check off nothing is reported, a read outside returns a zero pixel and a write
+// outside is dropped: no byte outside the texture is touched.
+TEST(PlantedTexture, MemCheckOffReadsZeroAndDropsTheWrite) {
+  for (engine::ExecutionMode mode : {engine::ExecutionMode::fibers, engine::ExecutionMode::loops}) {
+    Harness h;
+    h.options().mode = mode;
+    h.options().checks.mem = false;
+    std::vector<float> dst;
+    Outcome o = oob_texture(h, "planted_texture_read_past_width", &dst);
+    EXPECT_EQ(o.status, MTL::CommandBufferStatusCompleted) << o.text;
+    for (int y = 0; y < 4; ++y)
+      for (int c = 0; c < 4; ++c) {
+        const float p = float(y * 16 + 15);
+        EXPECT_EQ(dst[size_t((y * 16 + 15) * 4 + c)], 0.0f - p) << "row " << y;
+        EXPECT_EQ(dst[size_t((y * 16 + 3) * 4 + c)], 1.0f) << "row " << y;
+      }
+    o = oob_texture(h, "planted_texture_write_past_height", &dst);
+    EXPECT_EQ(o.status, MTL::CommandBufferStatusCompleted) << o.text;
+    for (int x = 0; x < 16; ++x) {
+      EXPECT_EQ(dst[size_t(x * 4)], 0.0f);                  // row 0: its writer wrote row 4
+      EXPECT_EQ(dst[size_t((16 + x) * 4)], float(48 + x));  // row 1 from row 3
+    }
+  }
+}
 
 // Every planted kernel is in the table and every row's kernel has a dispatcher: the table is the
 // suite.

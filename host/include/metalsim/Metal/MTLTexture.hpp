@@ -126,6 +126,11 @@ class Texture : public NS::Object {
   // metalsim's own: what a kernel's [[texture(N)]] reads (simt/engine/texture_binding.h).
   const metalsim::engine::TextureBinding& binding() const { return *binding_; }
   const std::string& labelText() const { return label_; }
+  // The buffer holding the pixels (its own, or the one given to Buffer::newTexture) and the
+  // bytes of it the texture spans from binding().data: initcheck restores them between its runs
+  // and fault reports name them (validation puts them in the dispatch's memory ranges).
+  const Buffer* storageBuffer() const { return storage_; }
+  NS::UInteger storageLength() const;
 
  private:
   friend class Device;
