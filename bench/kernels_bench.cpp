@@ -35,6 +35,11 @@ void bench_case(benchmark::State& state, const KernelSpec* spec, Params params) 
   const bool time_reference = std::getenv("METALSIM_BENCH_NO_REFERENCE") == nullptr;
   double loops = 0, fibers = 0, baseline = 0, reference = 0;
   bool has_baseline = false, lane_loops = false;
+  // Warm-up, untimed: pipelines, fiber stacks, page faults of the outputs, and the baselines'
+  // one-time preparation (the trellis family dequantizes its weights on first use).
+  run(engine::ExecutionMode::fibers);
+  run(engine::ExecutionMode::automatic);
+  c->run_baseline();
   for (auto _ : state) {
     fibers += run(engine::ExecutionMode::fibers);
     const uint64_t before = engine::lane_loop_threadgroups_total();

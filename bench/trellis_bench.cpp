@@ -1,8 +1,9 @@
 // The trellis family at model sizes: prefill (M = 512) and decode (M = 1) at K = N = 4096 for
 // each bit width, and a small mixture-of-experts layer. Each benchmark times, in the same run,
 //   kernel_ms     the emulated kernels through TrellisLinear / TrellisMoE, checks off
-//   baseline_ms   a fast native baseline: the weights dequantized once (outside the timing),
-//                 then Eigen's float GEMM on the same OpenMP threads
+//   baseline_ms   the family's fast native baseline (kernels/trellis/trellis_baseline.h): the
+//                 weights dequantized once (outside the timing), then float GEMMs on the same
+//                 OpenMP threads
 //   reference_ms  the checking reference (trellis_ref.cpp: dequantize, Eigen in double, bounds)
 // and reports kernel / baseline and kernel / reference.
 // Run: build/release/bench/trellis_bench --benchmark_filter=decode
@@ -12,8 +13,7 @@
 #include <cmath>
 #include <functional>
 
-#include <Eigen/Core>
-
+#include "kernels/trellis/trellis_baseline.h"
 #include "kernels/trellis/trellis_linear.h"
 #include "kernels/trellis/trellis_moe.h"
 #include "kernels/trellis/trellis_problem.h"
@@ -21,8 +21,6 @@
 
 namespace metalsim::kernels::trellis {
 namespace {
-
-using MatrixXfR = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 MTL::Device* device() {
   static NS::SharedPtr<MTL::Device> d = [] {
@@ -35,15 +33,6 @@ MTL::Device* device() {
 MTL::CommandQueue* queue() {
   static NS::SharedPtr<MTL::CommandQueue> q = NS::TransferPtr(device()->newCommandQueue());
   return q.get();
-}
-
-MatrixXfR to_float(std::span<const half_t> v, uint32_t rows, uint32_t cols) {
-  MatrixXfR m(rows, cols);
-  for (size_t i = 0; i < v.size(); ++i) m.data()[i] = float(v[i]);
-  return m;
-}
-MatrixXfR dequantize_float(const TrellisWeights& w, uint32_t e) {
-  return dequantize(w, e).cast<float>();
 }
 
 double seconds(const std::function<void()>& f) {
@@ -74,47 +63,21 @@ void report(benchmark::State& state, const Timed& t) {
 void gemm(benchmark::State& state, GemmShape shape) {
   const GemmProblem p = make_gemm_problem(shape, 1);
   TrellisLinear linear(device(), p.weights);
-  const MatrixXfR a = to_float(p.a, shape.M, shape.K), w = dequantize_float(p.weights, 0);
-  MatrixXfR c(shape.M, shape.N);
+  GemmBaselineData dense = prepare_gemm_baseline(p.a, shape.M, p.weights);
   Timed t;
   t.kernel = [&] { benchmark::DoNotOptimize(linear.forward(queue(), p.a)); };
-  t.baseline = [&] { c.noalias() = a * w; };
+  t.baseline = [&] { gemm_baseline(dense); };
   t.reference = [&] { benchmark::DoNotOptimize(gemm_ref(p.a, shape.M, p.weights)); };
   report(state, t);
 }
 
-// The baseline MoE: per expert, its tokens gathered, SwiGLU of two float GEMMs, the down GEMM,
-// rows added with their probabilities.
 void moe(benchmark::State& state, MoeShape shape) {
   const MoeProblem p = make_moe_problem(shape, 1);
   TrellisMoE layer(device(), p.gate, p.up, p.down, shape.top_k);
-  std::vector<MatrixXfR> wg, wu, wd;
-  for (uint32_t e = 0; e < shape.experts; ++e) {
-    wg.push_back(dequantize_float(p.gate, e));
-    wu.push_back(dequantize_float(p.up, e));
-    wd.push_back(dequantize_float(p.down, e));
-  }
-  const MatrixXfR x = to_float(p.x, shape.M, shape.hidden);
-  MatrixXfR out(shape.M, shape.hidden);
+  MoeBaselineData dense = prepare_moe_baseline(p);
   Timed t;
   t.kernel = [&] { benchmark::DoNotOptimize(layer.forward(queue(), p.x, p.routing)); };
-  t.baseline = [&] {
-    out.setZero();
-    for (uint32_t e = 0; e < shape.experts; ++e) {
-      std::vector<uint32_t> rows;
-      std::vector<float> probs;
-      for (uint32_t i = 0; i < p.routing.expert_ids.size(); ++i)
-        if (p.routing.expert_ids[i] == e)
-          rows.push_back(i / shape.top_k), probs.push_back(p.routing.probs[i]);
-      if (rows.empty()) continue;
-      MatrixXfR xe(rows.size(), shape.hidden);
-      for (size_t r = 0; r < rows.size(); ++r) xe.row(r) = x.row(rows[r]);
-      const MatrixXfR g = xe * wg[e], u = xe * wu[e];
-      const MatrixXfR h = (g.array() / (1 + (-g.array()).exp()) * u.array()).matrix();
-      const MatrixXfR d = h * wd[e];
-      for (size_t r = 0; r < rows.size(); ++r) out.row(rows[r]) += probs[r] * d.row(r);
-    }
-  };
+  t.baseline = [&] { moe_baseline(dense); };
   t.reference = [&] { benchmark::DoNotOptimize(moe_ref(p.x, p.routing, p.gate, p.up, p.down)); };
   report(state, t);
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/embedding/embedding_baseline.h"
 #include "kernels/embedding/embedding_ref.h"
 #include "kernels/spec/inputs.h"
 #include "kernels/spec/standard_case.h"
@@ -90,7 +91,8 @@ class EmbeddingSpec : public spec::KernelSpec {
     auto expected = std::make_shared<std::vector<double>>();
     for (uint32_t id : *tokens) expected->push_back(id >= v ? 1 : 0);
     NS::SharedPtr<MTL::Buffer> table;
-    std::function<void()> reference;
+    std::function<void()> reference, baseline;
+    auto fast_out = std::make_shared<std::vector<half_t>>(size_t(t) * d);
     if (q8_) {
       auto blocks = std::make_shared<std::vector<BlockQ8_0>>(size_t(v) * d / 32);
       for (BlockQ8_0& b : *blocks) {
@@ -99,11 +101,17 @@ class EmbeddingSpec : public spec::KernelSpec {
       }
       table = dev.buffer(*blocks);
       reference = [=] { *ref = lookup_q8_0_ref(*tokens, *blocks, v, d, scale); };
+      baseline = [=] {
+        lookup_q8_0_baseline(tokens->data(), t, blocks->data(), v, d, scale, fast_out->data());
+      };
     } else {
       auto values =
           std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(size_t(v) * d, -1, 1));
       table = dev.buffer(*values);
       reference = [=] { *ref = lookup_f16_ref(*tokens, *values, v, d, scale); };
+      baseline = [=] {
+        lookup_f16_baseline(tokens->data(), t, values->data(), v, d, scale, fast_out->data());
+      };
     }
     auto btok = dev.buffer(*tokens), out = dev.buffer(size_t(t) * d * 2),
          status = dev.buffer(size_t(t) * 4);
@@ -132,6 +140,7 @@ class EmbeddingSpec : public spec::KernelSpec {
           {d, t, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
     };
     c->reference = reference;
+    c->baseline = baseline;
     // A copy is exact; Q8_0's q * d and the Gemma scale round once to half.
     const Tolerance tol{0x1p-25, 0x1p-11, "one rounding to half"};
     c->check = [=](CaseResult& r) {
@@ -235,6 +244,8 @@ class ArgmaxSpec : public spec::KernelSpec {
       spec::compare_output("index", spec::contents<uint32_t>(out), ref->data(), rows, Tolerance{},
                            r);
     };
+    auto fast_out = std::make_shared<std::vector<uint32_t>>(rows);
+    c->baseline = [=] { argmax_baseline(logits->data(), rows, cols, fast_out->data()); };
     c->expose("index", out);
     c->poison_again = poison;
     return c;

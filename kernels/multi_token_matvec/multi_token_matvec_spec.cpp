@@ -4,6 +4,7 @@
 // docs/kernels/multi_token_matvec.md.
 #include <algorithm>
 
+#include "kernels/multi_token_matvec/multi_token_matvec_baseline.h"
 #include "kernels/multi_token_matvec/multi_token_matvec_ref.h"
 #include "kernels/spec/inputs.h"
 #include "kernels/spec/standard_case.h"
@@ -130,6 +131,12 @@ class MultiTokenMatvecSpec : public spec::KernelSpec {
       if (accumulate)
         spec::compare_in_place("output", spec::contents<float>(out), *old, *ref, tol, r);
       else spec::compare_output("output", spec::contents<float>(out), ref->data(), count, tol, r);
+    };
+    auto fast_out =
+        std::make_shared<std::vector<float>>(accumulate ? *old : std::vector<float>(count));
+    c->baseline = [=] {
+      multi_token_matvec_baseline(w->data(), x->data(), fast_out->data(), out_dim, in_dim, batch,
+                                  accumulate);
     };
     c->expose("output", out);
     c->poison_again = reset;

@@ -1,7 +1,8 @@
 #pragma once
 // The quantized mat-mul family's fast native baseline (kernels/spec/baseline.h): C = dequant(A) x
 // B in float, rows of A over the OpenMP threads, each block's dot product a loop the compiler
-// vectorizes (as llama.cpp's CPU kernels, without their integer dot products). Q4_0 and Q8_0.
+// vectorizes (as llama.cpp's CPU kernels, without their integer dot products). Q4_0, Q8_0 and
+// the K-quants Q4_K, Q5_K (each sub-block's min term from a per-column sum of its 32 inputs).
 #include <cstdint>
 
 #include "kernels/quantized_matmul/quantized_matmul_ref.h"
@@ -13,6 +14,10 @@ namespace metalsim::kernels::quantized_matmul {
 void matmul_baseline(const BlockQ4_0* a, int64_t blocks_per_row, const half_t* b, half_t* c,
                      int64_t m, int64_t n, int64_t k);
 void matmul_baseline(const BlockQ8_0* a, int64_t blocks_per_row, const half_t* b, half_t* c,
+                     int64_t m, int64_t n, int64_t k);
+void matmul_baseline(const BlockQ4_K* a, int64_t blocks_per_row, const half_t* b, half_t* c,
+                     int64_t m, int64_t n, int64_t k);
+void matmul_baseline(const BlockQ5_K* a, int64_t blocks_per_row, const half_t* b, half_t* c,
                      int64_t m, int64_t n, int64_t k);
 
 }  // namespace metalsim::kernels::quantized_matmul

@@ -5,17 +5,6 @@
 namespace metalsim::kernels::quantized_matmul {
 namespace {
 
-// Sub-block j's 6-bit scale and min (GGML's get_scale_min_k4).
-void scale_min(int j, const uint8_t* q, int& sc, int& mn) {
-  if (j < 4) {
-    sc = q[j] & 63;
-    mn = q[j + 4] & 63;
-  } else {
-    sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-    mn = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-  }
-}
-
 template <class Block>
 void dequantize_k(const Block* blocks, int64_t k, double* out, bool five_bit) {
   for (int64_t e = 0; e < k; ++e) {
@@ -26,12 +15,22 @@ void dequantize_k(const Block* blocks, int64_t k, double* out, bool five_bit) {
     if constexpr (sizeof(Block) == sizeof(BlockQ5_K))
       if (five_bit) q += 16 * ((b.qh[l] >> s) & 1);
     int sc = 0, mn = 0;
-    scale_min(s, b.scales, sc, mn);
+    k_scale_min(s, b.scales, sc, mn);
     out[e] = double(b.d) * sc * q - double(b.dmin) * mn;
   }
 }
 
 }  // namespace
+
+void k_scale_min(int j, const uint8_t* q, int& sc, int& mn) {
+  if (j < 4) {
+    sc = q[j] & 63;
+    mn = q[j + 4] & 63;
+  } else {
+    sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+    mn = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+  }
+}
 
 void dequantize(const BlockQ4_0* blocks, int64_t k, double* out) {
   for (int64_t e = 0; e < k; ++e) {

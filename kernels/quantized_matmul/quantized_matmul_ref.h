@@ -30,6 +30,10 @@ struct BlockQ5_K {  // as Q4_K with q += 16 * (bit s of qh[l])
 static_assert(sizeof(BlockQ4_0) == 18 && sizeof(BlockQ8_0) == 34);
 static_assert(sizeof(BlockQ4_K) == 144 && sizeof(BlockQ5_K) == 176);
 
+// Sub-block j's (0..7) 6-bit scale and min in a K-quant super-block's packed `scales[12]`
+// (GGML's get_scale_min_k4): shared by the reference and the fast baseline.
+void k_scale_min(int j, const uint8_t* scales, int& scale, int& min);
+
 // One row of `k` values from ceil(k / block) blocks (values past k are ignored).
 void dequantize(const BlockQ4_0* blocks, int64_t k, double* out);
 void dequantize(const BlockQ8_0* blocks, int64_t k, double* out);

@@ -181,12 +181,10 @@ class QuantSpec : public spec::KernelSpec {
     };
     c->expose("C", out);
     c->poison_again = poison;
-    if constexpr (std::is_same_v<Block, BlockQ4_0> || std::is_same_v<Block, BlockQ8_0>) {
-      auto fast_out = std::make_shared<std::vector<half_t>>(count);
-      c->baseline = [=] {
-        matmul_baseline(a->data(), per_row, bvec->data(), fast_out->data(), m, n, k);
-      };
-    }
+    auto fast_out = std::make_shared<std::vector<half_t>>(count);
+    c->baseline = [=] {
+      matmul_baseline(a->data(), per_row, bvec->data(), fast_out->data(), m, n, k);
+    };
     return c;
   }
 
