@@ -75,8 +75,8 @@ void CaseFileSpec::name_buffers() {
     if (!b.name.empty()) continue;
     b.name = "buffer" + std::to_string(b.index);
     for (const engine::ArgInfo& a : kernel_fn_->kernel().args)
-      if (a.index == b.index && a.kind != engine::ArgKind::Threadgroup &&
-          a.kind != engine::ArgKind::Builtin)
+      if (a.index == b.index &&
+          (a.kind == engine::ArgKind::DeviceBuffer || a.kind == engine::ArgKind::ConstantBuffer))
         b.name = a.name;
   }
 }

@@ -3,7 +3,6 @@
 // kernel code (`constexpr sampler s(coord::normalized, address::repeat, filter::linear);`, the
 // arguments in any order, every state defaulted as the specification says) or bound by the host
 // ([[sampler(N)]], an ::metalsim::engine::SamplerBinding), and the filtering textures sample with.
-#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -139,7 +138,7 @@ inline vec<float, 4> border_texel(const ::metalsim::engine::SamplerBinding& s,
 // A coordinate the float-to-int conversion can take (the specification forbids NaN and INF).
 inline float finite_coordinate(float u) {
   constexpr float kLimit = 16777216.0f;
-  return std::isnan(u) ? 0.0f : std::fmin(std::fmax(u, -kLimit), kLimit);
+  return __builtin_isnan(u) ? 0.0f : __builtin_fminf(__builtin_fmaxf(u, -kLimit), kLimit);
 }
 
 // Samples a texture of width x height texels (height 0: a 1D texture) at `c`, plus `offset`
@@ -162,10 +161,10 @@ vec<float, 4> sample_texels(const sampler& smp, float2 c, int2 offset, uint32_t 
     return fetch(x, y);
   };
   if (s.mag_filter == ::metalsim::engine::SamplerFilter::nearest)
-    return texel(int(std::floor(u)), int(std::floor(v)));
+    return texel(int(__builtin_floorf(u)), int(__builtin_floorf(v)));
   u -= 0.5f;
   v -= 0.5f;
-  const float fi = std::floor(u), fj = std::floor(v);
+  const float fi = __builtin_floorf(u), fj = __builtin_floorf(v);
   const float a = u - fi, b = one_d ? 0.0f : v - fj;
   const int i = int(fi), j = int(fj);
   const vec<float, 4> t00 = texel(i, j), t10 = texel(i + 1, j);

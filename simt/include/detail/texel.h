@@ -2,9 +2,8 @@
 // One pixel of a texture to and from a kernel's vec<T, 4>: the conversion rules of the MSL
 // specification (8.7, "Texture Addressing and Conversion Rules"), by the pixel-format table of
 // simt/engine/pixel_format.h. Used by detail/texture.h and detail/sampler.h.
-#include <cmath>
 #include <cstdint>
-#include <cstring>
+#include <type_traits>
 
 #include "detail/scalar.h"
 #include "detail/type_traits.h"
@@ -18,7 +17,7 @@ using ::metalsim::engine::Component;
 template <class S>
 inline S load_as(const char* p) {
   S s;
-  std::memcpy(&s, p, sizeof s);
+  __builtin_memcpy(&s, p, sizeof s);
   return s;
 }
 
@@ -27,9 +26,9 @@ inline S load_as(const char* p) {
 inline float component_to_float(const char* p, Component c) {
   switch (c) {
     case Component::unorm8: return float(load_as<uint8_t>(p)) / 255.0f;
-    case Component::snorm8: return std::fmax(-1.0f, float(load_as<int8_t>(p)) / 127.0f);
+    case Component::snorm8: return __builtin_fmaxf(-1.0f, float(load_as<int8_t>(p)) / 127.0f);
     case Component::unorm16: return float(load_as<uint16_t>(p)) / 65535.0f;
-    case Component::snorm16: return std::fmax(-1.0f, float(load_as<int16_t>(p)) / 32767.0f);
+    case Component::snorm16: return __builtin_fmaxf(-1.0f, float(load_as<int16_t>(p)) / 32767.0f);
     case Component::float16: return float(load_as<_Float16>(p));
     case Component::float32: return load_as<float>(p);
     case Component::uint8: return float(load_as<uint8_t>(p));
@@ -58,14 +57,14 @@ inline int64_t component_to_integer(const char* p, Component c) {
 // ------------------------------ component stores
 // float to a normalized integer: clamp, scale, round to nearest even; NaN is 0 (8.7.1.2).
 inline int32_t float_to_normalized(float f, float scale, float low) {
-  if (std::isnan(f)) return 0;
-  const float x = std::fmin(std::fmax(f * scale, low), scale);
-  return int32_t(std::nearbyint(x));
+  if (__builtin_isnan(f)) return 0;
+  const float x = __builtin_fminf(__builtin_fmaxf(f * scale, low), scale);
+  return int32_t(__builtin_nearbyintf(x));
 }
 
 template <class S>
 inline void store_as(char* p, S s) {
-  std::memcpy(p, &s, sizeof s);
+  __builtin_memcpy(p, &s, sizeof s);
 }
 
 inline void store_float_component(char* p, Component c, float f) {
