@@ -3,11 +3,14 @@
 // the checking reference, all measured in the same run. ratio = kernel / baseline.
 // Run: build/release/bench/kernels_bench --benchmark_filter=softmax --benchmark_repetitions=3
 // (METALSIM_BENCH_NO_REFERENCE=1: the reference is not timed, for short runs at many threads).
+// Each counter is the median of the timed iterations, after one untimed warm-up of each.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 #include "kernels/spec/case_runner.h"
 #include "simt/engine/dispatch.h"
@@ -22,6 +25,13 @@ double seconds(F&& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+double median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
 void bench_case(benchmark::State& state, const KernelSpec* spec, Params params) {
   engine::ExecutionOptions options;
   options.checks = check::CheckSet::none();  // speed of the plain run
@@ -33,7 +43,7 @@ void bench_case(benchmark::State& state, const KernelSpec* spec, Params params) 
     return seconds([&] { c->run_kernel(); });
   };
   const bool time_reference = std::getenv("METALSIM_BENCH_NO_REFERENCE") == nullptr;
-  double loops = 0, fibers = 0, baseline = 0, reference = 0;
+  std::vector<double> loops, fibers, baseline, reference;  // seconds, one per iteration
   bool has_baseline = false, lane_loops = false;
   // Warm-up, untimed: pipelines, fiber stacks, page faults of the outputs, and the baselines'
   // one-time preparation (the trellis family dequantizes its weights on first use).
@@ -41,24 +51,33 @@ void bench_case(benchmark::State& state, const KernelSpec* spec, Params params) 
   run(engine::ExecutionMode::automatic);
   c->run_baseline();
   for (auto _ : state) {
-    fibers += run(engine::ExecutionMode::fibers);
+    fibers.push_back(run(engine::ExecutionMode::fibers));
     const uint64_t before = engine::lane_loop_threadgroups_total();
-    loops += run(engine::ExecutionMode::automatic);
+    loops.push_back(run(engine::ExecutionMode::automatic));
     lane_loops = engine::lane_loop_threadgroups_total() > before;
-    baseline += seconds([&] { has_baseline = c->run_baseline(); });
-    if (time_reference) reference += seconds([&] { c->run_reference(); });
+    baseline.push_back(seconds([&] { has_baseline = c->run_baseline(); }));
+    if (time_reference) reference.push_back(seconds([&] { c->run_reference(); }));
   }
-  const double n = double(state.iterations());
-  state.counters["loops_ms"] = lane_loops ? loops * 1e3 / n : std::nan("");
-  state.counters["fibers_ms"] = fibers * 1e3 / n;
-  state.counters["baseline_ms"] = has_baseline ? baseline * 1e3 / n : std::nan("");
-  state.counters["reference_ms"] = time_reference ? reference * 1e3 / n : std::nan("");
-  state.counters["loops_ratio"] = lane_loops && has_baseline ? loops / baseline : std::nan("");
-  state.counters["fibers_ratio"] = has_baseline ? fibers / baseline : std::nan("");
+  // Medians of the iterations: one slow run on a shared machine does not move them.
+  const double nan = std::nan("");
+  const double loops_s = lane_loops ? median(loops) : nan, fibers_s = median(fibers),
+               baseline_s = has_baseline ? median(baseline) : nan;
+  state.counters["loops_ms"] = loops_s * 1e3;
+  state.counters["fibers_ms"] = fibers_s * 1e3;
+  state.counters["baseline_ms"] = baseline_s * 1e3;
+  state.counters["reference_ms"] = time_reference ? median(reference) * 1e3 : nan;
+  state.counters["loops_ratio"] = loops_s / baseline_s;
+  state.counters["fibers_ratio"] = fibers_s / baseline_s;
 }
 
 }  // namespace
 }  // namespace metalsim::spec
+
+// METALSIM_BENCH_ITERATIONS (default 3): timed runs per case; the counters are their medians.
+int64_t iterations() {
+  const char* n = std::getenv("METALSIM_BENCH_ITERATIONS");
+  return n != nullptr && std::atoi(n) > 0 ? std::atoi(n) : 3;
+}
 
 int main(int argc, char** argv) {
   using namespace metalsim::spec;
@@ -67,7 +86,7 @@ int main(int argc, char** argv) {
       benchmark::RegisterBenchmark(case_id(spec->name(), p).c_str(), bench_case, spec, p)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()
-          ->Iterations(3);
+          ->Iterations(iterations());
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
