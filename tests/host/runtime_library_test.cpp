@@ -346,4 +346,45 @@ TEST_F(RuntimeLibrary, TwoLibrariesMayShareAKernelName) {
   }
 }
 
+// A texture kernel compiled at run time, bound and read back in metal-cpp's spelling.
+TEST_F(RuntimeLibrary, TextureKernelFromSource) {
+  auto library = compile(
+      "#include <metal_stdlib>\n"
+      "using namespace metal;\n"
+      "kernel void fill(texture2d<float, access::write> out [[texture(0)]],\n"
+      "                 sampler unused [[sampler(1)]],\n"
+      "                 uint2 gid [[thread_position_in_grid]]) {\n"
+      "  out.write(float4(float(gid.x), float(gid.y), 0.5f, 1.0f), gid);\n"
+      "}\n");
+  ASSERT_NE(library.get(), nullptr);
+  NS::Error* error = nullptr;
+  auto fn = NS::TransferPtr(library->newFunction(MTLSTR("fill")));
+  auto pso = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
+  auto* d = MTL::TextureDescriptor::texture2DDescriptor(MTL::PixelFormatRGBA16Float, 5, 3, false);
+  d->setUsage(MTL::TextureUsageShaderWrite);
+  auto tex = NS::TransferPtr(device_->newTexture(d));
+  auto sd = NS::TransferPtr(MTL::SamplerDescriptor::alloc()->init());
+  auto smp = NS::TransferPtr(device_->newSamplerState(sd.get()));
+  auto queue = NS::TransferPtr(device_->newCommandQueue());
+  MTL::CommandBuffer* cb = queue->commandBuffer();
+  MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+  enc->setComputePipelineState(pso.get());
+  enc->setTexture(tex.get(), 0);
+  enc->setSamplerState(smp.get(), 1);
+  enc->dispatchThreads(MTL::Size(5, 3, 1), MTL::Size(4, 2, 1));
+  enc->endEncoding();
+  cb->commit();
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+  std::vector<_Float16> px(5 * 3 * 4);
+  tex->getBytes(px.data(), 5 * 8, MTL::Region::Make2D(0, 0, 5, 3), 0);
+  for (int y = 0; y < 3; ++y)
+    for (int x = 0; x < 5; ++x) {
+      const _Float16* p = &px[size_t((y * 5 + x) * 4)];
+      EXPECT_EQ(float(p[0]), float(x));
+      EXPECT_EQ(float(p[1]), float(y));
+      EXPECT_EQ(float(p[2]), 0.5f);
+      EXPECT_EQ(float(p[3]), 1.0f);
+    }
+}
+
 }  // namespace
