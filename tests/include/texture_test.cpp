@@ -27,7 +27,7 @@ engine::TextureBinding binding(engine::PixelFormat format, uint32_t w, uint32_t 
 }
 
 TEST(Texture, UnormWriteRoundsToNearestEvenClampsAndZeroesNaN) {
-  uint8_t px[4] = {};
+  uint8_t px[16] = {};
   const auto b = binding(engine::PixelFormat::RGBA8Unorm, 1, 1, px);
   texture2d<float, access::write> t(&b, 0);
   t.write(float4(0.5f, 2.0f, -1.0f, std::numeric_limits<float>::quiet_NaN()), uint2(0, 0));
@@ -35,14 +35,14 @@ TEST(Texture, UnormWriteRoundsToNearestEvenClampsAndZeroesNaN) {
   EXPECT_EQ(px[1], 255);
   EXPECT_EQ(px[2], 0);
   EXPECT_EQ(px[3], 0);
-  uint16_t wide = 0;
-  const auto w16 = binding(engine::PixelFormat::R16Unorm, 1, 1, &wide);
+  uint16_t wide[8] = {};  // room for any pixel: the compiler cannot see which format is stored
+  const auto w16 = binding(engine::PixelFormat::R16Unorm, 1, 1, wide);
   texture2d<float, access::write>(&w16, 0).write(float4(0.5f), uint2(0, 0));
-  EXPECT_EQ(wide, 32768);  // 32767.5
+  EXPECT_EQ(wide[0], 32768);  // 32767.5
 }
 
 TEST(Texture, SnormReadAndWrite) {
-  int8_t px[2] = {-128, -127};
+  int8_t px[16] = {-128, -127};
   const auto b = binding(engine::PixelFormat::RG8Snorm, 1, 1, px);
   texture2d<float, access::read_write> t(&b, 0);
   EXPECT_EQ(t.read(uint2(0, 0)).x, -1.0f);
@@ -57,7 +57,7 @@ TEST(Texture, SnormReadAndWrite) {
 }
 
 TEST(Texture, BgraIsReadAndWrittenInRgbaOrder) {
-  uint8_t px[4] = {10, 20, 30, 255};  // stored B, G, R, A
+  uint8_t px[16] = {10, 20, 30, 255};  // stored B, G, R, A
   const auto b = binding(engine::PixelFormat::BGRA8Unorm, 1, 1, px);
   texture2d<float, access::read_write> t(&b, 0);
   const float4 v = t.read(uint2(0, 0));
@@ -69,11 +69,11 @@ TEST(Texture, BgraIsReadAndWrittenInRgbaOrder) {
 }
 
 TEST(Texture, IntegerWritesSaturateToTheStorage) {
-  uint8_t u8 = 0;
-  const auto bu = binding(engine::PixelFormat::R8Uint, 1, 1, &u8);
+  uint8_t u8[16] = {};
+  const auto bu = binding(engine::PixelFormat::R8Uint, 1, 1, u8);
   texture2d<uint, access::write>(&bu, 0).write(uint4(300u), uint2(0, 0));
-  EXPECT_EQ(u8, 255);
-  int8_t s8[4] = {};
+  EXPECT_EQ(u8[0], 255);
+  int8_t s8[16] = {};
   const auto bs = binding(engine::PixelFormat::RGBA8Sint, 1, 1, s8);
   texture2d<int, access::read_write> ts(&bs, 0);
   ts.write(int4(-200, 200, -5, 7), uint2(0, 0));
@@ -83,7 +83,7 @@ TEST(Texture, IntegerWritesSaturateToTheStorage) {
 }
 
 TEST(Texture, HalfStorageRoundsToNearestEvenAndKeepsInfinity) {
-  uint16_t bits[2] = {};
+  uint16_t bits[8] = {};
   const auto b = binding(engine::PixelFormat::RG16Float, 1, 1, bits);
   texture2d<float, access::read_write> t(&b, 0);
   t.write(float4(1.0f + 0x1p-11f, 1e6f, 0, 0), uint2(0, 0));  // a tie; past half's range
@@ -106,6 +106,24 @@ TEST(Texture, OutsideADispatchReadsZeroAndDropsWrites) {
   EXPECT_EQ(px[2], 7.0f);
   EXPECT_EQ(t.get_width(), 2u);
   EXPECT_EQ(t.get_height(), 1u);
+}
+
+// Level 1 of a 4x2 texture is 2x1, packed after level 0; a lod past the levels is outside.
+TEST(Texture, MipmapLevels) {
+  float px[8 + 2] = {0, 1, 2, 3, 4, 5, 6, 7, 10, 11};
+  auto b = binding(engine::PixelFormat::R32Float, 4, 2, px);
+  b.mipmap_levels = 2;
+  b.level_offsets[1] = 8 * sizeof(float);
+  texture2d<float, access::read_write> t(&b, 0);
+  EXPECT_EQ(t.get_num_mip_levels(), 2u);
+  EXPECT_EQ(t.get_width(1), 2u);
+  EXPECT_EQ(t.get_height(1), 1u);
+  EXPECT_EQ(t.read(uint2(1, 0), 1).x, 11.0f);
+  EXPECT_EQ(t.read(uint2(2, 0), 1).x, 0.0f);  // outside level 1
+  EXPECT_EQ(t.read(uint2(0, 0), 2).x, 0.0f);  // no level 2
+  t.write(float4(-1.0f), uint2(0, 0), 1);
+  EXPECT_EQ(px[8], -1.0f);
+  EXPECT_EQ(px[0], 0.0f);
 }
 
 TEST(Sampler, ConstexprDefaultsAndArgumentsInAnyOrder) {
