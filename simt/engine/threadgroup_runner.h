@@ -136,6 +136,7 @@ class ThreadgroupRunner {
 
   std::vector<Lane> lanes_;
   std::vector<fiber::Fiber> fibers_;
+  uint64_t fibers_started_here_ = 0;  // lanes started on fibers in this threadgroup
   std::vector<std::exception_ptr> errors_;
   const uint16_t* order_ = nullptr;  // initial order of plain lanes
   std::vector<uint16_t> identity_order_, reversed_order_, shuffled_order_;
