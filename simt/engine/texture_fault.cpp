@@ -1,5 +1,6 @@
 #include "simt/engine/texture_fault.h"
 
+#include <algorithm>
 #include <string>
 
 #include "simt/engine/access_check.h"
@@ -26,10 +27,14 @@ std::string argument_name(const DispatchRequest& request, uint32_t index) {
   return name;
 }
 
-std::string size_text(const TextureBinding& t) {
-  if (t.kind == TextureKind::texture2d)
-    return std::to_string(t.width) + "x" + std::to_string(t.height);
-  return std::to_string(t.width);
+// The size of mipmap `level` (each level halves, down to 1).
+std::string size_text(const TextureBinding& t, uint32_t level) {
+  auto at = [level](uint32_t n) {
+    return std::to_string(std::max(1u, level < 32 ? n >> level : 0));
+  };
+  const std::string of_level = level == 0 ? "" : " level " + std::to_string(level) + " of the";
+  if (t.kind == TextureKind::texture2d) return at(t.width) + "x" + at(t.height) + of_level;
+  return at(t.width) + of_level;
 }
 
 std::string coordinate_text(const TextureAccessFault& f) {
@@ -64,10 +69,9 @@ void describe_texture_fault(const DispatchRequest& request, check::Report& r) {
     r.message = verb + " of mipmap level " + std::to_string(f.lod) + " of a texture with " +
                 std::to_string(t.mipmap_levels) + " level" + (t.mipmap_levels == 1 ? "" : "s");
   } else {
-    r.message = verb + " at " + coordinate_text(f) + ", outside the " + size_text(t) + " texture";
+    r.message =
+        verb + " at " + coordinate_text(f) + ", outside the " + size_text(t, f.lod) + " texture";
   }
-  if (f.lod != 0 && f.lod < t.mipmap_levels)
-    r.message += " (metalsim keeps only level 0 of a mipmapped texture)";
 }
 
 }  // namespace metalsim::engine
