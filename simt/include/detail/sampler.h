@@ -49,8 +49,8 @@ enum class r_address : uint8_t {
 enum class filter : uint8_t { nearest = 0, linear = 1 };
 enum class mag_filter : uint8_t { nearest = 0, linear = 1 };
 enum class min_filter : uint8_t { nearest = 0, linear = 1 };
-// Mipmap filtering: compute kernels sample level 0 (no derivatives), so only none is honoured
-// differently from the others in name; every value samples level 0.
+// Accepted and stored nowhere: a compute kernel's sample has no derivatives and reads level 0,
+// whatever the mipmap filter.
 enum class mip_filter : uint8_t { none = 0, nearest = 1, linear = 2 };
 enum class border_color : uint8_t { transparent_black = 0, opaque_black = 1, opaque_white = 2 };
 
