@@ -42,15 +42,20 @@ void dequantize(const BlockQ4_0* blocks, int64_t k, double* out) {
 }
 
 void dequantize(const BlockQ8_0* blocks, int64_t k, double* out) {
-  for (int64_t e = 0; e < k; ++e) out[e] = double(blocks[e / 32].qs[e % 32]) * double(blocks[e / 32].d);
+  for (int64_t e = 0; e < k; ++e)
+    out[e] = double(blocks[e / 32].qs[e % 32]) * double(blocks[e / 32].d);
 }
 
-void dequantize(const BlockQ4_K* blocks, int64_t k, double* out) { dequantize_k(blocks, k, out, false); }
-void dequantize(const BlockQ5_K* blocks, int64_t k, double* out) { dequantize_k(blocks, k, out, true); }
+void dequantize(const BlockQ4_K* blocks, int64_t k, double* out) {
+  dequantize_k(blocks, k, out, false);
+}
+void dequantize(const BlockQ5_K* blocks, int64_t k, double* out) {
+  dequantize_k(blocks, k, out, true);
+}
 
 template <class Block>
-std::vector<double> matmul_ref(const std::vector<Block>& a, int64_t blocks_per_row, const std::vector<half_t>& b,
-                               int64_t m, int64_t n, int64_t k) {
+std::vector<double> matmul_ref(const std::vector<Block>& a, int64_t blocks_per_row,
+                               const std::vector<half_t>& b, int64_t m, int64_t n, int64_t k) {
   using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   Matrix am(m, k), bm(k, n);
   for (int64_t r = 0; r < m; ++r) dequantize(a.data() + r * blocks_per_row, k, am.row(r).data());
@@ -59,9 +64,13 @@ std::vector<double> matmul_ref(const std::vector<Block>& a, int64_t blocks_per_r
   return {c.data(), c.data() + c.size()};
 }
 
-template std::vector<double> matmul_ref(const std::vector<BlockQ4_0>&, int64_t, const std::vector<half_t>&, int64_t, int64_t, int64_t);
-template std::vector<double> matmul_ref(const std::vector<BlockQ8_0>&, int64_t, const std::vector<half_t>&, int64_t, int64_t, int64_t);
-template std::vector<double> matmul_ref(const std::vector<BlockQ4_K>&, int64_t, const std::vector<half_t>&, int64_t, int64_t, int64_t);
-template std::vector<double> matmul_ref(const std::vector<BlockQ5_K>&, int64_t, const std::vector<half_t>&, int64_t, int64_t, int64_t);
+template std::vector<double> matmul_ref(const std::vector<BlockQ4_0>&, int64_t,
+                                        const std::vector<half_t>&, int64_t, int64_t, int64_t);
+template std::vector<double> matmul_ref(const std::vector<BlockQ8_0>&, int64_t,
+                                        const std::vector<half_t>&, int64_t, int64_t, int64_t);
+template std::vector<double> matmul_ref(const std::vector<BlockQ4_K>&, int64_t,
+                                        const std::vector<half_t>&, int64_t, int64_t, int64_t);
+template std::vector<double> matmul_ref(const std::vector<BlockQ5_K>&, int64_t,
+                                        const std::vector<half_t>&, int64_t, int64_t, int64_t);
 
 }  // namespace metalsim::kernels::quantized_matmul

@@ -8,7 +8,8 @@ namespace metalsim::kernels::quantized_matmul {
 
 using half_t = _Float16;
 
-struct BlockQ4_0 {  // value j = (nibble - 8) * d; j < 16 low nibble of qs[j], j >= 16 high of qs[j-16]
+struct BlockQ4_0 {  // value j = (nibble - 8) * d; j < 16 low nibble of qs[j], j >= 16 high of
+                    // qs[j-16]
   half_t d;
   uint8_t qs[16];
 };
@@ -42,7 +43,7 @@ void dequantize(const BlockQ5_K* blocks, int64_t k, double* out);
 
 // A: m rows of `blocks_per_row` blocks each, holding k values; B [k, n] half, row-major.
 template <class Block>
-std::vector<double> matmul_ref(const std::vector<Block>& a, int64_t blocks_per_row, const std::vector<half_t>& b,
-                               int64_t m, int64_t n, int64_t k);
+std::vector<double> matmul_ref(const std::vector<Block>& a, int64_t blocks_per_row,
+                               const std::vector<half_t>& b, int64_t m, int64_t n, int64_t k);
 
 }  // namespace metalsim::kernels::quantized_matmul

@@ -17,11 +17,11 @@
 #include "simt/engine/dispatch_state.h"
 #include "simt/engine/execution_mode.h"
 #include "simt/engine/fault.h"
-#include "simt/engine/symbolize.h"
 #include "simt/engine/initcheck.h"
 #include "simt/engine/lane_loop_runner.h"
 #include "simt/engine/race_annotations.h"
 #include "simt/engine/race_shadow.h"
+#include "simt/engine/symbolize.h"
 #include "simt/engine/threadgroup_runner.h"
 #include "simt/fiber/guarded_stack.h"
 

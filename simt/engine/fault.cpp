@@ -32,6 +32,7 @@ struct TrapState {
   // A timeout's single-step trace (written by this thread only: its handlers and FaultTrap).
   std::array<const void*, kTimeoutTraceSteps> trace{};
   int trace_count = 0;
+  const void* timeout_sp = nullptr;   // the stack pointer when the watchdog's signal arrived
   volatile sig_atomic_t tracing = 0;  // EFLAGS.TF set by on_timeout, not yet cleared
 };
 
@@ -104,6 +105,18 @@ const void* interrupted_pc(void* context) {
 #endif
 }
 
+const void* interrupted_sp(void* context) {
+#if defined(__x86_64__)
+  return reinterpret_cast<const void*>(
+      static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  return reinterpret_cast<const void*>(static_cast<ucontext_t*>(context)->uc_mcontext.sp);
+#else
+  (void)context;
+  return nullptr;
+#endif
+}
+
 [[noreturn]] void stop_on_timeout(TrapState& trap) {
   trap.armed = 0;
   trap.tracing = 0;
@@ -153,6 +166,7 @@ void on_timeout(int, siginfo_t*, void* context) {
   if (trap.armed == 0 || trap.recovery == nullptr) return;  // between threadgroups: ignore
   if (trap.tracing != 0) return;
   trap.trace[0] = interrupted_pc(context);
+  trap.timeout_sp = interrupted_sp(context);
   trap.trace_count = 1;
   if (!start_timeout_trace(trap, context)) stop_on_timeout(trap);
 }
@@ -251,6 +265,8 @@ FaultTrap::~FaultTrap() {
 void FaultTrap::arm() { tls_trap.armed = 1; }
 void FaultTrap::disarm() { tls_trap.armed = 0; }
 FaultRecord FaultTrap::last_fault() { return tls_trap.last; }
+const void* FaultTrap::last_timeout_stack_pointer() { return tls_trap.timeout_sp; }
+
 std::vector<const void*> FaultTrap::last_timeout_trace() {
   const TrapState& trap = tls_trap;
   return std::vector<const void*>(trap.trace.begin(), trap.trace.begin() + trap.trace_count);

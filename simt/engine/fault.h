@@ -50,6 +50,9 @@ class FaultTrap {
   // timeout's `pc` (only that one where it cannot single-step). Kept out of FaultRecord: the
   // access checks build one on the kernel's stack.
   static std::vector<const void*> last_timeout_trace();
+  // The stack pointer when the watchdog's signal arrived: the frames above it name the kernel
+  // line that called the engine code the thread was stopped in (fault_report.cpp).
+  static const void* last_timeout_stack_pointer();
   // Whether a debugger is attached, which would take the single steps' traps for its own: read
   // (from /proc) by the watchdog's thread when it fires, before it signals the workers.
   static void note_debugger();

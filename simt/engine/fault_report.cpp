@@ -76,6 +76,23 @@ void name_the_kernel_frame(const fiber::GuardedStack* stack, check::Report& r) {
     r.site = site;
 }
 
+// The watchdog stopped a thread inside code of no .metal file (the checks' runtime, a mutex the
+// race shadow takes, libm): the kernel's line is the innermost return address into .metal code
+// on the stopped lane's stack, read upward from the stack pointer at the signal. Its frames are
+// intact: the stack is abandoned, not reused, until the report is made.
+__attribute__((no_sanitize("address"))) void name_the_calling_kernel_line(
+    const fiber::GuardedStack* stack, const void* sp, check::Report& r) {
+  if (stack == nullptr || sp == nullptr || is_metal_source(r.site.file)) return;
+  const auto* from = static_cast<const char* const*>(sp);
+  const auto* top = static_cast<const char* const*>(stack->top());
+  if (from < static_cast<const char* const*>(stack->bottom()) || from >= top) return;
+  constexpr ptrdiff_t kScanWords = 16 * 1024 / sizeof(void*);
+  std::vector<const void*> returns;
+  for (const char* const* w = from; w < top && w - from < kScanWords; ++w)
+    if (*w != nullptr) returns.push_back(*w - 1);
+  if (check::SourceSite site = first_metal_site(returns); site.known()) r.site = site;
+}
+
 std::string stack_size(const fiber::StackPool* stacks) {
   return std::to_string(stacks != nullptr ? stacks->stack_bytes() / 1024 : 0) + " KiB";
 }
@@ -88,6 +105,7 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
   if (fault.timeout) {
     r.check = check::CheckId::watchdog_timeout;
     r.site = symbolize_loop(FaultTrap::last_timeout_trace());
+    name_the_calling_kernel_line(scene.running_stack, FaultTrap::last_timeout_stack_pointer(), r);
     r.message = req.options.watchdog_deadline_ns != 0
                     ? "the dispatch ran past its deadline (a fuzz campaign's --time); this "
                       "thread was running here"

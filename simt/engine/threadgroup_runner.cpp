@@ -9,9 +9,9 @@
 
 #include "simt/engine/dispatch_state.h"
 #include "simt/engine/fault.h"
-#include "simt/engine/symbolize.h"
 #include "simt/engine/fault_report.h"
 #include "simt/engine/race_annotations.h"
+#include "simt/engine/symbolize.h"
 #include "simt/engine/sync_site.h"
 
 namespace metalsim::engine {

@@ -61,10 +61,12 @@ TEST(Initcheck, UnwrittenThreadgroupMemoryReachingDeviceMemoryIsReported) {
   Harness h;
   h.options().workers = 2;
   auto out = h.buffer(4 * 64 * 4);
-  auto* cb = h.run("test_initcheck_half_written", [&](auto* e) {
-    e->setBuffer(out.get(), 0, 0);
-    e->setThreadgroupMemoryLength(64 * 4, 0);
-  }, {4, 1, 1}, {64, 1, 1});
+  auto* cb = h.run("test_initcheck_half_written",
+                   [&](auto* e) {
+                     e->setBuffer(out.get(), 0, 0);
+                     e->setThreadgroupMemoryLength(64 * 4, 0);
+                   },
+                   {4, 1, 1}, {64, 1, 1});
   ASSERT_GE(Harness::count(cb, check::CheckId::uninit_threadgroup), 1u) << Harness::reports(cb);
   const check::Report& r = cb->reports().front();
   EXPECT_EQ(r.kernel, "test_initcheck_half_written");
@@ -78,10 +80,12 @@ TEST(Initcheck, ThreadgroupOrderIsNotMistakenForAnUninitialisedRead) {
   h.options().workers = 2;
   auto out = h.buffer(4);
   for (int attempt = 0; attempt < 40; ++attempt) {
-    auto* cb = h.run("test_initcheck_last_group_wins", [&](auto* e) {
-      e->setBuffer(out.get(), 0, 0);
-      e->setThreadgroupMemoryLength(32 * 4, 0);
-    }, {2, 1, 1}, {32, 1, 1});
+    auto* cb = h.run("test_initcheck_last_group_wins",
+                     [&](auto* e) {
+                       e->setBuffer(out.get(), 0, 0);
+                       e->setThreadgroupMemoryLength(32 * 4, 0);
+                     },
+                     {2, 1, 1}, {32, 1, 1});
     ASSERT_EQ(Harness::count(cb, check::CheckId::uninit_threadgroup), 0u)
         << "attempt " << attempt << ": " << Harness::reports(cb);
     ASSERT_LT(static_cast<uint32_t*>(out->contents())[0], 2u);
@@ -99,10 +103,12 @@ TEST(Initcheck, ARerunTheWatchdogStoppedIsReported) {
   std::vector<uint32_t> poison(32, 0xDEADBEEF);
   auto out = h.buffer(poison);
   runs_started = 0;
-  auto* cb = h.run("test_initcheck_completes_once", [&](auto* e) {
-    e->setBuffer(out.get(), 0, 0);
-    e->setThreadgroupMemoryLength(32 * 4, 0);
-  }, {1, 1, 1}, {32, 1, 1});
+  auto* cb = h.run("test_initcheck_completes_once",
+                   [&](auto* e) {
+                     e->setBuffer(out.get(), 0, 0);
+                     e->setThreadgroupMemoryLength(32 * 4, 0);
+                   },
+                   {1, 1, 1}, {32, 1, 1});
   EXPECT_GE(runs_started.load(), 2) << "the check reran the dispatch";
   EXPECT_EQ(cb->status(), MTL::CommandBufferStatusError);
   EXPECT_EQ(Harness::count(cb, check::CheckId::watchdog_timeout), 1u) << Harness::reports(cb);

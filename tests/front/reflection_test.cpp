@@ -232,18 +232,21 @@ TEST(FrontReflection, TexturesAndSamplers) {
   EXPECT_EQ(k.args[4].name, "linear_clamp");
   EXPECT_EQ(k.args[4].index, "3");
   // The entry makes each object from the dispatch's binding; the lane body passes its lane.
-  EXPECT_TRUE(contains(r.code, "::std::remove_cvref_t<texture2d<float, access::read>> ms_p0("
-                               "ms_a.textures[0], static_cast<uint32_t>(0), "
-                               "::metalsim::engine::kUnknownLane);"))
+  EXPECT_TRUE(contains(r.code,
+                       "::std::remove_cvref_t<texture2d<float, access::read>> ms_p0("
+                       "ms_a.textures[0], static_cast<uint32_t>(0), "
+                       "::metalsim::engine::kUnknownLane);"))
       << r.code;
-  EXPECT_TRUE(contains(r.code, "ms_a.textures[T_OUT + 1], static_cast<uint32_t>(T_OUT + 1), "
-                               "ms_lane);"))
+  EXPECT_TRUE(contains(r.code,
+                       "ms_a.textures[T_OUT + 1], static_cast<uint32_t>(T_OUT + 1), "
+                       "ms_lane);"))
       << r.code;
   EXPECT_TRUE(contains(r.code, "::std::remove_cvref_t<sampler> ms_p4(ms_a.samplers[3]);"))
       << r.code;
   EXPECT_TRUE(contains(r.code, ".kind = ::metalsim::engine::ArgKind::Sampler"));
-  EXPECT_TRUE(contains(r.code, ".texture = ::std::remove_cvref_t<texture_buffer<uint, "
-                               "access::read_write>>::ms_reflection"))
+  EXPECT_TRUE(contains(r.code,
+                       ".texture = ::std::remove_cvref_t<texture_buffer<uint, "
+                       "access::read_write>>::ms_reflection"))
       << r.code;
 }
 
