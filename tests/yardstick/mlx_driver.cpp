@@ -456,6 +456,66 @@ Row rope_single(Runner& r, bool traditional, uint32_t rows, uint32_t dims, int o
   return row;
 }
 
+// rope_float32 (RoPE::eval_gpu, the general case): a contiguous [batch, heads, seq, dims] array,
+// position t of batch b at offsets[b] + t (one offset per batch element, offset_stride 1). A
+// thread rotates one pair at one position for up to 4 heads (n_per_thread), the grid is
+// (dims / 2, seq, batch * ceil(heads / 4)).
+Row rope_positions(Runner& r, bool traditional, int batch, int heads, uint32_t seq, uint32_t dims,
+                   const std::vector<int>& offsets) {
+  Row row = make_row("rope.metal", "rope_float32",
+                     std::to_string(batch) + "x" + std::to_string(heads) + "x" +
+                         std::to_string(seq) + "x" + std::to_string(dims) +
+                         (traditional ? ", traditional" : "") + ", offsets " +
+                         std::to_string(offsets.front()) + ".." + std::to_string(offsets.back()));
+  const size_t n = size_t(batch) * size_t(heads) * seq * dims;
+  const auto x = random_vector<float>(r.rng(), n, -1, 1);
+  auto bx = r.upload(x), boff = r.upload(offsets);
+  auto bout = r.poisoned<float>(n);
+  const float scale = 1.0f, base = std::log2(10000.0f);
+  const int64_t strides[3] = {int64_t(seq) * dims, dims, 1}, offset_stride = 1;
+  auto constants = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
+  bool forward = true, transpose = false;
+  constants->setConstantValue(&forward, MTL::DataTypeBool, 1);
+  constants->setConstantValue(&traditional, MTL::DataTypeBool, 2);
+  constants->setConstantValue(&transpose, MTL::DataTypeBool, 3);
+  r.set_constants(constants.get());
+  const uint32_t half_dims = dims / 2;
+  const uint32_t z = uint32_t(batch) * uint32_t((heads + 3) / 4);
+  row.ran = r.dispatch_threads(
+      row.instance,
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(bx.get(), 0, 0);
+        e->setBuffer(bout.get(), 0, 1);
+        e->setBuffer(boff.get(), 0, 2);
+        e->setBytes(&scale, sizeof(scale), 3);
+        e->setBytes(strides, sizeof(strides), 4);
+        e->setBytes(strides, sizeof(strides), 5);
+        e->setBytes(&offset_stride, sizeof(offset_stride), 6);
+        e->setBytes(&heads, sizeof(heads), 7);
+        e->setBytes(&base, sizeof(base), 10);
+      },
+      MTL::Size(half_dims, seq, z), block_dims(int(half_dims), int(seq), int(z)), &row.note);
+  r.set_constants(nullptr);
+  std::vector<double> want(n);
+  int largest = 0;
+  for (size_t m = 0; m < size_t(batch) * size_t(heads); ++m) {
+    for (uint32_t t = 0; t < seq; ++t) {
+      const int position = offsets[m / size_t(heads)] + int(t);
+      largest = std::max(largest, std::abs(position));
+      const size_t at = (m * seq + t) * dims;
+      for (uint32_t i = 0; i < half_dims; ++i) {
+        const size_t a = at + (traditional ? 2 * i : i), b = traditional ? a + 1 : a + half_dims;
+        const double theta = position * std::pow(10000.0, -double(i) / double(half_dims));
+        want[a] = double(x[a]) * std::cos(theta) - double(x[b]) * std::sin(theta);
+        want[b] = double(x[a]) * std::sin(theta) + double(x[b]) * std::cos(theta);
+      }
+    }
+  }
+  row.max_error = relative_error(widened(Runner::read<float>(bout, n)), want);
+  row.tolerance = (31 * double(largest) * 2 + 4) * 0x1p-24;  // as rope_single, at the largest
+  return row;
+}
+
 }  // namespace
 
 std::vector<Row> mlx_rows() {
@@ -487,6 +547,8 @@ std::vector<Row> mlx_rows() {
   rows.push_back(rope_single(r, true, 5, 128, 3));
   rows.push_back(block_sort(r, false, 3, 1001));
   rows.push_back(block_sort(r, true, 4, 77));
+  rows.push_back(rope_positions(r, false, 2, 5, 7, 64, {3, 11}));
+  rows.push_back(rope_positions(r, true, 3, 3, 5, 32, {0, 17, 40}));
   // MLX's gemv reaches threadgroup_barrier in only some threads: gemv inside `if (thrN == 0)` of
   // its threadgroup reduction (BN > 1), gemv_t inside `if (out_col < out_vec_size)`. The others
   // finish without it; metalsim's sync check reports barrier.exited and fails the command buffer,
