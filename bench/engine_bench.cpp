@@ -63,18 +63,21 @@ void BM_EmptyThreadgroup(benchmark::State& state) {
 }
 BENCHMARK(BM_EmptyThreadgroup)->Arg(1)->Arg(256)->Unit(benchmark::kMillisecond);
 
-// An empty dispatch through the host API (command buffer, encoder, commit, wait): one
-// threadgroup of one lane, on `workers` threads (0: every core), on fibers (mode 0) or in lane
-// loops (mode 1). What a short dispatch costs before any kernel work (issue 10 item 6).
+// An empty dispatch through the host API (command buffer, encoder, commit, wait): `groups`
+// threadgroups of one lane, on `workers` threads (0: every core; never more than the
+// threadgroups), on fibers (loops 0) or in lane loops (loops 1). What a short dispatch costs
+// before any kernel work (issue 10 item 6): with one threadgroup, the host path and the engine's
+// set-up on one worker; with 64, also the fork and join of every worker.
 void BM_EmptyDispatch(benchmark::State& state) {
   auto h = plain_context(uint32_t(state.range(0)));
   h->mutable_options().mode =
       state.range(1) ? engine::ExecutionMode::loops : engine::ExecutionMode::fibers;
-  for (auto _ : state) h->run("bench_empty", no_arguments, {1, 1, 1}, {1, 1, 1});
+  const uint32_t groups = uint32_t(state.range(2));
+  for (auto _ : state) h->run("bench_empty", no_arguments, {groups, 1, 1}, {1, 1, 1});
 }
 BENCHMARK(BM_EmptyDispatch)
-    ->ArgNames({"workers", "loops"})
-    ->ArgsProduct({{1, 0}, {0, 1}})
+    ->ArgNames({"workers", "loops", "groups"})
+    ->ArgsProduct({{1, 0}, {0, 1}, {1, 64}})
     ->Unit(benchmark::kMicrosecond);
 
 // Emulated silu over n floats against the same loop in plain C++, both on `workers` threads

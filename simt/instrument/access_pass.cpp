@@ -216,11 +216,28 @@ Callees callees(Module& m) {
       m.getOrInsertFunction(abi::kAccessMasked, FunctionType::get(v, {ptr, i32, i64, i32}, false))};
 }
 
+// The bytes a masked access touches with every lane enabled; none for a scalable vector.
+std::optional<uint64_t> masked_span(const Access& a) {
+  if (a.mask->getType()->isIntegerTy(1)) return a.element_bytes;  // one element of a gather
+  if (auto* vector = dyn_cast<FixedVectorType>(a.mask->getType()))
+    return uint64_t(a.element_bytes) * vector->getNumElements();
+  return std::nullopt;
+}
+
 void instrument_access(const Access& a, const Entry& e, const Callees& c, Function& f) {
   IRBuilder<> b(a.at);
   const DebugLoc where = location_of(*a.at, f);
   CallInst* call = nullptr;
   if (a.mask != nullptr) {
+    // The engine is called only when the shadow of the whole span the vector could touch, every
+    // lane enabled, is not plain (a tail past a buffer's end, a guard) or a racecheck dispatch
+    // runs: the masked slow path then checks the enabled lanes alone. Before, every masked load
+    // and store of a vectorized lane loop called the engine, 1.6-4x of a kernel's time.
+    if (std::optional<uint64_t> span = masked_span(a)) {
+      Value* cond = needs_engine(b, e, a.pointer, *span);
+      MDNode* unlikely = MDBuilder(f.getContext()).createUnlikelyBranchWeights();
+      b.SetInsertPoint(SplitBlockAndInsertIfThen(cond, a.at->getIterator(), false, unlikely));
+    }
     Value* bits = a.mask;
     if (auto* vector = dyn_cast<FixedVectorType>(bits->getType()))
       bits = b.CreateBitCast(bits, b.getIntNTy(vector->getNumElements()));
