@@ -3,6 +3,7 @@
 // Inputs from a fixed seed; outputs start poisoned (NaN), so an element left unwritten fails.
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -516,6 +517,100 @@ Row rope_positions(Runner& r, bool traditional, int batch, int heads, uint32_t s
   return row;
 }
 
+// ------------------------------ scaled_dot_product_attention.metal (sdpa_vector)
+// Arguments declared [[buffer(N), function_constant(c)]] with c false do not exist in Metal's
+// pipeline, and MLX binds nothing there. metalsim does not yet drop them (it asks for every
+// argument of the signature: api.unbound_buffer), so the driver binds zeros, never read.
+void bind_absent_arguments(MTL::ComputeCommandEncoder* e, std::initializer_list<NS::UInteger> at) {
+  static const int64_t zero[4] = {};
+  for (NS::UInteger i : at) e->setBytes(zero, sizeof(zero), i);
+}
+
+// Softmax attention in double, per query head h over key head h / gqa_factor: q [heads, d],
+// k and v [kv_heads, n_keys, d]. `largest_score` gets the largest scale * sum |q_i k_i|.
+std::vector<double> attention(const std::vector<double>& q, const std::vector<double>& k,
+                              const std::vector<double>& v, int heads, int gqa_factor, int n_keys,
+                              int d, double scale, double* largest_score) {
+  std::vector<double> out(q.size());
+  const size_t dims = size_t(d), keys = size_t(n_keys);
+  for (size_t h = 0; h < size_t(heads); ++h) {
+    const double* qh = q.data() + h * dims;
+    const double* kh = k.data() + h / size_t(gqa_factor) * keys * dims;
+    const double* vh = v.data() + h / size_t(gqa_factor) * keys * dims;
+    std::vector<double> s(keys, 0);
+    double top = -double(INFINITY);
+    for (size_t j = 0; j < keys; ++j) {
+      double mag = 0;
+      for (size_t i = 0; i < dims; ++i) {
+        s[j] += scale * qh[i] * kh[j * dims + i];
+        mag += std::abs(scale * qh[i] * kh[j * dims + i]);
+      }
+      *largest_score = std::max(*largest_score, mag);
+      top = std::max(top, s[j]);
+    }
+    double total = 0;
+    for (double& x : s) total += (x = std::exp(x - top));
+    for (size_t i = 0; i < dims; ++i) {
+      double o = 0;
+      for (size_t j = 0; j < keys; ++j) o += s[j] * vh[j * dims + i];
+      out[h * dims + i] = o / total;
+    }
+  }
+  return out;
+}
+
+// sdpa_vector_float_<D>_<D>: q [1, heads, 1, D] against k, v [1, kv_heads, n_keys, D] (grouped
+// query attention: heads / kv_heads queries share a key head), no mask. One threadgroup of 1024
+// (32 simdgroups, one key each in turn) per query head; grid (heads, 1, 1) threadgroups.
+template <int D>
+Row sdpa_vector(Runner& r, int heads, int kv_heads, int n_keys) {
+  Row row = make_row("scaled_dot_product_attention.metal",
+                     "sdpa_vector_float_" + std::to_string(D) + "_" + std::to_string(D),
+                     std::to_string(heads) + " query heads over " + std::to_string(kv_heads) +
+                         " kv heads, " + std::to_string(n_keys) + " keys, D " + std::to_string(D));
+  const auto q = random_vector<float>(r.rng(), size_t(heads) * D, -1, 1);
+  const auto k = random_vector<float>(r.rng(), size_t(kv_heads) * size_t(n_keys) * D, -1, 1);
+  const auto v = random_vector<float>(r.rng(), k.size(), -1, 1);
+  auto bq = r.upload(q), bk = r.upload(k), bv = r.upload(v);
+  auto bout = r.poisoned<float>(q.size());
+  const int gqa_factor = heads / kv_heads;
+  const uint64_t head_stride = uint64_t(n_keys) * D, seq_stride = D;
+  const float scale = 1.0f / std::sqrt(float(D));
+  auto constants = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
+  const bool off = false;
+  for (NS::UInteger index : {20, 21, 22, 23, 24, 25})  // mask, transposed q, causal, sinks
+    constants->setConstantValue(&off, MTL::DataTypeBool, index);
+  r.set_constants(constants.get());
+  row.ran = r.dispatch_groups(
+      row.instance,
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(bq.get(), 0, 0);
+        e->setBuffer(bk.get(), 0, 1);
+        e->setBuffer(bv.get(), 0, 2);
+        e->setBuffer(bout.get(), 0, 3);
+        e->setBytes(&gqa_factor, sizeof(gqa_factor), 4);
+        e->setBytes(&n_keys, sizeof(n_keys), 5);
+        e->setBytes(&head_stride, sizeof(head_stride), 6);
+        e->setBytes(&seq_stride, sizeof(seq_stride), 7);
+        e->setBytes(&head_stride, sizeof(head_stride), 8);
+        e->setBytes(&seq_stride, sizeof(seq_stride), 9);
+        e->setBytes(&scale, sizeof(scale), 10);
+        bind_absent_arguments(e, {11, 12, 13, 14, 15, 16, 17});
+      },
+      MTL::Size(size_t(heads), 1, 1), MTL::Size(1024, 1, 1), &row.note);
+  r.set_constants(nullptr);
+  double largest_score = 0;
+  const auto want = attention(widened(q), widened(k), widened(v), heads, gqa_factor, n_keys, D,
+                              double(scale), &largest_score);
+  row.max_error = relative_error(widened(Runner::read<float>(bout, q.size())), want);
+  // |v| <= 1. A score off by d moves every softmax weight by up to 2d relative, the output by
+  // 2d: d is the float dot product's (D + 1) * 2^-24 times scale * sum |q_i k_i| (+1: the scaled
+  // q). The online softmax rescales and accumulates over the keys (about 3 roundings a key), the
+  // exponentials and the final division add a few more.
+  row.tolerance = (2 * (D + 1) * largest_score + 3 * n_keys + 10) * 0x1p-24;
+  return row;
+}
+
 }  // namespace
 
 std::vector<Row> mlx_rows() {
@@ -549,6 +644,8 @@ std::vector<Row> mlx_rows() {
   rows.push_back(block_sort(r, true, 4, 77));
   rows.push_back(rope_positions(r, false, 2, 5, 7, 64, {3, 11}));
   rows.push_back(rope_positions(r, true, 3, 3, 5, 32, {0, 17, 40}));
+  rows.push_back(sdpa_vector<64>(r, 6, 2, 77));
+  rows.push_back(sdpa_vector<128>(r, 3, 3, 45));
   // MLX's gemv reaches threadgroup_barrier in only some threads: gemv inside `if (thrN == 0)` of
   // its threadgroup reduction (BN > 1), gemv_t inside `if (out_col < out_vec_size)`. The others
   // finish without it; metalsim's sync check reports barrier.exited and fails the command buffer,
