@@ -517,6 +517,202 @@ Row rope_positions(Runner& r, bool traditional, int batch, int heads, uint32_t s
   return row;
 }
 
+// ------------------------------ reduce.metal (reduce.cpp: Reduce::eval_gpu), float32 sums
+// The largest |got - want| / max(1, mag) of sums whose terms' magnitudes add up to `mag`; a NaN
+// (an output left unwritten) is infinite.
+double sum_error(const std::vector<float>& got, const std::vector<double>& want,
+                 const std::vector<double>& mag) {
+  double e = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double d = std::abs(double(got[i]) - want[i]) / std::max(1.0, mag[i]);
+    if (std::isnan(d)) return double(INFINITY);
+    e = std::max(e, d);
+  }
+  return e;
+}
+
+// The arguments 2..9 (10) of MLX's row and column reductions (RowReduceArgs / ColReduceArgs::
+// encode) for one kept axis of `kept` elements at `kept_stride`, or none (ndim 0, where MLX binds
+// a single 0 so that no vector is empty), and one reduced axis beside the row or column.
+struct ReduceArgs {
+  uint64_t size = 0;   // row_size, or the column's reduction_size
+  int64_t second = 0;  // non_row_reductions, or the column's reduction_stride
+  int shape = 0;       // the kept axis (0 when none)
+  int64_t stride = 0;
+  int ndim = 0;
+  int reduce_shape = 0;  // the other reduced axes: none here (MLX pushes a 0)
+  int64_t reduce_stride = 0;
+  int reduce_ndim = 0;
+  void bind(MTL::ComputeCommandEncoder* e) const {
+    e->setBytes(&size, sizeof(size), 2);
+    e->setBytes(&second, sizeof(second), 3);
+    e->setBytes(&shape, sizeof(shape), 4);
+    e->setBytes(&stride, sizeof(stride), 5);
+    e->setBytes(&ndim, sizeof(ndim), 6);
+    e->setBytes(&reduce_shape, sizeof(reduce_shape), 7);
+    e->setBytes(&reduce_stride, sizeof(reduce_stride), 8);
+    e->setBytes(&reduce_ndim, sizeof(reduce_ndim), 9);
+  }
+};
+
+// Sums of x (rows x cols, row-major) along `axis` (1: each row, 0: each column; -1: all), in
+// double, and the sums of the terms' magnitudes.
+void reference_sums(const std::vector<float>& x, size_t rows, size_t cols, int axis,
+                    std::vector<double>* want, std::vector<double>* mag) {
+  const size_t n_out = axis < 0 ? 1 : axis == 1 ? rows : cols;
+  want->assign(n_out, 0);
+  mag->assign(n_out, 0);
+  for (size_t i = 0; i < rows; ++i) {
+    for (size_t j = 0; j < cols; ++j) {
+      const size_t o = axis < 0 ? 0 : axis == 1 ? i : j;
+      (*want)[o] += double(x[i * cols + j]);
+      (*mag)[o] += std::abs(double(x[i * cols + j]));
+    }
+  }
+}
+
+// all_reduce_dispatch: one threadgroup up to REDUCE_N_READS * 1024 elements, else two passes
+// through an intermediate of 32 * REDUCE_N_READS partial sums (inputs under 2^26 bytes).
+Row all_reduce(Runner& r, size_t n) {
+  constexpr size_t n_reads = 4;
+  const bool two_pass = n > n_reads * 1024;
+  Row row = make_row("reduce.metal", "all_reduce_sumfloat32",
+                     std::to_string(n) + (two_pass ? " elements, 2 passes" : " elements"));
+  const auto x = random_vector<float>(r.rng(), n, -1, 1);
+  auto bx = r.upload(x);
+  auto bout = r.poisoned<float>(1);
+  auto pass = [&](const NS::SharedPtr<MTL::Buffer>& in, const NS::SharedPtr<MTL::Buffer>& out,
+                  uint64_t in_size, uint64_t row_size, size_t group, size_t n_rows) {
+    return r.dispatch_threads(
+        row.instance,
+        [&](MTL::ComputeCommandEncoder* e) {
+          e->setBuffer(in.get(), 0, 0);
+          e->setBuffer(out.get(), 0, 1);
+          e->setBytes(&in_size, sizeof(in_size), 2);
+          e->setBytes(&row_size, sizeof(row_size), 3);
+        },
+        MTL::Size(group, n_rows, 1), MTL::Size(group, 1, 1), &row.note);
+  };
+  if (!two_pass) {
+    const size_t group = ((n + n_reads - 1) / n_reads + 31) / 32 * 32;
+    row.ran = pass(bx, bout, n, n, group, 1);
+  } else {
+    const size_t n_rows = 32 * n_reads, row_size = (n + n_rows - 1) / n_rows;
+    const size_t group = (std::min((row_size + n_reads - 1) / n_reads, kMaxThreads) + 31) / 32 * 32;
+    auto partial = r.poisoned<float>(n_rows);
+    row.ran =
+        pass(bx, partial, n, row_size, group, n_rows) && pass(partial, bout, n_rows, n_rows, 32, 1);
+  }
+  std::vector<double> want, mag;
+  reference_sums(x, 1, n, -1, &want, &mag);
+  row.max_error = sum_error(Runner::read<float>(bout, 1), want, mag);
+  row.tolerance = sum_bound(n);
+  if (row.ran) row.note = "error relative to the sum of magnitudes";
+  return row;
+}
+
+// row_reduce_general_dispatch for a contiguous rows x cols array summed along its rows: rows of
+// up to 64 go to row_reduce_small (one thread a row when there are no other reductions), longer
+// ones with at least 32 rows to row_reduce_simple (REDUCE_N_WRITES rows a threadgroup).
+Row row_reduce(Runner& r, size_t rows, size_t cols) {
+  const bool small = cols <= 64;
+  Row row =
+      make_row("reduce.metal",
+               small ? "row_reduce_small_1_reduce_sumfloat32" : "row_reduce_simple_sumfloat32",
+               std::to_string(rows) + " rows of " + std::to_string(cols));
+  const auto x = random_vector<float>(r.rng(), rows * cols, -1, 1);
+  auto bx = r.upload(x);
+  auto bout = r.poisoned<float>(rows);
+  auto bind_io = [&](MTL::ComputeCommandEncoder* e) {
+    e->setBuffer(bx.get(), 0, 0);
+    e->setBuffer(bout.get(), 0, 1);
+  };
+  if (small) {
+    ReduceArgs a;
+    a.size = cols;
+    a.second = 1;  // non_row_reductions: the product of no other reduced axes
+    a.shape = int(rows), a.stride = int64_t(cols), a.ndim = 1;
+    row.ran = r.dispatch_threads(
+        row.instance, [&](MTL::ComputeCommandEncoder* e) { bind_io(e), a.bind(e); },
+        MTL::Size(rows, 1, 1), MTL::Size(std::min(rows, kMaxThreads), 1, 1), &row.note);
+  } else {
+    const uint64_t row_size = cols;
+    const int64_t out_size = int64_t(rows);
+    size_t group = 32;  // threadgroup_size_from_row_size
+    if (cols > 1024) group = std::min(((cols + 3) / 4 + 31) / 32 * 32, kMaxThreads);
+    else if (cols > 512) group = 128;
+    row.ran = r.dispatch_threads(
+        row.instance,
+        [&](MTL::ComputeCommandEncoder* e) {
+          bind_io(e);
+          e->setBytes(&row_size, sizeof(row_size), 2);
+          e->setBytes(&out_size, sizeof(out_size), 3);
+        },
+        MTL::Size(group, (rows + 3) / 4, 1), MTL::Size(group, 1, 1), &row.note);
+  }
+  std::vector<double> want, mag;
+  reference_sums(x, rows, cols, 1, &want, &mag);
+  row.max_error = sum_error(Runner::read<float>(bout, rows), want, mag);
+  row.tolerance = sum_bound(cols);
+  if (row.ran) row.note = "error relative to the sum of magnitudes";
+  return row;
+}
+
+// strided_reduce_general_dispatch for a contiguous rows x cols array summed along axis 0 (each
+// column): reduction_size rows at reduction_stride cols, no kept axis beyond the columns. Up to
+// 256 rows go to col_reduce_looped (BM 32, BN 32: 8 simdgroups per 32 columns); more, with fewer
+// than 32 * 1024 columns, to col_reduce_2pass into 32 partial rows, then col_reduce_looped over
+// those.
+Row col_reduce(Runner& r, size_t rows, size_t cols) {
+  const bool two_pass = rows > 256;
+  Row row = make_row("reduce.metal",
+                     two_pass ? "col_reduce_2pass_1_32_32_reduce_sumfloat32"
+                              : "col_reduce_looped_1_32_32_reduce_sumfloat32",
+                     std::to_string(rows) + "x" + std::to_string(cols) + " along axis 0" +
+                         (two_pass ? ", then col_reduce_looped" : ""));
+  const auto x = random_vector<float>(r.rng(), rows * cols, -1, 1);
+  auto bx = r.upload(x);
+  auto bout = r.poisoned<float>(cols);
+  const size_t group = 8 * 32, blocks = (cols + 31) / 32;
+  auto pass = [&](const std::string& name, const NS::SharedPtr<MTL::Buffer>& in,
+                  const NS::SharedPtr<MTL::Buffer>& out, const ReduceArgs& a, size_t grid_y,
+                  bool with_out_size) {
+    const uint64_t non_col_reductions = 1, out_size = 1;  // out.size() / reduction_stride
+    return r.dispatch_threads(
+        name,
+        [&](MTL::ComputeCommandEncoder* e) {
+          e->setBuffer(in.get(), 0, 0);
+          e->setBuffer(out.get(), 0, 1);
+          a.bind(e);
+          e->setBytes(&non_col_reductions, sizeof(non_col_reductions), 10);
+          if (with_out_size) e->setBytes(&out_size, sizeof(out_size), 11);
+        },
+        MTL::Size(group * blocks, grid_y, 1), MTL::Size(group, 1, 1), &row.note);
+  };
+  // The reduced axis travels as the one reduce_shape / reduce_strides entry (MLX appends it).
+  ReduceArgs a;
+  a.size = rows, a.second = int64_t(cols);
+  a.reduce_shape = int(rows), a.reduce_stride = int64_t(cols), a.reduce_ndim = 1;
+  if (!two_pass) {
+    row.ran = pass(row.instance, bx, bout, a, 1, false);
+  } else {
+    constexpr size_t outer_blocks = 32;
+    auto partial = r.poisoned<float>(outer_blocks * cols);
+    ReduceArgs second;  // ColReduceArgs(intermediate), plus the 32 partial rows
+    second.size = outer_blocks, second.second = int64_t(cols);
+    second.reduce_shape = int(outer_blocks), second.reduce_stride = int64_t(cols);
+    second.reduce_ndim = 1;
+    row.ran = pass(row.instance, bx, partial, a, outer_blocks, true) &&
+              pass("col_reduce_looped_1_32_32_reduce_sumfloat32", partial, bout, second, 1, false);
+  }
+  std::vector<double> want, mag;
+  reference_sums(x, rows, cols, 0, &want, &mag);
+  row.max_error = sum_error(Runner::read<float>(bout, cols), want, mag);
+  row.tolerance = sum_bound(rows);
+  if (row.ran) row.note = "error relative to the sum of magnitudes";
+  return row;
+}
+
 // ------------------------------ scaled_dot_product_attention.metal (sdpa_vector)
 // Arguments declared [[buffer(N), function_constant(c)]] with c false do not exist in Metal's
 // pipeline, and MLX binds nothing there. metalsim does not yet drop them (it asks for every
@@ -644,6 +840,12 @@ std::vector<Row> mlx_rows() {
   rows.push_back(block_sort(r, true, 4, 77));
   rows.push_back(rope_positions(r, false, 2, 5, 7, 64, {3, 11}));
   rows.push_back(rope_positions(r, true, 3, 3, 5, 32, {0, 17, 40}));
+  rows.push_back(all_reduce(r, 3001));
+  rows.push_back(all_reduce(r, 50001));
+  rows.push_back(row_reduce(r, 37, 1001));
+  rows.push_back(row_reduce(r, 300, 45));
+  rows.push_back(col_reduce(r, 203, 301));
+  rows.push_back(col_reduce(r, 777, 45));
   rows.push_back(sdpa_vector<64>(r, 6, 2, 77));
   rows.push_back(sdpa_vector<128>(r, 3, 3, 45));
   // MLX's gemv reaches threadgroup_barrier in only some threads: gemv inside `if (thrN == 0)` of
