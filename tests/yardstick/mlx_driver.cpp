@@ -807,6 +807,103 @@ Row sdpa_vector(Runner& r, int heads, int kv_heads, int n_keys) {
   return row;
 }
 
+// ------------------------------ quantized.metal (quantized.cpp), affine 4-bit, group size 64
+// MLX's affine format: w [n, k] is stored as k / 8 uint32 a row, 8 values of 4 bits each, the
+// first in the lowest bits; each group of 64 values along k has a scale s and a bias b, and the
+// value is s * q + b. Scales and biases are [n, k / 64] in the input's type.
+struct AffineWeights {
+  std::vector<uint32_t> packed;
+  std::vector<float> scales, biases;
+  std::vector<double> values;  // s * q + b, [n, k]
+};
+
+AffineWeights affine_weights(std::mt19937& rng, int n, int k) {
+  constexpr int group = 64;
+  AffineWeights w;
+  w.scales = random_vector<float>(rng, size_t(n) * size_t(k / group), 0.01, 0.1);
+  w.biases = random_vector<float>(rng, w.scales.size(), -0.5, 0.5);
+  w.packed.assign(size_t(n) * size_t(k / 8), 0);
+  w.values.resize(size_t(n) * size_t(k));
+  std::uniform_int_distribution<uint32_t> nibble(0, 15);
+  for (size_t i = 0; i < w.values.size(); ++i) {
+    const uint32_t q = nibble(rng);
+    w.packed[i / 8] |= q << (4 * (i % 8));
+    const size_t g = i / group;  // rows hold k / 64 whole groups
+    w.values[i] = double(w.scales[g]) * double(q) + double(w.biases[g]);
+  }
+  return w;
+}
+
+// y [m, n] = x [m, k] times w [n, k] transposed, in double, and the sums of the terms' magnitudes
+// with the scale and bias parts counted apart (the kernels add s * sum(x q) and b * sum(x)).
+void affine_reference(const std::vector<float>& x, const AffineWeights& w, int m, int n, int k,
+                      std::vector<double>* want, std::vector<double>* mag) {
+  want->assign(size_t(m) * size_t(n), 0);
+  mag->assign(want->size(), 0);
+  for (size_t i = 0; i < size_t(m); ++i) {
+    for (size_t o = 0; o < size_t(n); ++o) {
+      for (size_t j = 0; j < size_t(k); ++j) {
+        const double xv = double(x[i * size_t(k) + j]);
+        const size_t at = o * size_t(k) + j, g = at / 64;
+        (*want)[i * size_t(n) + o] += xv * w.values[at];
+        (*mag)[i * size_t(n) + o] += std::abs(xv) * (std::abs(w.values[at] - double(w.biases[g])) +
+                                                     std::abs(double(w.biases[g])));
+      }
+    }
+  }
+}
+
+// The batch arguments of a non-batched product (add_strides_and_shapes is skipped): MLX leaves
+// them unbound, Metal counting them inactive; metalsim asks for every argument, so placeholders
+// (never read: `batched` is false) go in the 8 from buffer `first` on.
+void bind_batch_placeholders(MTL::ComputeCommandEncoder* e, NS::UInteger first) {
+  const int64_t zero = 0;
+  for (NS::UInteger i = first; i < first + 8; ++i) e->setBytes(&zero, sizeof(zero), i);
+}
+
+// affine_qmv (dispatch_qmv for one vector, k not 64 or 128, n not a multiple of 8: not the quad
+// or fast kernels): 2 simdgroups of 4 output rows each, grid (m, ceil(n / 8), 1) threadgroups.
+// affine_qmm_t (m at least the qmv batch limit; k / 64 a prime above 512 / tiles, so that
+// qmm_splitk finds no split and falls back to qmm): 2x2 simdgroups over 32x32 tiles.
+Row affine_product(Runner& r, int m, int n, int k) {
+  const bool matrix = m > 1;
+  const std::string name = matrix ? std::string("affine_qmm_t_float_gs_64_b_4_alN_") +
+                                        (n % 32 == 0 ? "true" : "false") + "_batch_0"
+                                  : "affine_qmv_float_gs_64_b_4_batch_0";
+  Row row = make_row("quantized.metal", name,
+                     std::to_string(m) + "x" + std::to_string(k) + " times (" + std::to_string(n) +
+                         "x" + std::to_string(k) + " 4-bit)^T");
+  const auto w = affine_weights(r.rng(), n, k);
+  const auto x = random_vector<float>(r.rng(), size_t(m) * size_t(k), -1, 1);
+  auto bw = r.upload(w.packed), bs = r.upload(w.scales), bb = r.upload(w.biases);
+  auto bx = r.upload(x);
+  auto by = r.poisoned<float>(size_t(m) * size_t(n));
+  row.ran = r.dispatch_groups(
+      name,
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(bw.get(), 0, 0);
+        e->setBuffer(bs.get(), 0, 1);
+        e->setBuffer(bb.get(), 0, 2);
+        e->setBuffer(bx.get(), 0, 3);
+        e->setBuffer(by.get(), 0, 4);
+        e->setBytes(&k, sizeof(k), 5);
+        e->setBytes(&n, sizeof(n), 6);
+        if (matrix) e->setBytes(&m, sizeof(m), 7);
+        bind_batch_placeholders(e, matrix ? 8 : 7);
+      },
+      matrix ? MTL::Size(size_t(n + 31) / 32, size_t(m + 31) / 32, 1)
+             : MTL::Size(size_t(m), size_t(n + 7) / 8, 1),
+      matrix ? MTL::Size(32, 2, 2) : MTL::Size(32, 2, 1), &row.note);
+  std::vector<double> want, mag;
+  affine_reference(x, w, m, n, k, &want, &mag);
+  row.max_error = sum_error(Runner::read<float>(by, want.size()), want, mag);
+  // k products, plus per group the scale's and the bias's product and the group's sum into the
+  // total.
+  row.tolerance = sum_bound(size_t(k) + 3 * size_t(k / 64));
+  if (row.ran) row.note = "error relative to the sum of magnitudes";
+  return row;
+}
+
 }  // namespace
 
 std::vector<Row> mlx_rows() {
@@ -848,6 +945,18 @@ std::vector<Row> mlx_rows() {
   rows.push_back(col_reduce(r, 777, 45));
   rows.push_back(sdpa_vector<64>(r, 6, 2, 77));
   rows.push_back(sdpa_vector<128>(r, 3, 3, 45));
+  rows.push_back(affine_product(r, 1, 77, 320));
+  rows.push_back(affine_product(r, 37, 96, 64 * 89));
+  // qmm_t's last N tile when N % 32 != 0: QuantizedBlockLoader::load_safe (reduction_dim 1) tests
+  // the row index against the tile's column count (BK) where the rows left (num_outs) are meant,
+  // so it dequantizes w, scales and biases rows past N; the outputs of those rows are not stored.
+  Row partial_n = affine_product(r, 37, 100, 64 * 67);
+  partial_n.known_bug =
+      "QuantizedBlockLoader::load_safe (reduction_dim 1) compares the row index with BK instead of "
+      "the rows left in the last N tile (num_outs = 4 of 32): it reads w, scales and biases rows "
+      "100..127, past N (bounds.device at the end of the 26800-byte scales), a read beyond the "
+      "buffer that a GPU does not catch";
+  rows.push_back(partial_n);
   // MLX's gemv reaches threadgroup_barrier in only some threads: gemv inside `if (thrN == 0)` of
   // its threadgroup reduction (BN > 1), gemv_t inside `if (out_col < out_vec_size)`. The others
   // finish without it; metalsim's sync check reports barrier.exited and fails the command buffer,
