@@ -904,6 +904,69 @@ Row affine_product(Runner& r, int m, int n, int k) {
   return row;
 }
 
+// ------------------------------ steel_gemm_fused.metal (matmul.cpp: steel_matmul_regular_axpby)
+// The kernel's constant parameter block (steel/gemm/params.h: GEMMParams), field for field.
+struct SteelGemmParams {
+  int m, n, k;
+  int lda, ldb, ldd;
+  int tiles_n, tiles_m;
+  int64_t batch_stride_a, batch_stride_b, batch_stride_d;
+  int swizzle_log;
+  int gemm_k_iterations_aligned;
+  int batch_ndim;
+};
+
+// D [m, n] = A [m, k] times B [k, n], float32, neither transposed, one batch: the regular path
+// (K below max(M, N) keeps it off split-K) with the tile of GEMM_TPARAM_MACRO for a device that is
+// neither small ('g', 'p') nor large ('d'): bm 64, bn 64, bk 16, 2x2 simdgroups. Function
+// constants: no batch, no C source, align_M/N/K from the shape; grid (tiles_n, tiles_m, 1).
+Row steel_gemm(Runner& r, int m, int n, int k) {
+  constexpr int bm = 64, bn = 64, bk = 16;
+  const std::string name = "steel_gemm_fused_nn_float32_float32_bm64_bn64_bk16_wm2_wn2";
+  Row row = make_row("steel_gemm_fused.metal", name,
+                     std::to_string(m) + "x" + std::to_string(k) + " times " + std::to_string(k) +
+                         "x" + std::to_string(n));
+  const auto a = random_vector<float>(r.rng(), size_t(m) * size_t(k), -1, 1);
+  const auto b = random_vector<float>(r.rng(), size_t(k) * size_t(n), -1, 1);
+  auto ba = r.upload(a), bb = r.upload(b);
+  auto bd = r.poisoned<float>(size_t(m) * size_t(n));
+  const int tiles_n = (n + bn - 1) / bn, tiles_m = (m + bm - 1) / bm;
+  const SteelGemmParams params{m, n,      k, k, n, n, tiles_n, tiles_m, 0, 0, int64_t(m) * n,
+                               0, k / bk, 1};
+  auto constants = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
+  const bool off = false, align_m = m % bm == 0, align_n = n % bn == 0, align_k = k % bk == 0;
+  constants->setConstantValue(&off, MTL::DataTypeBool, NS::UInteger(10));   // has_batch
+  constants->setConstantValue(&off, MTL::DataTypeBool, NS::UInteger(100));  // use_out_source
+  constants->setConstantValue(&off, MTL::DataTypeBool, NS::UInteger(110));  // do_axpby
+  constants->setConstantValue(&align_m, MTL::DataTypeBool, NS::UInteger(200));
+  constants->setConstantValue(&align_n, MTL::DataTypeBool, NS::UInteger(201));
+  constants->setConstantValue(&align_k, MTL::DataTypeBool, NS::UInteger(202));
+  r.set_constants(constants.get());
+  row.ran = r.dispatch_groups(
+      name,
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(ba.get(), 0, 0);
+        e->setBuffer(bb.get(), 0, 1);
+        e->setBuffer(bd.get(), 0, 3);
+        e->setBytes(&params, sizeof(params), 4);
+        bind_absent_arguments(e, {2, 5, 6, 7});
+      },
+      MTL::Size(size_t(tiles_n), size_t(tiles_m), 1), MTL::Size(32, 2, 2), &row.note);
+  r.set_constants(nullptr);
+  std::vector<double> want(size_t(m) * size_t(n), 0), mag(want.size(), 0);
+  for (size_t i = 0; i < size_t(m); ++i)
+    for (size_t j = 0; j < size_t(k); ++j)
+      for (size_t o = 0; o < size_t(n); ++o) {
+        const double p = double(a[i * size_t(k) + j]) * double(b[j * size_t(n) + o]);
+        want[i * size_t(n) + o] += p;
+        mag[i * size_t(n) + o] += std::abs(p);
+      }
+  row.max_error = sum_error(Runner::read<float>(bd, want.size()), want, mag);
+  row.tolerance = sum_bound(size_t(k));
+  if (row.ran) row.note = "error relative to the sum of magnitudes";
+  return row;
+}
+
 }  // namespace
 
 std::vector<Row> mlx_rows() {
@@ -957,6 +1020,7 @@ std::vector<Row> mlx_rows() {
       "100..127, past N (bounds.device at the end of the 26800-byte scales), a read beyond the "
       "buffer that a GPU does not catch";
   rows.push_back(partial_n);
+  rows.push_back(steel_gemm(r, 67, 93, 51));
   // MLX's gemv reaches threadgroup_barrier in only some threads: gemv inside `if (thrN == 0)` of
   // its threadgroup reduction (BN > 1), gemv_t inside `if (out_col < out_vec_size)`. The others
   // finish without it; metalsim's sync check reports barrier.exited and fails the command buffer,
