@@ -3,7 +3,7 @@
 # compiled through metalsim and run against references written here. Nothing third-party enters
 # this repository.
 #
-#   scripts/yardstick.sh --mlx ~/src/mlx [--ggml ~/src/ggml] [--build DIR] [--jobs N] [--no-run]
+#   scripts/yardstick.sh [--mlx ~/src/mlx] [--ggml ~/src/ggml] [--build DIR] [--jobs N] [--no-run]
 #
 #   --mlx DIR    an ml-explore/mlx checkout (its mlx/backend/metal/kernels/)
 #   --ggml DIR   a ggml-org/ggml or llama.cpp checkout (its ggml/src/ggml-metal/ or src/ggml-metal/)
@@ -37,10 +37,10 @@ fi
 # ------------------------------ build metalsim-front and the driver
 if [ "$configure" = 1 ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETALSIM_BUILD_BENCH=OFF \
-    -DMETALSIM_YARDSTICK_MLX="$mlx" >"$build.configure.log" 2>&1 ||
+    -DMETALSIM_YARDSTICK_MLX="$mlx" -DMETALSIM_YARDSTICK_GGML="$ggml" >"$build.configure.log" 2>&1 ||
     { cat "$build.configure.log" >&2; exit 1; }
   targets=(metalsim-front)
-  [ "$run" = 1 ] && [ -n "$mlx" ] && targets+=(yardstick)
+  [ "$run" = 1 ] && { [ -n "$mlx" ] || [ -n "$ggml" ]; } && targets+=(yardstick)
   cmake --build "$build" -j "$jobs" --target "${targets[@]}" >"$build.build.log" 2>&1 ||
     { tail -40 "$build.build.log" >&2; exit 1; }
 fi
@@ -91,7 +91,7 @@ done <<<"$results"
 echo
 
 # ------------------------------ the instances against their references
-if [ "$run" = 1 ] && [ -n "$mlx" ]; then
+if [ "$run" = 1 ]; then
   echo "## Instances"
   echo
   "$(find "$build" -name yardstick -type f -perm -u+x | head -1)" || status=1
