@@ -6,31 +6,16 @@
 // Each counter is the median of the timed iterations, after one untimed warm-up of each.
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
 
 #include "kernels/spec/case_runner.h"
+#include "kernels/spec/timing.h"
 #include "simt/engine/dispatch.h"
 
 namespace metalsim::spec {
 namespace {
-
-template <class F>
-double seconds(F&& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 
 void bench_case(benchmark::State& state, const KernelSpec* spec, Params params) {
   engine::ExecutionOptions options;
@@ -40,7 +25,7 @@ void bench_case(benchmark::State& state, const KernelSpec* spec, Params params) 
   auto run = [&](engine::ExecutionMode mode) {
     ctx->mutable_options().mode = mode;
     c->repoison();
-    return seconds([&] { c->run_kernel(); });
+    return seconds_of([&] { c->run_kernel(); });
   };
   const bool time_reference = std::getenv("METALSIM_BENCH_NO_REFERENCE") == nullptr;
   std::vector<double> loops, fibers, baseline, reference;  // seconds, one per iteration
@@ -55,8 +40,8 @@ void bench_case(benchmark::State& state, const KernelSpec* spec, Params params) 
     const uint64_t before = engine::lane_loop_threadgroups_total();
     loops.push_back(run(engine::ExecutionMode::automatic));
     lane_loops = engine::lane_loop_threadgroups_total() > before;
-    baseline.push_back(seconds([&] { has_baseline = c->run_baseline(); }));
-    if (time_reference) reference.push_back(seconds([&] { c->run_reference(); }));
+    baseline.push_back(seconds_of([&] { has_baseline = c->run_baseline(); }));
+    if (time_reference) reference.push_back(seconds_of([&] { c->run_reference(); }));
   }
   // Medians of the iterations: one slow run on a shared machine does not move them.
   const double nan = std::nan("");

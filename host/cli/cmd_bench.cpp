@@ -13,24 +13,11 @@
 #include "host/cli/output_json.h"
 #include "host/cli/output_table.h"
 #include "host/cli/progress_bar.h"
+#include "kernels/spec/timing.h"
 #include "simt/engine/dispatch.h"
 
 namespace metalsim::cli {
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-template <class F>
-double time_it(F&& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 struct BenchResult {
   std::vector<double> loops, fibers, baseline, reference;  // seconds per repetition
@@ -43,7 +30,7 @@ struct BenchResult {
 double time_kernel(spec::CaseContext& ctx, spec::PreparedCase& c, engine::ExecutionMode mode) {
   ctx.mutable_options().mode = mode;
   c.repoison();
-  return time_it([&] { c.run_kernel(); });
+  return spec::seconds_of([&] { c.run_kernel(); });
 }
 
 BenchResult bench_case(const Case& r, const engine::ExecutionOptions& options, size_t reps,
@@ -65,8 +52,8 @@ BenchResult bench_case(const Case& r, const engine::ExecutionOptions& options, s
       const uint64_t loops_before = engine::lane_loop_threadgroups_total();
       b.loops.push_back(time_kernel(*ctx, *c, engine::ExecutionMode::automatic));
       b.lane_loops = engine::lane_loop_threadgroups_total() > loops_before;
-      if (has_baseline) b.baseline.push_back(time_it([&] { c->run_baseline(); }));
-      if (reference) b.reference.push_back(time_it([&] { c->run_reference(); }));
+      if (has_baseline) b.baseline.push_back(spec::seconds_of([&] { c->run_baseline(); }));
+      if (reference) b.reference.push_back(spec::seconds_of([&] { c->run_reference(); }));
     }
     if (reference) b.result = c->compare();
     else b.result.passed = true;  // nothing to compare against
@@ -116,8 +103,8 @@ Action setup_bench(CLI::App& sub, Io& io) {
       bar.update(i, r.id());
       BenchResult b =
           bench_case(r, o->flags.options, std::max<size_t>(o->reps, 1), !o->no_reference);
-      const double loops = median(b.loops), fibers = median(b.fibers);
-      const double base = median(b.baseline), ref = median(b.reference);
+      const double loops = spec::median(b.loops), fibers = spec::median(b.fibers);
+      const double base = spec::median(b.baseline), ref = spec::median(b.reference);
       const Verdict v = spec::judge(*r.spec, r.params, b.result, o->flags.options.checks).verdict;
       failed += !spec::verdict_ok(v);
       const std::string result =

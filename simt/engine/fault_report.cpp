@@ -50,47 +50,39 @@ bool describe_device(const FaultRecord& fault, const DispatchRequest& req, check
   return false;
 }
 
-// A stack overflows wherever the deepest call lands, often inside an engine function the kernel
-// called (the access checks' runtime, whose frames grow under AddressSanitizer): the kernel's line
-// is then the deepest return address into .metal code on that stack, read upward from its
-// bottom, where the frames of the overflow still lie (the stack is abandoned, not reused, until
-// the report is made).
-// The words at the bottom of an abandoned stack, each less one (a return address's call). Not
-// checked by AddressSanitizer: the dead frames' redzones are still poisoned, and reading them
-// raw is the point.
+// Where the kernel's line is when the fault or stop is in code of no .metal file: the innermost
+// return address into .metal code on the lane's stack, read upward from `from`.
+// - A stack overflows wherever the deepest call lands, often inside an engine function the kernel
+//   called (the access checks' runtime, whose frames grow under AddressSanitizer): read from the
+//   stack's bottom, where the frames of the overflow still lie.
+// - The watchdog stops a thread wherever it runs, maybe in the checks' runtime or a mutex the race
+//   shadow takes: read from the stack pointer at its signal.
+// Either way the stack is abandoned, not reused, until the report is made.
+// The words from `from` (each less one: a return address's call) up to 16 KiB or the stack's top.
+// Not checked by AddressSanitizer: dead frames' redzones are still poisoned, and reading them raw
+// is the point.
 __attribute__((no_sanitize("address"))) std::vector<const void*> stack_words(
-    const fiber::GuardedStack& stack, size_t bytes) {
-  const size_t words = std::min(bytes, stack.size()) / sizeof(void*);
-  const auto* slots = static_cast<const char* const*>(stack.bottom());
+    const fiber::GuardedStack& stack, const void* from) {
+  constexpr size_t kScanBytes = 16 * 1024;
+  const auto* first = static_cast<const char* const*>(from);
+  const auto* top = static_cast<const char* const*>(stack.top());
+  const size_t words = std::min<size_t>(kScanBytes / sizeof(void*), size_t(top - first));
   std::vector<const void*> returns;
   returns.reserve(words);
   for (size_t i = 0; i < words; ++i)
-    if (slots[i] != nullptr) returns.push_back(slots[i] - 1);
+    if (first[i] != nullptr) returns.push_back(first[i] - 1);
   return returns;
 }
 
-void name_the_kernel_frame(const fiber::GuardedStack* stack, check::Report& r) {
+// `from`: a word of `stack` to read from (null: its bottom); nothing happens when the report
+// already names a .metal line or `from` is not on the stack.
+void name_the_kernel_frame(const fiber::GuardedStack* stack, check::Report& r,
+                           const void* from = nullptr) {
   if (stack == nullptr || is_metal_source(r.site.file)) return;
-  constexpr size_t kScanBytes = 16 * 1024;
-  if (check::SourceSite site = first_metal_site(stack_words(*stack, kScanBytes)); site.known())
+  if (from == nullptr) from = stack->bottom();
+  if (from < stack->bottom() || from >= stack->top()) return;
+  if (check::SourceSite site = first_metal_site(stack_words(*stack, from)); site.known())
     r.site = site;
-}
-
-// The watchdog stopped a thread inside code of no .metal file (the checks' runtime, a mutex the
-// race shadow takes, libm): the kernel's line is the innermost return address into .metal code
-// on the stopped lane's stack, read upward from the stack pointer at the signal. Its frames are
-// intact: the stack is abandoned, not reused, until the report is made.
-__attribute__((no_sanitize("address"))) void name_the_calling_kernel_line(
-    const fiber::GuardedStack* stack, const void* sp, check::Report& r) {
-  if (stack == nullptr || sp == nullptr || is_metal_source(r.site.file)) return;
-  const auto* from = static_cast<const char* const*>(sp);
-  const auto* top = static_cast<const char* const*>(stack->top());
-  if (from < static_cast<const char* const*>(stack->bottom()) || from >= top) return;
-  constexpr ptrdiff_t kScanWords = 16 * 1024 / sizeof(void*);
-  std::vector<const void*> returns;
-  for (const char* const* w = from; w < top && w - from < kScanWords; ++w)
-    if (*w != nullptr) returns.push_back(*w - 1);
-  if (check::SourceSite site = first_metal_site(returns); site.known()) r.site = site;
 }
 
 std::string stack_size(const fiber::StackPool* stacks) {
@@ -105,7 +97,8 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
   if (fault.timeout) {
     r.check = check::CheckId::watchdog_timeout;
     r.site = symbolize_loop(FaultTrap::last_timeout_trace());
-    name_the_calling_kernel_line(scene.running_stack, FaultTrap::last_timeout_stack_pointer(), r);
+    if (const void* sp = FaultTrap::last_timeout_stack_pointer(); sp != nullptr)
+      name_the_kernel_frame(scene.running_stack, r, sp);  // not the bottom: stale frames lie there
     r.message = req.options.watchdog_deadline_ns != 0
                     ? "the dispatch ran past its deadline (a fuzz campaign's --time); this "
                       "thread was running here"
