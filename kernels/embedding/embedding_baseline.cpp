@@ -32,10 +32,11 @@ bool better(const Best& a, const Best& b) {
   return a.value > b.value || (a.value == b.value && a.index < b.index);
 }
 
-}  // namespace
-
-void lookup_f16_baseline(const uint32_t* ids, int64_t tokens, const half_t* table, int64_t vocab,
-                         int64_t dim, float scale, half_t* out) {
+// The lookups' shared loop: tokens over the threads; an out-of-range id gives a zero row, any
+// other row is decoded into floats by `decode(id, row)`, then scaled and narrowed.
+template <class Decode>
+void lookup(const uint32_t* ids, int64_t tokens, int64_t vocab, int64_t dim, float scale,
+            half_t* out, Decode decode) {
 #pragma omp parallel
   {
     std::vector<float> row(static_cast<size_t>(dim));
@@ -46,32 +47,30 @@ void lookup_f16_baseline(const uint32_t* ids, int64_t tokens, const half_t* tabl
         std::memset(static_cast<void*>(dst), 0, size_t(dim) * sizeof(half_t));
         continue;
       }
-      spec::baseline::widen(table + int64_t(ids[t]) * dim, row.data(), size_t(dim));
+      decode(int64_t(ids[t]), row.data());
       store_scaled(row.data(), dim, scale, dst);
     }
   }
 }
 
+}  // namespace
+
+void lookup_f16_baseline(const uint32_t* ids, int64_t tokens, const half_t* table, int64_t vocab,
+                         int64_t dim, float scale, half_t* out) {
+  lookup(ids, tokens, vocab, dim, scale, out, [&](int64_t id, float* row) {
+    spec::baseline::widen(table + id * dim, row, size_t(dim));
+  });
+}
+
 void lookup_q8_0_baseline(const uint32_t* ids, int64_t tokens, const BlockQ8_0* table,
                           int64_t vocab, int64_t dim, float scale, half_t* out) {
-#pragma omp parallel
-  {
-    std::vector<float> row(static_cast<size_t>(dim));
-#pragma omp for schedule(static)
-    for (int64_t t = 0; t < tokens; ++t) {
-      half_t* dst = out + t * dim;
-      if (ids[t] >= uint64_t(vocab)) {
-        std::memset(static_cast<void*>(dst), 0, size_t(dim) * sizeof(half_t));
-        continue;
-      }
-      const BlockQ8_0* blocks = table + int64_t(ids[t]) * (dim / 32);
-      for (int64_t b = 0; b < dim / 32; ++b) {
-        const float d = float(blocks[b].d);
-        for (int j = 0; j < 32; ++j) row[size_t(32 * b + j)] = float(blocks[b].qs[j]) * d;
-      }
-      store_scaled(row.data(), dim, scale, dst);
+  lookup(ids, tokens, vocab, dim, scale, out, [&](int64_t id, float* row) {
+    const BlockQ8_0* blocks = table + id * (dim / 32);
+    for (int64_t b = 0; b < dim / 32; ++b) {
+      const float d = float(blocks[b].d);
+      for (int j = 0; j < 32; ++j) row[32 * b + j] = float(blocks[b].qs[j]) * d;
     }
-  }
+  });
 }
 
 void argmax_baseline(const float* logits, int64_t rows, int64_t cols, uint32_t* out) {
