@@ -1,5 +1,5 @@
 # metalsim_add_metal_library(<target> SOURCES a.metal b.metal [INCLUDE_DIRS dir...]
-#                            [MATH_MODE safe|relaxed|fast])
+#                            [MATH_MODE safe|relaxed|fast] [KERNELS pattern...])
 #
 # Runs metalsim-front on each .metal file at build time (re-run when the file, a header it
 # includes, or the front changes) and compiles the generated C++ with the kernel compiler
@@ -12,6 +12,10 @@
 # without it, METALSIM_DEFAULT_MATH_MODE (safe). Lane loops and fibers are bit-identical in safe
 # mode only, and the project's kernels and tolerances use it. (Apple's `metal` compiler defaults
 # to fast: a project porting kernels that relies on it says MATH_MODE fast.)
+# KERNELS keeps only the kernel instances whose host name matches one of the patterns ('*'
+# matches any run of characters): the others are parsed but never instantiated or registered,
+# so a library of thousands of template instances (MLX's kernel files) compiles in the time of
+# the few a program dispatches. Without it every instance is built (docs/front.md).
 #
 # metalsim_use_kernel_compiler(<target>)
 #
@@ -76,7 +80,7 @@ function(metalsim_use_kernel_compiler target)
 endfunction()
 
 function(metalsim_add_metal_library target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "MATH_MODE" "SOURCES;INCLUDE_DIRS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "MATH_MODE" "SOURCES;INCLUDE_DIRS;KERNELS")
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "metalsim_add_metal_library(${target}): no SOURCES")
   endif()
@@ -110,4 +114,14 @@ function(metalsim_add_metal_library target)
   target_include_directories(${target} PRIVATE ${ARG_INCLUDE_DIRS} "${PROJECT_SOURCE_DIR}")
   target_link_libraries(${target} PUBLIC metalsim::msl metalsim::simt)
   metalsim_use_kernel_compiler(${target} ${math_flags})
+  if(ARG_KERNELS)
+    foreach(pattern IN LISTS ARG_KERNELS)
+      if(pattern MATCHES "[,\"\\]")
+        message(FATAL_ERROR "metalsim_add_metal_library(${target}): KERNELS pattern '${pattern}' "
+                            "holds a comma, quote or backslash")
+      endif()
+    endforeach()
+    list(JOIN ARG_KERNELS "," selection)
+    target_compile_definitions(${target} PRIVATE "METALSIM_KERNEL_SELECTION=\"${selection}\"")
+  endif()
 endfunction()

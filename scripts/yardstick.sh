@@ -11,6 +11,10 @@
 #   --no-run     only the compile table
 #   --no-build   use the build directory as it is (already built by an earlier run)
 #
+# Sets up (scripts/setup.sh) and builds in a fresh build directory, so it runs on a fresh machine;
+# the MLX and ggml files are built with only the instances the drivers run (KERNELS in
+# tests/yardstick/CMakeLists.txt): about 5 minutes on 2 cores.
+#
 # Prints two tables: every kernel file with whether it compiles (metalsim-front, then the kernel
 # compiler with -fsyntax-only and metalsim's headers), and the instances the driver runs
 # (tests/yardstick/) with their largest error against the reference. Exit status 1 when a file
@@ -36,6 +40,7 @@ fi
 
 # ------------------------------ build metalsim-front and the driver
 if [ "$configure" = 1 ]; then
+  "$root/scripts/setup.sh"  # the Debian packages the build needs, as the README's commands do
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETALSIM_BUILD_BENCH=OFF \
     -DMETALSIM_YARDSTICK_MLX="$mlx" -DMETALSIM_YARDSTICK_GGML="$ggml" >"$build.configure.log" 2>&1 ||
     { cat "$build.configure.log" >&2; exit 1; }

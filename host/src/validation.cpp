@@ -1,7 +1,12 @@
 #include "validation.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <stdexcept>
 #include <string>
 
+#include "simt/engine/threadgroup_memory.h"
 #include "texture_validation.h"
 
 namespace metalsim::host {
@@ -23,9 +28,12 @@ class Validator {
     kernel_ = &d_.pipeline->kernel();
     req_.kernel = kernel_;
     grid();
-    for (const engine::ArgInfo& arg : kernel_->args) argument(arg);
-    threadgroup_memory();
     req_.function_constants = d_.pipeline->functionConstants();
+    for (const engine::ArgInfo& arg : kernel_->args) {
+      if (exists(arg)) argument(arg);
+      else absent_argument(arg);
+    }
+    threadgroup_memory();
     return std::move(reports_);
   }
 
@@ -38,6 +46,55 @@ class Validator {
     r.memory = std::move(memory);
     r.message = std::move(message);
     reports_.push_back(std::move(r));
+  }
+
+  // An argument under `[[function_constant(c)]]` exists only while the pipeline's c is true;
+  // Metal drops it otherwise and the host binds nothing there, so it is not validated
+  // (absent_argument says what the kernel sees).
+  bool exists(const engine::ArgInfo& arg) const {
+    if (arg.active == nullptr) return true;
+    engine::FunctionConstantScope constants(req_.function_constants.data(),
+                                            req_.function_constants.size());
+    return arg.active();
+  }
+
+  // What an absent buffer argument points at. A pointer: a page of its own that nothing may
+  // touch, registered as a zero-length range, so a read or write the kernel makes anyway is a
+  // bounds.device report naming the argument. A `constant T&`: read-only zeros, because the C++
+  // compiler assumes a reference dereferenceable and may hoist its load above the kernel's
+  // `if (c)` (Clang does so with MLX's sdpa_vector and `mask_kv_seq_stride`); a read of it that
+  // the kernel really makes gives 0 unreported.
+  void absent_argument(const engine::ArgInfo& arg) {
+    const bool buffer =
+        arg.kind == engine::ArgKind::DeviceBuffer || arg.kind == engine::ArgKind::ConstantBuffer;
+    if (!buffer || arg.index >= engine::kMaxBufferBindings) return;
+    if (arg.is_reference) {
+      alignas(64) static const char kZeros[64 * 1024] = {};
+      req_.args.buffers[arg.index] = const_cast<char*>(kZeros);  // NOLINT: never written
+      return;
+    }
+    const size_t page = absent_page_bytes();
+    char* origin = absent_pages() + size_t(arg.index) * page;
+    req_.args.buffers[arg.index] = origin;
+    req_.memory.push_back({"buffer(" + std::to_string(arg.index) + ") '" + arg.name +
+                               "' (absent: its [[function_constant]] is false)",
+                           origin, origin, origin, origin + page, nullptr, nullptr});
+  }
+
+  static size_t absent_page_bytes() {
+    static const size_t bytes = size_t(sysconf(_SC_PAGESIZE));
+    return bytes;
+  }
+
+  // One inaccessible page per buffer index, for the process.
+  static char* absent_pages() {
+    static char* const pages = [] {
+      void* p = mmap(nullptr, engine::kMaxBufferBindings * absent_page_bytes(), PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (p == MAP_FAILED) throw std::runtime_error("metalsim: cannot reserve the absent pages");
+      return static_cast<char*>(p);
+    }();
+    return pages;
   }
 
   static engine::Size3 size3(const MTL::Size& s) {

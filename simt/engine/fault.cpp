@@ -40,10 +40,12 @@ thread_local TrapState tls_trap;
 std::atomic<bool> debugger_attached{false};
 thread_local bool tls_altstack_ready = false;
 
-struct sigaction previous_segv, previous_bus;
+struct sigaction previous_segv, previous_bus, previous_fpe;
 
 void chain(int sig, siginfo_t* info, void* context) {
-  const struct sigaction& prev = sig == SIGSEGV ? previous_segv : previous_bus;
+  const struct sigaction& prev = sig == SIGSEGV  ? previous_segv
+                                 : sig == SIGFPE ? previous_fpe
+                                                 : previous_bus;
   if ((prev.sa_flags & SA_SIGINFO) != 0 && prev.sa_sigaction != nullptr) {
     prev.sa_sigaction(sig, info, context);
     return;
@@ -79,6 +81,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   trap.tracing = 0;  // the jump leaves the handler's context, and its trap flag, behind
   trap.last = FaultRecord{};
   trap.last.address = info->si_addr;
+  trap.last.division = sig == SIGFPE;
 #if defined(__x86_64__)
   auto* uc = static_cast<ucontext_t*>(context);
   trap.last.pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
@@ -215,6 +218,7 @@ void install_handlers_once() {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGSEGV, &sa, &previous_segv);
     sigaction(SIGBUS, &sa, &previous_bus);
+    sigaction(SIGFPE, &sa, &previous_fpe);
     struct sigaction st{};
     st.sa_sigaction = &on_timeout;
     // SA_RESTART: a worker past its report's addr2line pipe may still see a late signal.

@@ -31,6 +31,9 @@ struct FaultRecord {
   // MSL header saw, not from the address. `lane`: the lane, when the lane body knew it.
   bool texture = false;
   uint32_t lane = ~0u;
+  // SIGFPE: an integer division or remainder by zero (or INT_MIN / -1). Apple GPUs return an
+  // undefined value there; the CPU traps, so it is reported at the instruction.
+  bool division = false;
 };
 
 // The tsan preset: ThreadSanitizer cannot follow a jump out of a lane's fiber, so a fault or the

@@ -112,6 +112,12 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
     return;
   }
   r.site = symbolize(fault.pc);
+  if (fault.division) {
+    r.message =
+        "integer division or remainder by zero (or INT_MIN / -1): undefined in MSL; Apple GPUs "
+        "return an unspecified value where the CPU traps";
+    return;
+  }
   auto* address = static_cast<const char*>(fault.address);
   if (const fiber::GuardedStack* overflowed =
           scene.stacks != nullptr ? scene.stacks->guard_owner(address) : nullptr) {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <span>
+#include <string_view>
 #include <type_traits>
 
 #include "simt/engine/builtin.h"
@@ -124,6 +125,55 @@ struct KernelInstance {
   KernelInstance& operator=(const KernelInstance&) = delete;
   engine::KernelInfo info;
   engine::KernelRegistrar registrar;
+};
+
+// ------------------------------ kernel selection
+// A library built with `metalsim_add_metal_library(... KERNELS pattern...)` defines
+// METALSIM_KERNEL_SELECTION as the patterns joined by ',' (a '*' matches any run of characters).
+// Only the instances whose host name matches one are registered, and only their templates are
+// instantiated: a file of thousands of instances (MLX's reduce.metal) compiles in seconds when a
+// program needs a few. Every other instance is still parsed, so the file must still compile.
+constexpr bool glob_matches(std::string_view pattern, std::string_view name) {
+  if (pattern.empty()) return name.empty();
+  if (pattern.front() == '*') {
+    for (size_t skip = 0; skip <= name.size(); ++skip)
+      if (glob_matches(pattern.substr(1), name.substr(skip))) return true;
+    return false;
+  }
+  return !name.empty() && pattern.front() == name.front() &&
+         glob_matches(pattern.substr(1), name.substr(1));
+}
+
+constexpr bool kernel_selected(std::string_view host_name) {
+#ifdef METALSIM_KERNEL_SELECTION
+  std::string_view patterns = METALSIM_KERNEL_SELECTION;
+  while (!patterns.empty()) {
+    size_t comma = patterns.find(',');
+    if (glob_matches(patterns.substr(0, comma), host_name)) return true;
+    if (comma == std::string_view::npos) break;
+    patterns.remove_prefix(comma + 1);
+  }
+  return false;
+#else
+  (void)host_name;
+  return true;
+#endif
+}
+
+// The registration the front emits for every kernel instance. The constructor is a template on
+// the entry struct, so an instance that is not selected never instantiates the entry struct
+// (nor the kernel template behind it).
+template <bool Selected>
+struct SelectedKernelInstance {
+  template <class Entry>
+  SelectedKernelInstance(std::type_identity<Entry> /*entry*/, const char* host_name)
+      : instance(Entry::info(host_name)) {}
+  KernelInstance instance;
+};
+template <>
+struct SelectedKernelInstance<false> {
+  template <class Entry>
+  SelectedKernelInstance(std::type_identity<Entry> /*entry*/, const char* /*host_name*/) {}
 };
 
 }  // namespace metalsim::generated

@@ -38,6 +38,10 @@ struct ArgInfo {
   uint32_t element_align = 1;  // alignof the pointee: bound offsets must be multiples
   engine::Builtin builtin = engine::Builtin::thread_position_in_grid;  // kind == Builtin
   TextureArgInfo texture{};                                            // kind == Texture
+  // `[[buffer(N), function_constant(c)]]`: the argument exists only while c is true (Metal
+  // drops it otherwise, and the host binds nothing there). Reads c through function_constant()
+  // under a FunctionConstantScope; null for an argument that always exists.
+  bool (*active)() = nullptr;
 };
 
 // [[function_constant(N)]] globals: the host sets values per pipeline; kernel code reads them

@@ -22,7 +22,29 @@ void* threadgroup_variable(ThreadgroupVariableSite& site) {
   return ThreadgroupRunner::current_or_throw().threadgroup_variable(site);
 }
 
+namespace {
+struct ConstantsOverride {
+  const void* const* values = nullptr;
+  size_t count = 0;
+  bool active = false;
+};
+thread_local ConstantsOverride constants_override;
+}  // namespace
+
+FunctionConstantScope::FunctionConstantScope(const void* const* values, size_t count)
+    : saved_values_(constants_override.values),
+      saved_count_(constants_override.count),
+      saved_active_(constants_override.active) {
+  constants_override = {values, count, true};
+}
+
+FunctionConstantScope::~FunctionConstantScope() {
+  constants_override = {saved_values_, saved_count_, saved_active_};
+}
+
 const void* function_constant(uint32_t index) {
+  if (constants_override.active)
+    return index < constants_override.count ? constants_override.values[index] : nullptr;
   return ThreadgroupRunner::current_or_throw().function_constant(index);
 }
 

@@ -42,6 +42,8 @@ std::string arg_info(const KernelArg& a, size_t position) {
   if (a.kind == ArgKind::Builtin) s += ", .builtin = ::metalsim::engine::Builtin::" + a.builtin;
   if (a.kind == ArgKind::Texture)
     s += ", .texture = ::std::remove_cvref_t<" + a.type + ">::ms_reflection";
+  if (!a.active_if.empty())
+    s += ", .active = []() -> bool { return static_cast<bool>(" + a.active_if + "); }";
   return s + "}";
 }
 
@@ -166,8 +168,12 @@ std::string kernel_entry_code(const KernelDecl& k, const std::string& file_name)
 
 std::string kernel_instance_code(const std::string& host_name_expr,
                                  const std::string& kernel_struct, const std::string& unique) {
-  return "static const ::metalsim::generated::KernelInstance " + unique + "{" + kernel_struct +
-         "::info(" + host_name_expr + ")};";
+  // The entry struct as a type argument, so that an instance the library's KERNELS list leaves
+  // out never instantiates it (generated_code.h, SelectedKernelInstance).
+  return "static const ::metalsim::generated::SelectedKernelInstance<"
+         "::metalsim::generated::kernel_selected(" +
+         host_name_expr + ")> " + unique + "{std::type_identity<" + kernel_struct + ">{}, " +
+         host_name_expr + "};";
 }
 
 }  // namespace metalsim::front

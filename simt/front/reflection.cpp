@@ -123,7 +123,7 @@ const Attribute* find_binding(const ParamTokens& p, const Token& at, const std::
                               Attribute& implicit) {
   const Attribute* binding = nullptr;
   for (const Attribute& a : p.attrs) {
-    if (a.name == "function_constant") continue;  // optional argument: still reflected
+    if (a.name == "function_constant") continue;  // an optional argument (parse_param)
     if (is_unsupported_param_attribute(a.name))
       throw FrontError(
           at.file, a.line,
@@ -271,6 +271,8 @@ KernelArg parse_param(const Tokens& t, size_t b, size_t e, size_t position) {
   else if (binding->name == "texture" || binding->name == "sampler")
     reflect_resource_arg(arg, *binding, spaces, at, shown);
   else reflect_builtin_arg(arg, *binding, spaces, at, shown);
+  for (const Attribute& a : p.attrs)
+    if (a.name == "function_constant") arg.active_if = a.args;
   return arg;
 }
 

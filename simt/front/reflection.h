@@ -22,6 +22,7 @@ struct KernelArg {
   std::string builtin;         // kind == Builtin: the attribute name
   int builtin_components = 0;  // 1, 2 or 3: from the declared type name (uint3 -> 3)
   std::string builtin_scalar;  // uint3 -> uint
+  std::string active_if;       // [[function_constant(c)]]: c, the argument exists while true
 };
 
 struct ThreadgroupVariable {

@@ -190,6 +190,11 @@ inline constexpr Expectation kTable[] = {
    "a 384 KiB local array in every thread (the stack is 256 KiB): thread 0, the first to run, "
    "overflows (the marker is on the signature; the fault lands between it and the array's loop)",
    true, tg0, {0, 0, 0}, true, 6, false, nullptr, -1},
+  // 13b. kernel.fault: a division by zero (SIGFPE). Lane loops do not know which lane of the
+  // loop trapped, so the row asks for the line only.
+  {"planted_divide_by_zero", "kernel.fault", Finder::engine, "kernel_fault.metal",
+   "(tid + 100) % divisors[tid] with divisors[9] = 0",
+   false, tg0, any, true, 0, false, nullptr, -1},
   // 14. watchdog.timeout (watchdog 0.3 s).
   {"planted_watchdog_spin", "watchdog.timeout", Finder::engine, "watchdog.metal",
    "thread 3 spins on a flag nobody sets",

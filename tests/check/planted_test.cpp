@@ -222,6 +222,20 @@ Outcome stack(Harness& h, const char* kernel) {
                           {1, 1, 1}, {64, 1, 1}));
 }
 
+// 64 divisors of 3, but thread 9's is 0.
+Outcome divide_by_zero(Harness& h) {
+  std::vector<uint32_t> divisors(64, 3);
+  divisors[9] = 0;
+  auto d = h.buffer(divisors);
+  auto out = h.buffer(64 * 4);
+  return outcome_of(h.run("planted_divide_by_zero",
+                          [&](auto* e) {
+                            e->setBuffer(d.get(), 0, 0);
+                            e->setBuffer(out.get(), 0, 1);
+                          },
+                          {1, 1, 1}, {64, 1, 1}));
+}
+
 Outcome watchdog(Harness& h, const char* kernel) {
   h.options().watchdog_seconds = 0.3;
   std::vector<uint32_t> zero(4, 0);
@@ -332,6 +346,7 @@ std::map<std::string, Dispatcher> make_dispatchers() {
   d["planted_stack_big_array stack.overflow"] = [](Harness& h) {
     return stack(h, "planted_stack_big_array");
   };
+  d["planted_divide_by_zero kernel.fault"] = [](Harness& h) { return divide_by_zero(h); };
   d["planted_watchdog_spin watchdog.timeout"] = [](Harness& h) {
     return watchdog(h, "planted_watchdog_spin");
   };

@@ -379,6 +379,45 @@ TEST(CaseFile, ErrorsNameTheField) {
                        "math_mode: \"exact\" is not a math mode (fast, relaxed, safe)"));
 }
 
+// A kernel with an argument under [[function_constant(c)]]: a case file sets no function
+// constants, so the argument does not exist (as on Metal with c false) and needs no binding.
+TEST(CaseFile, AnArgumentUnderAFalseFunctionConstantNeedsNoBinding) {
+  const fs::path dir = fs::temp_directory_path() / "metalsim_case_file_test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "optional.metal")
+      << "#include <metal_stdlib>\nusing namespace metal;\n"
+         "constant bool debug_out [[function_constant(0)]];\n"
+         "kernel void twice(device const float* x [[buffer(0)]], device float* y [[buffer(1)]],\n"
+         "                  device float* dbg [[buffer(2), function_constant(debug_out)]],\n"
+         "                  uint i [[thread_position_in_grid]]) {\n"
+         "  y[i] = 2.0f * x[i];\n  if (debug_out) dbg[i] = x[i];\n}\n"
+         "kernel void twice_ref(device const float* x [[buffer(0)]], device float* y "
+         "[[buffer(1)]],\n"
+         "                      uint i [[thread_position_in_grid]]) {\n  y[i] = x[i] + x[i];\n}\n";
+  const json j = {{"kernel", "twice"},
+                  {"source", (dir / "optional.metal").string()},
+                  {"params", {{"groups", {{"min", 1}, {"max", 4}, {"default", 3}}}}},
+                  {"grid", {"groups"}},
+                  {"threadgroup", {32}},
+                  {"buffers",
+                   {{{"name", "x"},
+                     {"index", 0},
+                     {"type", "float"},
+                     {"count", "groups * 32"},
+                     {"fill", {{"random", {-1, 1}}}}},
+                    {{"name", "y"},
+                     {"index", 1},
+                     {"type", "float"},
+                     {"count", "groups * 32"},
+                     {"output", true}}}},
+                  {"reference", {{"kernel", "twice_ref"}}},
+                  {"tolerance", {{"abs", 0}, {"rel", 0}, {"why", "2x and x + x are both exact"}}}};
+  std::ofstream(dir / "optional.json") << j.dump(2);
+  const CliRun r = cli({"run", (dir / "optional.json").string()});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "status     pass")) << r.out;
+}
+
 TEST(CaseFile, AnUnknownParameterOnTheCommandLineIsAUsageError) {
   const CliRun r = cli({"run", kMatmul, "--Q=3"});
   EXPECT_EQ(r.code, kExitUsage);

@@ -70,7 +70,7 @@ TEST(FrontReflection, EntryBindsAndWalksLanes) {
                "::metalsim::generated::builtin_cast<uint3, uint, 3>"
                "(ms_c.value(::metalsim::engine::Builtin::thread_position_in_threadgroup))"));
   EXPECT_TRUE(contains(r.code, ".max_total_threads_per_threadgroup = static_cast<uint32_t>(256)"));
-  EXPECT_TRUE(contains(r.code, "ms_inst_k{ms_kernel_k::info(\"k\")};"));
+  EXPECT_TRUE(contains(r.code, "ms_inst_k{std::type_identity<ms_kernel_k>{}, \"k\"};"));
   EXPECT_TRUE(contains(r.code, "#line 5 \"t.metal\"\nstruct ms_kernel_k {"));
 }
 
@@ -102,14 +102,30 @@ TEST(FrontReflection, TemplateKernelStructIsATemplate) {
       r.code, "template <typename T, int N = 4>\n#line 2 \"t.metal\"\nstruct ms_kernel_tk {"));
   EXPECT_TRUE(contains(r.code, "while (ms_c.next()) tk<T, N>(ms_p0)"));
   EXPECT_TRUE(contains(r.code, "    tk<T, N>(ms_p0);\n"));  // the lane body's call
-  EXPECT_FALSE(contains(r.code, "KernelInstance ms_inst_tk"));
+  EXPECT_FALSE(contains(r.code, "ms_inst_tk"));
 }
 
 TEST(FrontReflection, HostNameOnPlainKernelRenames) {
   auto r =
       translate("[[host_name(\"renamed\")]] kernel void k(device float* x [[buffer(0)]]) {}\n");
   ASSERT_EQ(r.error, "");
-  EXPECT_TRUE(contains(r.code, "ms_kernel_k::info(\"renamed\")"));
+  EXPECT_TRUE(contains(r.code, "kernel_selected(\"renamed\")> ms_inst_k"));
+  EXPECT_TRUE(contains(r.code, "ms_inst_k{std::type_identity<ms_kernel_k>{}, \"renamed\"};"));
+}
+
+// `[[buffer(N), function_constant(c)]]`: the argument is reflected with its condition.
+TEST(FrontReflection, FunctionConstantOnAnArgumentIsItsCondition) {
+  auto r = translate(
+      "constant bool has_b [[function_constant(0)]];\n"
+      "kernel void k(device float* a [[buffer(0)]],\n"
+      "              device float* b [[buffer(1), function_constant(has_b)]]) {}\n");
+  ASSERT_EQ(r.error, "");
+  const KernelDecl& k = r.ctx.kernels.at(0);
+  ASSERT_EQ(k.args.size(), 2u);
+  EXPECT_EQ(k.args[0].active_if, "");
+  EXPECT_EQ(k.args[1].active_if, "has_b");
+  EXPECT_TRUE(contains(r.code, ".active = []() -> bool { return static_cast<bool>(has_b); }}"))
+      << r.code;
 }
 
 TEST(FrontReflection, BuffersWithoutAttributeTakeTheLowestFreeIndices) {

@@ -289,9 +289,12 @@ TEST(FrontHostName, ExplicitInstantiationBecomesRegistration) {
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(contains(r.code, "template <typename T>\n#line 1 \"t.metal\"\nstruct ms_kernel_f {"));
   EXPECT_TRUE(contains(r.code,
-                       "static const ::metalsim::generated::KernelInstance "
-                       "ms_inst_0{decltype(ms_kernel_pick_f<float>())::info(\"f_float\")};"));
-  EXPECT_TRUE(contains(r.code, "ms_inst_1{decltype(ms_kernel_pick_f<half>())::info(\"f_half\")};"));
+                       "static const ::metalsim::generated::SelectedKernelInstance<"
+                       "::metalsim::generated::kernel_selected(\"f_float\")> "
+                       "ms_inst_0{std::type_identity<decltype(ms_kernel_pick_f<float>())>{}, "
+                       "\"f_float\"};"));
+  EXPECT_TRUE(contains(
+      r.code, "ms_inst_1{std::type_identity<decltype(ms_kernel_pick_f<half>())>{}, \"f_half\"};"));
   EXPECT_TRUE(contains(r.code, "ms_kernel_f<T> ms_kernel_pick_f();"));
 }
 
@@ -303,9 +306,10 @@ TEST(FrontHostName, InstantiationMacroIsRewrittenInItsBody) {
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(contains(r.code,
                        "#define instantiate_kernel(name, func, ...) static const "
-                       "::metalsim::generated::KernelInstance "
-                       "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){decltype(ms_kernel_pick_ ## "
-                       "func<__VA_ARGS__>())::info(name)};\n\nint after;"))
+                       "::metalsim::generated::SelectedKernelInstance<"
+                       "::metalsim::generated::kernel_selected(name)> "
+                       "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){std::type_identity<decltype("
+                       "ms_kernel_pick_ ## func<__VA_ARGS__>())>{}, name};\n\nint after;"))
       << r.code;
 }
 
@@ -316,8 +320,8 @@ TEST(FrontHostName, PastedKernelNameInMacro) {
       "int after;\n");
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(contains(r.code,
-                       "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){decltype(ms_kernel_pick_ ## "
-                       "op_##kind<T>())::info(name)};"))
+                       "METALSIM_FRONT_CAT(ms_minst_, __COUNTER__){std::type_identity<decltype("
+                       "ms_kernel_pick_ ## op_##kind<T>())>{}, name};"))
       << r.code;
 }
 
@@ -343,12 +347,12 @@ TEST(FrontHostName, InstanceDeducedFromParameterTypes) {
                        "* p , uint i));"));
   EXPECT_TRUE(contains(
       r.code,
-      "decltype(ms_kernel_deduce_ ## k(static_cast<void (*)(const itype * in , const P < n > * p , "
-      "uint i)>(nullptr)))::info(\"k_\" #name \"_\" #n)"));
+      "std::type_identity<decltype(ms_kernel_deduce_ ## k(static_cast<void (*)(const itype * in , "
+      "const P < n > * p , uint i)>(nullptr)))>{}, \"k_\" #name \"_\" #n}"));
   EXPECT_TRUE(contains(
       r.code,
-      "{decltype(ms_kernel_deduce_k(static_cast<void (*)(const int * in , const P < 3 > * p , uint "
-      "i)>(nullptr)))::info(\"k_i3\")};"));
+      "{std::type_identity<decltype(ms_kernel_deduce_k(static_cast<void (*)(const int * in , "
+      "const P < 3 > * p , uint i)>(nullptr)))>{}, \"k_i3\"};"));
 }
 
 // MLX's steel_gemm_masked.h: two kernel templates named block_masked_gemm; each has its own entry

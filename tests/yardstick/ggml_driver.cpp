@@ -456,7 +456,8 @@ Row mul_mv(Runner& r, const BlockFormat& f, int ne00, int ne01) {
   // The mat-vec kernels read all nr0 rows of a simdgroup's share before checking them against
   // ne01 (only the writes are checked): past the last row, they read beyond the tensor. ggml's
   // tensors lie inside larger Metal buffers, here the tensor is the whole buffer.
-  if (!row.ran && ne01 % rows_per_group != 0 && row.note.find("bounds.") != std::string::npos)
+  row.known_check = "bounds.device";
+  if (!row.ran && ne01 % rows_per_group != 0)
     row.known_bug = "the last threadgroup reads src0 rows past ne01 (" + std::to_string(ne01) +
                     " rows, " + std::to_string(rows_per_group) + " per group)";
   // A float32 sum of ne00 products (n roundings), each product of a dequantised value made in a
@@ -525,20 +526,35 @@ Row argsort(Runner& r, int ne00, int ne01) {
 // ------------------------------ flash_attn_ext_vec, f16 K and V (ggml_metal_op_flash_attn_ext,
 // the vec branch: fewer than 20 queries): 32 workgroups each take a share of the KV cache and write
 // partial results and their softmax sums and maxima to a scratch buffer; kernel_flash_attn_ext_vec_
-// reduce combines them. No mask, sinks, ALiBi or softcap; KV length a multiple of 32 (no padding
-// pass).
+// reduce combines them. With or without a mask (f16, one row of KV values per query, broadcast
+// over heads as llama.cpp's causal mask is); no sinks, ALiBi or softcap; KV length a multiple of
+// 32 (no padding pass).
 struct AttnShape {
   int d;         // head size, K and V
   int queries;   // ne01
   int heads;     // ne02
   int kv_heads;  // ne12: grouped-query attention
   int kv;        // ne11
+  bool masked;   // src3
 };
 
 struct AttnData {
   std::vector<float> q;
   std::vector<_Float16> k, v;
+  std::vector<_Float16> mask;  // [queries][kv], empty without a mask
 };
+
+// Query i sees the keys up to kv - 1 - 23 i (-inf past them, as a causal mask; query 2 of 96
+// keys leaves a whole block of 32 masked, which the kernel skips) with random values in [-1, 0].
+std::vector<_Float16> causal_mask(std::mt19937& rng, const AttnShape& s) {
+  std::uniform_real_distribution<float> bias(-1.0f, 0.0f);
+  std::vector<_Float16> m(size_t(s.queries) * s.kv);
+  for (int qi = 0; qi < s.queries; ++qi)
+    for (int j = 0; j < s.kv; ++j)
+      m[size_t(qi) * s.kv + j] =
+          j <= s.kv - 1 - 23 * qi ? _Float16(bias(rng)) : _Float16(-INFINITY);
+  return m;
+}
 
 ggml_metal_kargs_flash_attn_ext_vec attn_args(const AttnShape& s) {
   ggml_metal_kargs_flash_attn_ext_vec a{};
@@ -561,12 +577,18 @@ ggml_metal_kargs_flash_attn_ext_vec attn_args(const AttnShape& s) {
   a.scale = float(1.0 / std::sqrt(double(s.d)));
   a.m0 = a.m1 = 1.0f;  // powf(2, -0 / n_head_log2)
   a.n_head_log2 = 1 << int(std::floor(std::log2(double(s.heads))));
+  if (s.masked) {  // without a mask ggml leaves ne3x and nb3x 0 (GGML_TENSOR_LOCALS of null)
+    a.ne31 = s.queries;
+    a.ne32 = a.ne33 = 1;
+    a.nb31 = 2 * size_t(s.kv);
+    a.nb32 = a.nb33 = a.nb31 * s.queries;
+  }
   return a;
 }
 
-// softmax(scale * q.k) . v per query and head, in double; `score_error` receives, per row, the
-// bound on a score's error from q stored as half (2^-11 of each product) and the float32 dot
-// product ((d + 4) units).
+// softmax(scale * q.k + mask) . v per query and head, in double; `score_error` receives, per
+// row, the bound on a score's error from q stored as half (2^-11 of each product), the float32
+// dot product ((d + 4) units) and the mask's addition (one unit of the score).
 std::vector<double> attention_reference(const AttnShape& s, const AttnData& x, double scale,
                                         std::vector<double>* score_error) {
   std::vector<double> out(size_t(s.queries) * s.heads * s.d);
@@ -584,9 +606,12 @@ std::vector<double> attention_reference(const AttnShape& s, const AttnData& x, d
           dot += double(q[i]) * double(k[i]);
           mag += std::abs(double(q[i]) * double(k[i]));
         }
-        score[j] = scale * dot;
+        const double mask = x.mask.empty() ? 0.0 : double(x.mask[size_t(qi) * s.kv + j]);
+        score[j] = scale * dot + mask;
+        if (std::isinf(mask)) continue;
         top = std::max(top, score[j]);
-        worst = std::max(worst, scale * mag * (0x1p-11 + (s.d + 4) * kUnit));
+        worst = std::max(worst,
+                         scale * mag * (0x1p-11 + (s.d + 4) * kUnit) + std::abs(score[j]) * kUnit);
       }
       (*score_error)[size_t(qi) * s.heads + h] = worst;
       double sum = 0;
@@ -604,11 +629,13 @@ Row flash_attn_ext_vec(Runner& r, const AttnShape& s) {
       "kernel_flash_attn_ext_vec_f16_dk" + std::to_string(s.d) + "_dv" + std::to_string(s.d);
   Row row = make_row(name, std::to_string(s.queries) + " queries x " + std::to_string(s.heads) +
                                " heads (" + std::to_string(s.kv_heads) + " KV) of " +
-                               std::to_string(s.d) + ", KV length " + std::to_string(s.kv));
+                               std::to_string(s.d) + ", KV length " + std::to_string(s.kv) +
+                               (s.masked ? ", causal f16 mask" : ", no mask"));
   AttnData x;
   x.q = random_vector<float>(r.rng(), size_t(s.d) * s.queries * s.heads, -1, 1);
   x.k = random_vector<_Float16>(r.rng(), size_t(s.d) * s.kv * s.kv_heads, -1, 1);
   x.v = random_vector<_Float16>(r.rng(), size_t(s.d) * s.kv * s.kv_heads, -1, 1);
+  if (s.masked) x.mask = causal_mask(r.rng(), s);
   const auto a = attn_args(s);
   const int nwg = 32, ncpsg = OP_FLASH_ATTN_EXT_VEC_NCPSG;
   int nsg = 1;
@@ -617,11 +644,12 @@ Row flash_attn_ext_vec(Runner& r, const AttnShape& s) {
   auto pad128 = [](size_t n) { return (n + 127) / 128 * 128; };
   const size_t smem = ((pad128(s.d) + 4 * ncpsg + 2 * pad128(s.d)) * nsg * 2 + 15) / 16 * 16;
   auto bq = r.upload(x.q), bk = r.upload(x.k), bv = r.upload(x.v);
+  auto bmask = s.masked ? r.upload(x.mask) : bq;  // ggml binds src0 where there is no mask
   auto bpad = r.poisoned<float>(4);  // the padding pass's output, unread without padding
   auto btmp = r.poisoned<float>(rows * nwg * (s.d + 2));
   auto bout = r.poisoned<float>(rows * s.d);
   Constants c;
-  for (int i = 0; i < 5; ++i) c.set_bool(false, FC_FLASH_ATTN_EXT_VEC + i);
+  for (int i = 0; i < 5; ++i) c.set_bool(i == 0 && s.masked, FC_FLASH_ATTN_EXT_VEC + i);
   c.set_int(s.d, FC_FLASH_ATTN_EXT_VEC + 20);
   c.set_int(s.d, FC_FLASH_ATTN_EXT_VEC + 21);
   c.set_int(nsg, FC_FLASH_ATTN_EXT_VEC + 22);
@@ -634,8 +662,8 @@ Row flash_attn_ext_vec(Runner& r, const AttnShape& s) {
         e->setBuffer(bq.get(), 0, 1);
         e->setBuffer(bk.get(), 0, 2);
         e->setBuffer(bv.get(), 0, 3);
-        e->setBuffer(bq.get(), 0, 4);  // no mask, no sinks: ggml binds src0 there
-        e->setBuffer(bq.get(), 0, 5);
+        e->setBuffer(bmask.get(), 0, 4);
+        e->setBuffer(bq.get(), 0, 5);  // no sinks: ggml binds src0 there
         e->setBuffer(bpad.get(), 0, 6);
         e->setBuffer(btmp.get(), 0, 7);
       },
@@ -687,7 +715,23 @@ std::vector<Row> ggml_rows() {
     rows.push_back(mul_mv(r, kQ6_K, 256 * 3, ne01));
   }
   rows.push_back(argsort(r, 1000, 3));
-  rows.push_back(flash_attn_ext_vec(r, {64, 3, 4, 2, 96}));
+  // `so4 += tiisg; for (i < DV4/NL) so4[i*NL] = 0`: with NL = 8 lanes t and t + 8 both zero
+  // so4[t + 8], a write-write race of the same value (race.threadgroup with the race check on).
+  Row masked = flash_attn_ext_vec(r, {64, 3, 4, 2, 96, true});
+  masked.known_bug =
+      "zeroing its output scratch, lane t writes so4[t + i * NL] for i < DV4 / NL, so lanes t and "
+      "t + NL store the same zero: a race by MSL's memory model that a GPU forgives";
+  masked.known_check = "race.threadgroup";
+  rows.push_back(masked);
+  // Without a mask ggml's host leaves ne32 = ne33 = 0, and the kernel computes
+  // `iq2 % args.ne32` before it knows there is no mask: undefined in MSL (an Apple GPU returns
+  // some value and the pointer is never read); the CPU traps.
+  Row unmasked = flash_attn_ext_vec(r, {64, 3, 4, 2, 96, false});
+  unmasked.known_bug =
+      "the kernel computes `iq2 % args.ne32` although ggml's host sets "
+      "ne32 = 0 when there is no mask: a remainder by zero, undefined in MSL";
+  unmasked.known_check = "kernel.fault";
+  rows.push_back(unmasked);
   return rows;
 }
 

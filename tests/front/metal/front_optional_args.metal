@@ -1,0 +1,29 @@
+// An argument under [[function_constant(c)]] exists only while c is true: Metal drops it
+// otherwise and the host binds nothing there (MLX's sdpa_vector masks, the steel GEMM's C).
+// optional_args_test.cpp runs it with the constant false (nothing bound at 2 and 3), true
+// (both bound) and true with nothing bound (api.unbound_buffer).
+#include <metal_stdlib>
+using namespace metal;
+
+constant bool use_offsets [[function_constant(3)]];
+constant bool use_scale = use_offsets && is_function_constant_defined(use_offsets);
+
+kernel void optional_args(device const float* in [[buffer(0)]],
+                          device float* out [[buffer(1)]],
+                          device const float* offsets [[buffer(2), function_constant(use_offsets)]],
+                          constant float& scale [[buffer(3), function_constant(use_scale)]],
+                          uint i [[thread_position_in_grid]]) {
+  float v = in[i] * 2.0f;
+  if (use_offsets) v += offsets[i];
+  if (use_scale) v *= scale;
+  out[i] = v;
+}
+
+// Reads its optional argument whatever the constant says: with the constant false the argument
+// does not exist, and the read is reported (it points at no bound buffer).
+kernel void optional_arg_misread(device const float* in [[buffer(0)]],
+                                 device float* out [[buffer(1)]],
+                                 device const float* offsets [[buffer(2), function_constant(use_offsets)]],
+                                 uint i [[thread_position_in_grid]]) {
+  out[i] = in[i] + offsets[i];
+}

@@ -1,0 +1,126 @@
+// Kernel arguments under [[function_constant(c)]] (tests/front/metal/front_optional_args.metal):
+// reflected with their condition, skipped by validation while it is false, required while true.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "simt/engine/kernel.h"
+
+#ifdef METALSIM_FRONT_TEST_HAS_HOST
+#include "front_host_run.h"
+#endif
+
+namespace {
+
+TEST(OptionalArgs, ReflectedWithTheirCondition) {
+  const auto* k = metalsim::engine::KernelRegistry::find("optional_args");
+  ASSERT_NE(k, nullptr);
+  ASSERT_EQ(k->args.size(), 5u);
+  EXPECT_EQ(k->args[0].active, nullptr);
+  EXPECT_EQ(k->args[1].active, nullptr);
+  EXPECT_NE(k->args[2].active, nullptr);
+  EXPECT_NE(k->args[3].active, nullptr);
+}
+
+#ifdef METALSIM_FRONT_TEST_HAS_HOST
+using metalsim::front::testing::HostRun;
+
+constexpr uint32_t kN = 96;
+
+std::vector<float> random_floats(uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-4.0f, 4.0f);
+  std::vector<float> v(kN);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+NS::SharedPtr<MTL::FunctionConstantValues> offsets_constant(bool on) {
+  auto c = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
+  c->setConstantValue(&on, MTL::DataTypeBool, 3);
+  return c;
+}
+
+TEST(OptionalArgs, AbsentWhileTheConstantIsFalse) {
+  HostRun r;
+  const auto in = random_floats(11);
+  auto bin = r.buffer(in);
+  auto bout = r.buffer(std::vector<float>(kN, NAN));
+  auto constants = offsets_constant(false);
+  MTL::CommandBuffer* cb = r.dispatch(
+      "optional_args", constants.get(),
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(bin.get(), 0, 0);
+        e->setBuffer(bout.get(), 0, 1);  // nothing at 2 and 3, as Metal's host code does
+      },
+      MTL::Size(kN / 32, 1, 1), MTL::Size(32, 1, 1));
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+  const float* out = static_cast<const float*>(bout->contents());
+  for (uint32_t i = 0; i < kN; ++i) ASSERT_EQ(out[i], in[i] * 2.0f) << i;
+}
+
+TEST(OptionalArgs, PresentWhileTheConstantIsTrue) {
+  HostRun r;
+  const auto in = random_floats(12);
+  const auto offsets = random_floats(13);
+  const float scale = 0.75f;
+  auto bin = r.buffer(in);
+  auto boff = r.buffer(offsets);
+  auto bout = r.buffer(std::vector<float>(kN, NAN));
+  auto constants = offsets_constant(true);
+  MTL::CommandBuffer* cb = r.dispatch(
+      "optional_args", constants.get(),
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(bin.get(), 0, 0);
+        e->setBuffer(bout.get(), 0, 1);
+        e->setBuffer(boff.get(), 0, 2);
+        e->setBytes(&scale, sizeof(scale), 3);
+      },
+      MTL::Size(kN / 32, 1, 1), MTL::Size(32, 1, 1));
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+  const float* out = static_cast<const float*>(bout->contents());
+  for (uint32_t i = 0; i < kN; ++i) ASSERT_EQ(out[i], (in[i] * 2.0f + offsets[i]) * scale) << i;
+}
+
+TEST(OptionalArgs, RequiredWhileTheConstantIsTrue) {
+  HostRun r;
+  auto bin = r.buffer(random_floats(14));
+  auto bout = r.buffer(std::vector<float>(kN, NAN));
+  auto constants = offsets_constant(true);
+  MTL::CommandBuffer* cb = r.dispatch(
+      "optional_args", constants.get(),
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(bin.get(), 0, 0);
+        e->setBuffer(bout.get(), 0, 1);
+      },
+      MTL::Size(kN / 32, 1, 1), MTL::Size(32, 1, 1));
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
+  ASSERT_NE(cb->error(), nullptr);
+  const std::string message = cb->error()->localizedDescription()->utf8String();
+  EXPECT_NE(message.find("api.unbound_buffer"), std::string::npos) << message;
+  EXPECT_NE(message.find("'offsets' [[buffer(2)]]"), std::string::npos) << message;
+}
+TEST(OptionalArgs, AReadOfAnAbsentArgumentIsReported) {
+  HostRun r;
+  auto bin = r.buffer(random_floats(15));
+  auto bout = r.buffer(std::vector<float>(kN, NAN));
+  auto constants = offsets_constant(false);
+  MTL::CommandBuffer* cb = r.dispatch(
+      "optional_arg_misread", constants.get(),
+      [&](MTL::ComputeCommandEncoder* e) {
+        e->setBuffer(bin.get(), 0, 0);
+        e->setBuffer(bout.get(), 0, 1);
+      },
+      MTL::Size(kN / 32, 1, 1), MTL::Size(32, 1, 1));
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
+  const std::string message = cb->error()->localizedDescription()->utf8String();
+  EXPECT_NE(message.find("bounds.device"), std::string::npos) << message;
+  EXPECT_NE(message.find("front_optional_args.metal"), std::string::npos) << message;
+  EXPECT_NE(message.find("buffer(2) 'offsets' (absent"), std::string::npos) << message;
+}
+#endif  // METALSIM_FRONT_TEST_HAS_HOST
+
+}  // namespace
