@@ -1,6 +1,7 @@
-// metalsim_add_metal_library(... KERNELS pattern...): tests/front/metal/front_kernel_selection.metal
-// is built with KERNELS "selection_picked_*" "selection_plain_kept"; the registry holds exactly
-// the matching instances (the left-out template instance would not even compile).
+// metalsim_add_metal_library(... KERNELS pattern...):
+// tests/front/metal/front_kernel_selection.metal is built with KERNELS "selection_picked_*"
+// "selection_plain_kept"; the registry holds exactly the matching instances (the left-out template
+// instance would not even compile).
 #include <gtest/gtest.h>
 
 #include "simt/engine/generated_code.h"
