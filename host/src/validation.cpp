@@ -1,7 +1,6 @@
 #include "validation.h"
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <stdexcept>
 #include <string>
@@ -58,43 +57,35 @@ class Validator {
     return arg.active();
   }
 
-  // What an absent buffer argument points at. A pointer: a page of its own that nothing may
-  // touch, registered as a zero-length range, so a read or write the kernel makes anyway is a
-  // bounds.device report naming the argument. A `constant T&`: read-only zeros, because the C++
-  // compiler assumes a reference dereferenceable and may hoist its load above the kernel's
-  // `if (c)` (Clang does so with MLX's sdpa_vector and `mask_kv_seq_stride`); a read of it that
-  // the kernel really makes gives 0 unreported.
+  // What an absent buffer argument points at: read-only zeros of its own (64 KiB per buffer
+  // index), registered as a zero-length range. Metal folds function constants when it makes the
+  // pipeline, so a load from an absent argument whose value is unused is dead code there; here
+  // the constants are read at run time and the load happens (MLX's steel GEMM reads
+  // `addmm_params->alpha` before testing `use_out_source`; Clang hoists sdpa_vector's
+  // `constant int&` loads above `if (bool_mask)`). Reads give 0, unreported; a write faults and
+  // is a bounds.device report naming the argument.
   void absent_argument(const engine::ArgInfo& arg) {
     const bool buffer =
         arg.kind == engine::ArgKind::DeviceBuffer || arg.kind == engine::ArgKind::ConstantBuffer;
     if (!buffer || arg.index >= engine::kMaxBufferBindings) return;
-    if (arg.is_reference) {
-      alignas(64) static const char kZeros[64 * 1024] = {};
-      req_.args.buffers[arg.index] = const_cast<char*>(kZeros);  // NOLINT: never written
-      return;
-    }
-    const size_t page = absent_page_bytes();
-    char* origin = absent_pages() + size_t(arg.index) * page;
+    char* origin = absent_zeros() + size_t(arg.index) * kAbsentBytes;
     req_.args.buffers[arg.index] = origin;
     req_.memory.push_back({"buffer(" + std::to_string(arg.index) + ") '" + arg.name +
                                "' (absent: its [[function_constant]] is false)",
-                           origin, origin, origin, origin + page, nullptr, nullptr});
+                           origin, origin, origin, origin + kAbsentBytes, nullptr, nullptr});
   }
 
-  static size_t absent_page_bytes() {
-    static const size_t bytes = size_t(sysconf(_SC_PAGESIZE));
-    return bytes;
-  }
+  static constexpr size_t kAbsentBytes = 64 * 1024;
 
-  // One inaccessible page per buffer index, for the process.
-  static char* absent_pages() {
-    static char* const pages = [] {
-      void* p = mmap(nullptr, engine::kMaxBufferBindings * absent_page_bytes(), PROT_NONE,
+  // The zeros of every buffer index, mapped read-only once for the process.
+  static char* absent_zeros() {
+    static char* const zeros = [] {
+      void* p = mmap(nullptr, engine::kMaxBufferBindings * kAbsentBytes, PROT_READ,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-      if (p == MAP_FAILED) throw std::runtime_error("metalsim: cannot reserve the absent pages");
+      if (p == MAP_FAILED) throw std::runtime_error("metalsim: cannot map the absent arguments");
       return static_cast<char*>(p);
     }();
-    return pages;
+    return zeros;
   }
 
   static engine::Size3 size3(const MTL::Size& s) {

@@ -103,23 +103,41 @@ TEST(OptionalArgs, RequiredWhileTheConstantIsTrue) {
   EXPECT_NE(message.find("api.unbound_buffer"), std::string::npos) << message;
   EXPECT_NE(message.find("'offsets' [[buffer(2)]]"), std::string::npos) << message;
 }
-TEST(OptionalArgs, AReadOfAnAbsentArgumentIsReported) {
-  HostRun r;
-  auto bin = r.buffer(random_floats(15));
-  auto bout = r.buffer(std::vector<float>(kN, NAN));
+// optional_arg_misuse with the constant false: its absent arguments read as zeros, and a write to
+// one is a bounds.device report naming it.
+MTL::CommandBuffer* misuse(HostRun& r, const std::vector<float>& in, MTL::Buffer* out,
+                           uint32_t write_debug) {
+  auto bin = r.buffer(in);
   auto constants = offsets_constant(false);
-  MTL::CommandBuffer* cb = r.dispatch(
-      "optional_arg_misread", constants.get(),
+  return r.dispatch(
+      "optional_arg_misuse", constants.get(),
       [&](MTL::ComputeCommandEncoder* e) {
         e->setBuffer(bin.get(), 0, 0);
-        e->setBuffer(bout.get(), 0, 1);
+        e->setBuffer(out, 0, 1);
+        e->setBytes(&write_debug, sizeof(write_debug), 5);
       },
       MTL::Size(kN / 32, 1, 1), MTL::Size(32, 1, 1));
+}
+
+TEST(OptionalArgs, AnAbsentArgumentReadsAsZeros) {
+  HostRun r;
+  const auto in = random_floats(15);
+  auto bout = r.buffer(std::vector<float>(kN, NAN));
+  MTL::CommandBuffer* cb = misuse(r, in, bout.get(), 0);
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+  const float* out = static_cast<const float*>(bout->contents());
+  for (uint32_t i = 0; i < kN; ++i) ASSERT_EQ(out[i], in[i]) << i;
+}
+
+TEST(OptionalArgs, AWriteToAnAbsentArgumentIsReported) {
+  HostRun r;
+  auto bout = r.buffer(std::vector<float>(kN, NAN));
+  MTL::CommandBuffer* cb = misuse(r, random_floats(16), bout.get(), 1);
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
   const std::string message = cb->error()->localizedDescription()->utf8String();
   EXPECT_NE(message.find("bounds.device"), std::string::npos) << message;
   EXPECT_NE(message.find("front_optional_args.metal"), std::string::npos) << message;
-  EXPECT_NE(message.find("buffer(2) 'offsets' (absent"), std::string::npos) << message;
+  EXPECT_NE(message.find("buffer(4) 'debug' (absent"), std::string::npos) << message;
 }
 #endif  // METALSIM_FRONT_TEST_HAS_HOST
 

@@ -19,11 +19,15 @@ kernel void optional_args(device const float* in [[buffer(0)]],
   out[i] = v;
 }
 
-// Reads its optional argument whatever the constant says: with the constant false the argument
-// does not exist, and the read is reported (it points at no bound buffer).
-kernel void optional_arg_misread(device const float* in [[buffer(0)]],
-                                 device float* out [[buffer(1)]],
-                                 device const float* offsets [[buffer(2), function_constant(use_offsets)]],
-                                 uint i [[thread_position_in_grid]]) {
+// Reads and writes its optional arguments whatever the constant says. With the constant false
+// they do not exist: a read gives 0 (Metal would have folded the constant, making such loads dead
+// code), a write is reported.
+kernel void optional_arg_misuse(device const float* in [[buffer(0)]],
+                                device float* out [[buffer(1)]],
+                                device const float* offsets [[buffer(2), function_constant(use_offsets)]],
+                                device float* debug [[buffer(4), function_constant(use_offsets)]],
+                                constant uint& write_debug [[buffer(5)]],
+                                uint i [[thread_position_in_grid]]) {
   out[i] = in[i] + offsets[i];
+  if (write_debug != 0) debug[i] = out[i];
 }
