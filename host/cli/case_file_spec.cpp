@@ -7,7 +7,6 @@
 #include "host/cli/case_file_data.h"
 #include "host/cli/case_file_run.h"
 #include "simt/engine/kernel.h"
-#include "simt/engine/threadgroup_memory.h"
 
 namespace metalsim::cli {
 
@@ -82,16 +81,6 @@ void CaseFileSpec::name_buffers() {
   }
 }
 
-// A case file sets no function constants, so an argument under [[function_constant(c)]] exists
-// only when c is true with none set (Metal drops it otherwise; validation skips it).
-namespace {
-bool exists_without_constants(const engine::ArgInfo& a) {
-  if (a.active == nullptr) return true;
-  engine::FunctionConstantScope none(nullptr, 0);
-  return a.active();
-}
-}  // namespace
-
 // Every binding of the case file against the kernel's arguments, both ways.
 void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) const {
   const engine::KernelInfo& k = function(kernel)->kernel();
@@ -130,7 +119,9 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
                : "argument '" + std::string(a->name) +
                      "' is writable: setBytes needs a constant or const argument");
   for (const engine::ArgInfo& a : k.args) {
-    if (!exists_without_constants(a)) continue;
+    // A case file sets no function constants: an argument whose condition is false with none
+    // set does not exist (Metal drops it), and needs no binding.
+    if (!engine::argument_exists(a, {})) continue;
     const bool buffer =
         a.kind == engine::ArgKind::DeviceBuffer || a.kind == engine::ArgKind::ConstantBuffer;
     const bool bound =

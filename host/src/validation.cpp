@@ -5,7 +5,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "simt/engine/threadgroup_memory.h"
 #include "texture_validation.h"
 
 namespace metalsim::host {
@@ -29,8 +28,8 @@ class Validator {
     grid();
     req_.function_constants = d_.pipeline->functionConstants();
     for (const engine::ArgInfo& arg : kernel_->args) {
-      if (exists(arg)) argument(arg);
-      else absent_argument(arg);
+      if (engine::argument_exists(arg, req_.function_constants)) argument(arg);
+      else absent_argument(arg);  // Metal drops it: the host binds nothing there
     }
     threadgroup_memory();
     return std::move(reports_);
@@ -45,16 +44,6 @@ class Validator {
     r.memory = std::move(memory);
     r.message = std::move(message);
     reports_.push_back(std::move(r));
-  }
-
-  // An argument under `[[function_constant(c)]]` exists only while the pipeline's c is true;
-  // Metal drops it otherwise and the host binds nothing there, so it is not validated
-  // (absent_argument says what the kernel sees).
-  bool exists(const engine::ArgInfo& arg) const {
-    if (arg.active == nullptr) return true;
-    engine::FunctionConstantScope constants(req_.function_constants.data(),
-                                            req_.function_constants.size());
-    return arg.active();
   }
 
   // What an absent buffer argument points at: read-only zeros of its own (64 KiB per buffer

@@ -39,10 +39,14 @@ struct ArgInfo {
   engine::Builtin builtin = engine::Builtin::thread_position_in_grid;  // kind == Builtin
   TextureArgInfo texture{};                                            // kind == Texture
   // `[[buffer(N), function_constant(c)]]`: the argument exists only while c is true (Metal
-  // drops it otherwise, and the host binds nothing there). Reads c through function_constant()
-  // under a FunctionConstantScope; null for an argument that always exists.
+  // drops it otherwise, and the host binds nothing there). Reads c through function_constant(),
+  // so call it through argument_exists(); null for an argument that always exists.
   bool (*active)() = nullptr;
 };
+
+// Whether `arg` exists in a pipeline whose function constants are `constants` (by index, null
+// where unset): false only for an argument under [[function_constant(c)]] whose c is false.
+bool argument_exists(const ArgInfo& arg, std::span<const void* const> constants);
 
 // [[function_constant(N)]] globals: the host sets values per pipeline; kernel code reads them
 // through the current dispatch (engine::function_constant).

@@ -3,6 +3,7 @@
 // path can be inlined into them.
 #include "simt/engine/sync.h"
 
+#include "simt/engine/kernel.h"
 #include "simt/engine/threadgroup_memory.h"
 #include "simt/engine/threadgroup_runner.h"
 
@@ -23,29 +24,27 @@ void* threadgroup_variable(ThreadgroupVariableSite& site) {
 }
 
 namespace {
-struct ConstantsOverride {
-  const void* const* values = nullptr;
-  size_t count = 0;
-  bool active = false;
-};
-thread_local ConstantsOverride constants_override;
+// The function constants argument_exists() evaluates a condition with, on this thread: a host
+// thread outside any kernel, so function_constant() looks here only when no runner is current.
+thread_local std::span<const void* const> host_constants;
+thread_local bool host_constants_set = false;
 }  // namespace
 
-FunctionConstantScope::FunctionConstantScope(const void* const* values, size_t count)
-    : saved_values_(constants_override.values),
-      saved_count_(constants_override.count),
-      saved_active_(constants_override.active) {
-  constants_override = {values, count, true};
-}
-
-FunctionConstantScope::~FunctionConstantScope() {
-  constants_override = {saved_values_, saved_count_, saved_active_};
-}
-
 const void* function_constant(uint32_t index) {
-  if (constants_override.active)
-    return index < constants_override.count ? constants_override.values[index] : nullptr;
-  return ThreadgroupRunner::current_or_throw().function_constant(index);
+  if (ThreadgroupRunner* runner = ThreadgroupRunner::current()) [[likely]]
+    return runner->function_constant(index);
+  if (host_constants_set) return index < host_constants.size() ? host_constants[index] : nullptr;
+  return ThreadgroupRunner::current_or_throw().function_constant(index);  // throws: no kernel
+}
+
+bool argument_exists(const ArgInfo& arg, std::span<const void* const> constants) {
+  if (arg.active == nullptr) return true;
+  host_constants = constants;
+  host_constants_set = true;
+  struct Reset {
+    ~Reset() { host_constants_set = false; }
+  } reset;
+  return arg.active();
 }
 
 }  // namespace metalsim::engine

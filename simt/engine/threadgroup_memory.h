@@ -3,7 +3,6 @@
 // the storage of kernel-scope `threadgroup` variables. Each worker owns an arena, reused from
 // one threadgroup to the next; a threadgroup never sees another's memory.
 #include <atomic>
-#include <cstddef>
 #include <cstdint>
 
 namespace metalsim::engine {
@@ -24,21 +23,5 @@ void* threadgroup_variable(ThreadgroupVariableSite& site);
 // Value of function constant `index` in the running dispatch, or nullptr if the pipeline did
 // not set it.
 const void* function_constant(uint32_t index);
-
-// While one lives, function_constant() on this thread reads `values` (by index) instead of the
-// running dispatch's: the host evaluates an argument's [[function_constant(c)]] condition with
-// the pipeline's constants before any dispatch runs (ArgInfo::active).
-class FunctionConstantScope {
- public:
-  FunctionConstantScope(const void* const* values, size_t count);
-  ~FunctionConstantScope();
-  FunctionConstantScope(const FunctionConstantScope&) = delete;
-  FunctionConstantScope& operator=(const FunctionConstantScope&) = delete;
-
- private:
-  const void* const* saved_values_;
-  size_t saved_count_;
-  bool saved_active_;
-};
 
 }  // namespace metalsim::engine
