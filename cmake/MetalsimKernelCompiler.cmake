@@ -161,7 +161,7 @@ inline constexpr std::string_view kCompiler = \"@METALSIM_KERNEL_CXX@\";
 inline constexpr std::string_view kFlags[] = {
 @metalsim_flag_items@};
 // Added after kFlags for MTL::MathModeRelaxed and MTL::MathModeFast (cmake/MetalsimMathMode.cmake:
-// reassociation, reciprocals, contraction, approximate functions; never finite-math-only).
+// no errno, no trapping: nothing that changes a value, so every code path rounds alike).
 // MathModeSafe adds nothing.
 inline constexpr std::string_view kRelaxedMathFlags[] = {
 @metalsim_relaxed_items@};

@@ -7,16 +7,22 @@
 #   METALSIM_KERNEL_MATH_FLAGS_<mode>  the flags a mode adds after METALSIM_KERNEL_FLAGS
 #   METALSIM_DEFAULT_MATH_MODE         the mode of a library that names none (cache; safe)
 #
-# safe adds nothing: every operation rounds as written, in the order written. It is the only mode
-# in which lane loops and fibers give bit-identical results and in which the project's tolerances
-# (written for per-operation rounding) hold, so the project's kernels use it.
+# safe adds nothing: every operation rounds as written, in the order written.
 #
-# relaxed and fast allow what Metal allows them: reassociation (so reductions vectorize),
-# reciprocals, contraction into fused multiply-add, approximate library functions, no errno and no
-# trapping. Neither assumes finite values: never -ffinite-math-only (-ffast-math would imply it).
-# NaN and infinity keep their meaning, because the poison detection (an unwritten output is a NaN
-# pattern) and the NaN checks rely on them. Metal's fast mode also assumes finite values;
-# metalsim's does not, so its fast compiles as its relaxed.
+# relaxed and fast add only what changes no value: no errno from the math library and no trapping
+# floating-point exceptions (both let the optimizer treat sqrt and friends as plain operations and
+# vectorize them). They do not add the flags that let the optimizer change results
+# (-fassociative-math, -freciprocal-math, -ffp-contract=fast, -fapprox-func, -fno-signed-zeros):
+# metalsim compiles every kernel into more than one code path (the fibers' entry, the lane loops'
+# vector body, their scalar remainder, the loop over a list of lanes), and under those flags each
+# path may round differently, so a lane's result would depend on which path ran it: on the
+# execution mode, the schedule, the lanes that happen to run together. Metal allows these changes
+# in fast math; it does not require them, and a GPU runs one code path for every thread. One
+# numerical result per operation, whatever the path, is what makes a difference between two runs a
+# finding (race.schedule, mode.divergent) and never noise; docs/performance.md ("Math modes") has
+# the measurement that made this choice (issue 28 item 6). Never -ffinite-math-only: NaN and
+# infinity keep their meaning, because the poison detection (an unwritten output is a NaN pattern)
+# and the NaN checks rely on them.
 include_guard(GLOBAL)
 
 set(METALSIM_DEFAULT_MATH_MODE "safe" CACHE STRING
@@ -24,12 +30,7 @@ set(METALSIM_DEFAULT_MATH_MODE "safe" CACHE STRING
 set_property(CACHE METALSIM_DEFAULT_MATH_MODE PROPERTY STRINGS safe relaxed fast)
 
 set(METALSIM_KERNEL_MATH_FLAGS_safe "")
-set(METALSIM_KERNEL_MATH_FLAGS_relaxed
-    -fno-math-errno -fno-trapping-math -fno-signed-zeros -fassociative-math -freciprocal-math
-    -ffp-contract=fast)
-if(NOT METALSIM_KERNEL_COMPILER STREQUAL "project")
-  list(APPEND METALSIM_KERNEL_MATH_FLAGS_relaxed -fapprox-func)  # clang only
-endif()
+set(METALSIM_KERNEL_MATH_FLAGS_relaxed -fno-math-errno -fno-trapping-math)
 set(METALSIM_KERNEL_MATH_FLAGS_fast ${METALSIM_KERNEL_MATH_FLAGS_relaxed})
 
 # Sets `out` to the flags of `mode`, or stops with the allowed modes.

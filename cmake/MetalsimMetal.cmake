@@ -9,9 +9,9 @@
 # the program or test that looks kernels up by name. Built with debug info: gdb breaks on .metal
 # lines (`break softmax.metal:42`), since the generated code carries #line directives.
 # MATH_MODE is Metal's math mode for the library (MetalsimMathMode.cmake says what each allows);
-# without it, METALSIM_DEFAULT_MATH_MODE (safe). Lane loops and fibers are bit-identical in safe
-# mode only, and the project's kernels and tolerances use it. (Apple's `metal` compiler defaults
-# to fast: a project porting kernels that relies on it says MATH_MODE fast.)
+# without it, METALSIM_DEFAULT_MATH_MODE (safe). Lane loops and fibers are bit-identical in every
+# mode (relaxed and fast change no value). (Apple's `metal` compiler defaults to fast: a project
+# porting kernels that relies on it says MATH_MODE fast.)
 # KERNELS keeps only the kernel instances whose host name matches one of the patterns ('*'
 # matches any run of characters): the others are parsed but never instantiated or registered,
 # so a library of thousands of template instances (MLX's kernel files) compiles in the time of

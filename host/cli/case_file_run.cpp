@@ -203,8 +203,6 @@ class CaseFileRun : public spec::PreparedCase {
       const bool was_reversed = base.schedule.kind == engine::ScheduleKind::reversed;
       reversed.schedule = {
           was_reversed ? engine::ScheduleKind::in_order : engine::ScheduleKind::reversed, 0};
-      if (reversed.mode == engine::ExecutionMode::loops)
-        reversed.mode = engine::ExecutionMode::automatic;
       if (const std::string d = run_again(reversed, params_); !d.empty())
         return file_race("results under " + base.schedule.str() + " and " +
                              reversed.schedule.str() + " differ: " + d,

@@ -49,11 +49,6 @@ class CaseFileSpec : public spec::KernelSpec {
   std::unique_ptr<spec::PreparedCase> prepare(const spec::Params& p,
                                               spec::CaseContext& ctx) const override;
   std::string run_arguments(const spec::Params& p) const override;
-  // Kernels linked into the program are the build's (safe math, the project's default);
-  // a source compiled at run time in relaxed or fast math may round differently per mode.
-  bool exact_across_modes() const override {
-    return file_.source.empty() || file_.math_mode == "safe";
-  }
 
   const CaseFile& file() const { return file_; }
   // Called once, with the outputs of the first case run after this call (its main run).

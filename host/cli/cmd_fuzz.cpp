@@ -20,6 +20,7 @@
 #include "host/cli/output_table.h"
 #include "host/cli/progress_bar.h"
 #include "kernels/spec/memory_budget.h"
+#include "simt/engine/execution_mode.h"
 
 namespace metalsim::cli {
 namespace {
@@ -251,13 +252,6 @@ bool stopped_by_watchdog(const CaseOutcome& out) {
   return false;
 }
 
-// Cases run in lane loops unless the run needs fibers (docs/lanes.md, auto's rule): only there
-// does a random schedule per case mean anything.
-bool on_fibers(const engine::ExecutionOptions& o) {
-  return o.mode == engine::ExecutionMode::fibers ||
-         (o.mode == engine::ExecutionMode::automatic && (o.checks.init || o.checks.race));
-}
-
 void print_reports(std::ostream& text, const spec::CaseResult& result) {
   for (size_t i = 0; i < std::min<size_t>(result.reports.size(), 3); ++i) {
     std::istringstream lines(result.reports[i].format());
@@ -266,17 +260,20 @@ void print_reports(std::ostream& text, const spec::CaseResult& result) {
 }
 
 // A failure found in lane loops, run again on fibers with every check on: fibers name the
-// thread, compare schedules and locate uninitialised reads, which lane loops cannot.
+// thread, compare schedules and locate uninitialised reads, which lane loops cannot. The failing
+// run's own command comes first: it reproduces the failure whatever the replay finds.
 void replay_on_fibers(const CaseOutcome& out, std::ostream& text, json& line) {
   engine::ExecutionOptions options = out.options;
   options.mode = engine::ExecutionMode::fibers;
   options.checks = check::CheckSet::all();
   const CaseOutcome again = run_case(out.subject, options);
   print_reports(text, out.result);
+  text << "  reproduce: " << spec::repro_command(out.subject, out.options) << "\n";
   text << "  on fibers with --checks all: "
        << (again.result.passed ? "passed" : again.result.failure) << "\n";
   print_reports(text, again.result);
-  text << "  reproduce: " << spec::repro_command(out.subject, options) << "\n";
+  if (!again.result.passed)
+    text << "  explain on fibers: " << spec::repro_command(out.subject, options) << "\n";
   line["fibers_replay"] = case_json("fuzz", again);
 }
 
@@ -309,7 +306,7 @@ bool fuzz_one(Campaign& cp, const KernelSpec& spec, const FuzzCase& fc, SpecTall
               std::optional<Clock::time_point> deadline) {
   const Case c{&spec, fc.params, fc.seed};
   engine::ExecutionOptions options = cp.o.flags.options;
-  if (!cp.fixed_schedule && on_fibers(options)) options.schedule = fc.schedule;
+  if (!cp.fixed_schedule && engine::runs_on_fibers(options)) options.schedule = fc.schedule;
   if (deadline) options = with_deadline(options, *deadline);
   bar.update(tally.cases, c.id());
   CaseOutcome out = run_case(c, options);
@@ -333,7 +330,7 @@ bool fuzz_one(Campaign& cp, const KernelSpec& spec, const FuzzCase& fc, SpecTall
     text << (spec.expectation() == spec::Expectation::known_bug ? "known bug " : "FAIL ") << "case "
          << fc.index << ": " << c.id() << " seed " << c.seed << " schedule "
          << options.schedule.str() << ": " << out.result.failure << "\n";
-    if (!on_fibers(options)) replay_on_fibers(out, text, line);
+    if (!engine::runs_on_fibers(options)) replay_on_fibers(out, text, line);
     const bool seen = shrunk_kinds.contains(kind);
     if (cp.o.shrink == "all" || (cp.o.shrink == "kind" && !seen)) {
       shrink_failure(cp, out, fc.index, tally, text, line, deadline);

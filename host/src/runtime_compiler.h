@@ -32,8 +32,8 @@ std::string runtime_cache_key(const RuntimeSource& source);
 CompiledLibrary compile_runtime_source(const RuntimeSource& source);
 
 // The kernel compiler's flags for a math mode: safe (none beyond the kernel flags: every
-// operation rounds as written) or relaxed/fast (reassociation, reciprocals, contraction, no
-// signed zeros; infinities and NaNs kept, as the poison and NaN checks need them).
+// operation rounds as written) or relaxed/fast (no errno, no trapping: still no value changes,
+// cmake/MetalsimMathMode.cmake says why).
 std::vector<std::string> math_mode_flags(bool fast_math);
 
 }  // namespace metalsim::host

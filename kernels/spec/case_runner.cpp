@@ -200,8 +200,7 @@ void CaseRunner::check_modes(const Case& c, const engine::ExecutionOptions& opti
   const Run loops = m.reuse == ModeRuns::Reuse::as_loops ? main : run_once(c, m.loops);
   std::string diff = report_difference(fibers.result, loops.result);
   if (diff.empty() && !abandoned(fibers.result) && !abandoned(loops.result))
-    diff = c.spec->exact_across_modes() ? difference(fibers.outputs, loops.outputs)
-                                        : judgement_difference(fibers.result, loops.result);
+    diff = difference(fibers.outputs, loops.outputs);
   if (diff.empty()) return;
   out.mode_divergence = "fibers and lane loops (in-order) differ: " + diff;
   check::Report report;
@@ -251,9 +250,7 @@ std::string shell_quote(std::string_view text) {
 std::string repro_command(const Case& c, const engine::ExecutionOptions& o) {
   std::string cmd = "metalsim run " + c.spec->run_arguments(c.params) + " --seed " +
                     std::to_string(c.seed) + " --schedule " + o.schedule.str() + " --checks " +
-                    o.checks.str();
-  if (o.mode != engine::ExecutionMode::automatic)
-    cmd += " --mode " + std::string(engine::execution_mode_name(o.mode));
+                    o.checks.str() + " --mode " + std::string(engine::execution_mode_name(o.mode));
   return cmd;
 }
 

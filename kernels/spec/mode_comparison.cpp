@@ -42,10 +42,8 @@ ModeRuns mode_runs(const engine::ExecutionOptions& options) {
   m.loops.checks.init = false;
   m.loops.checks.race = false;
   if (!(options.schedule == in_order)) return m;
-  const bool on_fibers = options.mode == engine::ExecutionMode::fibers ||
-                         (options.mode == engine::ExecutionMode::automatic &&
-                          !engine::fibers_needed_by(options).empty());
-  m.reuse = on_fibers ? ModeRuns::Reuse::as_fibers : ModeRuns::Reuse::as_loops;
+  m.reuse =
+      engine::runs_on_fibers(options) ? ModeRuns::Reuse::as_fibers : ModeRuns::Reuse::as_loops;
   return m;
 }
 
@@ -53,12 +51,6 @@ std::string report_difference(const CaseResult& fibers, const CaseResult& loops)
   const std::set<std::string> f = compared_checks(fibers), l = compared_checks(loops);
   if (f == l) return {};
   return "fibers report " + names(f) + "; lane loops report " + names(l);
-}
-
-std::string judgement_difference(const CaseResult& fibers, const CaseResult& loops) {
-  if (fibers.passed == loops.passed) return {};
-  auto verdict = [](const CaseResult& r) { return r.passed ? std::string("pass") : r.failure; };
-  return "with relaxed math, fibers " + verdict(fibers) + "; lane loops " + verdict(loops);
 }
 
 bool abandoned(const CaseResult& result) {

@@ -1,7 +1,7 @@
 #pragma once
 // The two execution modes compared on one case (metalsim check, the sweep equivalence test):
-// the case on fibers and in lane loops, both in-order, must write bit-identical outputs (in safe
-// math; in relaxed math, each within the reference's tolerance) and file the same checks; a
+// the case on fibers and in lane loops, both in-order, must write bit-identical outputs (in every
+// math mode: cmake/MetalsimMathMode.cmake) and file the same checks; a
 // difference is mode.divergent (docs/checks.md). The case runner runs them (CaseRunner::run with
 // compare_modes); this says how each run is configured and how two runs' reports compare.
 #include <string>
@@ -23,10 +23,6 @@ ModeRuns mode_runs(const engine::ExecutionOptions& options);
 // Empty when both runs filed the same checks (of the families both had on); else the
 // difference, in words.
 std::string report_difference(const CaseResult& fibers, const CaseResult& loops);
-
-// For a spec whose modes need not be bit-identical (KernelSpec::exact_across_modes, relaxed
-// math): empty when both runs pass their comparison or both fail it; else the two verdicts.
-std::string judgement_difference(const CaseResult& fibers, const CaseResult& loops);
 
 // True when a report says the dispatch was abandoned part way (a memory fault, an exception,
 // the watchdog, a divergent barrier): where it stopped depends on the mode, so its outputs are

@@ -124,11 +124,6 @@ class KernelSpec {
   // What follows `metalsim run` to reproduce the case `p` (completed), shell-quoted: the case
   // id by default; a spec read from a case file names the file (host/cli/case_file_spec.h).
   virtual std::string run_arguments(const Params& p) const;
-  // Whether fibers and lane loops must give bit-identical outputs: true for kernels compiled
-  // with Metal's safe math (every operation rounds as written). Relaxed and fast math let the
-  // compiler reassociate and contract each mode's code differently, so there the two modes'
-  // outputs are each judged against the reference instead (mode_comparison.h).
-  virtual bool exact_across_modes() const { return true; }
   // Generates inputs (from ctx.seed()), poisons outputs, makes buffers through `ctx`, which
   // outlives the returned case.
   virtual std::unique_ptr<PreparedCase> prepare(const Params& p, CaseContext& ctx) const = 0;

@@ -24,6 +24,11 @@ std::string fibers_needed_by(const ExecutionOptions& options) {
   return {};
 }
 
+bool runs_on_fibers(const ExecutionOptions& options) {
+  return options.mode == ExecutionMode::fibers ||
+         (options.mode == ExecutionMode::automatic && !fibers_needed_by(options).empty());
+}
+
 ModeDecision decide_execution_mode(const DispatchRequest& request) {
   ModeDecision d;
   const ExecutionMode mode = request.options.mode;

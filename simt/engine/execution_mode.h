@@ -27,4 +27,8 @@ std::string lane_loops_unavailable(const KernelInfo& kernel);
 // Why `auto` runs a kernel that has lane loops on fibers under `options`; "" when it does not.
 std::string fibers_needed_by(const ExecutionOptions& options);
 
+// Whether a dispatch under `options` runs on fibers whatever its kernel: --mode fibers, or auto
+// with a check or schedule that needs them. False: lane loops, where the kernel has them.
+bool runs_on_fibers(const ExecutionOptions& options);
+
 }  // namespace metalsim::engine

@@ -11,6 +11,7 @@
 
 #include "cli_test_util.h"
 #include "host/cli/expression.h"
+#include "simt/engine/dispatch.h"
 
 namespace metalsim::cli::testing {
 namespace {
@@ -154,8 +155,8 @@ TEST(CaseFile, CompilesItsSourceAtRunTime) {
   EXPECT_TRUE(contains(r.out, "status     pass")) << r.out;
 }
 
-// Each math mode compiles the source (relaxed and fast: the modes are compared by verdict,
-// not by bytes, KernelSpec::exact_across_modes) and checks clean on fibers and in lane loops.
+// Each math mode compiles the source and checks clean on fibers and in lane loops, whose outputs
+// are compared byte for byte in every math mode (cmake/MetalsimMathMode.cmake).
 TEST(CaseFile, EveryMathModeChecksCleanInBothModes) {
   for (const char* mode : {"safe", "relaxed", "fast"}) {
     const std::string path = edited_case_file(std::string("matmul_math_") + mode, [&](json& j) {
@@ -168,6 +169,52 @@ TEST(CaseFile, EveryMathModeChecksCleanInBothModes) {
     EXPECT_EQ(r.code, kExitOk) << mode << "\n" << r.out << r.err;
     EXPECT_TRUE(contains(r.out, "3 passed, 0 failed")) << mode << "\n" << r.out;
   }
+}
+
+// ------------------------------ fast math: one result whatever the mode, schedule or workers
+
+const std::string kGgmlRmsNorm = kDir + "/ggml_rms_norm.json";
+const std::string kGgmlMulMv = kDir + "/ggml_mul_mv.json";
+
+// Issue 28 item 6: kernels of ggml's shape (per-lane strided loops, simd_sum, threadgroup memory),
+// race-free, in Metal's default fast math. Before, lane loops and fibers compiled them into code
+// that rounded differently (reassociation with reciprocals), so `check` failed them with
+// race.schedule (its reversed schedule runs on fibers) and mode.divergent. Now every case's
+// outputs must be bit-identical on fibers and in lane loops, reversed, and on 1 and 2 workers.
+TEST(CaseFile, GgmlShapedKernelsInFastMathGiveOneResultInEveryModeAndSchedule) {
+  const CliRun r = cli({"check", kGgmlRmsNorm, kGgmlMulMv});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "8 passed, 0 failed")) << r.out;
+  EXPECT_FALSE(contains(r.out, "race.schedule")) << r.out;
+  EXPECT_FALSE(contains(r.out, "mode.divergent")) << r.out;
+}
+
+// The same kernels fuzzed in lane loops (sync,mem: the fuzzer's default), each case's outputs
+// compared with a reversed run on fibers and a run on another worker count.
+TEST(CaseFile, FuzzingFastMathCaseFilesFindsNoFalseFailure) {
+  for (const std::string& path : {kGgmlRmsNorm, kGgmlMulMv}) {
+    const CliRun r = cli({"fuzz", path, "--cases", "12", "--seed", "7", "--limit", "512"});
+    EXPECT_EQ(r.code, kExitOk) << path << "\n" << r.out << r.err;
+    EXPECT_FALSE(contains(r.out, "FAIL")) << r.out;
+  }
+}
+
+// --mode is obeyed by check: fibers alone, lane loops alone, or (auto) both, compared.
+TEST(CaseFile, CheckRunsOnlyTheModeItIsGiven) {
+  const uint64_t loops_before = engine::lane_loop_threadgroups_total();
+  const CliRun fibers = cli({"check", kGgmlMulMv, "--mode", "fibers"});
+  EXPECT_EQ(fibers.code, kExitOk) << fibers.out << fibers.err;
+  EXPECT_EQ(engine::lane_loop_threadgroups_total(), loops_before) << "lane loops ran";
+
+  const CliRun both = cli({"check", kGgmlMulMv, "--checks", "sync,mem"});
+  EXPECT_EQ(both.code, kExitOk) << both.out << both.err;
+  EXPECT_GT(engine::lane_loop_threadgroups_total(), loops_before) << "auto ran no lane loop";
+
+  const uint64_t fibers_before = engine::fibers_started_total();
+  const CliRun loops = cli({"check", kGgmlMulMv, "--mode", "loops", "--checks", "sync,mem"});
+  EXPECT_EQ(loops.code, kExitOk) << loops.out << loops.err;
+  // The reference kernel (one thread per row, no sync point) never needs a fiber either.
+  EXPECT_EQ(engine::fibers_started_total(), fibers_before) << "fibers ran";
 }
 
 TEST(CaseFile, ASourceThatDoesNotCompileIsAnErrorWithItsLine) {

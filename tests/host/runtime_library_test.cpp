@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -279,8 +280,9 @@ TEST_F(RuntimeLibrary, MissingMacroIsACompileError) {
   EXPECT_NE(error.find("SCALE"), std::string::npos) << error;
 }
 
-// (x + y) - y with y huge: 0 when every operation rounds as written (safe), x when the compiler
-// may reassociate (fast, Metal's default).
+// (x + y) - y with y huge: 0 when every operation rounds as written, x when the compiler
+// reassociates. metalsim's fast math (Metal's default) changes no value, so that fibers and lane
+// loops, which are compiled into different code, round alike (cmake/MetalsimMathMode.cmake).
 constexpr const char* kCancellation = R"(#include <metal_stdlib>
 using namespace metal;
 kernel void cancel(device const float* x [[buffer(0)]], device const float* y [[buffer(1)]],
@@ -289,7 +291,7 @@ kernel void cancel(device const float* x [[buffer(0)]], device const float* y [[
 }
 )";
 
-TEST_F(RuntimeLibrary, MathModeReachesTheCompiler) {
+TEST_F(RuntimeLibrary, MathModeReachesTheCompilerAndChangesNoValue) {
   const std::vector<float> x = random_floats(32, 5), y(32, 1e30f);
   auto run = [&](const MTL::CompileOptions* options) {
     auto library = compile(kCancellation, options);
@@ -299,8 +301,23 @@ TEST_F(RuntimeLibrary, MathModeReachesTheCompiler) {
   };
   auto safe = NS::TransferPtr(safe_math());
   for (float v : run(safe.get())) EXPECT_EQ(v, 0.0f);
-  const std::vector<float> fast = run(nullptr);  // Metal's default: fast math
-  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(fast[i], x[i]) << i;
+  for (float v : run(nullptr)) EXPECT_EQ(v, 0.0f);  // Metal's default: fast math
+
+  // The mode reaches the compiler: its own flags, and its own cache entry.
+  const std::vector<std::string> fast_flags = metalsim::host::math_mode_flags(true);
+  EXPECT_TRUE(metalsim::host::math_mode_flags(false).empty());
+  EXPECT_NE(std::find(fast_flags.begin(), fast_flags.end(), "-fno-math-errno"), fast_flags.end());
+  for (const char* changes_values : {"-fassociative-math", "-freciprocal-math", "-ffast-math",
+                                     "-ffp-contract=fast", "-fapprox-func", "-fno-signed-zeros"})
+    EXPECT_EQ(std::find(fast_flags.begin(), fast_flags.end(), changes_values), fast_flags.end())
+        << changes_values;
+  metalsim::host::RuntimeSource source;
+  source.name = "cancel.metal";
+  source.text = kCancellation;
+  source.fast_math = true;
+  const std::string fast_key = metalsim::host::runtime_cache_key(source);
+  source.fast_math = false;
+  EXPECT_NE(metalsim::host::runtime_cache_key(source), fast_key);
 }
 
 // A fault in a kernel compiled from a string is reported at its program_source line.
