@@ -2,7 +2,7 @@
 # The format check: every C++ file the change touches must be as clang-format-19 writes it with
 # the root .clang-format. "The change" is what differs from BASE: the first argument, else
 # $METALSIM_FORMAT_BASE, else the merge base with origin/main when HEAD is ahead of it, else the
-# parent commit (a fresh clone, where origin/main is HEAD); changes not yet committed count too. The MSL headers (simt/include) and .metal files keep Metal's
+# parent commit (a fresh clone, where origin/main is HEAD); changes not yet committed count too. The MSL headers (simt/include, *_msl.h) and .metal files keep Metal's
 # own layout and are not checked. `scripts/check_format.sh --fix [BASE]` formats them instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +32,7 @@ if [ -z "$base" ]; then
 fi
 
 mapfile -t files < <(git diff --name-only --diff-filter=ACMR "$base" -- '*.cpp' '*.h' '*.hpp' |
-                     grep -v '^simt/include/' | sort -u)
+                     grep -v -e '^simt/include/' -e '_msl\.h$' | sort -u)
 if [ ${#files[@]} -eq 0 ]; then
   echo "check_format: no C++ file changed since $(git rev-parse --short "$base")"
   exit 0

@@ -2,17 +2,13 @@
 // and the argmax over a row of logits that greedy sampling needs.
 #include <metal_stdlib>
 using namespace metal;
+#include "kernels/formats/ggml_blocks_msl.h"
 
 struct EmbeddingParams {
     uint tokens;   // T: token ids in the batch
     uint vocab;    // V: rows of the table
     uint dim;      // D: hidden size (a multiple of 32 for Q8_0)
     float scale;   // 1, or sqrt(D) for Gemma
-};
-
-struct block_q8_0 {  // GGML: 34 bytes, 32 elements, value = qs[j] * d
-    half d;
-    int8_t qs[32];
 };
 
 // ------------------------------ embedding_lookup_f16
@@ -58,11 +54,6 @@ kernel void embedding_lookup_q8_0(
 }
 
 // ------------------------------ embedding_lookup_q4_0_float
-struct block_q4_0 {  // GGML: 18 bytes, 32 elements; element j < 16 in the low nibble of qs[j],
-    half d;          // element j + 16 in the high nibble; value = (nibble - 8) * d
-    uint8_t qs[16];
-};
-
 /// As embedding_lookup_f16 with the table in GGML Q4_0 blocks (D / 32 per row) and a float
 /// output: the embedding of a model whose lm_head is tied to a Q4_0 table and whose residual
 /// stream is float (host/model/).

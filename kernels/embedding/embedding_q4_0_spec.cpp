@@ -10,11 +10,11 @@
 namespace metalsim::kernels::embedding {
 namespace {
 
+using formats::BlockQ4_0;
 using spec::CaseResult;
 using spec::ParamDef;
 using spec::Params;
 using spec::Tolerance;
-using BlockQ4_0 = quantized_matmul::BlockQ4_0;
 
 class EmbeddingQ4_0FloatSpec : public spec::KernelSpec {
  public:

@@ -26,8 +26,8 @@ std::vector<double> lookup_f16_ref(const std::vector<uint32_t>& tokens,
 }
 
 std::vector<double> lookup_q4_0_ref(const std::vector<uint32_t>& tokens,
-                                    const std::vector<quantized_matmul::BlockQ4_0>& table,
-                                    int64_t vocab, int64_t dim, double scale) {
+                                    const std::vector<BlockQ4_0>& table, int64_t vocab, int64_t dim,
+                                    double scale) {
   Matrix m(vocab, dim);
   for (int64_t r = 0; r < vocab; ++r)
     quantized_matmul::dequantize(table.data() + r * (dim / 32), dim, m.row(r).data());

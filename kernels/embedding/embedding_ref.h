@@ -9,22 +9,18 @@
 
 namespace metalsim::kernels::embedding {
 
-using half_t = _Float16;
-
-struct BlockQ8_0 {
-  half_t d;
-  int8_t qs[32];
-};
-static_assert(sizeof(BlockQ8_0) == 34);
+using formats::BlockQ4_0;
+using formats::BlockQ8_0;
+using formats::half_t;
 
 // out [T, D]: row t = table[tokens[t]] * scale, or zeros for an id >= vocab.
 std::vector<double> lookup_f16_ref(const std::vector<uint32_t>& tokens,
                                    const std::vector<half_t>& table, int64_t vocab, int64_t dim,
                                    double scale);
-// As above with a GGML Q4_0 table (kernels/quantized_matmul/quantized_matmul_ref.h's layout).
+// As above with a GGML Q4_0 or Q8_0 table (kernels/formats/ggml_blocks.h).
 std::vector<double> lookup_q4_0_ref(const std::vector<uint32_t>& tokens,
-                                    const std::vector<quantized_matmul::BlockQ4_0>& table,
-                                    int64_t vocab, int64_t dim, double scale);
+                                    const std::vector<BlockQ4_0>& table, int64_t vocab, int64_t dim,
+                                    double scale);
 std::vector<double> lookup_q8_0_ref(const std::vector<uint32_t>& tokens,
                                     const std::vector<BlockQ8_0>& table, int64_t vocab, int64_t dim,
                                     double scale);

@@ -12,11 +12,7 @@
 // details and the tolerance.
 #include <metal_stdlib>
 using namespace metal;
-
-struct block_q4_0 {       // GGML: 18 bytes, 32 elements
-    half d;
-    uint8_t qs[16];       // element j in the low nibble of qs[j], element j + 16 in the high
-};
+#include "kernels/formats/ggml_blocks_msl.h"
 
 constant constexpr uint MTM_TOKENS = 4;   // tokens per pass over a row: one float4 simd_sum
 

@@ -1,7 +1,7 @@
 #pragma once
 // The multi-token mat-vec's reference: output [batch, out_dim] = input [batch, in_dim] x
 // dequant(W)^T with Eigen, in double, from GGML Q4_0 rows dequantized exactly
-// (kernels/quantized_matmul/quantized_matmul_ref.h).
+// (kernels/formats/ggml_blocks.h, kernels/quantized_matmul/quantized_matmul_ref.h).
 #include <cstdint>
 #include <vector>
 
@@ -9,7 +9,7 @@
 
 namespace metalsim::kernels::multi_token_matvec {
 
-using quantized_matmul::BlockQ4_0;
+using formats::BlockQ4_0;
 
 // W: out_dim rows of in_dim / 32 blocks; input row-major [batch, in_dim]. `initial`, if not
 // empty, is the output before the call ([batch, out_dim]): the accumulate kernel adds to it.

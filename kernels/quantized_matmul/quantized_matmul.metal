@@ -6,6 +6,7 @@
 // block layouts exactly (docs/kernels/quantized_matmul.md describes each layout).
 #include <metal_stdlib>
 using namespace metal;
+#include "kernels/formats/ggml_blocks_msl.h"
 
 // ------------------------------ matmul_q4_0_as_documented
 struct Q4_0_Block {
@@ -96,44 +97,7 @@ kernel void matmul_q8_0_as_documented(
     C[gid.y * N + gid.x] = half(sum);
 }
 
-// ------------------------------ GGML blocks
-struct block_q4_0 {       // 18 bytes, 32 elements
-    half d;
-    uint8_t qs[16];       // element j in the low nibble of qs[j], element j + 16 in the high
-};
-
-struct block_q8_0 {       // 34 bytes, 32 elements
-    half d;
-    int8_t qs[32];
-};
-
-struct block_q4_K {       // 144 bytes, 256 elements in 8 sub-blocks of 32
-    half d;               // scale of the 6-bit sub-block scales
-    half dmin;            // scale of the 6-bit sub-block mins
-    uint8_t scales[12];   // 8 scales and 8 mins, 6 bits each
-    uint8_t qs[128];      // 64-element chunk c: qs[32c + l] low nibble = element 64c + l, high = 64c + 32 + l
-};
-
-struct block_q5_K {       // 176 bytes: block_q4_K plus a fifth bit per element
-    half d;
-    half dmin;
-    uint8_t scales[12];
-    uint8_t qh[32];       // bit s of qh[l] is the high bit of element 32s + l
-    uint8_t qs[128];
-};
-
-// Scale and min of sub-block j (0..7): j < 4 keep them in the low 6 bits of bytes j and j + 4;
-// j >= 4 put their low 4 bits in byte j + 4 and their top 2 bits in the top bits of j - 4 / j.
-static void scale_min_k4(uint j, device const uint8_t* q, thread float& sc, thread float& mn)
-{
-    if (j < 4) {
-        sc = float(q[j] & 63);
-        mn = float(q[j + 4] & 63);
-    } else {
-        sc = float((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
-        mn = float((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
-    }
-}
+// ------------------------------ GGML blocks: kernels/formats/ggml_blocks_msl.h
 
 // ------------------------------ matmul_q4_0
 /// C = A x B with A in GGML's block_q4_0. The host rejects K not a multiple of 32.

@@ -22,16 +22,6 @@ void dequantize_k(const Block* blocks, int64_t k, double* out, bool five_bit) {
 
 }  // namespace
 
-void k_scale_min(int j, const uint8_t* q, int& sc, int& mn) {
-  if (j < 4) {
-    sc = q[j] & 63;
-    mn = q[j + 4] & 63;
-  } else {
-    sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-    mn = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-  }
-}
-
 void dequantize(const BlockQ4_0* blocks, int64_t k, double* out) {
   for (int64_t e = 0; e < k; ++e) {
     const BlockQ4_0& b = blocks[e / 32];

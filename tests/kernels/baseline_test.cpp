@@ -82,10 +82,10 @@ void check_quantized() {
   expect_within(c, ref, bound, "C");
 }
 
-TEST(Baselines, QuantizedMatmulQ4_0) { check_quantized<quantized_matmul::BlockQ4_0, 32>(); }
-TEST(Baselines, QuantizedMatmulQ8_0) { check_quantized<quantized_matmul::BlockQ8_0, 32>(); }
-TEST(Baselines, QuantizedMatmulQ4_K) { check_quantized<quantized_matmul::BlockQ4_K, 256>(); }
-TEST(Baselines, QuantizedMatmulQ5_K) { check_quantized<quantized_matmul::BlockQ5_K, 256>(); }
+TEST(Baselines, QuantizedMatmulQ4_0) { check_quantized<formats::BlockQ4_0, 32>(); }
+TEST(Baselines, QuantizedMatmulQ8_0) { check_quantized<formats::BlockQ8_0, 32>(); }
+TEST(Baselines, QuantizedMatmulQ4_K) { check_quantized<formats::BlockQ4_K, 256>(); }
+TEST(Baselines, QuantizedMatmulQ5_K) { check_quantized<formats::BlockQ5_K, 256>(); }
 
 // ------------------------------ embedding
 
