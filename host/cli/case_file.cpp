@@ -366,7 +366,6 @@ void read_lists(CaseFile& c, const Field& root) {
 
 std::string_view element_type_name(ElementType t) { return row(t).name; }
 size_t element_size(ElementType t) { return row(t).size; }
-bool is_floating(ElementType t) { return row(t).floating; }
 bool parse_element_type(std::string_view name, ElementType& out) {
   for (const TypeRow& r : kTypes)
     if (name == r.name) {
@@ -422,12 +421,6 @@ json load_json_file(const std::string& path) {
   } catch (const json::parse_error& e) {
     throw CaseFileError(path + ": not valid JSON: " + e.what());
   }
-}
-
-CaseFile load_case_file(const std::string& path) {
-  CaseFile c = read_case_file(load_json_file(path), path);
-  c.command = path;
-  return c;
 }
 
 }  // namespace metalsim::cli

@@ -35,7 +35,6 @@ enum class ElementType { f32, f16, i8, u8, i16, u16, i32, u32, i64, u64 };
 std::string_view element_type_name(ElementType t);
 bool parse_element_type(std::string_view name, ElementType& out);
 size_t element_size(ElementType t);
-bool is_floating(ElementType t);
 
 // How an input buffer's elements are made.
 struct Fill {
@@ -120,8 +119,6 @@ struct CaseFile {
 
 // `j` read from `origin` (a path, for messages and relative paths; "" for the command line).
 CaseFile read_case_file(const nlohmann::json& j, const std::string& origin);
-// Parses the file at `path`; a syntax error names the line and column.
-CaseFile load_case_file(const std::string& path);
 nlohmann::json load_json_file(const std::string& path);
 
 }  // namespace metalsim::cli

@@ -114,8 +114,4 @@ const char* first_inaccessible(const void* address, size_t bytes) {
   return end;
 }
 
-bool accessible(const void* address, size_t bytes) {
-  return first_inaccessible(address, bytes) == static_cast<const char*>(address) + bytes;
-}
-
 }  // namespace metalsim::engine::shadow

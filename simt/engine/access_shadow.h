@@ -52,8 +52,6 @@ void mark(const void* begin, size_t bytes, uint8_t value);
 // accessed, those before it not.
 void mark_valid_from(const void* address);
 
-// Whether the shadow alone allows [address, address + bytes).
-bool accessible(const void* address, size_t bytes);
 // The first byte of [address, address + bytes) that the shadow does not allow (address + bytes
 // when there is none).
 const char* first_inaccessible(const void* address, size_t bytes);

@@ -7,26 +7,26 @@
 namespace metalsim::engine {
 
 // X(name, components): components is 3 for positions and sizes, 1 for indices and counts.
-#define METALSIM_BUILTINS(X)                  \
-  X(thread_position_in_grid, 3)               \
-  X(thread_position_in_threadgroup, 3)        \
-  X(threadgroup_position_in_grid, 3)          \
-  X(threads_per_threadgroup, 3)               \
-  X(threadgroups_per_grid, 3)                 \
-  X(threads_per_grid, 3)                      \
-  X(dispatch_threads_per_threadgroup, 3)      \
-  X(grid_origin, 3)                           \
-  X(grid_size, 3)                             \
-  X(thread_index_in_threadgroup, 1)           \
-  X(thread_index_in_simdgroup, 1)             \
-  X(simdgroup_index_in_threadgroup, 1)        \
-  X(simdgroups_per_threadgroup, 1)            \
-  X(dispatch_simdgroups_per_threadgroup, 1)   \
-  X(threads_per_simdgroup, 1)                 \
-  X(thread_execution_width, 1)                \
-  X(thread_index_in_quadgroup, 1)             \
-  X(quadgroup_index_in_threadgroup, 1)        \
-  X(quadgroups_per_threadgroup, 1)            \
+#define METALSIM_BUILTINS(X)                \
+  X(thread_position_in_grid, 3)             \
+  X(thread_position_in_threadgroup, 3)      \
+  X(threadgroup_position_in_grid, 3)        \
+  X(threads_per_threadgroup, 3)             \
+  X(threadgroups_per_grid, 3)               \
+  X(threads_per_grid, 3)                    \
+  X(dispatch_threads_per_threadgroup, 3)    \
+  X(grid_origin, 3)                         \
+  X(grid_size, 3)                           \
+  X(thread_index_in_threadgroup, 1)         \
+  X(thread_index_in_simdgroup, 1)           \
+  X(simdgroup_index_in_threadgroup, 1)      \
+  X(simdgroups_per_threadgroup, 1)          \
+  X(dispatch_simdgroups_per_threadgroup, 1) \
+  X(threads_per_simdgroup, 1)               \
+  X(thread_execution_width, 1)              \
+  X(thread_index_in_quadgroup, 1)           \
+  X(quadgroup_index_in_threadgroup, 1)      \
+  X(quadgroups_per_threadgroup, 1)          \
   X(dispatch_quadgroups_per_threadgroup, 1)
 
 enum class Builtin : uint8_t {
@@ -41,8 +41,6 @@ struct BuiltinValue {
 };
 
 std::string_view builtin_name(Builtin b);
-// Returns false when `name` is not an MSL kernel attribute.
-bool builtin_from_name(std::string_view name, Builtin& out);
 int builtin_components(Builtin b);
 
 inline constexpr uint32_t kSimdWidth = 32;  // Apple GPUs: threads_per_simdgroup

@@ -24,7 +24,6 @@ enum class ArgKind : uint8_t {
   Texture,         // texture2d<T, access> t          [[texture(N)]]
   Sampler,         // sampler s                       [[sampler(N)]]
 };
-std::string_view arg_kind_name(ArgKind k);
 
 // One kernel parameter, as the front reads it from the signature.
 struct ArgInfo {
@@ -59,9 +58,8 @@ struct FunctionConstantInfo {
 
 // Argument storage of one dispatch (buffers) and one threadgroup (threadgroup memory).
 struct BoundArgs {
-  void* buffers[kMaxBufferBindings] = {};            // base + offset, as setBuffer bound it
-  uint64_t buffer_lengths[kMaxBufferBindings] = {};  // bytes from the bound offset to the end
-  void* threadgroup[kMaxThreadgroupBindings] = {};   // this threadgroup's regions
+  void* buffers[kMaxBufferBindings] = {};           // base + offset, as setBuffer bound it
+  void* threadgroup[kMaxThreadgroupBindings] = {};  // this threadgroup's regions
   uint32_t threadgroup_lengths[kMaxThreadgroupBindings] = {};
   const TextureBinding* textures[kMaxTextureBindings] = {};  // [[texture(N)]]
   const SamplerBinding* samplers[kMaxSamplerBindings] = {};  // [[sampler(N)]]

@@ -25,18 +25,6 @@ const KernelInfo* find_in(const std::vector<const KernelInfo*>& list, std::strin
 
 }  // namespace
 
-std::string_view arg_kind_name(ArgKind k) {
-  switch (k) {
-    case ArgKind::DeviceBuffer: return "device buffer";
-    case ArgKind::ConstantBuffer: return "constant buffer";
-    case ArgKind::Threadgroup: return "threadgroup memory";
-    case ArgKind::Builtin: return "built-in";
-    case ArgKind::Texture: return "texture";
-    case ArgKind::Sampler: return "sampler";
-  }
-  return "?";
-}
-
 // Two kernels under one name would make newFunction ambiguous: the first stays, the second is
 // named on stderr (static initialisation has no better channel).
 void KernelRegistry::add(const KernelInfo& kernel) {

@@ -64,40 +64,11 @@ struct LaneLoopState {
   void** out = nullptr;
   uint64_t* arg = nullptr;
 
-  // The value of built-in `b` for `lane`; the same table as ThreadgroupGeometry::value (a test
-  // keeps them equal). Inline and free of calls, so a lane loop that reads built-ins vectorizes.
+  // The value of built-in `b` for `lane`: builtin_value's table (geometry.h), as on fibers.
+  // Inline and free of calls, so a lane loop that reads built-ins vectorizes.
   BuiltinValue value(Builtin b, uint32_t lane) const {
-    const Size3& d = dispatch->threads_per_threadgroup;
-    const uint32_t x = local_x[lane], y = local_y[lane], z = local_z[lane];
-    switch (b) {
-      case Builtin::thread_position_in_grid:
-        return {position.x * d.x + x, position.y * d.y + y, position.z * d.z + z};
-      case Builtin::thread_position_in_threadgroup: return {x, y, z};
-      case Builtin::threadgroup_position_in_grid: return {position.x, position.y, position.z};
-      case Builtin::threads_per_threadgroup: return {size.x, size.y, size.z};
-      case Builtin::threadgroups_per_grid:
-        return {dispatch->threadgroups.x, dispatch->threadgroups.y, dispatch->threadgroups.z};
-      case Builtin::threads_per_grid:
-      case Builtin::grid_size:
-        return {dispatch->threads.x, dispatch->threads.y, dispatch->threads.z};
-      case Builtin::dispatch_threads_per_threadgroup: return {d.x, d.y, d.z};
-      case Builtin::grid_origin: return {0, 0, 0};
-      case Builtin::thread_index_in_threadgroup: return {lane};
-      case Builtin::thread_index_in_simdgroup: return {lane % kSimdWidth};
-      case Builtin::simdgroup_index_in_threadgroup: return {lane / kSimdWidth};
-      case Builtin::simdgroups_per_threadgroup: return {simdgroup_count};
-      case Builtin::dispatch_simdgroups_per_threadgroup:
-        return {uint32_t((d.volume() + kSimdWidth - 1) / kSimdWidth)};
-      case Builtin::threads_per_simdgroup:
-      case Builtin::thread_execution_width: return {kSimdWidth};
-      case Builtin::thread_index_in_quadgroup: return {lane % kQuadWidth};
-      case Builtin::quadgroup_index_in_threadgroup: return {lane / kQuadWidth};
-      case Builtin::quadgroups_per_threadgroup:
-        return {(thread_count + kQuadWidth - 1) / kQuadWidth};
-      case Builtin::dispatch_quadgroups_per_threadgroup:
-        return {uint32_t((d.volume() + kQuadWidth - 1) / kQuadWidth)};
-    }
-    return {};
+    const ThreadgroupShape shape{dispatch, position, size, thread_count, simdgroup_count};
+    return builtin_value(b, lane, {local_x[lane], local_y[lane], local_z[lane]}, shape);
   }
 };
 

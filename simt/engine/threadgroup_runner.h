@@ -77,7 +77,6 @@ class ThreadgroupRunner {
   race::WorkerShadow* race() const { return race_; }
 
   // Fault recovery (fault.cpp jumps here from a signal handler).
-  sigjmp_buf* recovery_point() { return &recovery_; }
 
  private:
   enum class Status : uint8_t { NotStarted, Running, Ready, Blocked, Done };

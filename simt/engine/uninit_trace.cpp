@@ -30,7 +30,8 @@ void set_trap_flag(void* ucontext, bool on) {
 
 const void* pc_of(void* ucontext) {
 #if defined(__x86_64__)
-  return reinterpret_cast<const void*>(static_cast<ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RIP]);
+  return reinterpret_cast<const void*>(
+      static_cast<ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RIP]);
 #else
   (void)ucontext;
   return nullptr;
@@ -68,10 +69,6 @@ void UninitTrace::end() {
   for (size_t page = 0; page * kPage < size_; ++page)
     if (!guard_pages_[page]) mprotect(base_ + page * kPage, kPage, PROT_READ | PROT_WRITE);
   base_ = nullptr;
-}
-
-void UninitTrace::mark_written(size_t offset, size_t n) {
-  if (offset < size_) std::memset(written_.data() + offset, 1, n < size_ - offset ? n : size_ - offset);
 }
 
 bool UninitTrace::on_access_fault(void* address, void* ucontext) {

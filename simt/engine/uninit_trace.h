@@ -29,8 +29,6 @@ class UninitTrace {
 
   const UninitRead* reads() const { return reads_; }
   size_t read_count() const { return read_count_; }
-  // The bytes [offset, offset + n) of the traced range count as written (e.g. by the engine).
-  void mark_written(size_t offset, size_t n);
 
   // From the signal handlers; true when the signal was the trace's.
   bool on_access_fault(void* address, void* ucontext);
@@ -39,7 +37,7 @@ class UninitTrace {
  private:
   char* base_ = nullptr;
   size_t size_ = 0;
-  std::vector<uint8_t> written_;      // one byte per traced byte
+  std::vector<uint8_t> written_;  // one byte per traced byte
   std::vector<uint8_t> guard_pages_;
   char* pending_[2] = {};
   int pending_count_ = 0;

@@ -24,6 +24,23 @@ TEST(TrellisFormat, PackedBytesPerTileAreTheDocumentsTable) {
   EXPECT_EQ(packed_bytes_per_tile(4), 128u);
 }
 
+// docs/kernels/trellis.md's storage table: per weight, the index bits, one float scale per group
+// and column (32 / group_size), one float sign per row and per column (32 / N + 32 / K) and the
+// grid's floats spread over the matrix.
+TEST(TrellisFormat, BitsPerWeightAreTheStorageTable) {
+  for (uint32_t bits : {2u, 3u, 4u})
+    for (uint32_t group : {32u, 128u}) {
+      TrellisShape s;
+      s.K = s.N = 4096;
+      s.bits = bits;
+      s.group_size = group;
+      const double weights = 4096.0 * 4096.0;
+      const double expected =
+          bits + 32.0 / group + 32.0 / 4096 + 32.0 / 4096 + 32.0 * s.n_levels / weights;
+      EXPECT_NEAR(s.bits_per_weight(), expected, 1e-9) << bits << " bits, group " << group;
+    }
+}
+
 TEST(TrellisFormat, TwoBitIndicesFillEachByteFromBitZero) {
   uint8_t tile[64] = {};
   const uint32_t indices[4] = {1, 2, 3, 0};  // bits 0-1, 2-3, 4-5, 6-7
@@ -97,9 +114,7 @@ std::string shape_error(const TrellisWeights& w) {
   return "";
 }
 
-TEST(TrellisShapeChecks, ValidWeightsPass) {
-  EXPECT_EQ(shape_error(valid_weights()), "");
-}
+TEST(TrellisShapeChecks, ValidWeightsPass) { EXPECT_EQ(shape_error(valid_weights()), ""); }
 
 TEST(TrellisShapeChecks, EachMismatchNamesItsDimension) {
   struct Case {

@@ -13,10 +13,7 @@ constexpr uint32_t kThreadgroupMemoryLimit = 32 * 1024;
 // The launch's buffers, copied, and the bindings that point at the copies.
 struct Bound {
   explicit Bound(const Launch& launch) : buffers(launch.buffers) {
-    for (size_t i = 0; i < buffers.size(); ++i) {
-      args.buffers[i] = buffers[i].data();
-      args.buffer_lengths[i] = buffers[i].size();
-    }
+    for (size_t i = 0; i < buffers.size(); ++i) args.buffers[i] = buffers[i].data();
     for (size_t i = 0; i < launch.threadgroup_lengths.size(); ++i) {
       lengths[i] = launch.threadgroup_lengths[i];
       args.threadgroup_lengths[i] = lengths[i];
