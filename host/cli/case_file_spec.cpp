@@ -57,7 +57,11 @@ void CaseFileSpec::load_kernels() {
   if (file_.reference.kind == Reference::Kind::kernel)
     reference_kernel_fn_ = find(file_.reference.kernel, "reference.kernel");
   if (file_.reference.kind != Reference::Kind::function) return;
-  reference_library_ = dlopen(file_.reference.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // The path is the case file's folder's (case_file.cpp's resolve); a bare name (a case file
+  // named from its own folder) must not send dlopen to the system's library folders.
+  std::string library = file_.reference.library;
+  if (library.find('/') == std::string::npos) library = "./" + library;
+  reference_library_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (reference_library_ == nullptr)
     throw CaseFileError(file_.origin + ": reference.library: cannot load " +
                         file_.reference.library + ": " + dlerror());

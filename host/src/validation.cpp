@@ -116,8 +116,11 @@ class Validator {
       fail(CheckId::api_misuse, where + " uses index " + std::to_string(arg.index) + ", over 30");
       return;
     }
+    // A length of 0, set explicitly, is valid as in Metal (ggml sets it for kernels that never
+    // touch their threadgroup argument); a kernel that reads or writes such a region faults there
+    // and is reported. Never set at all is the host's mistake.
     if (arg.kind == engine::ArgKind::Threadgroup) {
-      if (!d_.threadgroup_set[arg.index] || d_.threadgroup_lengths[arg.index] == 0)
+      if (!d_.threadgroup_set[arg.index])
         fail(CheckId::api_unbound_buffer,
              where + " [[threadgroup(" + std::to_string(arg.index) +
                  ")]] has no length: call setThreadgroupMemoryLength(bytes, " +
@@ -180,7 +183,6 @@ class Validator {
     }
     char* base = static_cast<char*>(b.buffer->contents()) + b.offset;
     req_.args.buffers[arg.index] = base;
-    req_.args.buffer_lengths[arg.index] = available;
     std::string name = slot + " '" + arg.name + "'";
     if (!b.buffer->labelText().empty()) name += " (" + b.buffer->labelText() + ")";
     const char* contents = static_cast<const char*>(b.buffer->contents());

@@ -111,6 +111,26 @@ TEST(CaseFile, AReferenceInASharedObject) {
   EXPECT_TRUE(contains(r.out, "over 180 elements")) << r.out;
 }
 
+// A reference library named relative to the case file, with the case file named from its own
+// folder (`metalsim run case.json`): loaded from that folder, not searched for among the
+// system's libraries.
+TEST(CaseFile, AReferenceBesideTheCaseFileLoadsFromItsOwnFolder) {
+  const fs::path dir = fs::temp_directory_path() / "metalsim_case_file_reference_here";
+  fs::create_directories(dir);
+  fs::copy_file(METALSIM_CASE_FILE_REFERENCE, dir / "libmatmul_ref.so",
+                fs::copy_options::overwrite_existing);
+  json j = json::parse(std::ifstream(kMatmul));
+  j["reference"] = {{"library", "libmatmul_ref.so"}, {"function", "matmul_ref"}};
+  j["tolerance"] = {{"abs", 0}, {"rel", 1e-5}, {"why", "float sums against double"}};
+  std::ofstream(dir / "here.json") << j.dump(2);
+  const fs::path before = fs::current_path();
+  fs::current_path(dir);
+  const CliRun r = cli({"run", "here.json", "--M=20", "--N=9", "--K=70"});
+  fs::current_path(before);
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "over 180 elements")) << r.out;
+}
+
 TEST(CaseFile, OptionsAloneDescribeACase) {
   const std::string metal = kDir + "/matmul.metal";
   const fs::path save = fs::temp_directory_path() / "metalsim_case_file_test" / "saved";

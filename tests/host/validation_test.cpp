@@ -2,6 +2,9 @@
 // kernel does not run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "support/hand_kernel.h"
 #include "support/host_harness.h"
 
@@ -77,6 +80,51 @@ TEST(Validation, MissingThreadgroupLength) {
   b.bind_tg = false;
   expect_error(dispatch(h, b), check::CheckId::api_unbound_buffer,
                "setThreadgroupMemoryLength(bytes, 0)");
+}
+
+void ignores_threadgroup(const BoundArgs& a, const LaneCursor& lane) {
+  const uint32_t i = lane.value(Builtin::thread_position_in_grid).x;
+  buffer<float>(a, 1)[i] = buffer<const float>(a, 0)[i] * *buffer<const float>(a, 2);
+}
+HandKernel ignores_threadgroup_kernel("test_validation_unused_threadgroup",
+                                      {device_arg("in", 0, 4, true), device_arg("out", 1, 4),
+                                       constant_arg("scale", 2, 4),
+                                       threadgroup_arg("scratch", 0, 4)},
+                                      &lane_loop<ignores_threadgroup>);
+
+// setThreadgroupMemoryLength(0, i) is valid, as in Metal (ggml's host code sets it for kernels
+// that never touch their threadgroup argument): such a kernel runs and writes its output.
+TEST(Validation, AZeroThreadgroupLengthIsValidForAKernelThatNeverTouchesIt) {
+  Harness h;
+  auto in = h.buffer(256 * 4), out = h.buffer(256 * 4);
+  float* x = static_cast<float*>(in->contents());
+  for (int i = 0; i < 256; ++i) x[i] = float(i) - 100.5f;
+  std::fill_n(static_cast<float*>(out->contents()), 256, std::nanf(""));
+  const float scale = 2;
+  auto* cb = h.run("test_validation_unused_threadgroup",
+                   [&](MTL::ComputeCommandEncoder* e) {
+                     e->setBuffer(in.get(), 0, 0);
+                     e->setBuffer(out.get(), 0, 1);
+                     e->setBytes(&scale, sizeof scale, 2);
+                     e->setThreadgroupMemoryLength(0, 0);
+                   },
+                   {4, 1, 1}, {64, 1, 1});  // 4 threadgroups of 64: the 256 elements
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
+  const float* y = static_cast<const float*>(out->contents());
+  for (int i = 0; i < 256; ++i) EXPECT_EQ(y[i], (float(i) - 100.5f) * 2) << i;
+}
+
+// ... and a kernel that does touch a region of length 0 stops there with a memory report.
+TEST(Validation, AKernelTouchingAZeroLengthThreadgroupRegionIsReported) {
+  Harness h;
+  Binding b;
+  b.tg_length = 0;
+  auto* cb = dispatch(h, b);
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
+  ASSERT_FALSE(cb->reports().empty());
+  const check::Report& r = cb->reports().front();
+  EXPECT_EQ(check::check_family(r.check), check::Family::mem) << r.format();
+  EXPECT_EQ(r.kernel, "test_validation_copy");
 }
 
 TEST(Validation, OffsetPastTheEnd) {

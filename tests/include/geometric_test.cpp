@@ -32,6 +32,16 @@ TEST(Geometric, MatchesDoubleModel) {
   }
 }
 
+// dot of two scalars, as Apple's compiler accepts it: the product, rounded once.
+TEST(Geometric, ScalarDotIsTheProduct) {
+  for (int i = 0; i < 200; ++i) {
+    const float a = uniform_real(-5, 5), b = uniform_real(-5, 5);
+    EXPECT_EQ(dot(a, b), a * b);
+    const half ha = half(a), hb = half(b);
+    EXPECT_EQ(float(dot(ha, hb)), float(half(float(ha) * float(hb))));
+  }
+}
+
 TEST(Geometric, CrossAndFaceforward) {
   const float3 c = cross(float3(1, 0, 0), float3(0, 1, 0));
   EXPECT_EQ(c.z, 1.0f);

@@ -19,6 +19,13 @@ constexpr detail::elem_t<A> dot(const A& a, const B& b) {
   for (int i = 0; i < detail::size_v<A>; ++i) s += float(a[i]) * float(b[i]);
   return detail::elem_t<A>(s);
 }
+// Apple's compiler also takes two scalars (ggml's kernels call dot(float, float)): their
+// product, in float, rounded once to the type.
+template <class T>
+  requires detail::float_elem<T>
+constexpr T dot(T a, T b) {
+  return T(float(a) * float(b));
+}
 // ------------------------------ cross (3 components)
 template <class A, class B>
   requires detail::geo_pair<A, B> && (detail::size_v<A> == 3)

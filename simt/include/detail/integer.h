@@ -3,6 +3,8 @@
 // of the argument type; saturating and high-half functions compute in a type twice as wide
 // (__int128 for 64-bit types).
 #include <climits>
+#include <limits>
+#include <type_traits>
 
 #include "detail/common.h"
 
