@@ -43,7 +43,8 @@ std::string ProgressBar::render(const Progress& p, std::string_view current, siz
     std::snprintf(head, sizeof head, "%zu cases ", p.done);
   }
   line += head;
-  if (p.failures > 0) line += std::to_string(p.failures) + " failed ";
+  if (p.failures > 0)
+    line += std::to_string(p.failures) + (p.failures == 1 ? " failure " : " failures ");
   std::snprintf(head, sizeof head, "%.0fs ", p.seconds);
   line += head;
   line += estimate(p);

@@ -196,7 +196,7 @@ TEST(Output, ProgressBarDrawsOnlyWhenEnabled) {
   EXPECT_EQ(ProgressBar::render(7, 0, 1.0, "k", 100), "7 cases 1s k");
   // fuzz: failures, and with --time the time left of the limit.
   EXPECT_EQ(ProgressBar::render(Progress{7, 0, 2, 15.0, 45.0}, "k", 100),
-            "7 cases 2 failed 15s ~30s left k");
+            "7 cases 2 failures 15s ~30s left k");
   EXPECT_EQ(ProgressBar::render(Progress{0, 200, 0, 1.0, 0}, "k", 100),
             "[                        ] 0/200 1s k");
   std::ostringstream off, on;
