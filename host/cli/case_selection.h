@@ -1,6 +1,7 @@
 #pragma once
-// Which cases a subcommand runs: a filter is a case id with parameters, a spec name, a family,
-// or a glob over names ("softmax*"). Running them is the case runner's (kernels/spec/).
+// Which cases a subcommand runs: a filter is a case id with parameters, a spec name (that spec
+// alone), a family (unless a spec has the same name), or a glob over names ("softmax*").
+// Running them is the case runner's (kernels/spec/).
 #include <string>
 #include <vector>
 

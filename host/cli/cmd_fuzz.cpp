@@ -41,6 +41,7 @@ struct Options {
   size_t max_shrink_runs = 200;
   int64_t limit = 0;
   std::string max_memory;
+  std::string max_replay_memory = "16M";
   bool json = false;
   std::string junit;
 };
@@ -166,13 +167,23 @@ int replay(const Options& o, Io& io) {
   return failed == 0 ? kExitOk : kExitFailed;
 }
 
+// The first failure of a kind, shown in full; later ones of the kind are only counted.
+struct KindRecord {
+  size_t first_case = 0;
+  std::string repro;  // the minimal case's, or the failing run's where none was shrunk
+  size_t more = 0;    // failures of this kind after the first, not printed
+};
+
 // What fuzzing one spec found.
 struct SpecTally {
   const KernelSpec* spec = nullptr;
   size_t cases = 0, failures = 0;
   size_t stopped = 0;             // cases stopped at the --time deadline (not counted as cases)
   std::set<std::string> minimal;  // distinct minimal repro commands
+  std::map<std::string, KindRecord> kinds;  // failure kind -> its first failure
 };
+
+using Clock = std::chrono::steady_clock;
 
 // One campaign: its options, checked, and what it has counted so far.
 struct Campaign {
@@ -183,17 +194,19 @@ struct Campaign {
   bool fixed_schedule;
   Shard shard;
   size_t cases_per_spec = 0;
-  std::optional<std::chrono::steady_clock::time_point> end;  // --time: the campaign's end
-  size_t specs_left = 0;   // kernels not yet fuzzed, which share the time left equally
-  uint64_t max_bytes = 0;  // the memory budget of one case
-  std::vector<SpecTally> tallies;
+  std::optional<Clock::time_point> end;  // --time: the campaign's end
+  uint64_t max_bytes = 0;                // the memory budget of one case
+  uint64_t replay_bytes = 0;             // --max-replay-memory
+  std::vector<SpecTally> tallies;        // one per spec, in name order
   std::vector<JunitCase> junit;
+  ProgressBar* bar = nullptr;
   size_t passed = 0, failed = 0;
-  size_t over_budget = 0;  // draws thrown away as over the memory budget
-  size_t stopped = 0;      // cases the watchdog stopped at the campaign's deadline
-};
+  size_t failing_cases = 0;  // every failure, a known bug's too (the progress line's)
+  size_t over_budget = 0;    // draws thrown away as over the memory budget
+  size_t stopped = 0;        // cases the watchdog stopped at the campaign's deadline
 
-using Clock = std::chrono::steady_clock;
+  std::ostream& text() const { return o.json ? io.err : io.out; }
+};
 
 // The memory budget of one case: --max-memory, else half of the memory available now.
 bool memory_budget(const std::string& text, uint64_t& out) {
@@ -225,17 +238,6 @@ uint64_t time_capped_budget(uint64_t max_bytes, std::optional<Clock::time_point>
                             uint64_t(left * double(kBytesPerSecondLeft)) + (128ull << 20));
 }
 
-// Under --time, a kernel's cases start small and grow: case k is capped at 16 MiB << k, so every
-// kernel finishes cases within its share of the time (with --checks all, one case of the largest
-// size the time allows may outlast the share: flash attention's first case did, and its known bug
-// went unseen in an hour's campaign) and its failures shrink from small cases.
-constexpr uint64_t kFirstCaseBytes = 16ull << 20;
-
-DrawLimits ramped(DrawLimits limits, size_t k, std::optional<Clock::time_point> deadline) {
-  if (deadline) limits.size_bytes = k >= 20 ? 0 : kFirstCaseBytes << k;
-  return limits;
-}
-
 // --time: every dispatch of a case (the run, the other schedules, initcheck's runs, the shrink's
 // runs) ends at the deadline plus a second's grace: an absolute limit, not one per dispatch.
 engine::ExecutionOptions with_deadline(engine::ExecutionOptions options,
@@ -259,28 +261,71 @@ void print_reports(std::ostream& text, const spec::CaseResult& result) {
   }
 }
 
-// A failure found in lane loops, run again on fibers with every check on: fibers name the
-// thread, compare schedules and locate uninitialised reads, which lane loops cannot. The failing
-// run's own command comes first: it reproduces the failure whatever the replay finds.
-void replay_on_fibers(const CaseOutcome& out, std::ostream& text, json& line) {
-  engine::ExecutionOptions options = out.options;
+// The replay on fibers with every check is bounded: a known bug's large cases took 60 to 100 s
+// each on the 2-core machine. Cases over --max-replay-memory are not replayed (the shrunk case,
+// replayed instead where there is one, is nearly always small), and a replay stops after this
+// long.
+constexpr auto kReplayTime = std::chrono::seconds(10);
+
+// Why the replay of `c` is skipped ("" when it is not): the size cap.
+std::string replay_skipped(const Case& c, uint64_t max_bytes) {
+  const uint64_t bytes = case_size_bytes(*c.spec, c.params);
+  if (bytes <= max_bytes) return "";
+  return "skipped: the case needs " + spec::format_bytes(bytes) + ", over the replay's " +
+         spec::format_bytes(max_bytes) + " (--max-replay-memory)";
+}
+
+// Runs `subject` on fibers with every check, within kReplayTime (and the --time deadline);
+// fills `status` ("skipped: ...", "stopped ...", the failure, or "passed").
+std::optional<CaseOutcome> bounded_replay(const Campaign& cp, const Case& subject,
+                                          const engine::ExecutionOptions& options,
+                                          std::optional<Clock::time_point> deadline,
+                                          std::string& status) {
+  status = replay_skipped(subject, cp.replay_bytes);
+  if (!status.empty()) return std::nullopt;
+  Clock::time_point stop = Clock::now() + kReplayTime;
+  if (deadline) stop = std::min(stop, *deadline);
+  CaseOutcome again = run_case(subject, with_deadline(options, stop));
+  status = stopped_by_watchdog(again)
+               ? "stopped at its time limit (" + std::to_string(kReplayTime.count()) +
+                     " s, or the --time deadline)"
+           : again.result.passed ? "passed"
+                                 : again.result.failure;
+  return again;
+}
+
+// A failure found in lane loops (`subject`: the failing case or its shrunk case), run again on
+// fibers with every check on: fibers name the thread, compare schedules and locate
+// uninitialised reads, which lane loops cannot. When the replay fails, its reports (which name
+// the thread) are printed instead of the lane loops'; skipped, stopped or passing, the lane
+// loops' reports of the failing case follow it.
+void replay_on_fibers(const Campaign& cp, const CaseOutcome& found, const Case& subject,
+                      const engine::ExecutionOptions& subject_options,
+                      std::optional<Clock::time_point> deadline, std::ostream& text, json& line) {
+  engine::ExecutionOptions options = subject_options;
   options.mode = engine::ExecutionMode::fibers;
   options.checks = check::CheckSet::all();
-  const CaseOutcome again = run_case(out.subject, options);
-  print_reports(text, out.result);
-  text << "  reproduce: " << spec::repro_command(out.subject, out.options) << "\n";
-  text << "  on fibers with --checks all: "
-       << (again.result.passed ? "passed" : again.result.failure) << "\n";
-  print_reports(text, again.result);
-  if (!again.result.passed)
-    text << "  explain on fibers: " << spec::repro_command(out.subject, options) << "\n";
-  line["fibers_replay"] = case_json("fuzz", again);
+  std::string status;
+  const std::optional<CaseOutcome> again = bounded_replay(cp, subject, options, deadline, status);
+  text << "  on fibers with --checks all (" << subject.id() << "): " << status << "\n";
+  if (again) line["fibers_replay"] = case_json("fuzz", *again);
+  const bool named = again && !again->result.passed && !stopped_by_watchdog(*again);
+  if (named) {
+    print_reports(text, again->result);
+  } else {
+    line["fibers_replay_status"] = status;
+    text << "  in lane loops (case " << found.subject.id() << "):\n";
+    print_reports(text, found.result);
+  }
+  if (!again || !again->result.passed)
+    text << "  explain on fibers: " << spec::repro_command(subject, options) << "\n";
 }
 
 // Shrinks a failure, prints the repro, saves it to the corpus; adds what it did to `line`.
-void shrink_failure(Campaign& cp, const CaseOutcome& out, size_t k, SpecTally& tally,
-                    std::ostream& text, json& line, std::optional<Clock::time_point> deadline) {
-  const ShrinkResult s = shrink(out, cp.o.max_shrink_runs, run_case, deadline);
+ShrinkResult shrink_failure(Campaign& cp, const CaseOutcome& out, size_t k, SpecTally& tally,
+                            std::ostream& text, json& line,
+                            std::optional<Clock::time_point> deadline) {
+  ShrinkResult s = shrink(out, cp.o.max_shrink_runs, run_case, deadline);
   const std::string repro = spec::repro_command(s.minimal, s.options);
   tally.minimal.insert(repro);
   text << "  shrunk in " << s.runs << " runs to " << s.minimal.id() << ": "
@@ -292,28 +337,51 @@ void shrink_failure(Campaign& cp, const CaseOutcome& out, size_t k, SpecTally& t
                     {"runs", s.runs},
                     {"failure", s.outcome.result.failure},
                     {"repro", repro}};
-  if (cp.o.corpus.empty()) return;
+  if (cp.o.corpus.empty()) return s;
   const fs::path path = fs::path(cp.o.corpus) / corpus_name(s.minimal, s.options);
   std::ofstream(path) << corpus_entry(out, s, cp.o.flags.seed, k).dump(2) << "\n";
   text << "  saved: " << path.string() << "\n";
   line["corpus"] = path.string();
+  return s;
 }
 
-// Runs case k of `spec`; a failure is printed and, the first of its kind (or every one with
-// --shrink all), shrunk. False when the case ran into the campaign's deadline (not counted).
-bool fuzz_one(Campaign& cp, const KernelSpec& spec, const FuzzCase& fc, SpecTally& tally,
-              std::map<std::string, std::string>& shrunk_kinds, ProgressBar& bar,
+// Prints a failure in full: what failed, its repro, its shrunk case and, found in lane loops,
+// the replay on fibers that names the thread. Returns the repro that later failures of its kind
+// are counted against.
+std::string print_failure(Campaign& cp, const CaseOutcome& out, size_t k, SpecTally& tally,
+                          json& line, std::optional<Clock::time_point> deadline) {
+  std::ostream& text = cp.text();
+  const Case& c = out.subject;
+  const bool known = c.spec->expectation() == spec::Expectation::known_bug;
+  text << (known ? "known bug " : "FAIL ") << "case " << k << ": " << c.id() << " seed " << c.seed
+       << " schedule " << out.options.schedule.str() << ": " << out.result.failure << "\n";
+  const bool in_loops = !engine::runs_on_fibers(out.options);
+  std::string repro = spec::repro_command(c, out.options);
+  // The failing run's own command first: it reproduces the failure whatever the replay finds.
+  if (in_loops) text << "  reproduce: " << repro << "\n";
+  std::optional<ShrinkResult> s;
+  if (cp.o.shrink != "none") s = shrink_failure(cp, out, k, tally, text, line, deadline);
+  if (s) repro = spec::repro_command(s->minimal, s->options);
+  if (in_loops)
+    replay_on_fibers(cp, out, s ? s->minimal : c, s ? s->options : out.options, deadline, text,
+                     line);
+  return repro;
+}
+
+// Runs case k of `spec`; the first failure of each kind (every failure with --shrink all) is
+// printed in full, later ones only counted. A case that ran into the deadline is not counted.
+void fuzz_one(Campaign& cp, const FuzzCase& fc, SpecTally& tally,
               std::optional<Clock::time_point> deadline) {
-  const Case c{&spec, fc.params, fc.seed};
+  const Case c{tally.spec, fc.params, fc.seed};
   engine::ExecutionOptions options = cp.o.flags.options;
   if (!cp.fixed_schedule && engine::runs_on_fibers(options)) options.schedule = fc.schedule;
   if (deadline) options = with_deadline(options, *deadline);
-  bar.update(tally.cases, c.id());
+  cp.bar->update(cp.passed + cp.failed, c.id(), cp.failing_cases);
   CaseOutcome out = run_case(c, options);
   if (deadline && Clock::now() >= *deadline && stopped_by_watchdog(out)) {
     ++cp.stopped;
     ++tally.stopped;
-    return false;
+    return;
   }
   // A random case that misses a known bug is no failure: fuzzing need not hit it every time.
   if (out.verdict() == Verdict::known_bug_not_reproduced) out.judgement = {Verdict::pass, {}};
@@ -324,51 +392,72 @@ bool fuzz_one(Campaign& cp, const KernelSpec& spec, const FuzzCase& fc, SpecTall
   line["case_index"] = fc.index;
   if (!out.result.passed) {
     ++tally.failures;
+    ++cp.failing_cases;
     const std::string kind = spec::failure_kind(out.result);
-    bar.finish();
-    std::ostream& text = cp.o.json ? cp.io.err : cp.io.out;
-    text << (spec.expectation() == spec::Expectation::known_bug ? "known bug " : "FAIL ") << "case "
-         << fc.index << ": " << c.id() << " seed " << c.seed << " schedule "
-         << options.schedule.str() << ": " << out.result.failure << "\n";
-    if (!engine::runs_on_fibers(options)) replay_on_fibers(out, text, line);
-    const bool seen = shrunk_kinds.contains(kind);
-    if (cp.o.shrink == "all" || (cp.o.shrink == "kind" && !seen)) {
-      shrink_failure(cp, out, fc.index, tally, text, line, deadline);
-      shrunk_kinds[kind] = line["shrunk"]["repro"].get<std::string>();
-    } else if (seen) {
-      text << "  same kind (" << kind << ") as " << shrunk_kinds[kind] << "\n";
+    const auto seen = tally.kinds.find(kind);
+    if (seen != tally.kinds.end() && cp.o.shrink != "all") {
+      ++seen->second.more;
+    } else {
+      cp.bar->finish();
+      const std::string repro = print_failure(cp, out, fc.index, tally, line, deadline);
+      if (seen == tally.kinds.end()) tally.kinds[kind] = {fc.index, repro, 0};
     }
   }
   if (cp.o.json) write_json_line(cp.io.out, line);
-  return true;
 }
 
-void fuzz_spec(Campaign& cp, const KernelSpec& spec) {
-  SpecTally tally;
-  tally.spec = &spec;
-  std::map<std::string, std::string> shrunk_kinds;  // failure kind -> minimal repro
-  std::optional<Clock::time_point> deadline;
-  if (cp.end) {  // the time left, shared equally with the kernels still to come
-    deadline = Clock::now() + (*cp.end - Clock::now()) / std::max<size_t>(cp.specs_left, 1);
-    if (*deadline > *cp.end) deadline = cp.end;
-  }
-  if (cp.specs_left > 0) --cp.specs_left;
-  const DrawLimits limits{cp.o.limit, time_capped_budget(cp.max_bytes, deadline),
-                          cp.o.flags.options};
-  const size_t n = cp.cases_per_spec;
-  ProgressBar bar(cp.io.err, cp.io.progress,
-                  n == SIZE_MAX ? 0 : (n + cp.shard.count - 1 - cp.shard.index) / cp.shard.count);
-  for (size_t k = 0; k < n; ++k) {
-    if (deadline && Clock::now() >= *deadline) break;
+// Draws and runs case k of a spec, when this shard owns it and a draw fits the budget.
+void run_index(Campaign& cp, SpecTally& tally, size_t k,
+               std::optional<Clock::time_point> deadline) {
+  if (!cp.shard.owns(k)) return;
+  const DrawLimits limits =
+      ramped({cp.o.limit, time_capped_budget(cp.max_bytes, deadline), cp.o.flags.options}, k);
+  const FuzzCase fc = CaseGenerator(*tally.spec, cp.o.flags.seed, limits).generate(k);
+  cp.over_budget += fc.over_budget;
+  if (!fc.found && fc.over_budget > 0) return;  // nothing of this index fits the budget
+  fuzz_one(cp, fc, tally, deadline);
+}
+
+// --cases alone: each kernel's cases in turn.
+void fuzz_in_turn(Campaign& cp) {
+  for (SpecTally& tally : cp.tallies)
+    for (size_t k = 0; k < cp.cases_per_spec; ++k) run_index(cp, tally, k, std::nullopt);
+}
+
+// In the first round of a --time campaign every kernel gets at least this long for its case,
+// even past the campaign's end: a kernel whose case overran (the watchdog's second of grace,
+// the teardown) must not leave the kernels after it in name order without a case.
+constexpr auto kFirstRoundSlice = std::chrono::milliseconds(500);
+
+// --time: round robin, case k of every kernel before case k + 1 of any; each case may take the
+// time left divided by the kernels still to run in this round.
+void fuzz_round_robin(Campaign& cp) {
+  const size_t n = cp.tallies.size();
+  for (size_t k = 0; k < cp.cases_per_spec; ++k) {
     if (!cp.shard.owns(k)) continue;
-    const FuzzCase fc =
-        CaseGenerator(spec, cp.o.flags.seed, ramped(limits, k, deadline)).generate(k);
-    cp.over_budget += fc.over_budget;
-    if (!fc.found && fc.over_budget > 0) continue;  // nothing of this index fits the budget
-    if (!fuzz_one(cp, spec, fc, tally, shrunk_kinds, bar, deadline)) break;
+    const bool first_round = k == cp.shard.index;
+    for (size_t i = 0; i < n; ++i) {
+      const Clock::time_point now = Clock::now();
+      if (!first_round && now >= *cp.end) return;
+      Clock::time_point deadline = now + (std::max(*cp.end, now) - now) / int64_t(n - i);
+      if (first_round) deadline = std::max(deadline, now + kFirstRoundSlice);
+      run_index(cp, cp.tallies[i], k, deadline);
+    }
   }
-  bar.finish();
-  cp.tallies.push_back(std::move(tally));
+}
+
+// Failures of a kind already shown, one line per kind.
+void print_repeats(const Campaign& cp, std::ostream& out) {
+  bool any = false;
+  for (const auto& s : cp.tallies)
+    for (const auto& [kind, record] : s.kinds) {
+      if (record.more == 0) continue;
+      out << s.spec->name() << ": " << record.more << " more " << kind
+          << (record.more == 1 ? " failure" : " failures") << " not printed (shown: case "
+          << record.first_case << "; reproduce: " << record.repro << ")\n";
+      any = true;
+    }
+  if (any) out << "\n";
 }
 
 void print_tallies(const Campaign& cp, std::ostream& out) {
@@ -383,8 +472,19 @@ void print_tallies(const Campaign& cp, std::ostream& out) {
   }
   if (cp.tallies.empty()) return;
   out << "\n";
+  print_repeats(cp, out);
   t.print(out);
 }
+
+// The cases a kernel's campaign runs on this shard (0: unbounded, --time).
+size_t owned_cases(const Campaign& cp) {
+  const size_t n = cp.cases_per_spec;
+  if (n == SIZE_MAX) return 0;
+  return (n + cp.shard.count - 1 - cp.shard.index) / cp.shard.count;
+}
+
+// A progress line drawn only after the first seconds: a short campaign prints none.
+constexpr auto kProgressQuiet = std::chrono::seconds(2);
 
 int fuzz(const Options& o, Io& io, bool fixed_schedule) {
   Campaign cp(o, io, fixed_schedule);
@@ -405,14 +505,27 @@ int fuzz(const Options& o, Io& io, bool fixed_schedule) {
     io.err << "metalsim: bad --max-memory '" << o.max_memory << "' (bytes, or with K, M or G)\n";
     return kExitUsage;
   }
+  if (!spec::parse_bytes(o.max_replay_memory, cp.replay_bytes)) {
+    io.err << "metalsim: bad --max-replay-memory '" << o.max_replay_memory
+           << "' (bytes, or with K, M or G)\n";
+    return kExitUsage;
+  }
   cp.cases_per_spec = o.cases > 0 ? o.cases : (o.time > 0 ? SIZE_MAX : 100);
-  if (o.time > 0)
+  cp.tallies.resize(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) cp.tallies[i].spec = specs[i];
+  ProgressBar bar(io.err, io.progress, specs.size() * owned_cases(cp), kProgressQuiet);
+  cp.bar = &bar;
+  if (o.time > 0) {
+    bar.set_time_limit(o.time);
     cp.end = Clock::now() +
              std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.time));
-  cp.specs_left = specs.size();
-  for (const KernelSpec* spec : specs) fuzz_spec(cp, *spec);
+    fuzz_round_robin(cp);
+  } else {
+    fuzz_in_turn(cp);
+  }
+  bar.finish();
 
-  std::ostream& summary = o.json ? io.err : io.out;
+  std::ostream& summary = cp.text();
   print_tallies(cp, summary);
   if (!o.junit.empty() && !write_junit_file(o.junit, "metalsim fuzz", cp.junit)) {
     io.err << "metalsim: cannot write " << o.junit << "\n";
@@ -456,6 +569,9 @@ Action setup_fuzz(CLI::App& sub, Io& io) {
       ->capture_default_str();
   sub.add_option("--max-memory", o->max_memory,
                  "memory one case may need, e.g. 2G (default: half of the memory available)");
+  sub.add_option("--max-replay-memory", o->max_replay_memory,
+                 "replay on fibers with every check only cases needing at most this much (0: none)")
+      ->capture_default_str();
   sub.add_option("--limit", o->limit,
                  "draw no parameter above this value (choices exempt; 0: each one's max)");
   sub.add_flag("--json", o->json, "one JSON object per case and line on stdout");

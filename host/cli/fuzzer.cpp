@@ -1,6 +1,7 @@
 #include "host/cli/fuzzer.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "kernels/spec/inputs.h"
@@ -82,12 +83,31 @@ std::vector<int64_t> boundary_values(const spec::ParamDef& def) {
   return v;
 }
 
+uint64_t case_size_bytes(const KernelSpec& spec, const Params& params) {
+  const spec::Footprint f = spec.footprint(params);
+  return f.device + f.host;
+}
+
+DrawLimits ramped(DrawLimits limits, size_t k) {
+  constexpr uint64_t kFirstCaseBytes = 16ull << 20;
+  constexpr int64_t kFirstCaseValue = 64;
+  const int s = std::countr_zero(uint64_t(k) + 1);
+  if (s < 20) limits.size_bytes = kFirstCaseBytes << s;
+  if (s < 10) {
+    const int64_t value = kFirstCaseValue << (2 * s);
+    limits.limit = limits.limit > 0 ? std::min(limits.limit, value) : value;
+  }
+  return limits;
+}
+
 CaseGenerator::Fit CaseGenerator::fit(const Params& p) const {
   if (limits_.max_bytes == 0 && limits_.size_bytes == 0) return Fit::fits;
-  const uint64_t bytes = spec::case_memory_bytes(*spec_, p, limits_.options);
   // The size cap first: a draw over it would not be taken whatever the machine's budget.
-  if (limits_.size_bytes != 0 && bytes > limits_.size_bytes) return Fit::over_size;
-  if (limits_.max_bytes != 0 && bytes > limits_.max_bytes) return Fit::over_budget;
+  if (limits_.size_bytes != 0 && case_size_bytes(*spec_, p) > limits_.size_bytes)
+    return Fit::over_size;
+  if (limits_.max_bytes != 0 &&
+      spec::case_memory_bytes(*spec_, p, limits_.options) > limits_.max_bytes)
+    return Fit::over_budget;
   return Fit::fits;
 }
 

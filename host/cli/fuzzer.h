@@ -26,14 +26,28 @@ struct FuzzCase {
 
 // Where a campaign draws from: parameters no larger than `limit` (> 0; choices exempt), cases
 // whose memory (case_memory_bytes under `options`) fits in `max_bytes` (> 0; draws over it are
-// counted as over the budget) and in `size_bytes` (> 0; a size cap, not a limit of the machine:
-// draws over it are drawn again without being counted).
+// counted as over the budget) and whose own size (case_size_bytes) fits in `size_bytes` (> 0; a
+// size cap, not a limit of the machine: draws over it are drawn again without being counted).
 struct DrawLimits {
   int64_t limit = 0;
   uint64_t max_bytes = 0;
   engine::ExecutionOptions options;
   uint64_t size_bytes = 0;
 };
+
+// A case's own bytes: its buffers and the spec's host copies (its footprint), without the
+// run's fixed cost (the process's baseline, each worker's stacks and arena: over 100 MiB on two
+// cores, which a size cap of a few MiB must not count). 0 when the spec gives no footprint.
+uint64_t case_size_bytes(const KernelSpec& spec, const Params& params);
+
+// Case k's limits in a campaign (--cases or --time), with s the trailing zero bits of k + 1:
+// a size cap of 16 MiB << s (none once s reaches 20) and parameter values at most 64 << 2s
+// (within `limit`; none once s reaches 10). Half the cases are at most 16 MiB with values up to
+// 64, a quarter 32 MiB and 256, ..., case 31 the first with values up to 65,536: small cases
+// first and large ones rarely, so every kernel finishes cases early in a short campaign,
+// failures shrink from small cases, and a case of minutes (softmax's 65,536 rows of 1,023
+// threads took 47 s on two cores, whatever its bytes) stays rare.
+DrawLimits ramped(DrawLimits limits, size_t k);
 
 class CaseGenerator {
  public:

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -163,8 +164,7 @@ TEST(FuzzBudget, ASizeCapRedrawsWithoutCountingAgainstTheBudget) {
   const engine::ExecutionOptions options;
   std::vector<uint64_t> sizes;
   const CaseGenerator free(*s, 3, {0, 0, options});
-  for (size_t k = 0; k < 40; ++k)
-    sizes.push_back(spec::case_memory_bytes(*s, free.generate(k).params, options));
+  for (size_t k = 0; k < 40; ++k) sizes.push_back(case_size_bytes(*s, free.generate(k).params));
   std::sort(sizes.begin(), sizes.end());
   const uint64_t cap = sizes[sizes.size() / 2];
   ASSERT_LT(sizes.front(), sizes.back()) << "cli_scale's draws vary in size";
@@ -173,7 +173,7 @@ TEST(FuzzBudget, ASizeCapRedrawsWithoutCountingAgainstTheBudget) {
     const FuzzCase fc = capped.generate(k);
     EXPECT_TRUE(fc.found) << k;
     EXPECT_EQ(fc.over_budget, 0u) << k;
-    EXPECT_LE(spec::case_memory_bytes(*s, fc.params, options), cap) << fc.params.at("n");
+    EXPECT_LE(case_size_bytes(*s, fc.params), cap) << fc.params.at("n");
   }
 }
 
@@ -194,6 +194,138 @@ TEST(FuzzBudget, TimeBoundCampaignEndsNearItsDeadline) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(seconds, 6.0) << r.out;
+}
+
+}  // namespace
+}  // namespace metalsim::cli::testing
+
+namespace metalsim::cli::testing {
+namespace {
+
+// Issue 28 item 4: a quick fuzzer with readable output.
+
+std::vector<std::string> names(const std::vector<const KernelSpec*>& specs) {
+  std::vector<std::string> v;
+  for (const KernelSpec* s : specs) v.push_back(s->name());
+  return v;
+}
+
+size_t count_lines_starting(const std::string& text, const std::string& prefix) {
+  size_t n = 0;
+  std::istringstream lines(text);
+  for (std::string l; std::getline(lines, l);) n += l.rfind(prefix, 0) == 0;
+  return n;
+}
+
+// The table row of `kernel`, split on blanks: kernel, cases, failures, minimal repros, stopped.
+std::vector<std::string> tally_row(const std::string& out, const std::string& kernel) {
+  std::istringstream lines(out);
+  for (std::string l; std::getline(lines, l);) {
+    if (l.rfind(kernel + " ", 0) != 0) continue;
+    std::istringstream words(l);
+    std::vector<std::string> row;
+    for (std::string w; words >> w;) row.push_back(w);
+    return row;
+  }
+  return {};
+}
+
+TEST(FuzzFilter, ASpecNameIsThatSpecAloneAndAGlobTakesBoth) {
+  EXPECT_EQ(names(select_specs({"softmax"})), (std::vector<std::string>{"softmax"}));
+  EXPECT_EQ(names(select_specs({"softmax*"})),
+            (std::vector<std::string>{"softmax", "softmax_as_documented"}));
+  // A family named by no spec still selects its specs.
+  EXPECT_EQ(names(select_specs({"cli_test"})),
+            (std::vector<std::string>{"cli_planted_tile", "cli_planted_tile_as_documented",
+                                      "cli_racy", "cli_scale"}));
+  const CliRun r = cli({"fuzz", "softmax", "--cases", "2", "--limit", "8"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_FALSE(tally_row(r.out, "softmax").empty()) << r.out;
+  EXPECT_TRUE(tally_row(r.out, "softmax_as_documented").empty()) << r.out;
+}
+
+// A kind shown once: the first failure in full, its shrunk case, then one count line.
+TEST(FuzzOutput, RepeatedFailuresOfAKindAreCountedNotReprinted) {
+  const CliRun r = cli({"fuzz", "cli_planted_tile", "--cases", "60", "--seed", "1"});
+  EXPECT_EQ(r.code, kExitFailed) << r.out;
+  const auto row = tally_row(r.out, "cli_planted_tile");
+  ASSERT_GE(row.size(), 6u) << r.out;
+  const size_t failures = std::stoul(row[2]);
+  ASSERT_GE(failures, 3u) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "FAIL case "), 1u) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "  shrunk in "), 1u) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "cli_planted_tile: " + std::to_string(failures - 1) +
+                                            " more unwritten failures not printed (shown: case "),
+            1u)
+      << r.out;
+  // --shrink all still shows every failure.
+  const CliRun all = cli({"fuzz", "cli_planted_tile", "--cases", "60", "--seed", "1", "--shrink",
+                          "all", "--max-shrink-runs", "20"});
+  EXPECT_EQ(count_lines_starting(all.out, "FAIL case "), failures) << all.out;
+}
+
+// The ramp of --cases and --time: small first, large rarely.
+TEST(FuzzRamp, CasesDrawSmallSizesFirstAndLargeOnesRarely) {
+  const DrawLimits none;
+  EXPECT_EQ(ramped(none, 0).size_bytes, 16ull << 20);
+  EXPECT_EQ(ramped(none, 0).limit, 64);
+  EXPECT_EQ(ramped(none, 1).size_bytes, 32ull << 20);
+  EXPECT_EQ(ramped(none, 1).limit, 256);
+  EXPECT_EQ(ramped(none, 2).limit, 64);
+  EXPECT_EQ(ramped(none, 63).size_bytes, 1ull << 30);
+  EXPECT_EQ(ramped(none, 1023).limit, 0) << "no value limit from case 1023";
+  EXPECT_EQ(ramped({10, 0, {}, 0}, 1).limit, 10) << "--limit still holds";
+  size_t large = 0;
+  for (size_t k = 0; k < 200; ++k) large += ramped(none, k).limit > 1024;
+  EXPECT_EQ(large, 200u / 8) << "one case in eight may draw values over 1024";
+  // softmax draws up to 65,536 rows of 5,871 columns: its first cases stay within the ramp, and
+  // are random draws, not the sweep a draw that fits nothing falls back on.
+  const KernelSpec* s = spec::SpecRegistry::find("softmax");
+  ASSERT_NE(s, nullptr);
+  size_t different = 0;
+  for (size_t k = 0; k < 16; ++k) {
+    const DrawLimits limits = ramped(none, k);
+    const FuzzCase fc = CaseGenerator(*s, 7, limits).generate(k);
+    ASSERT_TRUE(fc.found) << k;
+    EXPECT_LE(case_size_bytes(*s, fc.params), limits.size_bytes) << k;
+    for (const auto& [name, value] : fc.params) EXPECT_LE(value, limits.limit) << name;
+    different += fc.params != s->complete(s->sweep()[k % s->sweep().size()]);
+  }
+  EXPECT_GT(different, 8u);
+  // The program ramps --cases too: softmax's case 0 is at most 64 rows of 64 columns.
+  const CliRun r = cli({"fuzz", "softmax", "--cases", "1", "--seed", "7", "--json"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const auto j = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+  EXPECT_LE(j.at("elements").get<uint64_t>(), 64u * 64u) << j.at("id");
+}
+
+// The replay on fibers of a failure found in lane loops is bounded, and says when it is skipped.
+TEST(FuzzOutput, TheBoundedReplayIsReportedWhenSkipped) {
+  const CliRun r = cli({"fuzz", "cli_planted_tile", "--cases", "10", "--seed", "1", "--shrink",
+                        "none", "--max-replay-memory", "1K"});
+  EXPECT_EQ(r.code, kExitFailed) << r.out;
+  EXPECT_NE(r.out.find("): skipped: the case needs "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", over the replay's 1 KiB (--max-replay-memory)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  explain on fibers: metalsim run 'cli_planted_tile("), std::string::npos)
+      << r.out;
+  // Within the cap, the shrunk case is replayed.
+  const CliRun replayed = cli({"fuzz", "cli_planted_tile", "--cases", "10", "--seed", "1"});
+  EXPECT_NE(replayed.out.find("  on fibers with --checks all (cli_planted_tile(n=63,rows=1)): "),
+            std::string::npos)
+      << replayed.out;
+  EXPECT_EQ(replayed.out.find("skipped"), std::string::npos) << replayed.out;
+}
+
+// Round robin under --time: every kernel gets cases, the last in name order too.
+TEST(FuzzTime, EverySpecGetsACaseUnderAShortTime) {
+  const CliRun r = cli({"fuzz", "cli_test", "--time", "0.2", "--shrink", "none"});
+  for (const char* kernel :
+       {"cli_planted_tile", "cli_planted_tile_as_documented", "cli_racy", "cli_scale"}) {
+    const auto row = tally_row(r.out, kernel);
+    ASSERT_GE(row.size(), 6u) << kernel << "\n" << r.out;
+    EXPECT_GE(std::stoul(row[1]), 1u) << kernel << "\n" << r.out;
+  }
 }
 
 }  // namespace

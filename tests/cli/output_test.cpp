@@ -192,8 +192,13 @@ TEST(Output, TableAlignsColumns) {
 
 TEST(Output, ProgressBarDrawsOnlyWhenEnabled) {
   EXPECT_EQ(ProgressBar::render(5, 10, 2.0, "k(n=1)", 100),
-            "[############            ] 5/10 2s k(n=1)");
+            "[############            ] 5/10 2s ~2s left k(n=1)");
   EXPECT_EQ(ProgressBar::render(7, 0, 1.0, "k", 100), "7 cases 1s k");
+  // fuzz: failures, and with --time the time left of the limit.
+  EXPECT_EQ(ProgressBar::render(Progress{7, 0, 2, 15.0, 45.0}, "k", 100),
+            "7 cases 2 failures 15s ~30s left k");
+  EXPECT_EQ(ProgressBar::render(Progress{0, 200, 0, 1.0, 0}, "k", 100),
+            "[                        ] 0/200 1s k");
   std::ostringstream off, on;
   {
     ProgressBar bar(off, false, 3);
@@ -205,6 +210,13 @@ TEST(Output, ProgressBarDrawsOnlyWhenEnabled) {
     bar.update(1, "x");
   }
   EXPECT_NE(on.str().find("1/3"), std::string::npos);
+  // A run shorter than the quiet time draws nothing.
+  std::ostringstream quiet;
+  {
+    ProgressBar bar(quiet, true, 3, std::chrono::seconds(60));
+    bar.update(1, "x");
+  }
+  EXPECT_TRUE(quiet.str().empty());
 }
 
 }  // namespace
