@@ -23,6 +23,7 @@
 #include "simt/engine/race_shadow.h"
 #include "simt/engine/symbolize.h"
 #include "simt/engine/threadgroup_runner.h"
+#include "simt/engine/worker_pool.h"
 #include "simt/fiber/guarded_stack.h"
 
 namespace metalsim::engine {
@@ -185,21 +186,22 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
   const double watchdog_seconds = watchdog_limit(request.options);
   Watchdog watchdog(state, watchdog_seconds);
   race::release(&state.start_token);
-#pragma omp parallel num_threads(workers)
-  {
+  // Threadgroups are handed out one at a time from one counter, in `order`, to the engine's
+  // persistent workers (worker_pool.h): no thread team is forked and joined per dispatch.
+  std::atomic<uint64_t> next{0};
+  WorkerPool::shared().run(workers, [&](int worker_index) {
     race::acquire(&state.start_token);
     Worker& worker = this_worker(stack_bytes);
     worker.arena.configure(request.threadgroup_lengths, static_capacity);
     if (watchdog_seconds > 0) watchdog.add_worker(pthread_self());
-#pragma omp for schedule(dynamic, 1)
-    for (uint64_t i = 0; i < count; ++i) {
+    for (uint64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) {
       if (state.stop.load(std::memory_order_relaxed)) continue;
       if (!request.options.on_threadgroup) {
         worker.run(state, order[i]);
         continue;
       }
       ThreadgroupEvent event;
-      event.worker = uint32_t(omp_get_thread_num());
+      event.worker = uint32_t(worker_index);
       event.linear_threadgroup = order[i];
       event.position = request.geometry.threadgroup_position(order[i]);
       event.begin_ns = steady_ns();
@@ -207,9 +209,9 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
       event.end_ns = steady_ns();
       request.options.on_threadgroup(event);
     }
-    race::release(
-        &state.finish_token);  // the worker's reads of the request, before the host reuses it
-  }
+    race::release(&state.finish_token);  // the worker's reads of the request, before the host
+                                         // reuses it
+  });
   race::acquire(&state.finish_token);
   DispatchOutcome outcome;
   outcome.reports = state.reports.take();

@@ -1,0 +1,119 @@
+#include "simt/engine/worker_pool.h"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <chrono>
+
+namespace metalsim::engine {
+namespace {
+
+// True on a thread while it runs a job's body, the caller's worker 0 included: a job started
+// there runs inline (the pool is held by the job it is part of).
+thread_local bool in_job = false;
+
+struct InJob {
+  bool was = in_job;
+  InJob() { in_job = true; }
+  ~InJob() { in_job = was; }
+};
+
+uint64_t now_ns() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
+}
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// The kernel's futex on a 32-bit atomic, directly: libstdc++ 12's std::atomic::wait parks
+// waiters of different atomics in a shared table, where a notify_one can wake the wrong one
+// (seen here: workers asleep with their job posted).
+void futex_wait(const std::atomic<uint32_t>& value, uint32_t old) {
+  syscall(SYS_futex, reinterpret_cast<const uint32_t*>(&value), FUTEX_WAIT_PRIVATE, old, nullptr,
+          nullptr, 0);
+}
+
+void futex_wake(std::atomic<uint32_t>& value) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&value), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr,
+          0);
+}
+
+// Waits until `value` no longer holds `old`: spins for kSpinNanoseconds, then sleeps.
+uint32_t wait_for_change(const std::atomic<uint32_t>& value, uint32_t old) {
+  const uint64_t spin_until = now_ns() + WorkerPool::kSpinNanoseconds;
+  for (uint32_t i = 0;; ++i) {
+    const uint32_t v = value.load(std::memory_order_acquire);
+    if (v != old) return v;
+    if ((i & 63) == 63 && now_ns() > spin_until) break;
+    cpu_relax();
+  }
+  for (;;) {
+    futex_wait(value, old);  // returns at once if the value already changed
+    const uint32_t v = value.load(std::memory_order_acquire);
+    if (v != old) return v;
+  }
+}
+
+}  // namespace
+
+WorkerPool& WorkerPool::shared() {
+  static WorkerPool* pool = new WorkerPool;  // never destroyed: see the header
+  return *pool;
+}
+
+void WorkerPool::grow(size_t threads) {
+  while (slots_.size() < threads) {
+    slots_.push_back(std::make_unique<Slot>());
+    Slot& slot = *slots_.back();
+    const int index = int(slots_.size());
+    slot.thread = std::thread([this, &slot, index] { worker_main(slot, index); });
+    slot.thread.detach();
+  }
+}
+
+void WorkerPool::worker_main(Slot& slot, int index) {
+  in_job = true;
+  uint32_t seen = 0;
+  for (;;) {
+    seen = wait_for_change(slot.go, seen);
+    (*body_)(index);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) futex_wake(pending_);
+  }
+}
+
+void WorkerPool::wait_until_done() {
+  uint32_t p = pending_.load(std::memory_order_acquire);
+  while (p != 0) p = wait_for_change(pending_, p);
+}
+
+void WorkerPool::run(int workers, const std::function<void(int)>& body) {
+  if (workers <= 1 || in_job) {
+    body(0);
+    return;
+  }
+  const std::lock_guard<std::mutex> lock(run_mutex_);
+  grow(size_t(workers - 1));
+  body_ = &body;
+  pending_.store(uint32_t(workers - 1), std::memory_order_relaxed);
+  for (int i = 0; i < workers - 1; ++i) {
+    slots_[i]->go.fetch_add(1, std::memory_order_release);
+    futex_wake(slots_[i]->go);
+  }
+  try {
+    const InJob job;
+    body(0);
+  } catch (...) {
+    wait_until_done();  // the others still read what `body` refers to
+    throw;
+  }
+  wait_until_done();
+  body_ = nullptr;
+}
+
+}  // namespace metalsim::engine

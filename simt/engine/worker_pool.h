@@ -1,0 +1,50 @@
+#pragma once
+// The engine's own worker threads (issue 23 item 4): started when first needed and kept between
+// dispatches, so that a dispatch pays no fork and join of a thread team. run(n, body) runs
+// body(0) .. body(n - 1) on n threads, the caller being worker 0, and returns when every one has
+// returned. An idle worker spins for a short while (kSpinNanoseconds: a dispatch that follows
+// another at once finds it awake), then sleeps in the kernel (a futex) until
+// the next dispatch that needs it; a dispatch wakes only the workers it uses.
+//
+// One dispatch uses the pool at a time: another host thread's dispatch waits for it, and a
+// dispatch made from inside a worker (never done by metalsim itself) runs on that worker alone.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace metalsim::engine {
+
+class WorkerPool {
+ public:
+  // How long an idle worker spins before it sleeps.
+  static constexpr uint64_t kSpinNanoseconds = 50'000;
+
+  // The process's pool. Never destroyed: its threads sleep until the process ends, so no
+  // worker's thread-local state outlives what it refers to at exit.
+  static WorkerPool& shared();
+
+  void run(int workers, const std::function<void(int worker)>& body);
+  // Threads started so far (the caller of run not counted).
+  size_t threads() const { return slots_.size(); }
+
+ private:
+  struct Slot {
+    std::atomic<uint32_t> go{0};  // bumped once per job this worker takes part in
+    std::thread thread;
+  };
+
+  void grow(size_t threads);
+  void worker_main(Slot& slot, int index);
+  void wait_until_done();
+
+  std::mutex run_mutex_;
+  std::vector<std::unique_ptr<Slot>> slots_;  // worker i + 1 is slots_[i]
+  const std::function<void(int)>* body_ = nullptr;
+  std::atomic<uint32_t> pending_{0};  // workers of the current job not yet returned
+};
+
+}  // namespace metalsim::engine
