@@ -564,6 +564,28 @@ TEST(PlantedVariants, TheFastVariantStillReportsADivergentBarrier) {
   }
 }
 
+// Guard pages are the fast variant's bounds: the last thread's read one float past a 64-float
+// buffer lands on the guard page after it, and is bounds.device at byte 256 on the planted line
+// in either mode, as the checked variant reports it.
+TEST(PlantedVariants, GuardPagesStillCatchAReadPastTheEndInTheFastVariant) {
+  if (!engine::fast_variants_built()) GTEST_SKIP() << "kernels built without the access-check pass";
+  const uint32_t line = marker_line("bounds_device.metal", "planted_oob_device_read");
+  for (engine::ExecutionMode mode : {engine::ExecutionMode::fibers, engine::ExecutionMode::loops}) {
+    Harness h;
+    h.options().mode = mode;
+    h.options().workers = 1;
+    h.options().checks = check::CheckSet::none();
+    Outcome o;
+    EXPECT_EQ(fast_dispatches([&] { o = oob_device_read(h); }), 1u);
+    ASSERT_EQ(o.reports.size(), 1u) << o.text;
+    const check::Report& r = o.reports[0];
+    EXPECT_EQ(r.check, CheckId::bounds_device) << o.text;
+    EXPECT_EQ(r.offset, 256) << o.text;
+    EXPECT_EQ(r.site.line, line) << o.text;
+    EXPECT_TRUE(ends_with(r.site.file, "/bounds_device.metal")) << o.text;
+  }
+}
+
 // Byte-precise bounds are the checked variant's: a read of the 4 bytes before a bound offset
 // (inside the buffer: no guard page there) is bounds.device with mem on, in either mode, and
 // goes unseen in the fast variant, which runs with mem off and reads the buffer's first float.
