@@ -12,6 +12,7 @@
 #include "host/cli/output_table.h"
 #include "simt/engine/execution_mode.h"
 #include "simt/engine/kernel.h"
+#include "simt/engine/kernel_variants.h"
 
 namespace metalsim::cli {
 namespace {
@@ -50,6 +51,13 @@ std::string kernel_modes(const engine::KernelInfo& k, std::string& why_not_loops
   return why_not_loops.empty() ? "fibers, loops" : "fibers";
 }
 
+// The compiled variants (docs/architecture.md, "Two variants of every kernel"): checked, and
+// fast where the access-check pass made one, which dispatches with mem, race and init off run.
+std::vector<std::string> kernel_variants(const engine::KernelInfo& k) {
+  if (engine::has_fast_variant(k)) return {"checked", "fast"};
+  return {"checked"};
+}
+
 std::string base_name(const char* path) {
   const std::string p = path;
   const size_t slash = p.rfind('/');
@@ -70,11 +78,14 @@ std::vector<const engine::KernelInfo*> select_kernels(const std::vector<std::str
 }
 
 void print_kernels(std::ostream& out, const std::vector<const engine::KernelInfo*>& kernels) {
-  Table t({"kernel", "source", "modes", "why not lane loops"});
+  Table t({"kernel", "source", "modes", "variants", "why not lane loops"});
   for (const engine::KernelInfo* k : kernels) {
     std::string why;
     const std::string modes = kernel_modes(*k, why);
-    t.add({k->name, base_name(k->source_file) + ":" + std::to_string(k->source_line), modes, why});
+    std::string variants;
+    for (const std::string& v : kernel_variants(*k)) variants += (variants.empty() ? "" : ", ") + v;
+    t.add({k->name, base_name(k->source_file) + ":" + std::to_string(k->source_line), modes,
+           variants, why});
   }
   t.print(out);
   out << kernels.size() << " kernels linked\n";
@@ -89,6 +100,7 @@ json kernel_json(const engine::KernelInfo& k) {
           {"kernel", k.name},
           {"source", std::string(k.source_file) + ":" + std::to_string(k.source_line)},
           {"modes", modes},
+          {"variants", kernel_variants(k)},
           {"why_not_loops", why}};
 }
 

@@ -15,12 +15,14 @@ namespace {
 
 constexpr int kHostPid = 1, kWorkersPid = 2;
 
-// Each threadgroup a worker ran becomes a complete event on that worker's track.
+// Each threadgroup a worker ran becomes a complete event on that worker's track, with the kernel
+// variant that ran it (checked or fast: docs/architecture.md).
 void install_threadgroup_hook(engine::ExecutionOptions& options, TraceWriter& writer) {
   options.on_threadgroup = [&writer](const engine::ThreadgroupEvent& e) {
     writer.complete("threadgroup " + std::to_string(e.linear_threadgroup), "threadgroup",
                     kWorkersPid, int(e.worker) + 1, e.begin_ns, e.end_ns,
-                    {{"position", {e.position.x, e.position.y, e.position.z}}});
+                    {{"position", {e.position.x, e.position.y, e.position.z}},
+                     {"variant", std::string(engine::kernel_variant_name(e.variant))}});
   };
 }
 

@@ -15,6 +15,10 @@ uint32_t env_uint(const char* name, uint32_t fallback) {
 
 }  // namespace
 
+std::string_view kernel_variant_name(KernelVariant v) {
+  return v == KernelVariant::fast ? "fast" : "checked";
+}
+
 std::string_view execution_mode_name(ExecutionMode m) {
   switch (m) {
     case ExecutionMode::automatic: return "auto";

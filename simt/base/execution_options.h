@@ -21,12 +21,20 @@ enum class ExecutionMode : uint8_t { automatic, fibers, loops };
 std::string_view execution_mode_name(ExecutionMode m);  // "auto", "fibers", "loops"
 bool parse_execution_mode(std::string_view text, ExecutionMode& out);
 
+// Which compiled variant of a kernel a dispatch runs (docs/architecture.md, "Two variants of
+// every kernel"): checked, with the access-check pass's instrumentation (byte-precise bounds,
+// the shadow racecheck, what init's runs need), or fast, the same optimised code without it. A
+// dispatch with mem, race and init off runs the fast one where the library has it.
+enum class KernelVariant : uint8_t { checked, fast };
+std::string_view kernel_variant_name(KernelVariant v);  // "checked", "fast"
+
 // One threadgroup as a worker ran it, for traces (metalsim trace).
 struct ThreadgroupEvent {
   uint32_t worker = 0;
   uint64_t linear_threadgroup = 0;
   Size3 position;
-  uint64_t begin_ns = 0, end_ns = 0;  // std::chrono::steady_clock
+  uint64_t begin_ns = 0, end_ns = 0;               // std::chrono::steady_clock
+  KernelVariant variant = KernelVariant::checked;  // the code that ran it
 };
 
 struct ExecutionOptions {
@@ -39,6 +47,10 @@ struct ExecutionOptions {
   uint64_t watchdog_deadline_ns = 0;
   size_t stack_bytes = 0;  // 0: fiber::default_stack_bytes()
   ExecutionMode mode = ExecutionMode::automatic;
+  // Run the checked variant even with mem, race and init off: what the fast variant saves can then
+  // be measured in one program (bench/kernels_bench's METALSIM_BENCH_CHECKED). Off: the variant
+  // follows the checks.
+  bool checked_variant = false;
   // Called by the worker after each threadgroup, from several threads at once; empty: off.
   std::function<void(const ThreadgroupEvent&)> on_threadgroup;
 

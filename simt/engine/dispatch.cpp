@@ -18,6 +18,7 @@
 #include "simt/engine/execution_mode.h"
 #include "simt/engine/fault.h"
 #include "simt/engine/initcheck.h"
+#include "simt/engine/kernel_variants.h"
 #include "simt/engine/lane_loop_runner.h"
 #include "simt/engine/race_annotations.h"
 #include "simt/engine/race_shadow.h"
@@ -121,7 +122,32 @@ double watchdog_limit(const ExecutionOptions& o) {
   return o.watchdog_seconds > 0 ? std::min(o.watchdog_seconds, left) : left;
 }
 
+std::atomic<uint64_t> dispatches_by_variant[2];
+
+// The code the dispatch runs: the fast variant when mem, race and init are off and the kernel's
+// library has one; else the checked one (a library compiled without the access-check pass has
+// only that one, uninstrumented too).
+void choose_variant(const DispatchRequest& request, DispatchState& state) {
+  state.entry = request.kernel->entry;
+  state.step = state.lane_loops != nullptr ? state.lane_loops->step : nullptr;
+  if (needs_checked_variant(request.options.checks) || request.options.checked_variant) return;
+  if (state.lane_loops != nullptr) {
+    const LaneStep step = fast_variant_of(state.step);
+    if (step == nullptr) return;
+    state.step = step;
+  } else {
+    const KernelEntry entry = fast_variant_of(state.entry);
+    if (entry == nullptr) return;
+    state.entry = entry;
+  }
+  state.variant = KernelVariant::fast;
+}
+
 }  // namespace
+
+uint64_t variant_dispatches_total(KernelVariant variant) {
+  return dispatches_by_variant[int(variant)].load();
+}
 
 void link_race_reporting();  // race_report.cpp
 
@@ -166,6 +192,8 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
   if (!mode.refused.empty()) return refuse_lane_loops(request, mode.refused);
   DispatchState state(request);
   state.lane_loops = mode.loops;
+  choose_variant(request, state);
+  dispatches_by_variant[int(state.variant)].fetch_add(1, std::memory_order_relaxed);
   const BindingMarks bindings(request);  // byte-precise bounds of the bound offsets
   const race::DispatchRace race_check(request, mode.loops != nullptr);
   state.race = race_check.shadow();
@@ -204,6 +232,7 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
       event.worker = uint32_t(worker_index);
       event.linear_threadgroup = order[i];
       event.position = request.geometry.threadgroup_position(order[i]);
+      event.variant = state.variant;
       event.begin_ns = steady_ns();
       worker.run(state, order[i]);
       event.end_ns = steady_ns();

@@ -60,5 +60,8 @@ uint64_t fibers_started_total();
 // Threadgroups run in lane loops since the program started: growth across a dispatch shows that
 // it ran in lane loops (ExecutionOptions::mode).
 uint64_t lane_loop_threadgroups_total();
+// Dispatches run with each kernel variant since the program started (KernelVariant): growth
+// across a dispatch shows which variant ran it.
+uint64_t variant_dispatches_total(KernelVariant variant);
 
 }  // namespace metalsim::engine

@@ -4,11 +4,11 @@
 
 #include "simt/engine/dispatch.h"
 #include "simt/engine/kernel_log.h"
+#include "simt/engine/lane_loops.h"
 #include "simt/report/report.h"
 
 namespace metalsim::engine {
 
-struct LaneLoopKernel;  // lane_loops.h
 namespace race {
 class DispatchShadow;  // race_shadow.h
 }
@@ -18,7 +18,11 @@ struct DispatchState {
   const DispatchRequest& request;
   const uint64_t serial;  // unique per dispatch: workers re-read the request when it changes
   const LaneLoopKernel* lane_loops = nullptr;  // set: the dispatch runs in lane loops
-  race::DispatchShadow* race = nullptr;        // set: the shadow racecheck is on
+  // The code that runs: the kernel's entry (fibers) or its lane-loop step, of `variant`.
+  KernelEntry entry = nullptr;
+  LaneStep step = nullptr;
+  KernelVariant variant = KernelVariant::checked;
+  race::DispatchShadow* race = nullptr;  // set: the shadow racecheck is on
   check::ReportSink reports;
   KernelLog log;                  // what the kernels logged (kernel_log.h)
   std::atomic<bool> stop{false};  // a fault or the watchdog: skip the threadgroups not begun

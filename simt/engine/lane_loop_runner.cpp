@@ -231,7 +231,7 @@ void LaneLoopRunner::step(uint32_t cont, uint32_t first, uint32_t count, const u
   running_first_ = first;
   running_count_ = count;
   running_lanes_ = lanes;
-  kernel_->step(args_, state_, cont, first, count, lanes);
+  dispatch_->step(args_, state_, cont, first, count, lanes);
   for (uint32_t i = 0; i < count; ++i) {
     const uint32_t lane = lane_at(i);
     if (stop_[lane] == kNotStopped)

@@ -161,14 +161,14 @@ void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
 void ThreadgroupRunner::drive_entry(void* self) { static_cast<ThreadgroupRunner*>(self)->drive(); }
 
 void ThreadgroupRunner::drive() {
-  const KernelInfo& kernel = *dispatch_->request.kernel;
+  const KernelEntry entry = dispatch_->entry;
   LaneCursor cursor(tg_, order_, tg_.thread_count);
   cursor_ = &cursor;
   try {
     if constexpr (race::kEnabled) {
       start_every_lane_on_a_fiber();
     } else {
-      kernel.entry(args_, cursor);
+      entry(args_, cursor);
     }
     cursor_ = nullptr;
     if (race::kEnabled) {
@@ -225,7 +225,7 @@ void ThreadgroupRunner::lane_entry(void* p) {
   ThreadgroupRunner& self = *current_;
   try {
     LaneCursor one(self.tg_, &lane->id, 1);
-    self.dispatch_->request.kernel->entry(self.args_, one);
+    self.dispatch_->entry(self.args_, one);
     race::release(&self.dispatch_->finish_token);
   } catch (...) {
     self.errors_[lane->id] = std::current_exception();

@@ -136,6 +136,9 @@ std::string kernel_entry_code(const KernelDecl& k, const std::string& file_name)
     callee += ">";
   }
   s += "struct " + k.entry_struct + " {\n";
+  // The mark by which the access-check pass finds the entry to copy into the kernel's fast
+  // variant (simt/instrument/fast_variant.h).
+  s += "  [[clang::annotate(\"metalsim.kernel.entry\")]]\n";
   s += "  static void entry(const ::metalsim::engine::BoundArgs& ms_a, "
        "::metalsim::engine::LaneCursor& ms_c) {\n";
   if (k.args.empty() || k.args.size() == 0) s += "    (void)ms_a;\n";

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "simt/instrument/access_abi.h"
+#include "simt/instrument/fast_variant.h"
 
 namespace metalsim::instrument {
 
@@ -271,10 +272,13 @@ bool is_engine(const Function& f) { return f.getName().starts_with("__metalsim_"
 }  // namespace
 
 PreservedAnalyses AccessCheckPass::run(Module& m, ModuleAnalysisManager&) {
+  // Before any instrumentation: the fast variants are copies of the plain code.
+  SmallPtrSet<Function*, 32> fast;
+  if (options_.fast_variant) fast = make_fast_variants(m);
   const Callees c = callees(m);
-  bool changed = false;
+  bool changed = !fast.empty();
   for (Function& f : m) {
-    if (f.isDeclaration() || is_engine(f)) continue;
+    if (f.isDeclaration() || is_engine(f) || fast.contains(&f)) continue;
     // ThreadSanitizer (the tsan preset) is that build's racecheck, and a fault cannot be
     // recovered under it: its kernels are left to it.
     if (f.hasFnAttribute(Attribute::SanitizeThread)) continue;

@@ -14,6 +14,9 @@ namespace metalsim::instrument {
 
 struct AccessCheckOptions {
   bool race = true;  // test the racecheck switch too (off: a build for measuring its cost)
+  // Copy every kernel entry and lane-loop step into an uninstrumented fast variant first
+  // (fast_variant.h; off: one variant, as before, for measuring what the copies cost).
+  bool fast_variant = true;
 };
 
 class AccessCheckPass : public llvm::PassInfoMixin<AccessCheckPass> {

@@ -13,7 +13,12 @@ llvm::cl::opt<bool> race_switch(
     "metalsim-checks-race", llvm::cl::init(true),
     llvm::cl::desc("Test the racecheck switch before each access (off: measure its cost)"));
 
-metalsim::instrument::AccessCheckOptions options() { return {race_switch}; }
+llvm::cl::opt<bool> fast_variant(
+    "metalsim-checks-fast-variant", llvm::cl::init(true),
+    llvm::cl::desc("Also emit an uninstrumented fast variant of every kernel (off: measure its "
+                   "compile time)"));
+
+metalsim::instrument::AccessCheckOptions options() { return {race_switch, fast_variant}; }
 
 void register_callbacks(llvm::PassBuilder& pb) {
   pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager& mpm, llvm::OptimizationLevel) {

@@ -7,6 +7,7 @@
 
 #include "planted_support.h"
 #include "simt/engine/dispatch.h"
+#include "simt/engine/kernel_variants.h"
 #include "simt/engine/race_annotations.h"
 #include "simt/report/check_id.h"
 
@@ -429,8 +430,12 @@ void expect_reported(const Expectation& e, engine::ExecutionMode mode) {
     h.options().checks.race = true;
   }
   const uint64_t loops_before = engine::lane_loop_threadgroups_total();
+  const uint64_t fast_before = engine::variant_dispatches_total(engine::KernelVariant::fast);
   Outcome o = it->second(h);
   ASSERT_TRUE(o.ran);
+  // Every row runs with mem on (the default), so with the checked variant (issue 23 item 1).
+  EXPECT_EQ(engine::variant_dispatches_total(engine::KernelVariant::fast), fast_before)
+      << "a dispatch with mem on ran the fast variant";
   if (mode == engine::ExecutionMode::loops && e.finder == Finder::engine && e.has_lane) {
     EXPECT_GT(engine::lane_loop_threadgroups_total(), loops_before) << "ran on fibers";
   }
@@ -522,6 +527,90 @@ TEST_P(Planted, IsReportedInLaneLoops) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, Planted, ::testing::ValuesIn(kTable), row_name);
+
+// ------------------------------------------------------------------- the two kernel variants
+
+// Dispatches of the fast variant made by `run`.
+template <class Run>
+uint64_t fast_dispatches(Run run) {
+  const uint64_t before = engine::variant_dispatches_total(engine::KernelVariant::fast);
+  run();
+  return engine::variant_dispatches_total(engine::KernelVariant::fast) - before;
+}
+
+// With mem, race and init off a dispatch runs the fast variant, which has no access checks; the
+// sync check still finds a divergent barrier there, in either mode: the engine's sync points
+// find it, not the access-check pass (docs/architecture.md, "Two variants of every kernel").
+TEST(PlantedVariants, TheFastVariantStillReportsADivergentBarrier) {
+  if (!engine::fast_variants_built()) GTEST_SKIP() << "kernels built without the access-check pass";
+  for (engine::ExecutionMode mode : {engine::ExecutionMode::fibers, engine::ExecutionMode::loops}) {
+    Harness h;
+    h.options().mode = mode;
+    h.options().checks = check::CheckSet::none();
+    h.options().checks.sync = true;
+    Outcome o;
+    EXPECT_EQ(fast_dispatches([&] { o = out_only(h, "planted_divergent_if_else", 64); }), 1u);
+    ASSERT_EQ(o.reports.size(), 1u) << o.text;
+    EXPECT_EQ(o.reports[0].check, CheckId::barrier_divergent) << o.text;
+    // Both barriers, in either order, as the checked variant names them.
+    const uint32_t a = marker_line("barrier_divergent.metal", "planted_divergent_if_else");
+    const uint32_t b =
+        marker_line("barrier_divergent.metal", "planted_divergent_if_else", "PLANT2");
+    const check::Report& r = o.reports[0];
+    EXPECT_TRUE((r.site.line == a && r.other_site.line == b) ||
+                (r.site.line == b && r.other_site.line == a))
+        << "expected lines " << a << " and " << b << "\n"
+        << o.text;
+  }
+}
+
+// Guard pages are the fast variant's bounds: the last thread's read one float past a 64-float
+// buffer lands on the guard page after it, and is bounds.device at byte 256 on the planted line
+// in either mode, as the checked variant reports it.
+TEST(PlantedVariants, GuardPagesStillCatchAReadPastTheEndInTheFastVariant) {
+  if (!engine::fast_variants_built()) GTEST_SKIP() << "kernels built without the access-check pass";
+  const uint32_t line = marker_line("bounds_device.metal", "planted_oob_device_read");
+  for (engine::ExecutionMode mode : {engine::ExecutionMode::fibers, engine::ExecutionMode::loops}) {
+    Harness h;
+    h.options().mode = mode;
+    h.options().workers = 1;
+    h.options().checks = check::CheckSet::none();
+    Outcome o;
+    EXPECT_EQ(fast_dispatches([&] { o = oob_device_read(h); }), 1u);
+    ASSERT_EQ(o.reports.size(), 1u) << o.text;
+    const check::Report& r = o.reports[0];
+    EXPECT_EQ(r.check, CheckId::bounds_device) << o.text;
+    EXPECT_EQ(r.offset, 256) << o.text;
+    EXPECT_EQ(r.site.line, line) << o.text;
+    EXPECT_TRUE(ends_with(r.site.file, "/bounds_device.metal")) << o.text;
+  }
+}
+
+// Byte-precise bounds are the checked variant's: a read of the 4 bytes before a bound offset
+// (inside the buffer: no guard page there) is bounds.device with mem on, in either mode, and
+// goes unseen in the fast variant, which runs with mem off and reads the buffer's first float.
+TEST(PlantedVariants, OnlyTheCheckedVariantChecksBytes) {
+  if (!engine::fast_variants_built()) GTEST_SKIP() << "kernels built without the access-check pass";
+  for (engine::ExecutionMode mode : {engine::ExecutionMode::fibers, engine::ExecutionMode::loops}) {
+    Harness checked;
+    checked.options().mode = mode;
+    checked.options().checks = check::CheckSet::none();
+    checked.options().checks.sync = checked.options().checks.mem = true;  // the defaults
+    Outcome o;
+    EXPECT_EQ(fast_dispatches([&] { o = oob_offset(checked, "planted_oob_before_offset"); }), 0u);
+    ASSERT_EQ(o.reports.size(), 1u) << o.text;
+    EXPECT_EQ(o.reports[0].check, CheckId::bounds_device) << o.text;
+    EXPECT_EQ(o.reports[0].offset, -4) << o.text;
+
+    Harness fast;
+    fast.options().mode = mode;
+    fast.options().checks = check::CheckSet::none();
+    fast.options().checks.sync = true;
+    EXPECT_EQ(fast_dispatches([&] { o = oob_offset(fast, "planted_oob_before_offset"); }), 1u);
+    EXPECT_EQ(o.status, MTL::CommandBufferStatusCompleted) << o.text;
+    EXPECT_TRUE(o.reports.empty()) << o.text;
+  }
+}
 
 // bounds.texture: exactly one report per planted kernel in either mode (the lane stops at the
 // first access outside, and the dispatch with it), on the marked line.

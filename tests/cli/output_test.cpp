@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include "host/cli/output_junit.h"
 #include "host/cli/output_table.h"
 #include "host/cli/progress_bar.h"
+#include "simt/engine/kernel_variants.h"
 
 namespace metalsim::cli::testing {
 namespace {
@@ -176,6 +178,37 @@ TEST(Output, TraceIsAJsonArrayOfEvents) {
   }
   EXPECT_TRUE(dispatch) << events.dump(1);
   fs::remove(file);
+}
+
+// The variant that ran each threadgroup, in the trace and by list (docs/architecture.md, "Two
+// variants of every kernel"): checks that need the instrumentation run the checked variant,
+// --checks sync the fast one; the hand-written cli_scale has one, the checked.
+std::set<std::string> traced_variants(const std::string& checks) {
+  const fs::path file = temp_file("metalsim_variant_trace.json");
+  const CliRun r = cli(
+      {"trace", "softmax", "--rows=3", "--cols=300", "--checks", checks, "--out", file.string()});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  std::set<std::string> variants;
+  for (const auto& e : json::parse(read(file)))
+    if (e.at("ph") == "X" && e.at("cat") == "threadgroup")
+      variants.insert(e.at("args").at("variant").get<std::string>());
+  fs::remove(file);
+  return variants;
+}
+
+TEST(Output, TraceAndListNameTheKernelVariant) {
+  if (!engine::fast_variants_built()) GTEST_SKIP() << "kernels built without the access-check pass";
+  EXPECT_EQ(traced_variants("sync,mem"), std::set<std::string>{"checked"});
+  EXPECT_EQ(traced_variants("sync"), std::set<std::string>{"fast"});
+  const CliRun list = cli({"list", "--kernels", "--json", "softmax", "cli_scale"});
+  ASSERT_EQ(list.code, kExitOk) << list.err;
+  std::map<std::string, json> variants;
+  for (const auto& line : list.lines()) {
+    const json j = json::parse(line);
+    variants[j.at("kernel").get<std::string>()] = j.at("variants");
+  }
+  EXPECT_EQ(variants["softmax"], json::array({"checked", "fast"})) << list.out;
+  EXPECT_EQ(variants["cli_scale"], json::array({"checked"})) << list.out;
 }
 
 TEST(Output, TableAlignsColumns) {

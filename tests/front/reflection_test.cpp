@@ -90,6 +90,19 @@ TEST(FrontReflection, LaneBodyBindsAndCallsForOneLane) {
   EXPECT_TRUE(contains(r.code, ".lane_body = &lane_body}"));
 }
 
+// The entry is marked for the access-check pass, which copies it into the kernel's fast variant
+// (simt/instrument/fast_variant.h).
+TEST(FrontReflection, EntryIsMarkedForTheFastVariant) {
+  auto r = translate(kAttention);
+  const size_t mark = r.code.find("[[clang::annotate(\"metalsim.kernel.entry\")]]\n");
+  const size_t entry = r.code.find("static void entry(const ::metalsim::engine::BoundArgs& ms_a, ");
+  ASSERT_NE(mark, std::string::npos) << r.code;
+  ASSERT_NE(entry, std::string::npos) << r.code;
+  // The mark is the entry's own: nothing but a #line directive stands between them.
+  ASSERT_LT(mark, entry);
+  EXPECT_EQ(r.code.substr(mark, entry - mark).find(';'), std::string::npos) << r.code;
+}
+
 TEST(FrontReflection, TemplateKernelStructIsATemplate) {
   auto r = translate(
       "template <typename T, int N = 4>\n[[kernel]] void tk(device T* x [[buffer(0)]]) {}\n");

@@ -20,6 +20,8 @@
 #include "host/src/runtime_compiler.h"
 #include "metalsim/Foundation/NSNumber.hpp"
 #include "metalsim/Metal.hpp"
+#include "simt/engine/dispatch.h"
+#include "simt/engine/kernel_variants.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -57,10 +59,11 @@ class RuntimeLibrary : public ::testing::Test {
     return error->localizedDescription()->utf8String();
   }
 
-  // Runs `kernel` of `library` over `n` threads in threadgroups of `tg`, buffers bound in order;
-  // the command buffer must complete with no report.
+  // Runs `kernel` of `library` over `n` threads in threadgroups of `tg`, buffers bound in order,
+  // under `options` (null: the device's); the command buffer must complete with no report.
   void dispatch(MTL::Library* library, const char* kernel,
-                const std::vector<NS::SharedPtr<MTL::Buffer>>& buffers, size_t n, size_t tg) {
+                const std::vector<NS::SharedPtr<MTL::Buffer>>& buffers, size_t n, size_t tg,
+                const metalsim::engine::ExecutionOptions* options = nullptr) {
     NS::Error* error = nullptr;
     auto fn = NS::TransferPtr(library->newFunction(MTLSTR(kernel)));
     ASSERT_NE(fn.get(), nullptr) << "no kernel " << kernel;
@@ -68,6 +71,7 @@ class RuntimeLibrary : public ::testing::Test {
     ASSERT_NE(pso.get(), nullptr);
     auto queue = NS::TransferPtr(device_->newCommandQueue());
     MTL::CommandBuffer* cb = queue->commandBuffer();
+    if (options != nullptr) cb->setExecutionOptions(*options);
     MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
     enc->setComputePipelineState(pso.get());
     for (size_t i = 0; i < buffers.size(); ++i) enc->setBuffer(buffers[i].get(), 0, i);
@@ -158,6 +162,36 @@ TEST_F(RuntimeLibrary, CompilesAKernelFromAStringAndDispatchesIt) {
   const std::vector<float> expected = axpy_group_sum_ref(x, tg);
   const std::vector<float> y = contents<float>(yb.get());
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], expected[i]) << "y[" << i << "]";  // NaN fails
+}
+
+// A runtime compile makes both variants too (issue 23 item 1): with mem on the checked one runs,
+// with mem, race and init off the fast one, in either mode, and both match the scalar model.
+TEST_F(RuntimeLibrary, RuntimeKernelsHaveAFastVariant) {
+  using metalsim::engine::KernelVariant;
+  if (!metalsim::engine::fast_variants_built())
+    GTEST_SKIP() << "kernels built without the access-check pass";
+  auto library = compile(kAxpyPlusGroupSum);
+  ASSERT_NE(library.get(), nullptr);
+  const size_t n = 64 * 5, tg = 64;
+  const std::vector<float> x = random_floats(n, 29);
+  const std::vector<float> expected = axpy_group_sum_ref(x, tg);
+  for (auto mode :
+       {metalsim::engine::ExecutionMode::fibers, metalsim::engine::ExecutionMode::loops})
+    for (const bool mem : {true, false}) {
+      metalsim::engine::ExecutionOptions options;
+      options.mode = mode;
+      options.checks = metalsim::check::CheckSet::none();
+      options.checks.sync = true;
+      options.checks.mem = mem;
+      const KernelVariant variant = mem ? KernelVariant::checked : KernelVariant::fast;
+      const uint64_t before = metalsim::engine::variant_dispatches_total(variant);
+      auto xb = buffer(x);
+      auto yb = buffer(poison(n));
+      dispatch(library.get(), "axpy_group_sum", {xb, yb}, n, tg, &options);
+      EXPECT_EQ(metalsim::engine::variant_dispatches_total(variant), before + 1)
+          << metalsim::engine::kernel_variant_name(variant) << " did not run";
+      EXPECT_EQ(contents<float>(yb.get()), expected);
+    }
 }
 
 TEST_F(RuntimeLibrary, DefaultLibraryDoesNotSeeRuntimeKernels) {
