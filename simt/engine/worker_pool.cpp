@@ -44,8 +44,13 @@ void futex_wake(std::atomic<uint32_t>& value) {
           0);
 }
 
-// Waits until `value` no longer holds `old`: spins for kSpinNanoseconds, then sleeps.
-uint32_t wait_for_change(const std::atomic<uint32_t>& value, uint32_t old) {
+// Waits until `value` no longer holds `old`: spins for kSpinNanoseconds, then sleeps. While it
+// sleeps, `*sleeping` is 1, so that the side that changes `value` makes the futex system call
+// only then (wake_if_sleeping): a worker still spinning costs its waker nothing. Both sides use
+// sequentially consistent accesses, so either the waker sees the flag or the sleeper sees the
+// new value before it sleeps.
+uint32_t wait_for_change(const std::atomic<uint32_t>& value, uint32_t old,
+                         std::atomic<uint32_t>& sleeping) {
   const uint64_t spin_until = now_ns() + WorkerPool::kSpinNanoseconds;
   for (uint32_t i = 0;; ++i) {
     const uint32_t v = value.load(std::memory_order_acquire);
@@ -54,10 +59,20 @@ uint32_t wait_for_change(const std::atomic<uint32_t>& value, uint32_t old) {
     cpu_relax();
   }
   for (;;) {
-    futex_wait(value, old);  // returns at once if the value already changed
-    const uint32_t v = value.load(std::memory_order_acquire);
+    sleeping.store(1, std::memory_order_seq_cst);
+    uint32_t v = value.load(std::memory_order_seq_cst);
+    if (v == old) {
+      futex_wait(value, old);  // returns at once if the value changed meanwhile
+      v = value.load(std::memory_order_acquire);
+    }
+    sleeping.store(0, std::memory_order_relaxed);
     if (v != old) return v;
   }
+}
+
+// After changing `value` (sequentially consistent): wakes its waiter if it sleeps.
+void wake_if_sleeping(std::atomic<uint32_t>& value, const std::atomic<uint32_t>& sleeping) {
+  if (sleeping.load(std::memory_order_seq_cst) != 0) futex_wake(value);
 }
 
 }  // namespace
@@ -81,15 +96,16 @@ void WorkerPool::worker_main(Slot& slot, int index) {
   in_job = true;
   uint32_t seen = 0;
   for (;;) {
-    seen = wait_for_change(slot.go, seen);
+    seen = wait_for_change(slot.go, seen, slot.sleeping);
     (*body_)(index);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) futex_wake(pending_);
+    if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1)
+      wake_if_sleeping(pending_, caller_sleeping_);
   }
 }
 
 void WorkerPool::wait_until_done() {
   uint32_t p = pending_.load(std::memory_order_acquire);
-  while (p != 0) p = wait_for_change(pending_, p);
+  while (p != 0) p = wait_for_change(pending_, p, caller_sleeping_);
 }
 
 void WorkerPool::run(int workers, const std::function<void(int)>& body) {
@@ -102,8 +118,8 @@ void WorkerPool::run(int workers, const std::function<void(int)>& body) {
   body_ = &body;
   pending_.store(uint32_t(workers - 1), std::memory_order_relaxed);
   for (int i = 0; i < workers - 1; ++i) {
-    slots_[i]->go.fetch_add(1, std::memory_order_release);
-    futex_wake(slots_[i]->go);
+    slots_[i]->go.fetch_add(1, std::memory_order_seq_cst);
+    wake_if_sleeping(slots_[i]->go, slots_[i]->sleeping);
   }
   try {
     const InJob job;

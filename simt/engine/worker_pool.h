@@ -4,7 +4,8 @@
 // body(0) .. body(n - 1) on n threads, the caller being worker 0, and returns when every one has
 // returned. An idle worker spins for a short while (kSpinNanoseconds: a dispatch that follows
 // another at once finds it awake), then sleeps in the kernel (a futex) until
-// the next dispatch that needs it; a dispatch wakes only the workers it uses.
+// the next dispatch that needs it; a dispatch wakes only the workers it uses, and makes a system
+// call only for those asleep.
 //
 // One dispatch uses the pool at a time: another host thread's dispatch waits for it, and a
 // dispatch made from inside a worker (never done by metalsim itself) runs on that worker alone.
@@ -33,7 +34,8 @@ class WorkerPool {
 
  private:
   struct Slot {
-    std::atomic<uint32_t> go{0};  // bumped once per job this worker takes part in
+    std::atomic<uint32_t> go{0};        // bumped once per job this worker takes part in
+    std::atomic<uint32_t> sleeping{0};  // 1 while the worker sleeps on `go`
     std::thread thread;
   };
 
@@ -44,7 +46,8 @@ class WorkerPool {
   std::mutex run_mutex_;
   std::vector<std::unique_ptr<Slot>> slots_;  // worker i + 1 is slots_[i]
   const std::function<void(int)>* body_ = nullptr;
-  std::atomic<uint32_t> pending_{0};  // workers of the current job not yet returned
+  std::atomic<uint32_t> pending_{0};          // workers of the current job not yet returned
+  std::atomic<uint32_t> caller_sleeping_{0};  // 1 while run's caller sleeps on pending_
 };
 
 }  // namespace metalsim::engine
