@@ -20,8 +20,8 @@ TEST(BatchBuffers, EachBufferHoldsTheBatchExactly) {
   const uint32_t tokens = 3;
   const BatchBuffers b(device.get(), c, tokens);
   const uint64_t total = b.hidden_a->length() + b.hidden_b->length() + b.q->length() +
-                         b.k->length() + b.v->length() + b.attn_out->length() +
-                         b.gate->length() + b.up->length() + b.silu->length();
+                         b.k->length() + b.v->length() + b.attn_out->length() + b.gate->length() +
+                         b.up->length() + b.silu->length();
   EXPECT_EQ(total, BatchBuffers::float_bytes(c, tokens));
   EXPECT_EQ(b.hidden_a->length(), uint64_t(tokens) * c.hidden * 4);
   EXPECT_EQ(b.silu->length(), uint64_t(tokens) * c.intermediate * 4);
