@@ -237,6 +237,42 @@ TEST(CaseFile, CheckRunsOnlyTheModeItIsGiven) {
   EXPECT_EQ(engine::fibers_started_total(), fibers_before) << "fibers ran";
 }
 
+// docs/checks.md and docs/lanes.md: --mode loops for a kernel the lane-loop pass cannot transform
+// (here, a barrier reached through recursion) is refused with mode.unavailable and the reason;
+// --mode auto runs it on fibers.
+TEST(CaseFile, ModeLoopsRefusesAKernelWithoutLaneLoopsAndSaysWhy) {
+  const fs::path dir = fs::temp_directory_path() / "metalsim_case_file_test";
+  fs::create_directories(dir);
+  const fs::path metal = dir / "recursive_barrier.metal";
+  std::ofstream(metal)
+      << "#include <metal_stdlib>\nusing namespace metal;\n"
+         "float depth(int d) {\n"
+         "  if (d == 0) { threadgroup_barrier(mem_flags::mem_none); return 1.0f; }\n"
+         "  return depth(d - 1) + 1.0f;\n}\n"
+         "kernel void recursive_barrier(device float* out [[buffer(0)]],\n"
+         "    uint i [[thread_position_in_grid]]) {\n"
+         "  out[i] = depth(2) + float(i);\n}\n";
+  json j;
+  j["kernel"] = "recursive_barrier";
+  j["source"] = metal.string();
+  j["params"] = {{"n", {{"min", 1}, {"max", 64}, {"default", 32}}}};
+  j["threads"] = {"n"};
+  j["threadgroup"] = {"n"};
+  j["buffers"] = {
+      {{"name", "out"}, {"index", 0}, {"type", "float"}, {"count", "n"}, {"output", true}}};
+  j["compare_schedules"] = false;
+  const fs::path path = dir / "recursive_barrier.json";
+  std::ofstream(path) << j.dump(2);
+
+  const CliRun loops = cli({"run", path.string(), "--mode", "loops", "--checks", "sync,mem"});
+  EXPECT_EQ(loops.code, kExitFailed) << loops.out << loops.err;
+  EXPECT_TRUE(contains(loops.out, "mode.unavailable")) << loops.out;
+  EXPECT_TRUE(contains(loops.out, "recurs")) << loops.out;
+
+  const CliRun automatic = cli({"run", path.string(), "--checks", "sync,mem"});
+  EXPECT_EQ(automatic.code, kExitOk) << automatic.out << automatic.err;
+}
+
 TEST(CaseFile, ASourceThatDoesNotCompileIsAnErrorWithItsLine) {
   const fs::path metal = fs::temp_directory_path() / "metalsim_case_file_test" / "broken.metal";
   fs::create_directories(metal.parent_path());
