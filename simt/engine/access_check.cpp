@@ -88,7 +88,12 @@ void say_why_bounds_are_coarse(const DispatchRequest& request) {
         "bounds are the guard pages' under ThreadSanitizer (a buffer's odd tail and bytes "
         "before a bound offset are not checked): the release and asan builds check every "
         "byte");
-  } else if (kKernelsChecked && !shadow::active()) {
+  } else if (!kKernelsChecked) {
+    notice_once(
+        "bounds are the guard pages' only: kernels are built without the access-check pass (it "
+        "needs LLVM 19 and METALSIM_KERNEL_COMPILER=clang), so a buffer's odd tail and bytes "
+        "before a bound offset are not checked");
+  } else if (!shadow::active()) {
     notice_once(shadow::unavailable_reason());
   }
 }
