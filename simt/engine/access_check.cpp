@@ -6,6 +6,7 @@
 #include "simt/engine/check_notice.h"
 #include "simt/engine/dispatch_state.h"
 #include "simt/engine/fault.h"
+#include "simt/engine/kernel_variants.h"
 #include "simt/engine/race_annotations.h"
 #include "simt/engine/race_shadow.h"
 #include "simt/engine/threadgroup_runner.h"
@@ -71,14 +72,6 @@ const DispatchState* ActiveDispatch::current() { return tls_active; }
 
 namespace {
 
-// Kernels compiled with the access-check pass (cmake/MetalsimInstrument.cmake); the pass leaves
-// ThreadSanitizer's kernels alone (the tsan preset).
-#if defined(METALSIM_ACCESS_CHECKS)
-constexpr bool kKernelsChecked = !race::kEnabled;
-#else
-constexpr bool kKernelsChecked = false;
-#endif
-
 // Byte-precise bounds asked for and not possible: said once (METALSIM_CHECKS never skips a check
 // in silence).
 void say_why_bounds_are_coarse(const DispatchRequest& request) {
@@ -88,7 +81,7 @@ void say_why_bounds_are_coarse(const DispatchRequest& request) {
         "bounds are the guard pages' under ThreadSanitizer (a buffer's odd tail and bytes "
         "before a bound offset are not checked): the release and asan builds check every "
         "byte");
-  } else if (!kKernelsChecked) {
+  } else if (!fast_variants_built()) {  // kernels built without the pass
     notice_once(
         "bounds are the guard pages' only: kernels are built without the access-check pass (it "
         "needs LLVM 19 and METALSIM_KERNEL_COMPILER=clang), so a buffer's odd tail and bytes "
