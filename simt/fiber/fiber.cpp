@@ -21,7 +21,10 @@ namespace metalsim::fiber {
 
 void Fiber::start(GuardedStack* stack, Entry entry, void* arg, bool isolated) {
 #if METALSIM_TSAN
-  if (tsan_fiber_ != nullptr) __tsan_destroy_fiber(tsan_fiber_);  // kept from the last use: see abandon
+  // An isolated fiber's TSan context lives on through one more use of this Fiber (see
+  // abandon): destroyed here is the one of the use before last.
+  if (tsan_previous_fiber_ != nullptr) __tsan_destroy_fiber(tsan_previous_fiber_);
+  tsan_previous_fiber_ = tsan_fiber_;
   tsan_fiber_ = nullptr;
 #endif
   isolated_ = isolated;
@@ -90,9 +93,12 @@ void Fiber::abandon() {
   if (stack_ != nullptr && !finished_) ASAN_UNPOISON_MEMORY_REGION(stack_->bottom(), stack_->size());
 #endif
 #if METALSIM_TSAN
-  // An isolated fiber's TSan context outlives it until the Fiber is started again (the next
+  // An isolated fiber's TSan context outlives it through the next use of the Fiber (the next
   // threadgroup): a lane that finished early must still be there when a later lane's access
-  // races with its writes, or ThreadSanitizer may reuse its slot and drop the report.
+  // races with its writes, or ThreadSanitizer may reuse its slot and drop the report; and a
+  // lane of the previous threadgroup must be there when the next one's races with it, or the
+  // report cannot name the earlier access ("failed to restore the stack" once its trace is
+  // recycled, which depends on how much ran in between).
   if (tsan_fiber_ != nullptr && !isolated_) {
     __tsan_destroy_fiber(tsan_fiber_);
     tsan_fiber_ = nullptr;

@@ -145,6 +145,7 @@ class Fiber {
 #if defined(METALSIM_RACECHECK)
   // ThreadSanitizer: this fiber and the scheduler's context.
   void* tsan_fiber_ = nullptr;
+  void* tsan_previous_fiber_ = nullptr;  // the use before this one's (see abandon)
   void* tsan_caller_ = nullptr;
 #endif
 };

@@ -21,6 +21,17 @@ bool earlier_lane(const LanePosition& a, const LanePosition& b) {
   return key(a) < key(b);
 }
 
+bool names_other_access(const Report& r) {
+  return r.other_site.known() || !r.other_trace.empty();
+}
+
+// Whether `a` should stand for a finding rather than `b`: ThreadSanitizer may have lost the
+// earlier access's stack for some of a finding's reports (its trace recycled), not for all.
+bool more_telling(const Report& a, const Report& b) {
+  if (names_other_access(a) != names_other_access(b)) return names_other_access(a);
+  return a.has_lane && b.has_lane && earlier_lane(a.lane, b.lane);
+}
+
 bool same_finding(const Report& a, const Report& b) {
   return a.check == b.check && a.kernel == b.kernel && a.site.file == b.site.file &&
          a.site.line == b.site.line && a.memory == b.memory &&
@@ -69,9 +80,10 @@ void ReportSink::add(Report report) {
   std::lock_guard lock(mutex_);
   for (Report& r : reports_) {
     if (!same_finding(r, report)) continue;
-    // The folded report names the first lane in grid order, not the first to be filed: with
-    // several workers, which threadgroup files first is a matter of timing.
-    if (report.has_lane && r.has_lane && earlier_lane(report.lane, r.lane)) {
+    // The folded report is the most telling (one that names the conflicting access), then the
+    // first lane in grid order, not the first to be filed: with several workers, which
+    // threadgroup files first is a matter of timing.
+    if (more_telling(report, r)) {
       report.repeats = r.repeats;
       r = std::move(report);
     }

@@ -51,8 +51,9 @@ struct Report {
 
 class ReportSink {
  public:
-  // Folds a report into an earlier one with the same check and site; the folded report names
-  // the first of their lanes in grid order, so it does not depend on the workers' timing.
+  // Folds a report into an earlier one with the same check and site; the folded report is one
+  // that names the conflicting access where any does, then the first of their lanes in grid
+  // order, so it does not depend on the workers' timing.
   void add(Report report);
   bool empty() const;
   std::vector<Report> take();
