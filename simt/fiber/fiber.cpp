@@ -90,7 +90,8 @@ void Fiber::abandon() {
 #if METALSIM_ASAN
   // Frames left on an abandoned stack never returned: clear their redzones, or the next
   // fiber to use the stack trips over them.
-  if (stack_ != nullptr && !finished_) ASAN_UNPOISON_MEMORY_REGION(stack_->bottom(), stack_->size());
+  if (stack_ != nullptr && !finished_)
+    ASAN_UNPOISON_MEMORY_REGION(stack_->bottom(), stack_->size());
 #endif
 #if METALSIM_TSAN
   // An isolated fiber's TSan context outlives it through the next use of the Fiber (the next
@@ -131,8 +132,7 @@ void Fiber::announce_leave([[maybe_unused]] const GuardedStack* to_stack,
   void** fake_stack = finishing ? nullptr : &asan_fiber_fake_stack_;
   if (to_stack == nullptr)
     __sanitizer_start_switch_fiber(fake_stack, asan_caller_bottom_, asan_caller_size_);
-  else
-    __sanitizer_start_switch_fiber(fake_stack, to_stack->bottom(), to_stack->size());
+  else __sanitizer_start_switch_fiber(fake_stack, to_stack->bottom(), to_stack->size());
 #endif
 #if METALSIM_TSAN
   if (to_stack == nullptr)

@@ -21,9 +21,10 @@
 // The registers the other fiber may change across a switch, beyond those of SSE: AVX-512's
 // upper vector registers and masks, where the compiler may use them.
 #if defined(__AVX512F__)
-#define METALSIM_AVX512_CLOBBERS                                                                   \
-  , "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25",    \
-      "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31", "k1", "k2", "k3", "k4", "k5", "k6", "k7"
+#define METALSIM_AVX512_CLOBBERS                                                                \
+  , "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25",   \
+      "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31", "k1", "k2", "k3", "k4", "k5", "k6", \
+      "k7"
 #else
 #define METALSIM_AVX512_CLOBBERS
 #endif
@@ -80,8 +81,8 @@ class Fiber {
   // so the predictor's entries pushed by the leaving lane are exactly the arriving lane's return
   // addresses: entering jump_fcontext with push + jmp instead of call keeps them aligned, and
   // halves the cost of a barrier. Same function, same saved state; x86-64 only.
-  static boost::context::detail::transfer_t jump_without_call(
-      boost::context::detail::fcontext_t to, void* data) {
+  static boost::context::detail::transfer_t jump_without_call(boost::context::detail::fcontext_t to,
+                                                              void* data) {
 #if defined(__x86_64__)
     boost::context::detail::fcontext_t from;
     void* got;
@@ -89,19 +90,17 @@ class Fiber {
     // it, unless this code is built with -mno-red-zone (the engine is: see simt/CMakeLists.txt).
     // jump_fcontext preserves the callee-saved registers and the FPU control words; the
     // caller-saved ones are clobbered, as by a call.
-    asm volatile(
-        METALSIM_SKIP_RED_ZONE
-        "lea 1f(%%rip), %%rax\n\t"
-        "push %%rax\n\t"
-        "jmp jump_fcontext@PLT\n\t"
-        "1:\n\t"
-        METALSIM_RESTORE_RED_ZONE
-        : "=a"(from), "=d"(got), "+D"(to), "+S"(data)
-        :
-        : "rcx", "r8", "r9", "r10", "r11", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4",
-          "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
-          "xmm15", "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)",
-          "st(7)" METALSIM_AVX512_CLOBBERS);
+    asm volatile(METALSIM_SKIP_RED_ZONE
+                 "lea 1f(%%rip), %%rax\n\t"
+                 "push %%rax\n\t"
+                 "jmp jump_fcontext@PLT\n\t"
+                 "1:\n\t" METALSIM_RESTORE_RED_ZONE
+                 : "=a"(from), "=d"(got), "+D"(to), "+S"(data)
+                 :
+                 : "rcx", "r8", "r9", "r10", "r11", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3",
+                   "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
+                   "xmm13", "xmm14", "xmm15", "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)",
+                   "st(6)", "st(7)" METALSIM_AVX512_CLOBBERS);
     return {from, got};
 #else
     return boost::context::detail::jump_fcontext(to, data);
@@ -120,17 +119,15 @@ class Fiber {
   // Just after a jump into this fiber: the side that left is the scheduler (suspend() goes
   // back there) or a sibling (it resumes there later).
   void store_leaver(boost::context::detail::transfer_t from) {
-    if (is_from_scheduler(from.data))
-      caller_ = from.fctx;
-    else
-      untag(from.data)->context_ = from.fctx;
+    if (is_from_scheduler(from.data)) caller_ = from.fctx;
+    else untag(from.data)->context_ = from.fctx;
   }
   void announce_leave(const GuardedStack* to_stack, bool finishing);
 
   boost::context::detail::fcontext_t context_ = nullptr;  // resume() jumps here
   boost::context::detail::fcontext_t caller_ = nullptr;   // suspend() jumps here (the
                                                           // scheduler; handed on by switch_to)
-  Fiber* successor_ = nullptr;  // the fiber switch_to last jumped to
+  Fiber* successor_ = nullptr;                            // the fiber switch_to last jumped to
   Entry entry_ = nullptr;
   void* arg_ = nullptr;
   GuardedStack* stack_ = nullptr;

@@ -21,9 +21,7 @@ bool earlier_lane(const LanePosition& a, const LanePosition& b) {
   return key(a) < key(b);
 }
 
-bool names_other_access(const Report& r) {
-  return r.other_site.known() || !r.other_trace.empty();
-}
+bool names_other_access(const Report& r) { return r.other_site.known() || !r.other_trace.empty(); }
 
 // Whether `a` should stand for a finding rather than `b`: ThreadSanitizer may have lost the
 // earlier access's stack for some of a finding's reports (its trace recycled), not for all.
