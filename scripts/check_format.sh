@@ -2,8 +2,9 @@
 # The format check: every C++ file the change touches must be as clang-format-19 writes it with
 # the root .clang-format. "The change" is what differs from BASE: the first argument, else
 # $METALSIM_FORMAT_BASE, else the merge base with origin/main when HEAD is ahead of it, else the
-# parent commit (a fresh clone, where origin/main is HEAD); changes not yet committed count too. The MSL headers (simt/include, *_msl.h) and .metal files keep Metal's
-# own layout and are not checked. `scripts/check_format.sh --fix [BASE]` formats them instead.
+# parent commit (a fresh clone, where origin/main is HEAD); changes not yet committed count too,
+# new files not yet added among them. The MSL headers (simt/include, *_msl.h) and .metal files
+# keep Metal's own layout and are not checked. `scripts/check_format.sh --fix [BASE]` formats them instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,7 +32,9 @@ if [ -z "$base" ]; then
   exit 0
 fi
 
-mapfile -t files < <(git diff --name-only --diff-filter=ACMR "$base" -- '*.cpp' '*.h' '*.hpp' |
+# New files count too before they are added (git diff does not list untracked files).
+mapfile -t files < <({ git diff --name-only --diff-filter=ACMR "$base" -- '*.cpp' '*.h' '*.hpp'
+                       git ls-files --others --exclude-standard -- '*.cpp' '*.h' '*.hpp'; } |
                      grep -v -e '^simt/include/' -e '_msl\.h$' | sort -u)
 if [ ${#files[@]} -eq 0 ]; then
   echo "check_format: no C++ file changed since $(git rev-parse --short "$base")"

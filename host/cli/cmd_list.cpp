@@ -10,9 +10,7 @@
 #include "host/cli/commands.h"
 #include "host/cli/output_json.h"
 #include "host/cli/output_table.h"
-#include "simt/abi/kernel.h"
-#include "simt/engine/execution_mode.h"
-#include "simt/engine/kernel_variants.h"
+#include "metalsim/Metal.hpp"
 
 namespace metalsim::cli {
 namespace {
@@ -45,60 +43,69 @@ void print_spec(std::ostream& out, const KernelSpec& s) {
   out << "\n";
 }
 
+// One linked kernel as the host API reflects it (ComputePipelineState's metalsim extensions).
+struct LinkedKernel {
+  std::string name;
+  NS::SharedPtr<MTL::ComputePipelineState> pipeline;
+};
+
 // "fibers, loops", or "fibers" and why not loops (the pass's reason names file:line).
-std::string kernel_modes(const engine::KernelInfo& k, std::string& why_not_loops) {
-  why_not_loops = engine::lane_loops_unavailable(k);
+std::string kernel_modes(const LinkedKernel& k, std::string& why_not_loops) {
+  why_not_loops = k.pipeline->laneLoopsUnavailable();
   return why_not_loops.empty() ? "fibers, loops" : "fibers";
 }
 
 // The compiled variants (docs/architecture.md, "Two variants of every kernel"): checked, and
 // fast where the access-check pass made one, which dispatches with mem, race and init off run.
-std::vector<std::string> kernel_variants(const engine::KernelInfo& k) {
-  if (engine::has_fast_variant(k)) return {"checked", "fast"};
+std::vector<std::string> kernel_variants(const LinkedKernel& k) {
+  if (k.pipeline->hasFastVariant()) return {"checked", "fast"};
   return {"checked"};
 }
 
-std::string base_name(const char* path) {
-  const std::string p = path;
-  const size_t slash = p.rfind('/');
-  return slash == std::string::npos ? p : p.substr(slash + 1);
+std::string base_name(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// The kernels whose name matches a pattern (every one without patterns), by name.
-std::vector<const engine::KernelInfo*> select_kernels(const std::vector<std::string>& patterns) {
-  std::vector<const engine::KernelInfo*> out;
-  for (const engine::KernelInfo* k : engine::KernelRegistry::all()) {
+// The linked kernels whose name matches a pattern (every one without patterns), by name.
+std::vector<LinkedKernel> select_kernels(const std::vector<std::string>& patterns) {
+  auto device = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
+  auto library = NS::TransferPtr(device->newDefaultLibrary());
+  std::vector<LinkedKernel> out;
+  for (const std::string& name : library->functionNames()) {
     bool take = patterns.empty();
-    for (const auto& p : patterns) take = take || fnmatch(p.c_str(), k->name, 0) == 0;
-    if (take) out.push_back(k);
+    for (const auto& p : patterns) take = take || fnmatch(p.c_str(), name.c_str(), 0) == 0;
+    if (!take) continue;
+    auto function = NS::TransferPtr(library->newFunction(NS::String::string(name.c_str())));
+    NS::Error* error = nullptr;
+    auto pipeline = NS::TransferPtr(device->newComputePipelineState(function.get(), &error));
+    if (pipeline) out.push_back({name, pipeline});
   }
-  std::sort(out.begin(), out.end(),
-            [](auto* a, auto* b) { return std::string(a->name) < b->name; });
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });
   return out;
 }
 
-void print_kernels(std::ostream& out, const std::vector<const engine::KernelInfo*>& kernels) {
+void print_kernels(std::ostream& out, const std::vector<LinkedKernel>& kernels) {
   Table t({"kernel", "source", "modes", "variants", "why not lane loops"});
-  for (const engine::KernelInfo* k : kernels) {
+  for (const LinkedKernel& k : kernels) {
     std::string why;
-    const std::string modes = kernel_modes(*k, why);
+    const std::string modes = kernel_modes(k, why);
     std::string variants;
-    for (const std::string& v : kernel_variants(*k)) variants += (variants.empty() ? "" : ", ") + v;
-    t.add({k->name, base_name(k->source_file) + ":" + std::to_string(k->source_line), modes,
-           variants, why});
+    for (const std::string& v : kernel_variants(k)) variants += (variants.empty() ? "" : ", ") + v;
+    t.add({k.name, base_name(k.pipeline->sourceLocation()), modes, variants, why});
   }
   t.print(out);
   out << kernels.size() << " kernels linked\n";
 }
 
-json kernel_json(const engine::KernelInfo& k) {
+json kernel_json(const LinkedKernel& k) {
   std::string why;
   kernel_modes(k, why);
   json modes = json::array({"fibers"});
   if (why.empty()) modes.push_back("loops");
   return {{"command", "list"},
           {"kernel", k.name},
-          {"source", std::string(k.source_file) + ":" + std::to_string(k.source_line)},
+          {"source", k.pipeline->sourceLocation()},
           {"modes", modes},
           {"variants", kernel_variants(k)},
           {"why_not_loops", why}};
@@ -131,7 +138,7 @@ Action setup_list(CLI::App& sub, Io& io) {
     }
     if (o->json) {
       if (o->kernels_only)
-        for (const engine::KernelInfo* k : kernels) write_json_line(io.out, kernel_json(*k));
+        for (const LinkedKernel& k : kernels) write_json_line(io.out, kernel_json(k));
       return kExitOk;
     }
     if (!o->kernels_only) io.out << specs.size() << " kernels\n\n";

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "simt/abi/kernel.h"
+#include "simt/engine/execution_mode.h"
+#include "simt/engine/kernel_variants.h"
 
 namespace MTL {
 
@@ -20,6 +22,18 @@ ComputePipelineState::ComputePipelineState(const Function& function,
 
 NS::UInteger ComputePipelineState::staticThreadgroupMemoryLength() const {
   return kernel_->static_threadgroup_bytes;
+}
+
+std::string ComputePipelineState::sourceLocation() const {
+  return std::string(kernel_->source_file) + ":" + std::to_string(kernel_->source_line);
+}
+
+std::string ComputePipelineState::laneLoopsUnavailable() const {
+  return metalsim::engine::lane_loops_unavailable(*kernel_);
+}
+
+bool ComputePipelineState::hasFastVariant() const {
+  return metalsim::engine::has_fast_variant(*kernel_);
 }
 
 }  // namespace MTL

@@ -3,7 +3,9 @@
 #include <cstring>
 #include <string>
 
+#include "host/src/pipeline_reflection.h"
 #include "metalsim/Metal.hpp"
+#include "simt/abi/kernel.h"
 
 namespace MTL {
 namespace {
@@ -43,8 +45,18 @@ ComputePipelineState* Device::newComputePipelineState(Function* function, NS::Er
   return new ComputePipelineState(*function, profile_.maxThreadsPerThreadgroup);
 }
 
+ComputePipelineState* Device::newComputePipelineState(
+    const Function* function, PipelineOption, AutoreleasedComputePipelineReflection* reflection,
+    NS::Error** error) {
+  if (reflection != nullptr) *reflection = nullptr;
+  ComputePipelineState* state = newComputePipelineState(const_cast<Function*>(function), error);
+  if (state != nullptr && reflection != nullptr)
+    *reflection = metalsim::host::reflect_pipeline(state->kernel(), state->functionConstants());
+  return state;
+}
+
 ComputePipelineState* Device::newComputePipelineState(const ComputePipelineDescriptor* descriptor,
-                                                      NS::UInteger,
+                                                      NS::UInteger options,
                                                       ComputePipelineReflection** reflection,
                                                       NS::Error** error) {
   if (reflection != nullptr) *reflection = nullptr;
@@ -53,7 +65,8 @@ ComputePipelineState* Device::newComputePipelineState(const ComputePipelineDescr
       *error = make_error(1, "newComputePipelineState: the descriptor has no compute function");
     return nullptr;
   }
-  ComputePipelineState* state = newComputePipelineState(descriptor->computeFunction(), error);
+  ComputePipelineState* state = newComputePipelineState(descriptor->computeFunction(),
+                                                        PipelineOption(options), reflection, error);
   if (state != nullptr) state->support_icb_ = descriptor->supportIndirectCommandBuffers();
   return state;
 }

@@ -1,7 +1,9 @@
-// NS::Dictionary, NS::Number and NS::URL (Foundation/NSDictionary.hpp, NSNumber.hpp, NSURL.hpp).
+// NS::Array, NS::Dictionary, NS::Number and NS::URL (Foundation/NSArray.hpp, NSDictionary.hpp,
+// NSNumber.hpp, NSURL.hpp).
 #include <cstdio>
 #include <string>
 
+#include "metalsim/Foundation/NSArray.hpp"
 #include "metalsim/Foundation/NSDictionary.hpp"
 #include "metalsim/Foundation/NSNumber.hpp"
 #include "metalsim/Foundation/NSURL.hpp"
@@ -24,6 +26,15 @@ bool same_key(const Object* a, const Object* b) {
 }
 
 }  // namespace
+
+// ------------------------------ Array
+Array* Array::array(const Object* const* objects, UInteger count) {
+  auto* a = new Array;
+  a->objects_.reserve(count);
+  for (UInteger i = 0; i < count; ++i)
+    a->objects_.push_back(RetainPtr(const_cast<Object*>(objects[i])));
+  return autoreleased(a);
+}
 
 // ------------------------------ Dictionary
 Dictionary* Dictionary::dictionary() { return autoreleased(alloc()->init()); }

@@ -142,7 +142,7 @@ class Validator {
 
   void buffer_argument(const engine::ArgInfo& arg, const std::string& where) {
     const std::string slot = "buffer(" + std::to_string(arg.index) + ")";
-    const MTL::BufferBinding& b = d_.buffers[arg.index];
+    const MTL::BoundBuffer& b = d_.buffers[arg.index];
     if (!b.buffer) {
       fail(CheckId::api_unbound_buffer,
            where + " [[" + slot + "]] (" + arg.type +

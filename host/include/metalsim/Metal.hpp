@@ -2,8 +2,10 @@
 // metalsim's host API: metal-cpp's names and call order, RAII through NS::SharedPtr.
 // Host code written for metal-cpp ports almost line for line: include this instead of
 // <Metal/Metal.hpp>. See docs/host_api.md.
+#include "metalsim/Foundation/NSArray.hpp"
 #include "metalsim/Foundation/NSObject.hpp"
 #include "metalsim/Foundation/NSRange.hpp"
+#include "metalsim/Metal/MTLArgument.hpp"
 #include "metalsim/Metal/MTLBuffer.hpp"
 #include "metalsim/Metal/MTLCommandBuffer.hpp"
 #include "metalsim/Metal/MTLCommandQueue.hpp"

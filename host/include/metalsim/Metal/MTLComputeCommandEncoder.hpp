@@ -25,7 +25,7 @@ inline constexpr NS::UInteger kTextureBindingSlots = 31;
 inline constexpr NS::UInteger kSamplerBindingSlots = 16;
 
 // One binding of a [[buffer(N)]] slot.
-struct BufferBinding {
+struct BoundBuffer {
   NS::SharedPtr<Buffer> buffer;  // set by setBuffer, or the private copy made by setBytes
   NS::UInteger offset = 0;
   bool from_set_bytes = false;
@@ -33,7 +33,7 @@ struct BufferBinding {
 
 struct EncodedDispatch {
   NS::SharedPtr<ComputePipelineState> pipeline;
-  std::array<BufferBinding, kBufferBindingSlots> buffers;
+  std::array<BoundBuffer, kBufferBindingSlots> buffers;
   std::array<NS::UInteger, kThreadgroupBindingSlots> threadgroup_lengths{};
   std::array<bool, kThreadgroupBindingSlots> threadgroup_set{};
   std::array<NS::SharedPtr<Texture>, kTextureBindingSlots> textures;

@@ -1,17 +1,21 @@
 #pragma once
 // MTL::ComputePipelineState: a kernel ready to dispatch, with its reflection.
+#include <string>
 #include <vector>
 
+#include "metalsim/Metal/MTLArgument.hpp"
 #include "metalsim/Metal/MTLLibrary.hpp"
 
 namespace MTL {
 
+// What newComputePipelineState reflects into its reflection out-parameter: metalsim always
+// fills in the bindings with their types (MTLArgument.hpp) when one is asked for.
 enum PipelineOption : NS::UInteger {
   PipelineOptionNone = 0,
+  PipelineOptionArgumentInfo = 1,
+  PipelineOptionBindingInfo = 1,
+  PipelineOptionBufferTypeInfo = 2,
 };
-
-class ComputePipelineReflection;  // metalsim reflects through ComputePipelineState::kernel()
-using AutoreleasedComputePipelineReflection = ComputePipelineReflection*;
 
 // What newComputePipelineState(descriptor, ...) makes a pipeline from: the function, and
 // whether the pipeline may be used by indirect command buffers (Metal requires it).
@@ -40,6 +44,14 @@ class ComputePipelineState : public NS::Object {
   // Made from a descriptor with setSupportIndirectCommandBuffers(true): an indirect command
   // buffer's commands may use it.
   bool supportIndirectCommandBuffers() const { return support_icb_; }
+
+  // metalsim's own, for tools that list kernels (metalsim list): where the kernel is declared
+  // ("file.metal:line"), whether it can run in lane loops ("" when it can, else why not, naming
+  // the line; docs/lanes.md), whether the access-check pass made it an uninstrumented fast
+  // variant (docs/architecture.md, "Two variants of every kernel").
+  std::string sourceLocation() const;
+  std::string laneLoopsUnavailable() const;
+  bool hasFastVariant() const;
 
   // metalsim's own: the front's reflection of the kernel (include simt/abi/kernel.h to
   // read it), and the constant values.

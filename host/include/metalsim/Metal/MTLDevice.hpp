@@ -13,7 +13,9 @@ class CommandQueue;
 class CompileOptions;
 class ComputePipelineDescriptor;
 class ComputePipelineReflection;
+using AutoreleasedComputePipelineReflection = ComputePipelineReflection*;
 class ComputePipelineState;
+enum PipelineOption : NS::UInteger;  // MTLComputePipeline.hpp
 class Function;
 class IndirectCommandBuffer;
 class IndirectCommandBufferDescriptor;
@@ -59,6 +61,10 @@ class Device : public NS::Object {
   // metalsim's own: a .metal file with compile options (macros, math mode).
   Library* newLibrary(const NS::URL* url, const CompileOptions* options, NS::Error** error);
   ComputePipelineState* newComputePipelineState(Function* function, NS::Error** error);
+  // With the pipeline's reflection (autoreleased) when `reflection` is not null.
+  ComputePipelineState* newComputePipelineState(const Function* function, PipelineOption options,
+                                                AutoreleasedComputePipelineReflection* reflection,
+                                                NS::Error** error);
   // A log state for shader logging (MTLLogState.hpp); nullptr with `error` when the
   // descriptor's bufferSize is under 1 KiB.
   LogState* newLogState(const LogStateDescriptor* descriptor, NS::Error** error);
