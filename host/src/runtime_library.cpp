@@ -99,6 +99,7 @@ std::shared_ptr<const LoadedKernels> build_library(RuntimeSource request,
   std::string problem;
   if (options != nullptr) {
     request.fast_math = options->mathMode() != MathModeSafe;
+    request.include_dirs = options->includeDirectories();
     if (!macro_list(options->preprocessorMacros(), request, &problem)) {
       fail(error, LibraryErrorCompileFailure, problem);
       return nullptr;
