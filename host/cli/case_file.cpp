@@ -291,11 +291,12 @@ BytesDecl read_bytes(const Field& f) {
     all.type = read_msl_type(f.at("type"));
     if (all.type.array > 0) f.child("type").fail("must not be an array: list the elements");
     all.type.array = uint32_t(f.child("values").items().size());
+    if (all.type.array == 0) f.child("values").fail("has no values");
     all.path = f.path() + ".values";
-    if (all.type.array > 0) all.values = read_values(f.child("values"), all.type);
+    all.values = read_values(f.child("values"), all.type);
     b.fields.push_back(std::move(all));
   }
-  if (b.fields.empty() || layout_struct(b.fields).size == 0) f.fail("has no values");
+  if (b.fields.empty()) f.fail("has no values");
   return b;
 }
 

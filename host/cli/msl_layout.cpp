@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <utility>
 
 namespace metalsim::cli {
 namespace {
@@ -87,6 +88,16 @@ bool parse_element_type(std::string_view name, ElementType& out) {
   for (const TypeRow& r : kTypes)
     if (name == r.name) {
       out = r.type;
+      return true;
+    }
+  // MSL's fixed-width names, which ggml declares its function constants with.
+  static constexpr std::pair<const char*, ElementType> kFixedWidth[] = {
+      {"int8_t", ElementType::i8},   {"uint8_t", ElementType::u8},   {"int16_t", ElementType::i16},
+      {"uint16_t", ElementType::u16}, {"int32_t", ElementType::i32}, {"uint32_t", ElementType::u32},
+      {"int64_t", ElementType::i64}, {"uint64_t", ElementType::u64}};
+  for (const auto& [alias, type] : kFixedWidth)
+    if (name == alias) {
+      out = type;
       return true;
     }
   return false;
