@@ -14,9 +14,9 @@ struct TypeRow {
   size_t size;
 };
 constexpr TypeRow kTypes[] = {
-    {ElementType::f32, "float", 4}, {ElementType::f16, "half", 2},   {ElementType::i8, "char", 1},
-    {ElementType::u8, "uchar", 1},  {ElementType::i16, "short", 2},  {ElementType::u16, "ushort", 2},
-    {ElementType::i32, "int", 4},   {ElementType::u32, "uint", 4},   {ElementType::i64, "long", 8},
+    {ElementType::f32, "float", 4}, {ElementType::f16, "half", 2},  {ElementType::i8, "char", 1},
+    {ElementType::u8, "uchar", 1},  {ElementType::i16, "short", 2}, {ElementType::u16, "ushort", 2},
+    {ElementType::i32, "int", 4},   {ElementType::u32, "uint", 4},  {ElementType::i64, "long", 8},
     {ElementType::u64, "ulong", 8},
 };
 
@@ -92,9 +92,9 @@ bool parse_element_type(std::string_view name, ElementType& out) {
     }
   // MSL's fixed-width names, which ggml declares its function constants with.
   static constexpr std::pair<const char*, ElementType> kFixedWidth[] = {
-      {"int8_t", ElementType::i8},   {"uint8_t", ElementType::u8},   {"int16_t", ElementType::i16},
+      {"int8_t", ElementType::i8},    {"uint8_t", ElementType::u8},  {"int16_t", ElementType::i16},
       {"uint16_t", ElementType::u16}, {"int32_t", ElementType::i32}, {"uint32_t", ElementType::u32},
-      {"int64_t", ElementType::i64}, {"uint64_t", ElementType::u64}};
+      {"int64_t", ElementType::i64},  {"uint64_t", ElementType::u64}};
   for (const auto& [alias, type] : kFixedWidth)
     if (name == alias) {
       out = type;

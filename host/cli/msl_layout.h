@@ -39,9 +39,9 @@ struct MslType {
   bool packed = false;   // packed_TN
   uint32_t array = 0;    // > 0: an array of this many scalars or vectors
 
-  std::string name() const;                      // as MSL spells it
-  MslType element() const;                       // the array's element (itself when no array)
-  size_t values() const;                         // scalars in memory order: lanes x elements
+  std::string name() const;  // as MSL spells it
+  MslType element() const;   // the array's element (itself when no array)
+  size_t values() const;     // scalars in memory order: lanes x elements
 };
 // false when `text` names no such type.
 bool parse_msl_type(std::string_view text, MslType& out);

@@ -61,8 +61,8 @@ TEST(LibraryCaseFiles, FuzzingFindsNoFailure) {
 // The reference sees what the kernel must compute: a wrong epilogue value in the case file (the
 // host's alpha off by a float rounding's worth of intent: 1/K instead of 1/sqrt(K)) fails.
 TEST(LibraryCaseFiles, AWrongHostValueFailsAgainstTheReference) {
-  const std::string path = edited(kGemv, "gemv_wrong_alpha",
-                                  [](json& j) { j["let"]["alpha"] = "1.0 / float(K)"; });
+  const std::string path =
+      edited(kGemv, "gemv_wrong_alpha", [](json& j) { j["let"]["alpha"] = "1.0 / float(K)"; });
   const CliRun r = cli({"run", path});
   EXPECT_EQ(r.code, kExitFailed) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "status     FAIL")) << r.out;
@@ -73,7 +73,11 @@ TEST(LibraryCaseFiles, AWrongHostValueFailsAgainstTheReference) {
 TEST(LibraryCaseFiles, TheMaskIsReadFromItsByteOffset) {
   const std::string path = edited(kSoftMaxMask, "soft_max_no_offset", [](json& j) {
     j["buffers"][1].erase("offset");
-    j["sweep"] = {{{"ne00", 67}, {"ne01", 3}, {"ne02", 5}, {"causal", 0}, {"max_bias_x4", 32},
+    j["sweep"] = {{{"ne00", 67},
+                   {"ne01", 3},
+                   {"ne02", 5},
+                   {"causal", 0},
+                   {"max_bias_x4", 32},
                    {"mask_pad", 2}}};
   });
   const CliRun r = cli({"check", path});
@@ -136,10 +140,10 @@ TEST(CaseFileFieldErrors, BytesFields) {
                        "'params' (constant lsim_gemv_params&) is 64 bytes in kernel "
                        "'lsim_gemv_axpby'"));
   // A float where the struct has an integer: the case is invalid, the field named.
-  EXPECT_TRUE(contains(error_of(kGemv, [](json& j) {
-                         j["bytes"][0]["fields"][0]["value"] = {"M", "K / 2.0", "ld"};
-                       }),
-                       "bytes[0].fields[0].value: gives 35, a float, for uint"));
+  EXPECT_TRUE(contains(
+      error_of(kGemv,
+               [](json& j) { j["bytes"][0]["fields"][0]["value"] = {"M", "K / 2.0", "ld"}; }),
+      "bytes[0].fields[0].value: gives 35, a float, for uint"));
 }
 
 TEST(CaseFileFieldErrors, FunctionConstants) {
@@ -158,11 +162,9 @@ TEST(CaseFileFieldErrors, FunctionConstants) {
                        "function_constants[0].value: bool needs 1 value"));
   EXPECT_TRUE(contains(error_of(kGemv, constant({{"name", "do_axpby"}, {"index", 10}})),
                        "function_constants[0]: needs \"name\" or \"index\""));
-  EXPECT_TRUE(contains(error_of(kGemv,
-                                [](json& j) {
-                                  j["function_constants"][1] = {{"index", 10}, {"value", 1}};
-                                }),
-                       "function_constants[1]: 'do_axpby' is given twice"));
+  EXPECT_TRUE(contains(
+      error_of(kGemv, [](json& j) { j["function_constants"][1] = {{"index", 10}, {"value", 1}}; }),
+      "function_constants[1]: 'do_axpby' is given twice"));
   // The sinks argument exists when its function constant is true: it must then be bound.
   EXPECT_TRUE(contains(error_of(kSoftMaxSinks, [](json& j) { j["buffers"].erase(2); }),
                        "kernel: argument 'src2' (device const float* [[buffer(3)]]) of kernel "

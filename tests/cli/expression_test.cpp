@@ -71,8 +71,8 @@ TEST(ExpressionValues, ConditionalAndLogicShortCircuit) {
 TEST(ExpressionValues, GgmlsThreadgroupLoopMatchesItsClosedFormAndCpp) {
   const Expression loop =
       Expression::parse("let nth = 32; while (nth < ne00 && nth * nrows < 256) nth *= 2; nth");
-  const Expression closed = Expression::parse(
-      "min(max(32, next_pow2(ne00)), max(32, next_pow2(ceil_div(256, nrows))))");
+  const Expression closed =
+      Expression::parse("min(max(32, next_pow2(ne00)), max(32, next_pow2(ceil_div(256, nrows))))");
   EXPECT_EQ(loop.names(), (std::vector<std::string>{"ne00", "nrows"}));
   for (int64_t ne00 = 1; ne00 <= 1100; ne00 += 7)
     for (int64_t nrows : {1, 2, 3, 7, 8, 9, 100, 255, 256, 257}) {

@@ -69,11 +69,12 @@ TEST(MslLayout, ScalarAndVectorSizesAndAlignments) {
 //   float clamp_range[2]       48   (8, aligned 4)
 //   size 56 rounded up to the alignment 16: 64
 TEST(MslLayout, TheGemvParamsStructByHand) {
-  const std::vector<BytesField> fields = {
-      field("uint3"),         field("float2"),
-      field("bool"),          field("packed_float3"),
-      nested({field("float"), field("float")}),
-      field("float[2]")};
+  const std::vector<BytesField> fields = {field("uint3"),
+                                          field("float2"),
+                                          field("bool"),
+                                          field("packed_float3"),
+                                          nested({field("float"), field("float")}),
+                                          field("float[2]")};
   const StructLayout l = layout_struct(fields);
   EXPECT_EQ(l.offsets, (std::vector<size_t>{0, 16, 24, 28, 40, 48}));
   EXPECT_EQ(l.size, 64u);
@@ -101,8 +102,8 @@ TEST(MslLayout, PackWritesEachValueAtItsOffset) {
       field("bool", {Expression::parse("n > 3")}),
       field("float3", {Expression::parse("n"), Expression::constant_float(0.5),
                        Expression::parse("n / 2.0")}),
-      field("packed_short3", {Expression::constant(-1), Expression::constant(2),
-                              Expression::parse("n")}),
+      field("packed_short3",
+            {Expression::constant(-1), Expression::constant(2), Expression::parse("n")}),
       field("half", {Expression::constant_float(1.5)})};
   const Bytes b = pack_struct(fields, scope);
   ASSERT_EQ(b.size(), 48u);  // bool 0, float3 16..32, packed_short3 32..38, half 38, size 40 -> 48

@@ -53,7 +53,8 @@ extern "C" int lsim_soft_max_ref(const metalsim_case* c) {
       if (sinks != nullptr) top = std::max(top, sinks->data[h]);
       double sum = sinks != nullptr ? std::exp(sinks->data[h] - top) : 0.0;
       for (int64_t j = 0; j < ne00; ++j) sum += std::exp(s[j] - top);
-      for (int64_t j = 0; j < ne00; ++j) y->data[(h * ne01 + i) * ne00 + j] = std::exp(s[j] - top) / sum;
+      for (int64_t j = 0; j < ne00; ++j)
+        y->data[(h * ne01 + i) * ne00 + j] = std::exp(s[j] - top) / sum;
     }
   }
   return 0;
