@@ -7,7 +7,7 @@
 #include <metal_stdlib>
 
 #include "lsim/kernels/params.h"
-#include "lsim/kernels/reduce.h"
+#include <lsim/kernels/reduce.h>  // <...>: found in include_dirs only
 
 using namespace metal;
 
