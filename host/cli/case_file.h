@@ -1,8 +1,10 @@
 #pragma once
 // A case file: how to run one kernel of a user's .metal file with no C++ (docs/cli.md, "Case
-// files"): its parameters and their ranges, the grid and threadgroup size, buffers (type, size,
-// fill), bytes, threadgroup memory, the outputs and what each must satisfy, and an optional
-// reference. Sizes are expressions of the parameters (expression.h). CaseFileSpec
+// files"): its parameters and their ranges, named values computed from them (`let`), the grid
+// and threadgroup size, buffers (type, size, fill, byte offset; aliases that bind a buffer's
+// memory again), bytes (structs laid out as MSL lays them out: msl_layout.h), function
+// constants, threadgroup memory, include directories, the outputs and what each must satisfy,
+// and an optional reference. Sizes and values are expressions (expression.h). CaseFileSpec
 // (case_file_spec.h) turns one into a KernelSpec, so `metalsim run` and `metalsim fuzz` run it
 // like a built-in kernel.
 //

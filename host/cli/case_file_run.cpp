@@ -235,7 +235,7 @@ class CaseFileRun : public spec::PreparedCase {
   }
 
   void run_reference_kernel() {
-    const Dispatch& d = file_.reference.dispatch.value_or(file_.dispatch);
+    const Dispatch& d = file_.reference.dispatch ? *file_.reference.dispatch : file_.dispatch;
     const Shape s = evaluate_shape(file_, params_, d);
     reference_set_ = std::make_unique<BufferSet>(ctx_, initial_);
     CaseResult result;

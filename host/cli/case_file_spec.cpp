@@ -144,52 +144,64 @@ std::string declared_constants(const engine::KernelInfo& k) {
   return out.empty() ? "none" : out;
 }
 
+// The declaration a function constant of the case file names, by name or by index.
+const engine::FunctionConstantInfo& declaration(const engine::KernelInfo& k,
+                                                const FunctionConstantDecl& d,
+                                                const std::string& origin) {
+  for (const engine::FunctionConstantInfo& fc : k.function_constants)
+    if (d.name.empty() ? int64_t(fc.index) == d.index : d.name == fc.name) return fc;
+  throw CaseFileError(
+      origin + ": " + d.path + (d.name.empty() ? ".index" : ".name") +
+      ": the source declares no function constant " +
+      (d.name.empty() ? "with index " + std::to_string(d.index) : "'" + d.name + "'") +
+      " (it declares: " + declared_constants(k) + ")");
+}
+
+// The type of the constant: the declaration's, or the case file's where it says the same (or
+// where the declaration's type is one the case file cannot name, of the same size).
+MslType constant_type(const engine::FunctionConstantInfo& fc, const FunctionConstantDecl& d,
+                      const std::string& origin) {
+  auto fail = [&](const std::string& where, const std::string& what) {
+    throw CaseFileError(origin + ": " + d.path + where + ": '" + fc.name + "' " + what);
+  };
+  MslType declared, type;
+  const bool known = parse_msl_type(fc.type, declared);
+  if (!known && d.type.empty())
+    fail("", "is declared as " + std::string(fc.type) +
+                 ", which the case file must name: give "
+                 "\"type\"");
+  parse_msl_type(d.type.empty() ? fc.type : d.type, type);
+  if (known && declared.name() != type.name())
+    fail(".type", "is declared " + declared.name() + ", not " + type.name());
+  if (msl_size_align(type).size != fc.size)
+    fail(".type", "(" + std::string(fc.type) + ") is " + std::to_string(fc.size) + " bytes, " +
+                      type.name() + " " + std::to_string(msl_size_align(type).size));
+  if (data_type(type) == MTL::DataTypeNone)
+    fail(".type", "is " + type.name() + ", for which metalsim knows no MTLDataType");
+  return type;
+}
+
 }  // namespace
 
 // Each of the case file's function constants against the file's declarations: the one it
-// names (by name or index), its type (the declaration's, or the case file's if the same), its
-// number of values.
+// names, its type, its number of values; each constant given once.
 void CaseFileSpec::resolve_function_constants() {
   const engine::KernelInfo& k = kernel_fn_->kernel();
   for (const FunctionConstantDecl& d : file_.function_constants) {
-    auto fail = [&](const std::string& where, const std::string& what) {
-      throw CaseFileError(file_.origin + ": " + d.path + where + ": " + what);
-    };
-    const auto& all = k.function_constants;
-    const auto it =
-        std::find_if(all.begin(), all.end(), [&](const engine::FunctionConstantInfo& fc) {
-          return d.name.empty() ? int64_t(fc.index) == d.index : d.name == fc.name;
-        });
-    if (it == all.end())
-      fail(d.name.empty() ? ".index" : ".name",
-           "the source declares no function constant " +
-               (d.name.empty() ? "with index " + std::to_string(d.index) : "'" + d.name + "'") +
-               " (it declares: " + declared_constants(k) + ")");
-    MslType declared, type;
-    const bool known = parse_msl_type(it->type, declared);
-    if (!known && d.type.empty())
-      fail("", "'" + std::string(it->name) + "' is declared as " + it->type +
-                   ", which the case file must name: give \"type\"");
-    parse_msl_type(d.type.empty() ? it->type : d.type, type);
-    if (known && declared.name() != type.name())
-      fail(".type", "'" + std::string(it->name) + "' is declared " + declared.name() + ", not " +
-                        type.name());
-    if (msl_size_align(type).size != it->size)
-      fail(".type", type.name() + " is " + std::to_string(msl_size_align(type).size) + " bytes; '" +
-                        it->name + "' (" + it->type + ") is " + std::to_string(it->size));
+    const engine::FunctionConstantInfo& fc = declaration(k, d, file_.origin);
+    const MslType type = constant_type(fc, d, file_.origin);
     if (d.values.size() != type.values())
-      fail(".value", type.name() + " needs " + std::to_string(type.values()) +
-                         (type.values() == 1 ? " value" : " values (a list)"));
-    if (data_type(type) == MTL::DataTypeNone)
-      fail(".type", "Metal's MTLDataType has no " + type.name() + " that metalsim knows");
+      throw CaseFileError(file_.origin + ": " + d.path + ".value: " + type.name() + " needs " +
+                          std::to_string(type.values()) +
+                          (type.values() == 1 ? " value" : " values (a list)"));
     if (std::any_of(constants_.begin(), constants_.end(),
-                    [&](const Constant& c) { return c.index == it->index; }))
-      fail("", "'" + std::string(it->name) + "' is given twice");
+                    [&](const Constant& c) { return c.index == fc.index; }))
+      throw CaseFileError(file_.origin + ": " + d.path + ": '" + fc.name + "' is given twice");
     BytesField value;
     value.type = type;
     value.values = d.values;
     value.path = d.path + ".value";
-    constants_.push_back({it->index, data_type(type), std::move(value)});
+    constants_.push_back({fc.index, data_type(type), std::move(value)});
   }
 }
 
@@ -295,9 +307,11 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
   for (const spec::ParamDef& d : file_.params) defaults[d.name] = d.fallback;
   std::vector<Bytes> values;
   try {
-    values = constant_values(case_scope(file_, defaults));
+    if (!constants_.empty()) values = constant_values(case_scope(file_, defaults));
   } catch (const ExpressionError& e) {
-    fail("function_constants", std::string("with the parameters' defaults: ") + e.what());
+    fail("function_constants",
+         std::string("evaluated with the parameters' defaults, to know which arguments exist: ") +
+             e.what());
   }
   std::vector<const void*> constants;
   for (const Bytes& v : values) constants.push_back(v.empty() ? nullptr : v.data());
@@ -340,8 +354,16 @@ bool CaseFileSpec::valid(const spec::Params& p, std::string* why) const {
   }
   try {
     const Scope scope = case_scope(file_, p);
-    for (const Expression& c : file_.constraints)
-      if (!c.value(scope).truthy()) return no("constraint '" + c.text() + "' does not hold");
+    for (size_t i = 0; i < file_.constraints.size(); ++i) {
+      const Expression& c = file_.constraints[i];
+      Value holds;
+      try {
+        holds = c.value(scope);
+      } catch (const ExpressionError& e) {
+        throw ExpressionError("constraints[" + std::to_string(i) + "]: " + e.what());
+      }
+      if (!holds.truthy()) return no("constraint '" + c.text() + "' does not hold");
+    }
     const Shape s = evaluate_shape(file_, p, file_.dispatch);
     const MTL::Size& g = s.grid;
     const MTL::Size& t = s.threadgroup;
@@ -353,7 +375,7 @@ bool CaseFileSpec::valid(const spec::Params& p, std::string* why) const {
     for (uint32_t n : s.threadgroup_lengths) tg_memory += n;
     if (tg_memory > 32768) return no("more than 32 KiB of threadgroup memory");
   } catch (const std::exception& e) {
-    return no(e.what());
+    return no(file_.origin + ": " + e.what());  // an expression's error, naming its field
   }
   return true;
 }

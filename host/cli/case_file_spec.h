@@ -3,7 +3,9 @@
 // the checks, the fuzzer and its shrinking serve a user's kernel as they serve the built-in
 // ones. What it adds is what a spec written in C++ would write by hand:
 //   - inputs from each buffer's fill (seeded per buffer from the case's seed), outputs poisoned;
-//   - the kernel dispatched with the case's grid, threadgroup size, bytes and threadgroup memory;
+//   - the kernel specialised with the case's function constants (Library::newFunction with
+//     MTL::FunctionConstantValues) and dispatched with the case's grid, threadgroup size,
+//     buffers at their offsets, aliases, bytes and threadgroup memory;
 //   - a reference: another kernel of the file, or a C function in a shared object
 //     (metalsim/case_reference.h), compared within the tolerance;
 //   - oracles that need no reference: the outputs must be the same when the case runs again
