@@ -110,6 +110,48 @@ TEST(LibraryCaseFiles, IncludeDirectoriesFromTheCommandLine) {
   EXPECT_TRUE(contains(with.out, "-I " + kCases + "/root")) << with.out;  // in the repro
 }
 
+// A vector constant by name, a constant declared with a fixed-width type set by index, and one
+// left unset (is_function_constant_defined is false): outputs worked out by hand.
+TEST(LibraryCaseFiles, VectorAndFixedWidthFunctionConstants) {
+  const fs::path dir = fs::temp_directory_path() / "metalsim_case_file_fields_test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "fc.metal")
+      << "#include <metal_stdlib>\nusing namespace metal;\n"
+         "constant float2 offset_scale [[function_constant(3)]];\n"
+         "constant int32_t extra [[function_constant(4)]];\n"
+         "constant bool unset_flag [[function_constant(5)]];\n"
+         "kernel void fc_affine(device const float* x [[buffer(0)]], device float* y "
+         "[[buffer(1)]],\n"
+         "                      uint i [[thread_position_in_grid]]) {\n"
+         // A copy first: metalsim's function constants convert to their type, but do not
+         // yet give a vector's members (`offset_scale.y`) directly.
+         "  const float2 os = offset_scale;\n"
+         "  y[i] = x[i] * os.y + os.x + float(extra) +\n"
+         "         (is_function_constant_defined(unset_flag) ? 100.0f : 0.0f);\n}\n";
+  const json j = {
+      {"kernel", "fc_affine"},
+      {"source", "fc.metal"},
+      {"params", {{"n", {{"min", 1}, {"max", 8}, {"default", 4}}}, {"s", {{"choices", {2}}}}}},
+      {"threads", {"n"}},
+      {"threadgroup", {"n"}},
+      {"buffers",
+       {{{"name", "x"},
+         {"index", 0},
+         {"type", "float"},
+         {"count", "n"},
+         {"fill", {{"range", {1, 1}}}}},
+        {{"name", "y"}, {"index", 1}, {"type", "float"}, {"count", "n"}, {"output", true}}}},
+      {"function_constants",
+       {{{"name", "offset_scale"}, {"value", {0.5, "s / 4.0"}}},
+        {{"index", 4}, {"type", "int"}, {"value", "n - 1"}}}},
+      {"compare_schedules", false}};
+  std::ofstream(dir / "fc.json") << j.dump(2);
+  const CliRun r = cli({"run", (dir / "fc.json").string(), "--print", "4"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  // y[i] = (i + 1) * 0.5 + 0.5 + 3
+  EXPECT_TRUE(contains(r.out, "output     y (4 float): 4 4.5 5 5.5")) << r.out;
+}
+
 // ------------------------------ errors name the field
 
 std::string error_of(const std::string& original, const std::function<void(json&)>& edit) {
