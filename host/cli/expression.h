@@ -17,6 +17,7 @@
 // operation, one with a float operand is a float operation. Comparisons and logic give 0 or 1.
 // Division by zero, integer overflow, a float result that is not finite, and a `while` that runs
 // more than kMaxLoopIterations times are errors of the evaluation, not undefined behaviour.
+// Parsed by expression_parser.cpp, evaluated by expression_eval.cpp (expression_node.h: the tree).
 #include <cstdint>
 #include <functional>
 #include <map>
