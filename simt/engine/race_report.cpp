@@ -10,8 +10,8 @@
 #include <string>
 
 #include "simt/engine/fault.h"
-#include "simt/engine/race_annotations.h"
 #include "simt/engine/symbolize.h"
+#include "simt/engine/race_annotations.h"
 #include "simt/engine/threadgroup_runner.h"
 
 extern "C" {

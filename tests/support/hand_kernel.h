@@ -19,15 +19,15 @@ using engine::LaneCursor;
 
 inline ArgInfo device_arg(const char* name, uint32_t index, uint32_t element_size,
                           bool is_const = false) {
-  return {name,  ArgKind::DeviceBuffer, index,       "device T*", is_const,
-          false, element_size,          element_size};
+  return {name, ArgKind::DeviceBuffer, index, "device T*", is_const, false, element_size,
+          element_size};
 }
 inline ArgInfo constant_arg(const char* name, uint32_t index, uint32_t size) {
   return {name, ArgKind::ConstantBuffer, index, "constant T&", true, true, size, 4};
 }
 inline ArgInfo threadgroup_arg(const char* name, uint32_t index, uint32_t element_size) {
-  return {name,  ArgKind::Threadgroup, index,       "threadgroup T*", false,
-          false, element_size,         element_size};
+  return {name, ArgKind::Threadgroup, index, "threadgroup T*", false, false, element_size,
+          element_size};
 }
 
 // One lane's body: reads its built-ins from the cursor.
