@@ -193,8 +193,7 @@ Fill read_fill(const Field& f, const std::string& dir) {
 }
 
 BufferDecl read_buffer(const Field& f, const std::string& dir) {
-  f.only_keys(
-      {"name", "index", "type", "count", "offset", "fill", "output", "written", "finite", "alias"});
+  f.only_keys({"name", "index", "type", "count", "offset", "fill", "output", "written", "finite"});
   BufferDecl b;
   b.path = f.path();
   b.index = f.at("index").binding_index();
