@@ -365,6 +365,7 @@ bool CaseFileSpec::valid(const spec::Params& p, std::string* why) const {
       if (!holds.truthy()) return no("constraint '" + c.text() + "' does not hold");
     }
     const Shape s = evaluate_shape(file_, p, file_.dispatch);
+    constant_values(scope);  // the function constants evaluate too
     const MTL::Size& g = s.grid;
     const MTL::Size& t = s.threadgroup;
     if (g.width < 1 || g.height < 1 || g.depth < 1) return no("the grid has a zero dimension");

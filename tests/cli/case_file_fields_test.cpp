@@ -218,6 +218,16 @@ TEST(CaseFileFieldErrors, FunctionConstants) {
   EXPECT_TRUE(contains(
       error_of(kGemv, [](json& j) { j["function_constants"][1] = {{"index", 10}, {"value", 1}}; }),
       "function_constants[1]: 'do_axpby' is given twice"));
+  // A value that cannot be evaluated for a case makes that case invalid, the field named.
+  const std::string divides = edited(kGemv, "gemv_fc_divides", [](json& j) {
+    j["function_constants"][1]["value"] = "nsg / (nsg - 4)";
+  });
+  const CliRun r = cli({"run", divides, "--nsg=4"});
+  EXPECT_EQ(r.code, kExitUsage) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err,
+                       "gemv_fc_divides.json: function_constants[1].value: expression "
+                       "'nsg / (nsg - 4)': division by zero"))
+      << r.err;
   // The sinks argument exists when its function constant is true: it must then be bound.
   EXPECT_TRUE(contains(error_of(kSoftMaxSinks, [](json& j) { j["buffers"].erase(2); }),
                        "kernel: argument 'src2' (device const float* [[buffer(3)]]) of kernel "
