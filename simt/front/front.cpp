@@ -92,8 +92,9 @@ Tokens Front::load(std::string_view text, const std::string& path, int depth) {
       }
       if (name == "include") refuse_apple_framework(rest, k);
       // "header" is looked for beside the including file, then in the include directories;
-      // <header> in the include directories only (the standard headers stay includes).
-      const bool angle = !rest.empty() && rest[0] == '<';
+      // <header> in the include directories only, and never MSL's own <metal_*> headers (they
+      // stay includes of metalsim's, whatever folder a user names).
+      const bool angle = !rest.empty() && rest[0] == '<' && rest.rfind("<metal", 0) != 0;
       if (name == "include" && rest.size() > 2 && (rest[0] == '"' || angle)) {
         std::string header = rest.substr(1, rest.find(angle ? '>' : '"', 1) - 1);
         std::string resolved = resolve_include(header, angle ? "" : path);
