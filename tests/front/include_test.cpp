@@ -22,7 +22,8 @@ class FrontIncludes : public ::testing::Test {
  protected:
   void SetUp() override {
     fs::create_directories(root_ / "lib");
-    std::ofstream(root_ / "lib" / "twice.h") << "inline float twice_it(float x) { return 2.0f * x; }\n";
+    std::ofstream(root_ / "lib" / "twice.h")
+        << "inline float twice_it(float x) { return 2.0f * x; }\n";
     // A folder a user names may hold a file of a standard header's name: it is not MSL's.
     std::ofstream(root_ / "metal_stdlib") << "#error not metalsim's metal_stdlib\n";
   }
