@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 
 namespace metalsim::cli {
@@ -10,26 +11,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-struct TypeRow {
-  ElementType type;
-  const char* name;
-  size_t size;
-  bool floating;
-};
-constexpr TypeRow kTypes[] = {
-    {ElementType::f32, "float", 4, true},  {ElementType::f16, "half", 2, true},
-    {ElementType::i8, "char", 1, false},   {ElementType::u8, "uchar", 1, false},
-    {ElementType::i16, "short", 2, false}, {ElementType::u16, "ushort", 2, false},
-    {ElementType::i32, "int", 4, false},   {ElementType::u32, "uint", 4, false},
-    {ElementType::i64, "long", 8, false},  {ElementType::u64, "ulong", 8, false},
-};
-
-const TypeRow& row(ElementType t) {
-  for (const TypeRow& r : kTypes)
-    if (r.type == t) return r;
-  return kTypes[0];
-}
 
 // One field of the file being read: its path for messages, and typed accessors that throw a
 // CaseFileError naming the path.
@@ -97,6 +78,15 @@ class Field {
     } catch (const ExpressionError& e) {
       fail(e.what());
     }
+  }
+  // A value of a bytes field or function constant: an integer, a number, true/false, or an
+  // expression in a string.
+  Expression value_expression() const {
+    if (j_.is_boolean()) return Expression::constant(j_.get<bool>() ? 1 : 0);
+    if (j_.is_number_float()) return Expression::constant_float(j_.get<double>());
+    if (!j_.is_number() && !j_.is_string())
+      fail("must be a number, true/false, or an expression in a string");
+    return expression();
   }
   ElementType element_type() const {
     ElementType t;
@@ -203,12 +193,14 @@ Fill read_fill(const Field& f, const std::string& dir) {
 }
 
 BufferDecl read_buffer(const Field& f, const std::string& dir) {
-  f.only_keys({"name", "index", "type", "count", "fill", "output", "written", "finite"});
+  f.only_keys({"name", "index", "type", "count", "offset", "fill", "output", "written", "finite"});
   BufferDecl b;
+  b.path = f.path();
   b.index = f.at("index").binding_index();
   b.name = f.has("name") ? f.child("name").string() : "";  // "": the kernel argument's name
   b.type = f.at("type").element_type();
   b.count = f.at("count").expression();
+  if (f.has("offset")) b.offset = f.child("offset").expression();
   if (f.has("fill")) b.fill = read_fill(f.child("fill"), dir);
   b.output = f.has("output") && f.child("output").boolean();
   if (!b.fill && !b.output) f.fail("needs a \"fill\" (an input) or \"output\": true");
@@ -223,30 +215,112 @@ BufferDecl read_buffer(const Field& f, const std::string& dir) {
   return b;
 }
 
+// {"index": 4, "alias": "src0", "offset": "..."}: the memory of another buffer of the list.
+AliasDecl read_alias(const Field& f) {
+  f.only_keys({"index", "alias", "offset"});
+  AliasDecl a;
+  a.path = f.path();
+  a.index = f.at("index").binding_index();
+  a.target = f.child("alias").string();
+  if (f.has("offset")) a.offset = f.child("offset").expression();
+  return a;
+}
+
+// The values of a field of type `t`: a scalar's one value, a vector's list of lanes, an
+// array's list of elements (each a scalar or a vector's list).
+std::vector<Expression> read_values(const Field& f, const MslType& t) {
+  auto one = [&](const Field& v) -> std::vector<Expression> {
+    if (t.lanes == 1) return {v.value_expression()};
+    const std::vector<Field> lanes = v.items();
+    if (lanes.size() != t.lanes)
+      v.fail(t.element().name() + " needs a list of " + std::to_string(t.lanes) + " values");
+    std::vector<Expression> out;
+    for (const Field& x : lanes) out.push_back(x.value_expression());
+    return out;
+  };
+  if (t.array == 0) return one(f);
+  const std::vector<Field> elements = f.items();
+  if (elements.size() != t.array)
+    f.fail(t.name() + " needs a list of " + std::to_string(t.array) + " elements");
+  std::vector<Expression> out;
+  for (const Field& e : elements)
+    for (Expression& x : one(e)) out.push_back(std::move(x));
+  return out;
+}
+
+MslType read_msl_type(const Field& f) {
+  MslType t;
+  if (!parse_msl_type(f.string(), t))
+    f.fail("unknown type \"" + f.string() +
+           "\" (bool, char, uchar, short, ushort, int, uint, long, ulong, half, float; a vector "
+           "such as float4 or packed_float3; an array such as uint[4])");
+  return t;
+}
+
+// {"name", "type", "value"}, or {"name", "fields": [...]} (a nested struct).
+BytesField read_bytes_field(const Field& f) {
+  f.only_keys({"name", "type", "value", "fields"});
+  BytesField b;
+  b.name = f.has("name") ? f.child("name").string() : "";
+  if (f.has("fields")) {
+    if (f.has("type") || f.has("value"))
+      f.fail("a nested struct has \"fields\" and no \"type\" or \"value\"");
+    for (const Field& x : f.child("fields").items()) b.fields.push_back(read_bytes_field(x));
+    if (b.fields.empty()) f.child("fields").fail("has no fields");
+    return b;
+  }
+  b.type = read_msl_type(f.at("type"));
+  b.path = f.path() + ".value";
+  b.values = read_values(f.at("value"), b.type);
+  return b;
+}
+
 BytesDecl read_bytes(const Field& f) {
   f.only_keys({"index", "type", "values", "fields"});
   BytesDecl b;
   b.index = f.at("index").binding_index();
-  auto field = [](const Field& v, ElementType type) {
-    BytesField out;
-    out.type = type;
-    if (v.value().is_number() && !v.value().is_number_integer()) out.number = v.number();
-    else out.expression = v.expression();
-    return out;
-  };
   if (f.has("values") == f.has("fields"))
     f.fail("needs \"type\" with \"values\", or \"fields\" (each with type and value)");
-  if (f.has("values")) {
-    const ElementType type = f.at("type").element_type();
-    for (const Field& v : f.child("values").items()) b.fields.push_back(field(v, type));
+  if (f.has("fields")) {
+    if (f.has("type")) f.child("type").fail("goes in each of \"fields\"");
+    for (const Field& x : f.child("fields").items()) b.fields.push_back(read_bytes_field(x));
   } else {
-    for (const Field& x : f.child("fields").items()) {
-      x.only_keys({"name", "type", "value"});
-      b.fields.push_back(field(x.at("value"), x.at("type").element_type()));
-    }
+    // `values` of `type`: an array of that type.
+    BytesField all;
+    all.type = read_msl_type(f.at("type"));
+    if (all.type.array > 0) f.child("type").fail("must not be an array: list the elements");
+    all.type.array = uint32_t(f.child("values").items().size());
+    if (all.type.array == 0) f.child("values").fail("has no values");
+    all.path = f.path() + ".values";
+    all.values = read_values(f.child("values"), all.type);
+    b.fields.push_back(std::move(all));
   }
   if (b.fields.empty()) f.fail("has no values");
   return b;
+}
+
+// {"name" or "index", "type" (optional), "value"}: a scalar's value, or a vector's list.
+FunctionConstantDecl read_function_constant(const Field& f) {
+  f.only_keys({"name", "index", "type", "value"});
+  FunctionConstantDecl c;
+  c.path = f.path();
+  if (f.has("name") == f.has("index"))
+    f.fail("needs \"name\" or \"index\" (the N of [[function_constant(N)]])");
+  if (f.has("name")) c.name = f.child("name").string();
+  if (f.has("index")) {
+    c.index = f.child("index").integer();
+    if (c.index < 0 || c.index > 65535) f.child("index").fail("must be 0 to 65535");
+  }
+  if (f.has("type")) {
+    c.type = read_msl_type(f.child("type")).name();
+    if (c.type.find('[') != std::string::npos)
+      f.child("type").fail("a function constant is a scalar or a vector");
+  }
+  const Field v = f.at("value");
+  if (v.value().is_array())
+    for (const Field& x : v.items()) c.values.push_back(x.value_expression());
+  else c.values.push_back(v.value_expression());
+  return c;
 }
 
 Reference read_reference(const Field& f, const std::string& dir, const Dispatch& case_dispatch) {
@@ -276,47 +350,54 @@ spec::Tolerance read_tolerance(const Field& f) {
   return t;
 }
 
-// Every name an expression reads must be a parameter.
-void check_names(const Expression& e, const std::set<std::string>& params, const Field& where) {
-  for (const std::string& n : e.names())
-    if (!params.contains(n))
-      where.fail("expression '" + e.text() + "' reads '" + n + "', which is not a parameter");
-}
-
-void check_expressions(const CaseFile& c, const Field& root) {
+// Every name an expression reads must be a parameter or a let.
+void check_expressions(const CaseFile& c) {
   std::set<std::string> names;
   for (const auto& p : c.params) names.insert(p.name);
-  for (size_t i = 0; i < c.constraints.size(); ++i)
-    check_names(c.constraints[i], names, root.child("constraints").item(i));
+  for (const auto& [name, e] : c.lets) names.insert(name);
+  const std::string known = c.lets.empty() ? "a parameter" : "a parameter or a let";
+  auto fail = [&](const std::string& path, const std::string& what) {
+    throw CaseFileError(c.origin + ": " + path + ": " + what);
+  };
+  auto check = [&](const Expression& e, const std::string& path) {
+    for (const std::string& n : e.names())
+      if (!names.contains(n))
+        fail(path, "expression '" + e.text() + "' reads '" + n + "', which is not " + known);
+  };
+  auto at = [](const char* list, size_t i) { return list + ("[" + std::to_string(i) + "]"); };
+  for (const auto& [name, e] : c.lets) check(e, "let." + name);
+  for (size_t i = 0; i < c.constraints.size(); ++i) check(c.constraints[i], at("constraints", i));
   const char* grid = c.dispatch.threads ? "threads" : "grid";
-  for (const Expression& e : c.dispatch.grid) check_names(e, names, root.child(grid));
-  for (const Expression& e : c.dispatch.threadgroup)
-    check_names(e, names, root.child("threadgroup"));
-  for (size_t i = 0; i < c.buffers.size(); ++i)
-    check_names(c.buffers[i].count, names, root.child("buffers").item(i).child("count"));
-  for (size_t i = 0; i < c.bytes.size(); ++i)
-    for (const BytesField& b : c.bytes[i].fields)
-      if (b.expression) check_names(*b.expression, names, root.child("bytes").item(i));
+  for (size_t i = 0; i < 3; ++i) check(c.dispatch.grid[i], at(grid, i));
+  for (size_t i = 0; i < 3; ++i) check(c.dispatch.threadgroup[i], at("threadgroup", i));
+  for (const BufferDecl& b : c.buffers) {
+    check(b.count, b.path + ".count");
+    check(b.offset, b.path + ".offset");
+  }
+  for (const AliasDecl& a : c.aliases) check(a.offset, a.path + ".offset");
+  for (const BytesDecl& b : c.bytes) for_each_expression(b.fields, check);
+  for (const FunctionConstantDecl& f : c.function_constants)
+    for (const Expression& e : f.values) check(e, f.path + ".value");
   for (size_t i = 0; i < c.threadgroup_memory.size(); ++i)
-    check_names(c.threadgroup_memory[i].bytes, names,
-                root.child("threadgroup_memory").item(i).child("bytes"));
+    check(c.threadgroup_memory[i].bytes, at("threadgroup_memory", i) + ".bytes");
   for (const auto& [param, values] : c.equivalent)
-    if (!names.contains(param)) root.child("equivalent").fail("'" + param + "' is not a parameter");
+    if (!names.contains(param)) fail("equivalent", "'" + param + "' is not a parameter");
   for (size_t i = 0; i < c.sweep.size(); ++i)
     for (const auto& [k, v] : c.sweep[i])
-      if (!names.contains(k)) root.child("sweep").item(i).fail("'" + k + "' is not a parameter");
+      if (!names.contains(k)) fail(at("sweep", i), "'" + k + "' is not a parameter");
 }
 
 void check_unique_indices(const CaseFile& c, const Field& root) {
   std::set<uint32_t> seen;
-  auto claim = [&](uint32_t index, const Field& where) {
+  auto claim = [&](uint32_t index, const std::string& where) {
     if (!seen.insert(index).second)
-      where.fail("buffer(" + std::to_string(index) + ") is bound twice");
+      throw CaseFileError(c.origin + ": " + where + ": buffer(" + std::to_string(index) +
+                          ") is bound twice");
   };
-  for (size_t i = 0; i < c.buffers.size(); ++i)
-    claim(c.buffers[i].index, root.child("buffers").item(i).child("index"));
+  for (const BufferDecl& b : c.buffers) claim(b.index, b.path + ".index");
+  for (const AliasDecl& a : c.aliases) claim(a.index, a.path + ".index");
   for (size_t i = 0; i < c.bytes.size(); ++i)
-    claim(c.bytes[i].index, root.child("bytes").item(i).child("index"));
+    claim(c.bytes[i].index, "bytes[" + std::to_string(i) + "].index");
   std::set<uint32_t> tg;
   for (size_t i = 0; i < c.threadgroup_memory.size(); ++i)
     if (!tg.insert(c.threadgroup_memory[i].index).second)
@@ -324,6 +405,32 @@ void check_unique_indices(const CaseFile& c, const Field& root) {
           .item(i)
           .fail("threadgroup(" + std::to_string(c.threadgroup_memory[i].index) +
                 ") is given twice");
+}
+
+// "let": name -> expression, each reading parameters and other lets; ordered so that each
+// follows the lets it reads. A cycle, or a let named as a parameter, is an error.
+void read_lets(CaseFile& c, const Field& f) {
+  if (!f.value().is_object()) f.fail("must be an object: name -> expression");
+  std::map<std::string, Expression> lets;
+  for (const auto& [name, v] : f.value().items()) {
+    const Field item(v, f.path() + "." + name, c.origin);
+    if (std::any_of(c.params.begin(), c.params.end(),
+                    [&](const spec::ParamDef& d) { return d.name == name; }))
+      item.fail("a parameter has this name already");
+    lets.emplace(name, item.value_expression());
+  }
+  std::set<std::string> done, visiting;
+  std::function<void(const std::string&)> visit = [&](const std::string& name) {
+    if (done.contains(name)) return;
+    if (!visiting.insert(name).second)
+      f.fail("'" + name + "' is defined through itself (a let reads the lets it needs)");
+    for (const std::string& n : lets.at(name).names())
+      if (lets.contains(n)) visit(n);
+    visiting.erase(name);
+    done.insert(name);
+    c.lets.emplace_back(name, lets.at(name));
+  };
+  for (const auto& [name, e] : lets) visit(name);
 }
 
 void read_lists(CaseFile& c, const Field& root) {
@@ -336,10 +443,22 @@ void read_lists(CaseFile& c, const Field& root) {
   if (root.has("constraints"))
     for (const Field& e : root.child("constraints").items())
       c.constraints.push_back(e.expression());
+  if (root.has("let")) read_lets(c, root.child("let"));
   if (root.has("buffers"))
-    for (const Field& b : root.child("buffers").items()) c.buffers.push_back(read_buffer(b, c.dir));
+    for (const Field& b : root.child("buffers").items()) {
+      if (b.has("alias")) c.aliases.push_back(read_alias(b));
+      else c.buffers.push_back(read_buffer(b, c.dir));
+    }
   if (root.has("bytes"))
     for (const Field& b : root.child("bytes").items()) c.bytes.push_back(read_bytes(b));
+  if (root.has("function_constants"))
+    for (const Field& f : root.child("function_constants").items())
+      c.function_constants.push_back(read_function_constant(f));
+  if (root.has("include_dirs"))
+    for (const Field& d : root.child("include_dirs").items()) {
+      c.include_dirs.push_back(resolve(c.dir, d.string()));
+      if (!fs::is_directory(c.include_dirs.back())) d.fail("no directory " + c.include_dirs.back());
+    }
   if (root.has("threadgroup_memory"))
     for (const Field& t : root.child("threadgroup_memory").items()) {
       t.only_keys({"index", "bytes"});
@@ -364,25 +483,17 @@ void read_lists(CaseFile& c, const Field& root) {
 
 }  // namespace
 
-std::string_view element_type_name(ElementType t) { return row(t).name; }
-size_t element_size(ElementType t) { return row(t).size; }
-bool parse_element_type(std::string_view name, ElementType& out) {
-  for (const TypeRow& r : kTypes)
-    if (name == r.name) {
-      out = r.type;
-      return true;
-    }
-  return false;
-}
-
 CaseFile read_case_file(const json& j, const std::string& origin) {
   CaseFile c;
   c.origin = origin.empty() ? "(command line)" : origin;
   c.dir = origin.empty() ? "" : fs::path(origin).parent_path().string();
   const Field root(j, "", c.origin);
-  root.only_keys({"name", "summary", "source", "kernel", "params", "constraints", "grid", "threads",
-                  "threadgroup", "buffers", "bytes", "threadgroup_memory", "equivalent",
-                  "compare_schedules", "reference", "tolerance", "sweep", "math_mode"});
+  root.only_keys({"name",        "summary",           "source",       "kernel",
+                  "params",      "constraints",       "grid",         "threads",
+                  "threadgroup", "buffers",           "bytes",        "threadgroup_memory",
+                  "equivalent",  "compare_schedules", "reference",    "tolerance",
+                  "sweep",       "math_mode",         "include_dirs", "function_constants",
+                  "let"});
   c.kernel = root.at("kernel").string();
   c.name = root.has("name") ? root.child("name").string() : c.kernel;
   c.summary = root.has("summary") ? root.child("summary").string() : "kernel " + c.kernel;
@@ -406,11 +517,23 @@ CaseFile read_case_file(const json& j, const std::string& origin) {
   if (root.has("reference"))
     c.reference = read_reference(root.child("reference"), c.dir, c.dispatch);
   if (root.has("tolerance")) c.tolerance = read_tolerance(root.child("tolerance"));
-  check_expressions(c, root);
+  check_expressions(c);
   check_unique_indices(c, root);
   if (c.sweep.empty()) c.sweep.push_back({});
   c.text = j;
   return c;
+}
+
+Scope case_scope(const CaseFile& f, const spec::Params& p) {
+  Scope scope = scope_of(p);
+  for (const auto& [name, e] : f.lets) {
+    try {
+      scope[name] = e.value(scope);
+    } catch (const ExpressionError& x) {
+      throw ExpressionError("let." + name + ": " + x.what());
+    }
+  }
+  return scope;
 }
 
 json load_json_file(const std::string& path) {

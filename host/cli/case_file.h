@@ -1,8 +1,10 @@
 #pragma once
 // A case file: how to run one kernel of a user's .metal file with no C++ (docs/cli.md, "Case
-// files"): its parameters and their ranges, the grid and threadgroup size, buffers (type, size,
-// fill), bytes, threadgroup memory, the outputs and what each must satisfy, and an optional
-// reference. Sizes are expressions of the parameters (expression.h). CaseFileSpec
+// files"): its parameters and their ranges, named values computed from them (`let`), the grid
+// and threadgroup size, buffers (type, size, fill, byte offset; aliases that bind a buffer's
+// memory again), bytes (structs laid out as MSL lays them out: msl_layout.h), function
+// constants, threadgroup memory, include directories, the outputs and what each must satisfy,
+// and an optional reference. Sizes and values are expressions (expression.h). CaseFileSpec
 // (case_file_spec.h) turns one into a KernelSpec, so `metalsim run` and `metalsim fuzz` run it
 // like a built-in kernel.
 //
@@ -20,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "host/cli/expression.h"
+#include "host/cli/msl_layout.h"
 #include "kernels/spec/spec.h"
 
 namespace metalsim::cli {
@@ -28,13 +31,6 @@ class CaseFileError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// The element types a buffer or a bytes field may have, as MSL names them.
-enum class ElementType { f32, f16, i8, u8, i16, u16, i32, u32, i64, u64 };
-// "float", "half", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong".
-std::string_view element_type_name(ElementType t);
-bool parse_element_type(std::string_view name, ElementType& out);
-size_t element_size(ElementType t);
 
 // How an input buffer's elements are made.
 struct Fill {
@@ -47,25 +43,42 @@ struct Fill {
 };
 
 struct BufferDecl {
+  std::string path;  // "buffers[2]", for messages
   std::string name;
   uint32_t index = 0;
   ElementType type = ElementType::f32;
   Expression count;          // elements
+  Expression offset;         // bytes: setBuffer's offset, where the kernel's binding begins
   std::optional<Fill> fill;  // inputs (an output with a fill is in place)
   bool output = false;
   bool all_written = true;  // output without fill: every element must be written
   bool finite = true;       // float output: NaN (and, with no reference, inf) fail
 };
 
-// setBytes: fields laid out at their natural alignment, like an MSL struct of scalars.
-struct BytesField {
-  ElementType type = ElementType::u32;
-  std::optional<Expression> expression;  // an integer expression of the parameters
-  double number = 0;                     // or a JSON number
+// `"alias": "src0"`: a buffer's memory bound again at another index (and byte offset), as
+// ggml binds src0 again where an optional argument is absent.
+struct AliasDecl {
+  std::string path;    // "buffers[3]", for messages
+  std::string target;  // the buffer's name (resolved once the kernel names unnamed buffers)
+  size_t buffer = 0;   // the target's position in CaseFile::buffers (CaseFileSpec resolves it)
+  uint32_t index = 0;
+  Expression offset;  // bytes into the target
 };
+
+// setBytes: a struct laid out as MSL lays it out (msl_layout.h).
 struct BytesDecl {
   uint32_t index = 0;
   std::vector<BytesField> fields;
+};
+
+// A [[function_constant(N)]] value, by index or by name; its type is the kernel's declaration's
+// unless the case file says (case_file_spec.cpp checks the two agree).
+struct FunctionConstantDecl {
+  std::string path;  // "function_constants[0]", for messages
+  std::string name;  // "" when given by index
+  int64_t index = -1;
+  std::string type;                // "" when not given
+  std::vector<Expression> values;  // one per scalar (a vector's lanes)
 };
 
 struct ThreadgroupMemoryDecl {
@@ -98,10 +111,16 @@ struct CaseFile {
   std::string kernel;
   std::string summary;
   std::vector<spec::ParamDef> params;
+  std::vector<std::string> include_dirs;  // for `source`'s includes, resolved
+  // Named values of the parameters and of one another, in an order that evaluates each after
+  // the names it reads.
+  std::vector<std::pair<std::string, Expression>> lets;
   std::vector<Expression> constraints;  // each must evaluate non-zero
   Dispatch dispatch;
   std::vector<BufferDecl> buffers;
+  std::vector<AliasDecl> aliases;
   std::vector<BytesDecl> bytes;
+  std::vector<FunctionConstantDecl> function_constants;
   std::vector<ThreadgroupMemoryDecl> threadgroup_memory;
   // Parameters whose value must not change the outputs (threadgroup sizes declared equivalent):
   // each case is run again with each other listed value, outputs compared.
@@ -116,6 +135,10 @@ struct CaseFile {
   // keeps it, so that --replay loads the same case file again.
   nlohmann::json text;
 };
+
+// The names a case's expressions read: its parameters and the case file's `let`s. Throws
+// ExpressionError (naming the let) when a let cannot be evaluated.
+Scope case_scope(const CaseFile& f, const spec::Params& p);
 
 // `j` read from `origin` (a path, for messages and relative paths; "" for the command line).
 CaseFile read_case_file(const nlohmann::json& j, const std::string& origin);

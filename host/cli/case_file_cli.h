@@ -9,6 +9,7 @@
 //                                 range(start,step), file(path); out: an output
 //   --bytes I:TYPE:V1,V2,...      setBytes of one value per field
 //   --threadgroup-memory I:BYTES  setThreadgroupMemoryLength
+//   -I DIR                        an include directory for the source (after the case file's)
 // Sizes are expressions of the parameters (expression.h); --NAME=VALUE sets a parameter, and,
 // for a parameter no case file declares, declares it with that value.
 #include <cstddef>
@@ -29,8 +30,9 @@ struct CaseFileFlags {
   std::string kernel;
   std::string grid, threads, threadgroup;
   std::vector<std::string> buffers, bytes, threadgroup_memory;
-  std::string save_dir;  // run: each output written as DIR/NAME.bin
-  size_t print = 0;      // run: the first N elements of each output printed
+  std::vector<std::string> include_dirs;  // -I, relative to the working directory
+  std::string save_dir;                   // run: each output written as DIR/NAME.bin
+  size_t print = 0;                       // run: the first N elements of each output printed
 
   // `outputs`: also --save and --print (run).
   void add_to(CLI::App& sub, bool outputs);

@@ -13,50 +13,64 @@ namespace {
 
 using spec::Params;
 
-MTL::Size size3(const std::array<Expression, 3>& e, const Params& p) {
-  return {NS::UInteger(e[0].evaluate(p)), NS::UInteger(e[1].evaluate(p)),
-          NS::UInteger(e[2].evaluate(p))};
+// An integer expression of the case file's field `path`; its errors name the field.
+int64_t integer_at(const Expression& e, const Scope& s, const std::string& path) {
+  try {
+    return e.integer(s);
+  } catch (const ExpressionError& x) {
+    throw ExpressionError(path + ": " + x.what());
+  }
 }
 
-// setBytes contents: each field at its natural alignment, the whole rounded to the largest.
-Bytes pack_bytes(const BytesDecl& decl, const Params& p) {
-  Bytes out;
-  size_t align = 1;
-  for (const BytesField& f : decl.fields) {
-    with_type(f.type, [&](auto tag) {
-      using T = decltype(tag);
-      const size_t offset = (out.size() + sizeof(T) - 1) / sizeof(T) * sizeof(T);
-      const T value = f.expression ? T(f.expression->evaluate(p)) : T(f.number);
-      out.resize(offset + sizeof(T));
-      std::memcpy(out.data() + offset, &value, sizeof(T));
-      align = std::max(align, sizeof(T));
-    });
-  }
-  out.resize((out.size() + align - 1) / align * align);
-  return out;
+// "grid", "threads" or "threadgroup", with the reference's prefix where it is the reference's.
+MTL::Size size3(const std::array<Expression, 3>& e, const Scope& s, const std::string& path) {
+  auto at = [&](size_t i) {
+    return NS::UInteger(integer_at(e[i], s, path + "[" + std::to_string(i) + "]"));
+  };
+  return {at(0), at(1), at(2)};
+}
+
+// A binding's offset, checked against the bytes of the buffer it binds.
+size_t offset_into(const Expression& offset, size_t bytes, const std::string& path,
+                   const Scope& s) {
+  const int64_t n = integer_at(offset, s, path + ".offset");
+  if (n < 0 || uint64_t(n) > bytes)
+    throw CaseFileError(path + ".offset: " + std::to_string(n) + " is outside the buffer's " +
+                        std::to_string(bytes) + " bytes (" + offset.text() + ")");
+  return size_t(n);
 }
 
 }  // namespace
 
 Shape evaluate_shape(const CaseFile& f, const Params& p, const Dispatch& d) {
+  const Scope scope = case_scope(f, p);
   Shape s;
   for (const BufferDecl& b : f.buffers) {
-    const int64_t n = b.count.evaluate(p);
+    const int64_t n = integer_at(b.count, scope, b.path + ".count");
     if (n < 1)
-      throw CaseFileError("buffer '" + b.name + "' would have " + std::to_string(n) +
-                          " elements (" + b.count.text() + ")");
+      throw CaseFileError(b.path + ".count: buffer '" + b.name + "' would have " +
+                          std::to_string(n) + " elements (" + b.count.text() + ")");
     s.counts.push_back(size_t(n));
+    s.offsets.push_back(offset_into(b.offset, size_t(n) * element_size(b.type), b.path, scope));
   }
-  for (const BytesDecl& b : f.bytes) s.bytes.push_back(pack_bytes(b, p));
-  for (const ThreadgroupMemoryDecl& t : f.threadgroup_memory) {
-    const int64_t n = t.bytes.evaluate(p);
+  for (const AliasDecl& a : f.aliases) {
+    const BufferDecl& target = f.buffers[a.buffer];
+    const size_t bytes = s.counts[a.buffer] * element_size(target.type);
+    s.offsets.push_back(offset_into(a.offset, bytes, a.path, scope));
+  }
+  for (const BytesDecl& b : f.bytes) s.bytes.push_back(pack_struct(b.fields, scope));
+  for (size_t i = 0; i < f.threadgroup_memory.size(); ++i) {
+    const ThreadgroupMemoryDecl& t = f.threadgroup_memory[i];
+    const std::string path = "threadgroup_memory[" + std::to_string(i) + "].bytes";
+    const int64_t n = integer_at(t.bytes, scope, path);
     if (n < 0)
-      throw CaseFileError("threadgroup(" + std::to_string(t.index) + ") would have " +
+      throw CaseFileError(path + ": threadgroup(" + std::to_string(t.index) + ") would have " +
                           std::to_string(n) + " bytes");
     s.threadgroup_lengths.push_back(uint32_t(spec::tg_bytes(size_t(n))));
   }
-  s.grid = size3(d.grid, p);
-  s.threadgroup = size3(d.threadgroup, p);
+  const std::string prefix = &d == &f.dispatch ? "" : "reference.";
+  s.grid = size3(d.grid, scope, prefix + (d.threads ? "threads" : "grid"));
+  s.threadgroup = size3(d.threadgroup, scope, prefix + "threadgroup");
   return s;
 }
 

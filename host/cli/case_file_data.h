@@ -31,12 +31,11 @@ decltype(auto) with_type(ElementType t, F&& f) {
   return f(float{});
 }
 
-using Bytes = std::vector<unsigned char>;
-
 // A case's sizes, evaluated from its parameters.
 struct Shape {
-  std::vector<size_t> counts;  // by buffer, in elements
-  std::vector<Bytes> bytes;    // by bytes binding
+  std::vector<size_t> counts;   // by buffer, in elements
+  std::vector<size_t> offsets;  // by buffer, then by alias: setBuffer's offset in bytes
+  std::vector<Bytes> bytes;     // by bytes binding
   std::vector<uint32_t> threadgroup_lengths;
   MTL::Size grid, threadgroup;
 };

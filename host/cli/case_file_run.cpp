@@ -32,7 +32,8 @@ struct BufferSet {
   const void* data(size_t i) const { return buffers[i]->contents(); }
 };
 
-// Encodes and runs one dispatch of `fn` over `set`, keeping the command buffer's reports.
+// Encodes and runs one dispatch of `fn` (specialised for the case: CaseFileSpec::specialised)
+// over `set`, keeping the command buffer's reports.
 // `quiet`: what the kernel logs is dropped (the oracles' and the reference's runs).
 void dispatch(spec::CaseContext& ctx, MTL::Function* fn, const CaseFile& f, const Shape& s,
               bool threads, BufferSet& set, CaseResult& result, bool quiet = false) {
@@ -47,7 +48,10 @@ void dispatch(spec::CaseContext& ctx, MTL::Function* fn, const CaseFile& f, cons
   MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
   enc->setComputePipelineState(pipeline.get());
   for (size_t i = 0; i < f.buffers.size(); ++i)
-    enc->setBuffer(set.buffers[i].get(), 0, f.buffers[i].index);
+    enc->setBuffer(set.buffers[i].get(), s.offsets[i], f.buffers[i].index);
+  for (size_t i = 0; i < f.aliases.size(); ++i)
+    enc->setBuffer(set.buffers[f.aliases[i].buffer].get(), s.offsets[f.buffers.size() + i],
+                   f.aliases[i].index);
   for (size_t i = 0; i < f.bytes.size(); ++i)
     enc->setBytes(s.bytes[i].data(), s.bytes[i].size(), f.bytes[i].index);
   for (size_t i = 0; i < f.threadgroup_memory.size(); ++i)
@@ -93,13 +97,14 @@ class CaseFileRun : public spec::PreparedCase {
         file_(spec.file()),
         params_(p),
         ctx_(ctx),
+        scope_(case_scope(file_, p)),
         shape_(evaluate_shape(file_, p, file_.dispatch)),
         initial_(initial_for(shape_)),
         main_(ctx, initial_) {}
 
   void run_kernel() override {
-    dispatch(ctx_, spec_.function(file_.kernel), file_, shape_, file_.dispatch.threads, main_,
-             kernel_);
+    dispatch(ctx_, spec_.specialised(file_.kernel, scope_).get(), file_, shape_,
+             file_.dispatch.threads, main_, kernel_);
     std::vector<OutputData> out;
     for (size_t i = 0; i < file_.buffers.size(); ++i)
       if (file_.buffers[i].output)
@@ -173,8 +178,8 @@ class CaseFileRun : public spec::PreparedCase {
     const engine::ExecutionOptions saved = ctx_.options();
     ctx_.mutable_options() = options;
     CaseResult ignored;
-    dispatch(ctx_, spec_.function(file_.kernel), file_, s, file_.dispatch.threads, again, ignored,
-             true);
+    dispatch(ctx_, spec_.specialised(file_.kernel, case_scope(file_, p)).get(), file_, s,
+             file_.dispatch.threads, again, ignored, true);
     ctx_.mutable_options() = saved;
     if (!ignored.reports.empty())
       return "the run filed " + std::string(check::check_name(ignored.reports.front().check));
@@ -230,12 +235,12 @@ class CaseFileRun : public spec::PreparedCase {
   }
 
   void run_reference_kernel() {
-    const Dispatch& d = file_.reference.dispatch.value_or(file_.dispatch);
+    const Dispatch& d = file_.reference.dispatch ? *file_.reference.dispatch : file_.dispatch;
     const Shape s = evaluate_shape(file_, params_, d);
     reference_set_ = std::make_unique<BufferSet>(ctx_, initial_);
     CaseResult result;
-    dispatch(ctx_, spec_.function(file_.reference.kernel), file_, s, d.threads, *reference_set_,
-             result, true);
+    dispatch(ctx_, spec_.specialised(file_.reference.kernel, scope_).get(), file_, s, d.threads,
+             *reference_set_, result, true);
     if (result.reports.empty()) return;
     // The watchdog (a fuzz campaign's deadline) stopping the reference is the case's own stop,
     // which the campaign counts as stopped, not a harness error.
@@ -271,6 +276,7 @@ class CaseFileRun : public spec::PreparedCase {
   const CaseFile& file_;
   Params params_;
   spec::CaseContext& ctx_;
+  Scope scope_;  // the parameters and the lets
   Shape shape_;
   std::vector<Bytes> initial_;
   BufferSet main_;

@@ -18,6 +18,8 @@ CaseFileSpec::CaseFileSpec(CaseFile file)
     : file_(std::move(file)), device_(NS::TransferPtr(MTL::CreateSystemDefaultDevice())) {
   load_kernels();
   name_buffers();
+  resolve_aliases();
+  resolve_function_constants();
   check_bindings(file_.kernel, "kernel");
   if (file_.reference.kind == Reference::Kind::kernel)
     check_bindings(file_.reference.kernel, "reference.kernel");
@@ -35,6 +37,7 @@ void CaseFileSpec::load_library() {
   options->setMathMode(file_.math_mode == "safe"      ? MTL::MathModeSafe
                        : file_.math_mode == "relaxed" ? MTL::MathModeRelaxed
                                                       : MTL::MathModeFast);
+  options->setIncludeDirectories(file_.include_dirs);
   library_ = NS::TransferPtr(device_->newLibrary(url, options.get(), &error));
   if (!library_)
     throw CaseFileError(
@@ -85,6 +88,169 @@ void CaseFileSpec::name_buffers() {
   }
 }
 
+// An alias names a buffer of the case file: by its "name", or by the kernel argument's name
+// that an unnamed buffer took.
+void CaseFileSpec::resolve_aliases() {
+  for (AliasDecl& a : file_.aliases) {
+    const auto it = std::find_if(file_.buffers.begin(), file_.buffers.end(),
+                                 [&](const BufferDecl& b) { return b.name == a.target; });
+    if (it == file_.buffers.end()) {
+      std::string names;
+      for (const BufferDecl& b : file_.buffers) names += (names.empty() ? "" : ", ") + b.name;
+      throw CaseFileError(file_.origin + ": " + a.path + ".alias: no buffer is named '" + a.target +
+                          "' (the buffers: " + names + ")");
+    }
+    a.buffer = size_t(it - file_.buffers.begin());
+  }
+}
+
+namespace {
+
+// The MTL::DataType of a function constant's type; DataTypeNone where Metal has none that
+// metalsim knows.
+MTL::DataType data_type(const MslType& t) {
+  struct Row {
+    ElementType scalar;
+    MTL::DataType types[4];  // by lanes - 1
+  };
+  static constexpr Row kRows[] = {
+      {ElementType::f32,
+       {MTL::DataTypeFloat, MTL::DataTypeFloat2, MTL::DataTypeFloat3, MTL::DataTypeFloat4}},
+      {ElementType::f16,
+       {MTL::DataTypeHalf, MTL::DataTypeHalf2, MTL::DataTypeHalf3, MTL::DataTypeHalf4}},
+      {ElementType::i32,
+       {MTL::DataTypeInt, MTL::DataTypeInt2, MTL::DataTypeInt3, MTL::DataTypeInt4}},
+      {ElementType::u32,
+       {MTL::DataTypeUInt, MTL::DataTypeUInt2, MTL::DataTypeUInt3, MTL::DataTypeUInt4}},
+      {ElementType::i16, {MTL::DataTypeShort}},
+      {ElementType::u16, {MTL::DataTypeUShort}},
+      {ElementType::i8, {MTL::DataTypeChar}},
+      {ElementType::u8, {MTL::DataTypeUChar}},
+      {ElementType::i64, {MTL::DataTypeLong}},
+      {ElementType::u64, {MTL::DataTypeULong}},
+  };
+  if (t.boolean) return t.lanes == 1 ? MTL::DataTypeBool : MTL::DataTypeNone;
+  if (t.packed || t.array > 0) return MTL::DataTypeNone;
+  for (const Row& r : kRows)
+    if (r.scalar == t.scalar) return r.types[t.lanes - 1];
+  return MTL::DataTypeNone;
+}
+
+std::string declared_constants(const engine::KernelInfo& k) {
+  std::string out;
+  for (const engine::FunctionConstantInfo& fc : k.function_constants)
+    out += (out.empty() ? "" : ", ") + std::string(fc.type) + " " + fc.name +
+           " [[function_constant(" + std::to_string(fc.index) + ")]]";
+  return out.empty() ? "none" : out;
+}
+
+// The declaration a function constant of the case file names, by name or by index.
+const engine::FunctionConstantInfo& declaration(const engine::KernelInfo& k,
+                                                const FunctionConstantDecl& d,
+                                                const std::string& origin) {
+  for (const engine::FunctionConstantInfo& fc : k.function_constants)
+    if (d.name.empty() ? int64_t(fc.index) == d.index : d.name == fc.name) return fc;
+  throw CaseFileError(
+      origin + ": " + d.path + (d.name.empty() ? ".index" : ".name") +
+      ": the source declares no function constant " +
+      (d.name.empty() ? "with index " + std::to_string(d.index) : "'" + d.name + "'") +
+      " (it declares: " + declared_constants(k) + ")");
+}
+
+// The type of the constant: the declaration's, or the case file's where it says the same (or
+// where the declaration's type is one the case file cannot name, of the same size).
+MslType constant_type(const engine::FunctionConstantInfo& fc, const FunctionConstantDecl& d,
+                      const std::string& origin) {
+  auto fail = [&](const std::string& where, const std::string& what) {
+    throw CaseFileError(origin + ": " + d.path + where + ": '" + fc.name + "' " + what);
+  };
+  MslType declared, type;
+  const bool known = parse_msl_type(fc.type, declared);
+  if (!known && d.type.empty())
+    fail("", "is declared as " + std::string(fc.type) +
+                 ", which the case file must name: give "
+                 "\"type\"");
+  parse_msl_type(d.type.empty() ? fc.type : d.type, type);
+  if (known && declared.name() != type.name())
+    fail(".type", "is declared " + declared.name() + ", not " + type.name());
+  if (msl_size_align(type).size != fc.size)
+    fail(".type", "(" + std::string(fc.type) + ") is " + std::to_string(fc.size) + " bytes, " +
+                      type.name() + " " + std::to_string(msl_size_align(type).size));
+  if (data_type(type) == MTL::DataTypeNone)
+    fail(".type", "is " + type.name() + ", for which metalsim knows no MTLDataType");
+  return type;
+}
+
+}  // namespace
+
+// Each of the case file's function constants against the file's declarations: the one it
+// names, its type, its number of values; each constant given once.
+void CaseFileSpec::resolve_function_constants() {
+  const engine::KernelInfo& k = kernel_fn_->kernel();
+  for (const FunctionConstantDecl& d : file_.function_constants) {
+    const engine::FunctionConstantInfo& fc = declaration(k, d, file_.origin);
+    const MslType type = constant_type(fc, d, file_.origin);
+    if (d.values.size() != type.values())
+      throw CaseFileError(file_.origin + ": " + d.path + ".value: " + type.name() + " needs " +
+                          std::to_string(type.values()) +
+                          (type.values() == 1 ? " value" : " values (a list)"));
+    if (std::any_of(constants_.begin(), constants_.end(),
+                    [&](const Constant& c) { return c.index == fc.index; }))
+      throw CaseFileError(file_.origin + ": " + d.path + ": '" + fc.name + "' is given twice");
+    BytesField value;
+    value.type = type;
+    value.values = d.values;
+    value.path = d.path + ".value";
+    constants_.push_back({fc.index, data_type(type), std::move(value)});
+  }
+}
+
+std::vector<Bytes> CaseFileSpec::constant_values(const Scope& scope) const {
+  std::vector<Bytes> out;
+  for (const Constant& c : constants_) {
+    if (out.size() <= c.index) out.resize(c.index + 1);
+    out[c.index] = pack_struct({c.value}, scope);
+  }
+  return out;
+}
+
+NS::SharedPtr<MTL::Function> CaseFileSpec::specialised(const std::string& kernel,
+                                                       const Scope& scope) const {
+  if (constants_.empty()) return NS::RetainPtr(function(kernel));
+  auto values = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
+  const std::vector<Bytes> bytes = constant_values(scope);
+  for (const Constant& c : constants_)
+    values->setConstantValue(bytes[c.index].data(), c.type, c.index);
+  NS::Error* error = nullptr;
+  auto fn = NS::TransferPtr(
+      library_->newFunction(NS::String::string(kernel.c_str()), values.get(), &error));
+  if (!fn)
+    throw std::runtime_error(
+        "newFunction('" + kernel + "') with the function constants failed" +
+        (error ? std::string(": ") + error->localizedDescription()->utf8String() : std::string()));
+  return fn;
+}
+
+// setBytes of fewer or other bytes than the argument's type takes is a layout mismatch: the
+// case file's struct against the kernel's (`constant Args& args`: exactly its size;
+// `constant T* p`: whole elements).
+void CaseFileSpec::check_bytes_sizes(const engine::KernelInfo& k) const {
+  for (size_t i = 0; i < file_.bytes.size(); ++i) {
+    const auto a = std::find_if(k.args.begin(), k.args.end(), [&](const engine::ArgInfo& x) {
+      return x.index == file_.bytes[i].index &&
+             (x.kind == engine::ArgKind::DeviceBuffer || x.kind == engine::ArgKind::ConstantBuffer);
+    });
+    if (a == k.args.end() || a->element_size == 0) continue;
+    const size_t size = layout_struct(file_.bytes[i].fields).size;
+    if (a->is_reference ? size == a->element_size : size % a->element_size == 0) continue;
+    throw CaseFileError(file_.origin + ": bytes[" + std::to_string(i) + "]: the values take " +
+                        std::to_string(size) + " bytes as MSL lays them out; argument '" + a->name +
+                        "' (" + a->type + ") is " + std::to_string(a->element_size) +
+                        (a->is_reference ? " bytes" : "-byte elements") + " in kernel '" + k.name +
+                        "'");
+  }
+}
+
 // Every binding of the case file against the kernel's arguments, both ways.
 void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) const {
   const engine::KernelInfo& k = function(kernel)->kernel();
@@ -101,7 +267,7 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
   const std::string in = " of kernel '" + kernel + "'";
   for (size_t i = 0; i < file_.buffers.size(); ++i) {
     const BufferDecl& b = file_.buffers[i];
-    const std::string where = "buffers[" + std::to_string(i) + "]";
+    const std::string& where = b.path;
     const engine::ArgInfo* a = arg_at(engine::ArgKind::DeviceBuffer, b.index);
     if (a == nullptr)
       fail(where + ".index",
@@ -114,6 +280,19 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
     if (b.output && a->is_const)
       fail(where + ".output", "argument '" + std::string(a->name) + "' (" + a->type + ") is const");
   }
+  for (const AliasDecl& alias : file_.aliases) {
+    const engine::ArgInfo* a = arg_at(engine::ArgKind::DeviceBuffer, alias.index);
+    if (a == nullptr)
+      fail(alias.path + ".index",
+           "no argument" + in + " is [[buffer(" + std::to_string(alias.index) + ")]]");
+    const ElementType type = file_.buffers[alias.buffer].type;
+    if (a->element_size != 0 && a->element_size % element_size(type) != 0)
+      fail(alias.path + ".alias", "'" + alias.target + "' (" +
+                                      std::string(element_type_name(type)) +
+                                      ") does not tile argument '" + a->name + "' (" + a->type +
+                                      ", " + std::to_string(a->element_size) + "-byte elements)");
+  }
+  check_bytes_sizes(k);
   for (size_t i = 0; i < file_.bytes.size(); ++i)
     if (const engine::ArgInfo* a = arg_at(engine::ArgKind::DeviceBuffer, file_.bytes[i].index);
         a == nullptr || !a->is_const)
@@ -122,15 +301,29 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
                ? "no argument" + in + " is [[buffer(" + std::to_string(file_.bytes[i].index) + ")]]"
                : "argument '" + std::string(a->name) +
                      "' is writable: setBytes needs a constant or const argument");
+  // An argument whose function constant is false (with the parameters' defaults; unset is
+  // false) does not exist (Metal drops it), and needs no binding.
+  spec::Params defaults;
+  for (const spec::ParamDef& d : file_.params) defaults[d.name] = d.fallback;
+  std::vector<Bytes> values;
+  try {
+    if (!constants_.empty()) values = constant_values(case_scope(file_, defaults));
+  } catch (const ExpressionError& e) {
+    fail("function_constants",
+         std::string("evaluated with the parameters' defaults, to know which arguments exist: ") +
+             e.what());
+  }
+  std::vector<const void*> constants;
+  for (const Bytes& v : values) constants.push_back(v.empty() ? nullptr : v.data());
   for (const engine::ArgInfo& a : k.args) {
-    // A case file sets no function constants: an argument whose condition is false with none
-    // set does not exist (Metal drops it), and needs no binding.
-    if (!engine::argument_exists(a, {})) continue;
+    if (!engine::argument_exists(a, constants)) continue;
     const bool buffer =
         a.kind == engine::ArgKind::DeviceBuffer || a.kind == engine::ArgKind::ConstantBuffer;
     const bool bound =
         buffer ? std::any_of(file_.buffers.begin(), file_.buffers.end(),
                              [&](auto& b) { return b.index == a.index; }) ||
+                     std::any_of(file_.aliases.begin(), file_.aliases.end(),
+                                 [&](auto& b) { return b.index == a.index; }) ||
                      std::any_of(file_.bytes.begin(), file_.bytes.end(),
                                  [&](auto& b) { return b.index == a.index; })
                : a.kind != engine::ArgKind::Threadgroup ||
@@ -160,9 +353,19 @@ bool CaseFileSpec::valid(const spec::Params& p, std::string* why) const {
     if (!allowed) return no(d.name + "=" + std::to_string(v) + " is outside the parameter's range");
   }
   try {
-    for (const Expression& c : file_.constraints)
-      if (!c.evaluate(p)) return no("constraint '" + c.text() + "' does not hold");
+    const Scope scope = case_scope(file_, p);
+    for (size_t i = 0; i < file_.constraints.size(); ++i) {
+      const Expression& c = file_.constraints[i];
+      Value holds;
+      try {
+        holds = c.value(scope);
+      } catch (const ExpressionError& e) {
+        throw ExpressionError("constraints[" + std::to_string(i) + "]: " + e.what());
+      }
+      if (!holds.truthy()) return no("constraint '" + c.text() + "' does not hold");
+    }
     const Shape s = evaluate_shape(file_, p, file_.dispatch);
+    constant_values(scope);  // the function constants evaluate too
     const MTL::Size& g = s.grid;
     const MTL::Size& t = s.threadgroup;
     if (g.width < 1 || g.height < 1 || g.depth < 1) return no("the grid has a zero dimension");
@@ -173,7 +376,7 @@ bool CaseFileSpec::valid(const spec::Params& p, std::string* why) const {
     for (uint32_t n : s.threadgroup_lengths) tg_memory += n;
     if (tg_memory > 32768) return no("more than 32 KiB of threadgroup memory");
   } catch (const std::exception& e) {
-    return no(e.what());
+    return no(file_.origin + ": " + e.what());  // an expression's error, naming its field
   }
   return true;
 }

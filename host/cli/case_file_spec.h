@@ -3,7 +3,9 @@
 // the checks, the fuzzer and its shrinking serve a user's kernel as they serve the built-in
 // ones. What it adds is what a spec written in C++ would write by hand:
 //   - inputs from each buffer's fill (seeded per buffer from the case's seed), outputs poisoned;
-//   - the kernel dispatched with the case's grid, threadgroup size, bytes and threadgroup memory;
+//   - the kernel specialised with the case's function constants (Library::newFunction with
+//     MTL::FunctionConstantValues) and dispatched with the case's grid, threadgroup size,
+//     buffers at their offsets, aliases, bytes and threadgroup memory;
 //   - a reference: another kernel of the file, or a C function in a shared object
 //     (metalsim/case_reference.h), compared within the tolerance;
 //   - oracles that need no reference: the outputs must be the same when the case runs again
@@ -56,6 +58,10 @@ class CaseFileSpec : public spec::KernelSpec {
 
   // What the prepared cases use.
   MTL::Function* function(const std::string& kernel) const;
+  // `kernel` specialised with the case file's function constants evaluated in `scope`
+  // (Library::newFunction with MTL::FunctionConstantValues); the plain function when the case
+  // file sets none. Throws std::runtime_error when Metal's newFunction would fail.
+  NS::SharedPtr<MTL::Function> specialised(const std::string& kernel, const Scope& scope) const;
   metalsim_case_reference_fn reference_function() const { return reference_fn_; }
   void deliver_outputs(const std::vector<OutputData>& outputs) const;
 
@@ -63,7 +69,19 @@ class CaseFileSpec : public spec::KernelSpec {
   void load_library();
   void load_kernels();
   void name_buffers();
+  void resolve_aliases();
+  void resolve_function_constants();
+  // The function constants' bytes in `scope`, by [[function_constant(N)]] index (empty: unset).
+  std::vector<Bytes> constant_values(const Scope& scope) const;
   void check_bindings(const std::string& kernel, const char* field) const;
+  void check_bytes_sizes(const engine::KernelInfo& k) const;
+
+  // A function constant of the case file, resolved against the kernel's declarations.
+  struct Constant {
+    uint32_t index;
+    MTL::DataType type;
+    BytesField value;  // one field: its layout is the constant's bytes
+  };
 
   CaseFile file_;
   NS::SharedPtr<MTL::Device> device_;
@@ -71,6 +89,7 @@ class CaseFileSpec : public spec::KernelSpec {
   NS::SharedPtr<MTL::Function> kernel_fn_, reference_kernel_fn_;
   void* reference_library_ = nullptr;  // dlopen handle, kept for the process's life
   metalsim_case_reference_fn reference_fn_ = nullptr;
+  std::vector<Constant> constants_;
   mutable std::mutex sink_mutex_;
   mutable OutputSink sink_;
 };

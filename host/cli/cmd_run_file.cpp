@@ -199,6 +199,11 @@ std::string apply_flags(json& j, const std::string& target, const CaseFileFlags&
     put_by_index(j, "bytes", bytes_json(b));
     note("--bytes", b);
   }
+  for (const std::string& d : f.include_dirs) {
+    if (!j["include_dirs"].is_array()) j["include_dirs"] = json::array();
+    j["include_dirs"].push_back(fs::absolute(d).lexically_normal().string());
+    note("-I", d);
+  }
   for (const std::string& t : f.threadgroup_memory) {
     put_by_index(j, "threadgroup_memory", threadgroup_memory_json(t));
     note("--threadgroup-memory", t);
@@ -244,6 +249,8 @@ void CaseFileFlags::add_to(CLI::App& sub, bool outputs) {
   sub.add_option("--buffer", buffers, "INDEX:TYPE:COUNT[:FILL][:out], e.g. 0:float:N*M:random");
   sub.add_option("--bytes", bytes, "INDEX:TYPE:V1,V2,... (setBytes)");
   sub.add_option("--threadgroup-memory", threadgroup_memory, "INDEX:BYTES");
+  sub.add_option("-I,--include-dir", include_dirs,
+                 "an include directory for the source's #includes (after the case file's)");
   if (!outputs) return;
   sub.add_option("--save", save_dir, "write each output buffer as DIR/NAME.bin");
   sub.add_option("--print", print, "print the first N elements of each output");

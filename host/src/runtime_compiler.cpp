@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 // The front's C++ for `source`; "" with `error` set to `file:line: error: message`.
 std::string translate(const RuntimeSource& source, std::vector<std::string>& headers,
                       std::string* error) {
-  front::Front front;
+  front::Front front(source.include_dirs);
   try {
     std::string code = front.translate_source(source.text, source.name);
     // files()[0] is the source itself, which the cache key holds already.
@@ -39,6 +39,7 @@ std::vector<std::string> compile_command(const RuntimeToolchain& toolchain,
   argv.insert(argv.end(), toolchain.flags.begin(), toolchain.flags.end());
   for (const std::string& f : math_mode_flags(source.fast_math)) argv.push_back(f);
   for (const auto& [name, value] : source.macros) argv.push_back("-D" + name + "=" + value);
+  for (const std::string& d : source.include_dirs) argv.push_back("-I" + d);
   // Kernel code resolves the engine's functions against the program that loads it (linked
   // with --export-dynamic, metalsim::host's usage requirement); its own functions bind to its
   // own definitions, so an inline function the program also has stays this library's build.
@@ -115,6 +116,7 @@ std::string runtime_cache_key(const RuntimeSource& source) {
   h.add(source.fast_math ? "fast" : "safe");
   for (const std::string& f : math_mode_flags(source.fast_math)) h.add(f);
   for (const auto& [name, value] : source.macros) h.add(name).add(value);
+  for (const std::string& d : source.include_dirs) h.add("-I").add(d);
   return h.hex();
 }
 

@@ -15,6 +15,9 @@ struct RuntimeSource {
   std::string name;
   std::vector<std::pair<std::string, std::string>> macros;  // -D NAME=VALUE, in the order given
   bool fast_math = true;  // MTL::MathModeRelaxed or MathModeFast (Metal's default)
+  // CompileOptions::setIncludeDirectories: searched by the front for the source's #includes
+  // (after the source's folder) and given to the kernel compiler as -I, in this order.
+  std::vector<std::string> include_dirs;
 };
 
 struct CompiledLibrary {

@@ -99,6 +99,7 @@ std::shared_ptr<const LoadedKernels> build_library(RuntimeSource request,
   std::string problem;
   if (options != nullptr) {
     request.fast_math = options->mathMode() != MathModeSafe;
+    request.include_dirs = options->includeDirectories();
     if (!macro_list(options->preprocessorMacros(), request, &problem)) {
       fail(error, LibraryErrorCompileFailure, problem);
       return nullptr;
@@ -118,7 +119,7 @@ Library* Device::newLibrary(const NS::String* source, const CompileOptions* opti
     return nullptr;
   }
   // Metal names a source string "program_source" in its errors.
-  auto kernels = build_library({source->str(), "program_source", {}, true}, options, error);
+  auto kernels = build_library({source->str(), "program_source", {}, true, {}}, options, error);
   return kernels != nullptr ? new Library(std::move(kernels)) : nullptr;
 }
 
@@ -134,7 +135,7 @@ Library* Device::newLibrary(const NS::URL* url, const CompileOptions* options, N
     return nullptr;
   }
   // The source keeps its file's name: errors, #line directives and reports name the file.
-  auto kernels = build_library({std::move(*text), path, {}, true}, options, error);
+  auto kernels = build_library({std::move(*text), path, {}, true, {}}, options, error);
   return kernels != nullptr ? new Library(std::move(kernels)) : nullptr;
 }
 

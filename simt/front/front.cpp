@@ -64,8 +64,10 @@ void refuse_apple_framework(const std::string& include, Token& directive) {
 
 }  // namespace
 
+// `from`: the including file, whose folder is searched first; "" for none.
 std::string Front::resolve_include(const std::string& name, const std::string& from) const {
-  std::vector<fs::path> dirs{fs::path(from).parent_path()};
+  std::vector<fs::path> dirs;
+  if (!from.empty()) dirs.push_back(fs::path(from).parent_path());
   for (const std::string& d : include_dirs_) dirs.emplace_back(d);
   for (const fs::path& d : dirs) {
     fs::path p = d / name;
@@ -89,9 +91,13 @@ Tokens Front::load(std::string_view text, const std::string& path, int depth) {
         continue;
       }
       if (name == "include") refuse_apple_framework(rest, k);
-      if (name == "include" && rest.size() > 2 && rest[0] == '"') {
-        std::string header = rest.substr(1, rest.find('"', 1) - 1);
-        std::string resolved = resolve_include(header, path);
+      // "header" is looked for beside the including file, then in the include directories;
+      // <header> in the include directories only, and never MSL's own <metal_*> headers (they
+      // stay includes of metalsim's, whatever folder a user names).
+      const bool angle = !rest.empty() && rest[0] == '<' && rest.rfind("<metal", 0) != 0;
+      if (name == "include" && rest.size() > 2 && (rest[0] == '"' || angle)) {
+        std::string header = rest.substr(1, rest.find(angle ? '>' : '"', 1) - 1);
+        std::string resolved = resolve_include(header, angle ? "" : path);
         if (!resolved.empty()) {
           if (depth >= kMaxIncludeDepth)
             throw FrontError(k.file, k.line, "#include nested too deeply");

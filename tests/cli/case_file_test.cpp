@@ -71,7 +71,7 @@ TEST(Expression, ErrorsSayWhereAndWhat) {
     return std::string("no error");
   };
   EXPECT_TRUE(contains(message("M * "), "column 5")) << message("M * ");
-  EXPECT_TRUE(contains(message("floor(M, 2)"), "unknown function 'floor'"));
+  EXPECT_TRUE(contains(message("round(M, 2)"), "unknown function 'round'"));
   EXPECT_TRUE(contains(message("(M + 1"), "expected ')'"));
   EXPECT_TRUE(contains(message("M / N", {{"M", 1}, {"N", 0}}), "division by zero"));
   EXPECT_TRUE(contains(message("Q + 1", {{"M", 1}}), "no parameter named 'Q'"));

@@ -206,7 +206,7 @@ TEST_F(RuntimeLibrary, DefaultLibraryDoesNotSeeRuntimeKernels) {
 }
 
 TEST_F(RuntimeLibrary, SecondCompileComesFromTheCache) {
-  const metalsim::host::RuntimeSource source{kAxpyPlusGroupSum, "program_source", {}, false};
+  const metalsim::host::RuntimeSource source{kAxpyPlusGroupSum, "program_source", {}, false, {}};
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   const auto first = metalsim::host::compile_runtime_source(source);

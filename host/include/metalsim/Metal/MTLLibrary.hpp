@@ -53,12 +53,17 @@ class CompileOptions : public NS::Object {
   void setPreprocessorMacros(const NS::Dictionary* macros) {
     macros_ = NS::RetainPtr(const_cast<NS::Dictionary*>(macros));
   }
+  // metalsim's extension, not Metal's (whose run-time compiler reads no files; Apple's `metal`
+  // command takes -I): directories searched for the source's #includes, after its own folder.
+  const std::vector<std::string>& includeDirectories() const { return include_dirs_; }
+  void setIncludeDirectories(std::vector<std::string> dirs) { include_dirs_ = std::move(dirs); }
 
  private:
   ~CompileOptions() override = default;
   MathMode math_mode_ = MathModeFast;  // Metal's default: fastMathEnabled is true
   MathFloatingPointFunctions functions_ = MathFloatingPointFunctionsFast;
   NS::SharedPtr<NS::Dictionary> macros_;
+  std::vector<std::string> include_dirs_;
 };
 
 // NS::Error codes of newLibrary, as metal-cpp numbers them.
