@@ -5,24 +5,20 @@
 
 #include "kernels/embedding/embedding_ref.h"
 #include "kernels/spec/inputs.h"
+#include "kernels/spec/spec_names.h"
 #include "kernels/spec/standard_case.h"
 
 namespace metalsim::kernels::embedding {
 namespace {
 
 using formats::BlockQ4_0;
-using spec::CaseResult;
-using spec::ParamDef;
-using spec::Params;
-using spec::Tolerance;
 
-class EmbeddingQ4_0FloatSpec : public spec::KernelSpec {
+class EmbeddingQ4_0FloatSpec : public spec::NamedSpec {
  public:
-  std::string name() const override { return "embedding_lookup_q4_0_float"; }
-  std::string family() const override { return "embedding"; }
-  std::string summary() const override {
-    return "out[t] = table[tokens[t]] * scale, table in GGML Q4_0, float out; ids >= vocab flagged";
-  }
+  EmbeddingQ4_0FloatSpec()
+      : NamedSpec("embedding_lookup_q4_0_float", "embedding",
+                  "out[t] = table[tokens[t]] * scale, table in GGML Q4_0, float out; ids >= vocab "
+                  "flagged") {}
   std::vector<ParamDef> params() const override {
     return {{"tokens", 1, 1 << 16, {}, {1, 7}, 7, "token ids in the batch"},
             {"vocab", 1, 1 << 20, {}, {1, 100}, 100, "rows of the table"},
@@ -56,8 +52,6 @@ class EmbeddingQ4_0FloatSpec : public spec::KernelSpec {
   }
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
-    std::string why;
-    if (!valid(p, &why)) throw std::invalid_argument(name() + ": " + why);
     const uint32_t t = uint32_t(p.at("tokens")), v = uint32_t(p.at("vocab")),
                    d = uint32_t(p.at("dim")), tg = uint32_t(p.at("tg"));
     spec::InputGenerator gen(ctx.seed());

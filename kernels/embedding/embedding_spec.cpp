@@ -7,16 +7,11 @@
 #include "kernels/embedding/embedding_baseline.h"
 #include "kernels/embedding/embedding_ref.h"
 #include "kernels/spec/inputs.h"
+#include "kernels/spec/spec_names.h"
 #include "kernels/spec/standard_case.h"
 
 namespace metalsim::kernels::embedding {
 namespace {
-
-using spec::CaseResult;
-using spec::half_t;
-using spec::ParamDef;
-using spec::Params;
-using spec::Tolerance;
 
 // ------------------------------ embedding_lookup_f16, embedding_lookup_q8_0
 class EmbeddingSpec : public spec::KernelSpec {
@@ -74,8 +69,6 @@ class EmbeddingSpec : public spec::KernelSpec {
 
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
-    std::string why;
-    if (!valid(p, &why)) throw std::invalid_argument(name() + ": " + why);
     const uint32_t t = uint32_t(p.at("tokens")), v = uint32_t(p.at("vocab")),
                    d = uint32_t(p.at("dim"));
     const uint32_t tg = uint32_t(p.at("tg"));
@@ -159,13 +152,11 @@ class EmbeddingSpec : public spec::KernelSpec {
 };
 
 // ------------------------------ argmax
-class ArgmaxSpec : public spec::KernelSpec {
+class ArgmaxSpec : public spec::NamedSpec {
  public:
-  std::string name() const override { return "argmax"; }
-  std::string family() const override { return "embedding"; }
-  std::string summary() const override {
-    return "index of each row's largest logit (ties: lowest; NaN skipped)";
-  }
+  ArgmaxSpec()
+      : NamedSpec("argmax", "embedding",
+                  "index of each row's largest logit (ties: lowest; NaN skipped)") {}
   std::vector<ParamDef> params() const override {
     return {{"rows", 1, 1 << 12, {}, {1, 2}, 2, "rows of logits, one threadgroup each"},
             {"cols", 1, 1 << 20, {}, {1, 255, 256, 257}, 1000, "vocabulary size"},
@@ -252,14 +243,8 @@ class ArgmaxSpec : public spec::KernelSpec {
   }
 };
 
-struct EmbeddingF16Spec : EmbeddingSpec {
-  EmbeddingF16Spec() : EmbeddingSpec(false) {}
-};
-struct EmbeddingQ8Spec : EmbeddingSpec {
-  EmbeddingQ8Spec() : EmbeddingSpec(true) {}
-};
-METALSIM_REGISTER_SPEC(EmbeddingF16Spec);
-METALSIM_REGISTER_SPEC(EmbeddingQ8Spec);
+METALSIM_REGISTER_SPEC_AS(embedding_f16, EmbeddingSpec, false);
+METALSIM_REGISTER_SPEC_AS(embedding_q8, EmbeddingSpec, true);
 METALSIM_REGISTER_SPEC(ArgmaxSpec);
 
 }  // namespace

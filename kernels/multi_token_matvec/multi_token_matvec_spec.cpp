@@ -7,15 +7,11 @@
 #include "kernels/multi_token_matvec/multi_token_matvec_baseline.h"
 #include "kernels/multi_token_matvec/multi_token_matvec_ref.h"
 #include "kernels/spec/inputs.h"
+#include "kernels/spec/spec_names.h"
 #include "kernels/spec/standard_case.h"
 
 namespace metalsim::kernels::multi_token_matvec {
 namespace {
-
-using spec::CaseResult;
-using spec::ParamDef;
-using spec::Params;
-using spec::Tolerance;
 
 class MultiTokenMatvecSpec : public spec::KernelSpec {
  public:
@@ -83,8 +79,6 @@ class MultiTokenMatvecSpec : public spec::KernelSpec {
   }
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
-    std::string why;
-    if (!valid(p, &why)) throw std::invalid_argument(name() + ": " + why);  // host-side validation
     const uint32_t out_dim = uint32_t(p.at("out_dim")), in_dim = uint32_t(p.at("in_dim"));
     const uint32_t batch = uint32_t(p.at("batch")), tg = uint32_t(p.at("tg"));
     spec::InputGenerator gen(ctx.seed());
@@ -147,15 +141,8 @@ class MultiTokenMatvecSpec : public spec::KernelSpec {
   bool accumulate_;
 };
 
-struct AssignSpec : MultiTokenMatvecSpec {
-  AssignSpec() : MultiTokenMatvecSpec(false) {}
-};
-struct AccumulateSpec : MultiTokenMatvecSpec {
-  AccumulateSpec() : MultiTokenMatvecSpec(true) {}
-};
-
-METALSIM_REGISTER_SPEC(AssignSpec);
-METALSIM_REGISTER_SPEC(AccumulateSpec);
+METALSIM_REGISTER_SPEC_AS(assign, MultiTokenMatvecSpec, false);
+METALSIM_REGISTER_SPEC_AS(accumulate, MultiTokenMatvecSpec, true);
 
 }  // namespace
 }  // namespace metalsim::kernels::multi_token_matvec

@@ -6,16 +6,11 @@
 #include "kernels/softmax/softmax_baseline.h"
 #include "kernels/softmax/softmax_ref.h"
 #include "kernels/spec/inputs.h"
+#include "kernels/spec/spec_names.h"
 #include "kernels/spec/standard_case.h"
 
 namespace metalsim::kernels::softmax {
 namespace {
-
-using spec::CaseResult;
-using spec::half_t;
-using spec::ParamDef;
-using spec::Params;
-using spec::Tolerance;
 
 // fill: 0 random N(0, 3); 1 a quarter of the entries -inf (masked, each row keeps one finite);
 // 2 as 0 but row 0 entirely -inf (a fully masked row).
@@ -140,14 +135,8 @@ class SoftmaxSpec : public spec::KernelSpec {
   bool documented_;
 };
 
-struct SoftmaxFixedSpec : SoftmaxSpec {
-  SoftmaxFixedSpec() : SoftmaxSpec(false) {}
-};
-struct SoftmaxDocumentedSpec : SoftmaxSpec {
-  SoftmaxDocumentedSpec() : SoftmaxSpec(true) {}
-};
-METALSIM_REGISTER_SPEC(SoftmaxFixedSpec);
-METALSIM_REGISTER_SPEC(SoftmaxDocumentedSpec);
+METALSIM_REGISTER_SPEC_AS(softmax, SoftmaxSpec, false);
+METALSIM_REGISTER_SPEC_AS(softmax_as_documented, SoftmaxSpec, true);
 
 }  // namespace
 }  // namespace metalsim::kernels::softmax
