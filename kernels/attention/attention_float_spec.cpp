@@ -82,10 +82,7 @@ class DecodeAttentionFloatSpec : public spec::NamedSpec {
       ctx.dispatch(
           "decode_attention_float",
           [&](auto* e) {
-            e->setBuffer(bq.get(), 0, 0);
-            e->setBuffer(bk.get(), 0, 1);
-            e->setBuffer(bv.get(), 0, 2);
-            e->setBuffer(out.get(), 0, 3);
+            spec::set_buffers(e, {bq.get(), bk.get(), bv.get(), out.get()});
             e->setBytes(&dp, sizeof dp, 4);
           },
           {uint32_t(a->heads), 1, 1}, {128, 1, 1}, spec::CaseContext::Grid::threadgroups, r);
@@ -165,8 +162,7 @@ class KvAppendFloatSpec : public spec::NamedSpec {
       ctx.dispatch(
           "kv_append_float",
           [&](auto* e) {
-            e->setBuffer(bk.get(), 0, 0);
-            e->setBuffer(bv.get(), 0, 1);
+            spec::set_buffers(e, {bk.get(), bv.get()});
             e->setBuffer(kc.get(), offset, 2);
             e->setBuffer(vc.get(), offset, 3);
             e->setBytes(&count, sizeof count, 4);

@@ -286,9 +286,10 @@ bool shape_valid(const Params& p, std::string* why) {
 
 // ------------------------------ the specs
 
-class AttentionSpecBase : public spec::KernelSpec {
+class AttentionSpecBase : public spec::NamedSpec {
  public:
-  std::string family() const override { return "attention"; }
+  AttentionSpecBase(std::string name, std::string summary)
+      : NamedSpec(std::move(name), "attention", std::move(summary)) {}
   bool valid(const Params& p, std::string* why) const override {
     for (const ParamDef& d : params()) {
       const int64_t x = p.at(d.name);
@@ -324,11 +325,10 @@ class AttentionSpecBase : public spec::KernelSpec {
 
 class FlashAttentionSpec : public AttentionSpecBase {
  public:
-  std::string name() const override { return "flash_attention_forward"; }
-  std::string summary() const override {
-    return "flash attention, half in/out, causal with kv_offset, GQA, strided views; 192*D+4096 B "
-           "threadgroup memory";
-  }
+  FlashAttentionSpec()
+      : AttentionSpecBase("flash_attention_forward",
+                          "flash attention, half in/out, causal with kv_offset, GQA, strided "
+                          "views; 192*D+4096 B threadgroup memory") {}
   std::vector<ParamDef> params() const override {
     auto v = shape_params(false);
     v.push_back(
@@ -396,11 +396,10 @@ class FlashAttentionSpec : public AttentionSpecBase {
 
 class MaskedAttentionSpec : public AttentionSpecBase {
  public:
-  std::string name() const override { return "flash_attention_forward_masked"; }
-  std::string summary() const override {
-    return "flash attention with an additive mask [B or 1,1,seq_q,seq_kv] (half or float); fully "
-           "masked rows give 0";
-  }
+  MaskedAttentionSpec()
+      : AttentionSpecBase("flash_attention_forward_masked",
+                          "flash attention with an additive mask [B or 1,1,seq_q,seq_kv] (half or "
+                          "float); fully masked rows give 0") {}
   std::vector<ParamDef> params() const override {
     auto v = shape_params(false);
     v.push_back(def("mask_type", 0, 1, 0, {0, 1}, "0: half mask, 1: float mask", {0, 1}));
@@ -442,11 +441,10 @@ class MaskedAttentionSpec : public AttentionSpecBase {
 
 class DecodeAttentionSpec : public AttentionSpecBase {
  public:
-  std::string name() const override { return "decode_attention"; }
-  std::string summary() const override {
-    return "one query token per head against a KV cache (GQA, any cache layout), 4.6 KiB "
-           "threadgroup memory";
-  }
+  DecodeAttentionSpec()
+      : AttentionSpecBase("decode_attention",
+                          "one query token per head against a KV cache (GQA, any cache layout), "
+                          "4.6 KiB threadgroup memory") {}
   std::vector<ParamDef> params() const override { return shape_params(true); }
   std::vector<Params> sweep() const override {
     return {
@@ -473,10 +471,9 @@ class DecodeAttentionSpec : public AttentionSpecBase {
 
 class DocumentedAttentionSpec : public AttentionSpecBase {
  public:
-  std::string name() const override { return "flash_attention_forward_as_documented"; }
-  std::string summary() const override {
-    return "ADR-003's flash attention kernel as written (known bugs)";
-  }
+  DocumentedAttentionSpec()
+      : AttentionSpecBase("flash_attention_forward_as_documented",
+                          "ADR-003's flash attention kernel as written (known bugs)") {}
   std::vector<ParamDef> params() const override {
     return {def("batch", 1, 8, 1, {1, 2}, "batch size"),
             def("heads", 1, 64, 1, {1, 2}, "heads"),
@@ -511,7 +508,6 @@ class DocumentedAttentionSpec : public AttentionSpecBase {
     };
   }
   std::vector<Params> sweep() const override { return finding_cases(); }
-  spec::Expectation expectation() const override { return spec::Expectation::known_bug; }
   std::string known_bug() const override {
     return "threadgroup memory 384*D+16384 B > 32 KiB from head_dim 43; output row i of a tile "
            "holds row 0's result; Q/O head offset uses seq_kv; causal mask ignores "

@@ -92,9 +92,7 @@ std::unique_ptr<spec::PreparedCase> prepare_rms_norm(const RmsNormCase& s, spec:
     ctx.dispatch(
         s.kernel,
         [&](auto* e) {
-          e->setBuffer(bx.get(), 0, 0);
-          e->setBuffer(bw.get(), 0, 1);
-          e->setBuffer(out.get(), 0, 2);
+          spec::set_buffers(e, {bx.get(), bw.get(), out.get()});
           e->setBytes(&s.hidden, sizeof s.hidden, 3);
           e->setBytes(&s.eps, sizeof s.eps, 4);
           e->setThreadgroupMemoryLength(spec::tg_bytes(s.shared_floats * sizeof(float)), 0);
@@ -166,8 +164,7 @@ std::unique_ptr<spec::PreparedCase> prepare_rope(const RopeCase& s, bool documen
     ctx.dispatch(
         s.kernel,
         [&](auto* e) {
-          e->setBuffer(bq.get(), 0, 0);
-          e->setBuffer(bk.get(), 0, 1);
+          spec::set_buffers(e, {bq.get(), bk.get()});
           if (documented) bind_documented_rope(e, s);
           else e->setBytes(&args, sizeof args, 2);
         },
@@ -225,9 +222,7 @@ std::unique_ptr<spec::PreparedCase> prepare_binary(const BinaryCase& s, spec::Ca
     ctx.dispatch(
         s.kernel,
         [&](auto* e) {
-          e->setBuffer(ba.get(), 0, 0);
-          e->setBuffer(bb.get(), 0, 1);
-          e->setBuffer(out.get(), 0, 2);
+          spec::set_buffers(e, {ba.get(), bb.get(), out.get()});
           e->setBytes(&s.count, sizeof s.count, 3);
         },
         {s.count, 1, 1}, {s.tg, 1, 1}, spec::CaseContext::Grid::threads, r);

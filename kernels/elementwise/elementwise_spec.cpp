@@ -129,17 +129,12 @@ class BinarySpec : public PerElementSpec {
 };
 
 // ------------------------------ rms_norm: one threadgroup per row
-class RmsNormSpec : public spec::KernelSpec {
+class RmsNormSpec : public spec::NamedSpec {
  public:
-  RmsNormSpec(std::string name, double weight_offset, bool documented)
-      : name_(std::move(name)), weight_offset_(weight_offset), documented_(documented) {}
-  std::string name() const override { return name_; }
-  std::string family() const override { return "elementwise"; }
-  std::string summary() const override {
-    if (documented_) return "ADR-003 RMSNorm as written (256-stride loops, 128-wide tree)";
-    return weight_offset_ == 0 ? "RMSNorm x * rsqrt(mean(x^2) + eps) * w, any threadgroup size"
-                               : "RMSNorm with Gemma's (1 + w), any threadgroup size";
-  }
+  RmsNormSpec(std::string name, std::string summary, double weight_offset, bool documented)
+      : NamedSpec(std::move(name), "elementwise", std::move(summary)),
+        weight_offset_(weight_offset),
+        documented_(documented) {}
   std::vector<ParamDef> params() const override {
     return {
         {"rows", 1, 1 << 16, {}, {1, 2, 3}, 2, "rows (tokens), one threadgroup each"},
@@ -178,9 +173,6 @@ class RmsNormSpec : public spec::KernelSpec {
   std::vector<Params> bench_cases() const override {
     return {{{"rows", 4096}, {"hidden", 4096}, {"tg", 256}}};
   }
-  spec::Expectation expectation() const override {
-    return documented_ ? spec::Expectation::known_bug : spec::Expectation::pass;
-  }
   std::string known_bug() const override {
     return documented_
                ? "strides of 256 and a tree from 128 whatever the threadgroup size: tg < 256 "
@@ -198,34 +190,24 @@ class RmsNormSpec : public spec::KernelSpec {
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
     const uint32_t hidden = uint32_t(p.at("hidden")), tg = uint32_t(p.at("tg"));
-    const std::string kernel = documented_           ? "rms_norm_as_documented"
-                               : weight_offset_ == 0 ? "rms_norm"
-                                                     : "rms_norm_plus_one";
     // Half output; the sum of squares in float adds up to hidden * 2^-24 relative.
     const Tolerance tol{0, 0x1p-11 + (hidden + 16) * 0x1p-24, "half output + float sum of squares"};
     return prepare_rms_norm<half_t>(
-        {kernel, uint32_t(p.at("rows")), hidden, tg,
+        {name(), uint32_t(p.at("rows")), hidden, tg,
          p.at("shared_floats") ? uint32_t(p.at("shared_floats")) : tg, 1e-6f, weight_offset_, tol},
         ctx);
   }
 
  private:
-  std::string name_;
   double weight_offset_;
   bool documented_;
 };
 
 // ------------------------------ rope: Q and K in place
-class RopeSpec : public spec::KernelSpec {
+class RopeSpec : public spec::NamedSpec {
  public:
-  explicit RopeSpec(bool documented) : documented_(documented) {}
-  std::string name() const override { return documented_ ? "rope_as_documented" : "rope"; }
-  std::string family() const override { return "elementwise"; }
-  std::string summary() const override {
-    return documented_
-               ? "ADR-003 RoPE as written (one head count for Q and K)"
-               : "RoPE on Q and K (own head counts), halves, position offset, theta per layer";
-  }
+  RopeSpec(std::string name, std::string summary, bool documented)
+      : NamedSpec(std::move(name), "elementwise", std::move(summary)), documented_(documented) {}
   std::vector<ParamDef> params() const override {
     return {{"seq", 1, 1 << 14, {}, {1, 3}, 3, "tokens"},
             {"q_heads", 1, 128, {}, {1, 4}, 4, "query heads"},
@@ -264,9 +246,6 @@ class RopeSpec : public spec::KernelSpec {
   std::vector<Params> bench_cases() const override {
     return {{{"seq", 512}, {"q_heads", 32}, {"kv_heads", 8}, {"head_dim", 128}, {"tg", 64}}};
   }
-  spec::Expectation expectation() const override {
-    return documented_ ? spec::Expectation::known_bug : spec::Expectation::pass;
-  }
   std::string known_bug() const override {
     return documented_ ? "one num_heads for Q and K: with fewer K heads (GQA) it reads and writes "
                          "K out of bounds"
@@ -287,8 +266,7 @@ class RopeSpec : public spec::KernelSpec {
     const double max_pos = double(p.at("offset") + p.at("seq"));
     const Tolerance tol{0, 0x1p-11 + 0x1p-18 + max_pos * 0x1p-21,
                         "half output + float angle error"};
-    return prepare_rope<half_t>(rope_case(p, documented_ ? "rope_as_documented" : "rope", tol),
-                                documented_, ctx);
+    return prepare_rope<half_t>(rope_case(p, name(), tol), documented_, ctx);
   }
 
  private:
@@ -307,11 +285,17 @@ METALSIM_REGISTER_SPEC_AS(multiply, BinarySpec, "multiply",
                           &multiply_baseline);
 METALSIM_REGISTER_SPEC_AS(swiglu, BinarySpec, "swiglu", "out = silu(gate) * up, fused", &swiglu_ref,
                           &swiglu_baseline);
-METALSIM_REGISTER_SPEC_AS(rms_norm, RmsNormSpec, "rms_norm", 0, false);
-METALSIM_REGISTER_SPEC_AS(rms_norm_plus_one, RmsNormSpec, "rms_norm_plus_one", 1, false);
-METALSIM_REGISTER_SPEC_AS(rms_norm_as_documented, RmsNormSpec, "rms_norm_as_documented", 0, true);
-METALSIM_REGISTER_SPEC_AS(rope, RopeSpec, false);
-METALSIM_REGISTER_SPEC_AS(rope_as_documented, RopeSpec, true);
+METALSIM_REGISTER_SPEC_AS(rms_norm, RmsNormSpec, "rms_norm",
+                          "RMSNorm x * rsqrt(mean(x^2) + eps) * w, any threadgroup size", 0, false);
+METALSIM_REGISTER_SPEC_AS(rms_norm_plus_one, RmsNormSpec, "rms_norm_plus_one",
+                          "RMSNorm with Gemma's (1 + w), any threadgroup size", 1, false);
+METALSIM_REGISTER_SPEC_AS(rms_norm_as_documented, RmsNormSpec, "rms_norm_as_documented",
+                          "ADR-003 RMSNorm as written (256-stride loops, 128-wide tree)", 0, true);
+METALSIM_REGISTER_SPEC_AS(
+    rope, RopeSpec, "rope",
+    "RoPE on Q and K (own head counts), halves, position offset, theta per layer", false);
+METALSIM_REGISTER_SPEC_AS(rope_as_documented, RopeSpec, "rope_as_documented",
+                          "ADR-003 RoPE as written (one head count for Q and K)", true);
 
 }  // namespace
 }  // namespace metalsim::kernels::elementwise

@@ -84,10 +84,7 @@ class EmbeddingQ4_0FloatSpec : public spec::NamedSpec {
       ctx.dispatch(
           "embedding_lookup_q4_0_float",
           [&](auto* e) {
-            e->setBuffer(btok.get(), 0, 0);
-            e->setBuffer(table.get(), 0, 1);
-            e->setBuffer(out.get(), 0, 2);
-            e->setBuffer(status.get(), 0, 3);
+            spec::set_buffers(e, {btok.get(), table.get(), out.get(), status.get()});
             e->setBytes(&args, sizeof args, 4);
           },
           {d, t, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);

@@ -14,17 +14,10 @@ namespace metalsim::kernels::embedding {
 namespace {
 
 // ------------------------------ embedding_lookup_f16, embedding_lookup_q8_0
-class EmbeddingSpec : public spec::KernelSpec {
+class EmbeddingSpec : public spec::NamedSpec {
  public:
-  explicit EmbeddingSpec(bool q8) : q8_(q8) {}
-  std::string name() const override {
-    return q8_ ? "embedding_lookup_q8_0" : "embedding_lookup_f16";
-  }
-  std::string family() const override { return "embedding"; }
-  std::string summary() const override {
-    return std::string("out[t] = table[tokens[t]] * scale, table in ") +
-           (q8_ ? "GGML Q8_0" : "half") + "; ids >= vocab flagged in status";
-  }
+  EmbeddingSpec(std::string name, std::string summary, bool q8)
+      : NamedSpec(std::move(name), "embedding", std::move(summary)), q8_(q8) {}
   std::vector<ParamDef> params() const override {
     return {
         {"tokens", 1, 1 << 16, {}, {1, 7}, 7, "token ids in the batch"},
@@ -124,10 +117,7 @@ class EmbeddingSpec : public spec::KernelSpec {
       ctx.dispatch(
           kernel,
           [&](auto* e) {
-            e->setBuffer(btok.get(), 0, 0);
-            e->setBuffer(table.get(), 0, 1);
-            e->setBuffer(out.get(), 0, 2);
-            e->setBuffer(status.get(), 0, 3);
+            spec::set_buffers(e, {btok.get(), table.get(), out.get(), status.get()});
             e->setBytes(&args, sizeof args, 4);
           },
           {d, t, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
@@ -218,8 +208,7 @@ class ArgmaxSpec : public spec::NamedSpec {
       ctx.dispatch(
           "argmax",
           [&](auto* e) {
-            e->setBuffer(in.get(), 0, 0);
-            e->setBuffer(out.get(), 0, 1);
+            spec::set_buffers(e, {in.get(), out.get()});
             e->setBytes(&rows, 4, 2);
             e->setBytes(&cols, 4, 3);
             e->setThreadgroupMemoryLength(spec::tg_bytes(tg * 4), 0);
@@ -243,8 +232,12 @@ class ArgmaxSpec : public spec::NamedSpec {
   }
 };
 
-METALSIM_REGISTER_SPEC_AS(embedding_f16, EmbeddingSpec, false);
-METALSIM_REGISTER_SPEC_AS(embedding_q8, EmbeddingSpec, true);
+METALSIM_REGISTER_SPEC_AS(
+    embedding_f16, EmbeddingSpec, "embedding_lookup_f16",
+    "out[t] = table[tokens[t]] * scale, table in half; ids >= vocab flagged in status", false);
+METALSIM_REGISTER_SPEC_AS(
+    embedding_q8, EmbeddingSpec, "embedding_lookup_q8_0",
+    "out[t] = table[tokens[t]] * scale, table in GGML Q8_0; ids >= vocab flagged in status", true);
 METALSIM_REGISTER_SPEC(ArgmaxSpec);
 
 }  // namespace

@@ -13,17 +13,11 @@
 namespace metalsim::kernels::multi_token_matvec {
 namespace {
 
-class MultiTokenMatvecSpec : public spec::KernelSpec {
+class MultiTokenMatvecSpec : public spec::NamedSpec {
  public:
-  explicit MultiTokenMatvecSpec(bool accumulate) : accumulate_(accumulate) {}
-  std::string name() const override {
-    return accumulate_ ? "multi_token_matvec_q4_0_accumulate" : "multi_token_matvec_q4_0";
-  }
-  std::string family() const override { return "multi_token_matvec"; }
-  std::string summary() const override {
-    return std::string("output[t, r] ") + (accumulate_ ? "+=" : "=") +
-           " W[r, :] . input[t, :] for a batch of tokens, W in Q4_0, float in/out";
-  }
+  MultiTokenMatvecSpec(std::string name, std::string summary, bool accumulate)
+      : NamedSpec(std::move(name), "multi_token_matvec", std::move(summary)),
+        accumulate_(accumulate) {}
   std::vector<ParamDef> params() const override {
     return {
         {"out_dim", 1, 1 << 17, {}, {1, 7, 8, 9, 33}, 9, "rows of W: output features"},
@@ -109,9 +103,7 @@ class MultiTokenMatvecSpec : public spec::KernelSpec {
       ctx.dispatch(
           kernel,
           [&](auto* e) {
-            e->setBuffer(bw.get(), 0, 0);
-            e->setBuffer(bx.get(), 0, 1);
-            e->setBuffer(out.get(), 0, 2);
+            spec::set_buffers(e, {bw.get(), bx.get(), out.get()});
             e->setBytes(&out_dim, 4, 3);
             e->setBytes(&in_dim, 4, 4);
             e->setBytes(&batch, 4, 5);
@@ -141,8 +133,12 @@ class MultiTokenMatvecSpec : public spec::KernelSpec {
   bool accumulate_;
 };
 
-METALSIM_REGISTER_SPEC_AS(assign, MultiTokenMatvecSpec, false);
-METALSIM_REGISTER_SPEC_AS(accumulate, MultiTokenMatvecSpec, true);
+METALSIM_REGISTER_SPEC_AS(
+    assign, MultiTokenMatvecSpec, "multi_token_matvec_q4_0",
+    "output[t, r] = W[r, :] . input[t, :] for a batch of tokens, W in Q4_0, float in/out", false);
+METALSIM_REGISTER_SPEC_AS(
+    accumulate, MultiTokenMatvecSpec, "multi_token_matvec_q4_0_accumulate",
+    "output[t, r] += W[r, :] . input[t, :] for a batch of tokens, W in Q4_0, float in/out", true);
 
 }  // namespace
 }  // namespace metalsim::kernels::multi_token_matvec

@@ -95,9 +95,6 @@ class QuantSpec : public spec::NamedSpec {
     return {{{"M", 4096}, {"N", 1}, {"K", 4096}, {"tgx", 1}, {"tgy", 64}},
             {{"M", 11008}, {"N", 1}, {"K", 4096}, {"tgx", 1}, {"tgy", 64}}};
   }
-  spec::Expectation expectation() const override {
-    return port_ == Port::ggml ? spec::Expectation::pass : spec::Expectation::known_bug;
-  }
   std::string known_bug() const override {
     if (port_ == Port::q4_0_documented)
       return "reads byte i as elements 2i and 2i+1 (GGML stores j and j+16); K % 32 dropped "

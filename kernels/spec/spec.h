@@ -120,8 +120,11 @@ class KernelSpec {
   virtual std::vector<Params> sweep() const = 0;
   // Model-scale shapes for benchmarks.
   virtual std::vector<Params> bench_cases() const { return {}; }
-  virtual Expectation expectation() const { return Expectation::pass; }
-  virtual std::string known_bug() const { return {}; }  // for Expectation::known_bug
+  // A spec that names a known bug expects to show it: known_bug by default.
+  virtual Expectation expectation() const {
+    return known_bug().empty() ? Expectation::pass : Expectation::known_bug;
+  }
+  virtual std::string known_bug() const { return {}; }  // the bug, in words; empty: none
   // For Expectation::known_bug: each recorded finding with its case; the sweep of a known-bug
   // spec is these cases (finding_cases()).
   virtual std::vector<Finding> findings() const { return {}; }

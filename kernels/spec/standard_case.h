@@ -4,6 +4,7 @@
 // comparison and the small buffer helpers the specs share.
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,6 +65,13 @@ const T* contents(const NS::SharedPtr<MTL::Buffer>& b) {
 template <class T>
 void fill(const NS::SharedPtr<MTL::Buffer>& b, const std::vector<T>& v) {
   std::memcpy(b->contents(), v.data(), v.size() * sizeof(T));
+}
+
+// Binds `buffers` to the kernel's first buffer indices, 0, 1, ... in order, at offset 0.
+inline void set_buffers(MTL::ComputeCommandEncoder* e,
+                        std::initializer_list<MTL::Buffer*> buffers) {
+  NS::UInteger index = 0;
+  for (MTL::Buffer* b : buffers) e->setBuffer(b, 0, index++);
 }
 
 // Threadgroup memory lengths are multiples of 16 bytes.

@@ -23,21 +23,10 @@ std::string why_not(bool ok, const std::string& message) { return ok ? "" : mess
 
 // ============================== the dense kernels
 
-class GemmSpec : public spec::KernelSpec {
+class GemmSpec : public spec::NamedSpec {
  public:
-  explicit GemmSpec(TrellisKernel kernel) : kernel_(kernel) {}
-  std::string name() const override { return geometry(kernel_).name; }
-  std::string family() const override { return "trellis"; }
-  std::string summary() const override {
-    switch (kernel_) {
-      case TrellisKernel::prefill:
-        return "C = A x W, W trellis-quantized (2-4 bit), 64x64 tiles, simdgroup_matrix";
-      case TrellisKernel::decode: return "C = A x W, W trellis-quantized, 32x128 tiles for M <= 16";
-      default:
-        return "the prefill kernel with the Trellis document's dequantization sketch as written "
-               "(section 3.3)";
-    }
-  }
+  GemmSpec(TrellisKernel kernel, std::string summary)
+      : NamedSpec(geometry(kernel).name, "trellis", std::move(summary)), kernel_(kernel) {}
   std::vector<ParamDef> params() const override {
     return {{"M", 1, 4096, {}, {1, 15, 16, 17, 63, 64, 65, 512}, 17, "rows of A and C (tokens)"},
             {"K", 1, 16384, {}, {1, 15, 16, 17, 31, 32, 33, 100}, 40, "input features"},
@@ -97,10 +86,6 @@ class GemmSpec : public spec::KernelSpec {
     for (int64_t bits : {2, 3, 4})
       cases.push_back({{"M", m}, {"K", 4096}, {"N", 4096}, {"bits", bits}, {"group_size", 128}});
     return cases;
-  }
-  spec::Expectation expectation() const override {
-    return kernel_ == TrellisKernel::prefill_as_documented ? spec::Expectation::known_bug
-                                                           : spec::Expectation::pass;
   }
   std::string known_bug() const override {
     return kernel_ != TrellisKernel::prefill_as_documented
@@ -228,9 +213,14 @@ class MoeSpec : public spec::NamedSpec {
   }
 };
 
-METALSIM_REGISTER_SPEC_AS(prefill, GemmSpec, TrellisKernel::prefill);
-METALSIM_REGISTER_SPEC_AS(decode, GemmSpec, TrellisKernel::decode);
-METALSIM_REGISTER_SPEC_AS(prefill_as_documented, GemmSpec, TrellisKernel::prefill_as_documented);
+METALSIM_REGISTER_SPEC_AS(
+    prefill, GemmSpec, TrellisKernel::prefill,
+    "C = A x W, W trellis-quantized (2-4 bit), 64x64 tiles, simdgroup_matrix");
+METALSIM_REGISTER_SPEC_AS(decode, GemmSpec, TrellisKernel::decode,
+                          "C = A x W, W trellis-quantized, 32x128 tiles for M <= 16");
+METALSIM_REGISTER_SPEC_AS(prefill_as_documented, GemmSpec, TrellisKernel::prefill_as_documented,
+                          "the prefill kernel with the Trellis document's dequantization sketch "
+                          "as written (section 3.3)");
 METALSIM_REGISTER_SPEC(MoeSpec);
 
 }  // namespace
