@@ -86,19 +86,16 @@ std::unique_ptr<spec::PreparedCase> prepare_rms_norm(const RmsNormCase& s, spec:
   auto bx = ctx.buffer(as_elements<T>(*x)), bw = ctx.buffer(as_elements<T>(*w));
   const size_t n = x->size();
   auto out = ctx.buffer(n * sizeof(T));
-  auto poison = [=] { spec::poison(static_cast<T*>(out->contents()), n); };
+  const auto poison = spec::poisoner<T>(out, n);
   poison();
-  c->kernel = [=, &ctx](spec::CaseResult& r) {
-    ctx.dispatch(
-        s.kernel,
-        [&](auto* e) {
-          spec::set_buffers(e, {bx.get(), bw.get(), out.get()});
-          e->setBytes(&s.hidden, sizeof s.hidden, 3);
-          e->setBytes(&s.eps, sizeof s.eps, 4);
-          e->setThreadgroupMemoryLength(spec::tg_bytes(s.shared_floats * sizeof(float)), 0);
-        },
-        {s.rows, 1, 1}, {s.tg, 1, 1}, spec::CaseContext::Grid::threadgroups, r);
+  auto bind = [=](MTL::ComputeCommandEncoder* e) {
+    spec::set_buffers(e, {bx.get(), bw.get(), out.get()});
+    e->setBytes(&s.hidden, sizeof s.hidden, 3);
+    e->setBytes(&s.eps, sizeof s.eps, 4);
+    e->setThreadgroupMemoryLength(spec::tg_bytes(s.shared_floats * sizeof(float)), 0);
   };
+  c->kernel = spec::one_dispatch(ctx, s.kernel, bind, {s.rows, 1, 1}, {s.tg, 1, 1},
+                                 spec::CaseContext::Grid::threadgroups);
   c->reference = [=] { *ref = rms_norm_ref(*x, *w, s.rows, s.hidden, s.eps, s.weight_offset); };
   c->check = [=](spec::CaseResult& r) {
     spec::compare_output("output", spec::contents<T>(out), ref->data(), n, s.tolerance, r);
@@ -158,18 +155,15 @@ std::unique_ptr<spec::PreparedCase> prepare_rope(const RopeCase& s, bool documen
   auto qref = std::make_shared<std::vector<double>>(),
        kref = std::make_shared<std::vector<double>>();
   auto bq = ctx.buffer(*qt), bk = ctx.buffer(*kt);
-  c->kernel = [=, &ctx](spec::CaseResult& r) {
-    const RopeArgs args{s.seq, s.q_heads, s.kv_heads, s.head_dim, s.offset, s.theta};
-    const uint32_t heads = documented ? s.q_heads : s.q_heads + s.kv_heads;
-    ctx.dispatch(
-        s.kernel,
-        [&](auto* e) {
-          spec::set_buffers(e, {bq.get(), bk.get()});
-          if (documented) bind_documented_rope(e, s);
-          else e->setBytes(&args, sizeof args, 2);
-        },
-        {s.head_dim / 2, heads, s.seq}, {s.tg, 1, 1}, spec::CaseContext::Grid::threads, r);
+  const RopeArgs args{s.seq, s.q_heads, s.kv_heads, s.head_dim, s.offset, s.theta};
+  auto bind = [=](MTL::ComputeCommandEncoder* e) {
+    spec::set_buffers(e, {bq.get(), bk.get()});
+    if (documented) bind_documented_rope(e, s);
+    else e->setBytes(&args, sizeof args, 2);
   };
+  const uint32_t heads = documented ? s.q_heads : s.q_heads + s.kv_heads;  // the document's: Q's
+  c->kernel = spec::one_dispatch(ctx, s.kernel, bind, {s.head_dim / 2, heads, s.seq}, {s.tg, 1, 1},
+                                 spec::CaseContext::Grid::threads);
   c->reference = [=] {
     *qref = rope_ref(*q, s.seq, s.q_heads, s.head_dim, s.offset, s.theta);
     *kref = rope_ref(*k, s.seq, s.kv_heads, s.head_dim, s.offset, s.theta);
@@ -216,17 +210,14 @@ std::unique_ptr<spec::PreparedCase> prepare_binary(const BinaryCase& s, spec::Ca
   auto ref = std::make_shared<std::vector<double>>();
   auto ba = ctx.buffer(as_elements<T>(*a)), bb = ctx.buffer(as_elements<T>(*b));
   auto out = ctx.buffer(s.count * sizeof(T));
-  auto poison = [=] { spec::poison(static_cast<T*>(out->contents()), s.count); };
+  const auto poison = spec::poisoner<T>(out, s.count);
   poison();
-  c->kernel = [=, &ctx](spec::CaseResult& r) {
-    ctx.dispatch(
-        s.kernel,
-        [&](auto* e) {
-          spec::set_buffers(e, {ba.get(), bb.get(), out.get()});
-          e->setBytes(&s.count, sizeof s.count, 3);
-        },
-        {s.count, 1, 1}, {s.tg, 1, 1}, spec::CaseContext::Grid::threads, r);
+  auto bind = [=](MTL::ComputeCommandEncoder* e) {
+    spec::set_buffers(e, {ba.get(), bb.get(), out.get()});
+    e->setBytes(&s.count, sizeof s.count, 3);
   };
+  c->kernel = spec::one_dispatch(ctx, s.kernel, bind, {s.count, 1, 1}, {s.tg, 1, 1},
+                                 spec::CaseContext::Grid::threads);
   c->reference = [=] { *ref = s.ref(*a, *b); };
   c->check = [=](spec::CaseResult& r) {
     spec::compare_output("out", spec::contents<T>(out), ref->data(), s.count, s.tolerance, r);

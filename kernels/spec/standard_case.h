@@ -67,6 +67,22 @@ void fill(const NS::SharedPtr<MTL::Buffer>& b, const std::vector<T>& v) {
   std::memcpy(b->contents(), v.data(), v.size() * sizeof(T));
 }
 
+// Poisons an output buffer of `n` elements of T, when called: once before the first run, and as
+// a case's poison_again.
+template <class T>
+std::function<void()> poisoner(NS::SharedPtr<MTL::Buffer> b, size_t n) {
+  return [b = std::move(b), n] { poison(static_cast<T*>(b->contents()), n); };
+}
+
+// A StandardCase::kernel of one dispatch of `kernel` on `ctx` (CaseContext::dispatch), `bind`
+// setting its arguments.
+inline std::function<void(CaseResult&)> one_dispatch(CaseContext& ctx, std::string kernel,
+                                                     CaseContext::Bind bind, MTL::Size grid,
+                                                     MTL::Size tg, CaseContext::Grid grid_kind) {
+  return [&ctx, kernel = std::move(kernel), bind = std::move(bind), grid, tg,
+          grid_kind](CaseResult& r) { ctx.dispatch(kernel, bind, grid, tg, grid_kind, r); };
+}
+
 // Binds `buffers` to the kernel's first buffer indices, 0, 1, ... in order, at offset 0.
 inline void set_buffers(MTL::ComputeCommandEncoder* e,
                         std::initializer_list<MTL::Buffer*> buffers) {
