@@ -5,10 +5,8 @@
 #include <limits>
 
 #include "kernels/embedding/embedding_baseline.h"
+#include "kernels/embedding/embedding_cases.h"
 #include "kernels/embedding/embedding_ref.h"
-#include "kernels/spec/inputs.h"
-#include "kernels/spec/spec_names.h"
-#include "kernels/spec/standard_case.h"
 
 namespace metalsim::kernels::embedding {
 namespace {
@@ -67,17 +65,11 @@ class EmbeddingSpec : public spec::NamedSpec {
     const uint32_t tg = uint32_t(p.at("tg"));
     const float scale = p.at("gemma") ? std::sqrt(float(d)) : 1.0f;
     spec::InputGenerator gen(ctx.seed());
-    auto tokens = std::make_shared<std::vector<uint32_t>>(t);
-    for (uint32_t& id : *tokens) id = uint32_t(gen.integer(0, v - 1));
-    // Out-of-range ids, first and last positions first: vocab itself and 0xFFFFFFFF (a -1).
-    for (int64_t b = 0; b < p.at("bad"); ++b)
-      (*tokens)[b % 2 ? t - 1 - b / 2 : b / 2] = b % 2 ? 0xFFFFFFFFu : v;
-    auto& dev = ctx;
-    auto ref = std::make_shared<std::vector<double>>();
-    auto expected = std::make_shared<std::vector<double>>();
-    for (uint32_t id : *tokens) expected->push_back(id >= v ? 1 : 0);
+    auto tokens =
+        std::make_shared<const std::vector<uint32_t>>(make_tokens(gen, t, v, p.at("bad")));
     NS::SharedPtr<MTL::Buffer> table;
-    std::function<void()> reference, baseline;
+    std::function<void(std::vector<double>&)> reference;
+    std::function<void()> baseline;
     auto fast_out = std::make_shared<std::vector<half_t>>(size_t(t) * d);
     if (q8_) {
       auto blocks = std::make_shared<std::vector<BlockQ8_0>>(size_t(v) * d / 32);
@@ -85,55 +77,29 @@ class EmbeddingSpec : public spec::NamedSpec {
         b.d = half_t(gen.uniform(-0.01, 0.01));
         for (int8_t& q : b.qs) q = int8_t(gen.integer(-127, 127));
       }
-      table = dev.buffer(*blocks);
-      reference = [=] { *ref = lookup_q8_0_ref(*tokens, *blocks, v, d, scale); };
+      table = ctx.buffer(*blocks);
+      reference = [=](std::vector<double>& ref) {
+        ref = lookup_q8_0_ref(*tokens, *blocks, v, d, scale);
+      };
       baseline = [=] {
         lookup_q8_0_baseline(tokens->data(), t, blocks->data(), v, d, scale, fast_out->data());
       };
     } else {
       auto values =
           std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(size_t(v) * d, -1, 1));
-      table = dev.buffer(*values);
-      reference = [=] { *ref = lookup_f16_ref(*tokens, *values, v, d, scale); };
+      table = ctx.buffer(*values);
+      reference = [=](std::vector<double>& ref) {
+        ref = lookup_f16_ref(*tokens, *values, v, d, scale);
+      };
       baseline = [=] {
         lookup_f16_baseline(tokens->data(), t, values->data(), v, d, scale, fast_out->data());
       };
     }
-    auto btok = dev.buffer(*tokens), out = dev.buffer(size_t(t) * d * 2),
-         status = dev.buffer(size_t(t) * 4);
-    const size_t n = size_t(t) * d;
-    auto poison = [=] {
-      spec::poison(static_cast<half_t*>(out->contents()), n);
-      spec::poison(static_cast<uint32_t*>(status->contents()), t);
-    };
-    poison();
-    auto c = std::make_unique<spec::StandardCase>();
-    const std::string kernel = name();
-    c->kernel = [=, &ctx](CaseResult& r) {
-      struct {
-        uint32_t tokens, vocab, dim;
-        float scale;
-      } args{t, v, d, scale};
-      ctx.dispatch(
-          kernel,
-          [&](auto* e) {
-            spec::set_buffers(e, {btok.get(), table.get(), out.get(), status.get()});
-            e->setBytes(&args, sizeof args, 4);
-          },
-          {d, t, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
-    };
-    c->reference = reference;
-    c->baseline = baseline;
     // A copy is exact; Q8_0's q * d and the Gemma scale round once to half.
     const Tolerance tol{0x1p-25, 0x1p-11, "one rounding to half"};
-    c->check = [=](CaseResult& r) {
-      spec::compare_output("out", spec::contents<half_t>(out), ref->data(), n, tol, r);
-      spec::compare_output("status", spec::contents<uint32_t>(status), expected->data(), t,
-                           Tolerance{}, r);
-    };
-    c->expose("out", out);
-    c->expose("status", status);
-    c->poison_again = poison;
+    auto c =
+        prepare_lookup<half_t>({name(), t, v, d, tg, scale, tol}, tokens, table, reference, ctx);
+    c->baseline = baseline;
     return c;
   }
 
