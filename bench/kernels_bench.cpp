@@ -6,16 +6,14 @@
 // With every check off the kernels run their fast variant; METALSIM_BENCH_CHECKED=1 also times
 // the checked variant with every check off (loops_checked_ms, fibers_checked_ms): what the
 // access-check pass's instrumentation costs when no check uses it.
-// Each counter is the median of the timed iterations, after one untimed warm-up of each.
+// Each counter is the median of the timed iterations, after one untimed warm-up of each
+// (kernels/spec/bench_loop.h, the loop `metalsim bench` uses too).
 #include <benchmark/benchmark.h>
 
-#include <cmath>
 #include <cstdlib>
-#include <vector>
 
+#include "kernels/spec/bench_loop.h"
 #include "kernels/spec/case_runner.h"
-#include "kernels/spec/timing.h"
-#include "simt/engine/dispatch.h"
 
 namespace metalsim::spec {
 namespace {
@@ -24,52 +22,24 @@ void bench_case(benchmark::State& state, const KernelSpec* spec, Params params) 
   engine::ExecutionOptions options;
   options.checks = check::CheckSet::none();  // speed of the plain run
   auto ctx = CaseRunner::shared().context(options, 1);
-  std::unique_ptr<PreparedCase> c = spec->prepare(spec->complete(params), *ctx);
-  auto run = [&](engine::ExecutionMode mode, bool checked = false) {
-    ctx->mutable_options().mode = mode;
-    ctx->mutable_options().checked_variant = checked;
-    c->repoison();
-    return seconds_of([&] { c->run_kernel(); });
-  };
-  const bool time_reference = std::getenv("METALSIM_BENCH_NO_REFERENCE") == nullptr;
-  const bool time_checked = std::getenv("METALSIM_BENCH_CHECKED") != nullptr;
-  std::vector<double> loops, fibers, baseline, reference;  // seconds, one per iteration
-  std::vector<double> loops_checked, fibers_checked;
-  bool has_baseline = false, lane_loops = false;
-  // Warm-up, untimed: pipelines, fiber stacks, page faults of the outputs, and the baselines'
-  // one-time preparation (the trellis family dequantizes its weights on first use).
-  run(engine::ExecutionMode::fibers);
-  run(engine::ExecutionMode::automatic);
-  if (time_checked) run(engine::ExecutionMode::automatic, true);
-  c->run_baseline();
-  for (auto _ : state) {
-    fibers.push_back(run(engine::ExecutionMode::fibers));
-    const uint64_t before = engine::lane_loop_threadgroups_total();
-    loops.push_back(run(engine::ExecutionMode::automatic));
-    lane_loops = engine::lane_loop_threadgroups_total() > before;
-    baseline.push_back(seconds_of([&] { has_baseline = c->run_baseline(); }));
-    if (time_reference) reference.push_back(seconds_of([&] { c->run_reference(); }));
-    if (time_checked) {
-      fibers_checked.push_back(run(engine::ExecutionMode::fibers, true));
-      loops_checked.push_back(run(engine::ExecutionMode::automatic, true));
-    }
-  }
-  // Medians of the iterations: one slow run on a shared machine does not move them.
-  const double nan = std::nan("");
-  const double loops_s = lane_loops ? median(loops) : nan, fibers_s = median(fibers),
-               baseline_s = has_baseline ? median(baseline) : nan;
-  state.counters["loops_ms"] = loops_s * 1e3;
-  state.counters["fibers_ms"] = fibers_s * 1e3;
-  state.counters["baseline_ms"] = baseline_s * 1e3;
-  state.counters["reference_ms"] = time_reference ? median(reference) * 1e3 : nan;
-  state.counters["loops_ratio"] = loops_s / baseline_s;
-  state.counters["fibers_ratio"] = fibers_s / baseline_s;
-  if (time_checked) {
-    const double loops_checked_s = lane_loops ? median(loops_checked) : nan;
-    state.counters["loops_checked_ms"] = loops_checked_s * 1e3;
-    state.counters["fibers_checked_ms"] = median(fibers_checked) * 1e3;
-    state.counters["loops_checked_ratio"] = loops_checked_s / baseline_s;
-    state.counters["fibers_checked_ratio"] = median(fibers_checked) / baseline_s;
+  std::unique_ptr<PreparedCase> c = spec->prepare_case(spec->complete(params), *ctx);
+  const BenchSettings settings{.reference = std::getenv("METALSIM_BENCH_NO_REFERENCE") == nullptr,
+                               .checked_variant = std::getenv("METALSIM_BENCH_CHECKED") != nullptr};
+  BenchLoop loop(*ctx, *c, settings);
+  loop.warm_up();
+  for (auto _ : state) loop.repeat();
+  const BenchMedians m = medians(loop.times());
+  state.counters["loops_ms"] = m.loops * 1e3;
+  state.counters["fibers_ms"] = m.fibers * 1e3;
+  state.counters["baseline_ms"] = m.baseline * 1e3;
+  state.counters["reference_ms"] = m.reference * 1e3;
+  state.counters["loops_ratio"] = m.loops / m.baseline;
+  state.counters["fibers_ratio"] = m.fibers / m.baseline;
+  if (settings.checked_variant) {
+    state.counters["loops_checked_ms"] = m.loops_checked * 1e3;
+    state.counters["fibers_checked_ms"] = m.fibers_checked * 1e3;
+    state.counters["loops_checked_ratio"] = m.loops_checked / m.baseline;
+    state.counters["fibers_checked_ratio"] = m.fibers_checked / m.baseline;
   }
 }
 

@@ -47,35 +47,30 @@ void report(benchmark::State& state, double tokens, double encode_seconds) {
   state.counters["encode_ms_per_tok"] = encode_seconds * 1e3 / (tokens * iterations);
 }
 
-// Prefill of the first n prompt tokens from position 0, in one forward_prompt call.
-void BM_PrefillForwardPrompt(benchmark::State& state) {
+// Prefill of the first n prompt tokens from position 0: in one forward_prompt call (batched),
+// or fed with n forward_token calls.
+void prefill(benchmark::State& state, bool batched) {
   Setup& s = setup();
-  const auto n = size_t(state.range(0));
+  const auto prompt = std::span(s.prompt).first(size_t(state.range(0)));
   ModelRunner runner(s.device.get(), s.config, s.weights);
   double encode = 0;
   for (auto _ : state) {
     runner.reset();
-    benchmark::DoNotOptimize(runner.forward_prompt(std::span(s.prompt).first(n)));
-    encode += runner.last_timing().encode_seconds;
-  }
-  report(state, double(n), encode);
-}
-
-// The same prompt fed with n forward_token calls.
-void BM_PrefillTokenByToken(benchmark::State& state) {
-  Setup& s = setup();
-  const auto n = size_t(state.range(0));
-  ModelRunner runner(s.device.get(), s.config, s.weights);
-  double encode = 0;
-  for (auto _ : state) {
-    runner.reset();
-    for (size_t i = 0; i < n; ++i) {
-      benchmark::DoNotOptimize(runner.forward_token(s.prompt[i]));
+    if (batched) {
+      benchmark::DoNotOptimize(runner.forward_prompt(prompt));
+      encode += runner.last_timing().encode_seconds;
+      continue;
+    }
+    for (uint32_t token : prompt) {
+      benchmark::DoNotOptimize(runner.forward_token(token));
       encode += runner.last_timing().encode_seconds;
     }
   }
-  report(state, double(n), encode);
+  report(state, double(prompt.size()), encode);
 }
+
+void BM_PrefillForwardPrompt(benchmark::State& state) { prefill(state, true); }
+void BM_PrefillTokenByToken(benchmark::State& state) { prefill(state, false); }
 
 // Greedy decode after an 8-token prompt: one forward_token per iteration; with `capture`, the
 // program is recorded by an untimed first token.
@@ -99,22 +94,13 @@ void decode(benchmark::State& state, bool capture) {
 void BM_Decode(benchmark::State& state) { decode(state, false); }
 void BM_DecodeCaptured(benchmark::State& state) { decode(state, true); }
 
-BENCHMARK(BM_PrefillForwardPrompt)
-    ->Arg(1)
-    ->Arg(8)
-    ->Arg(32)
-    ->Arg(128)
-    ->Iterations(1)
-    ->Unit(benchmark::kSecond)
-    ->UseRealTime();
-BENCHMARK(BM_PrefillTokenByToken)
-    ->Arg(1)
-    ->Arg(8)
-    ->Arg(32)
-    ->Arg(128)
-    ->Iterations(1)
-    ->Unit(benchmark::kSecond)
-    ->UseRealTime();
+// Prompts of 1, 8, 32 and 128 tokens, each run once.
+void prompt_lengths(benchmark::internal::Benchmark* b) {
+  b->Arg(1)->Arg(8)->Arg(32)->Arg(128)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+}
+
+BENCHMARK(BM_PrefillForwardPrompt)->Apply(prompt_lengths);
+BENCHMARK(BM_PrefillTokenByToken)->Apply(prompt_lengths);
 BENCHMARK(BM_Decode)->Iterations(8)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_DecodeCaptured)->Iterations(8)->Unit(benchmark::kMillisecond)->UseRealTime();
 

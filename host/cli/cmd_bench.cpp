@@ -1,9 +1,9 @@
 // metalsim bench [KERNEL...]: each spec's bench cases, the kernel (emulated) in lane loops and on
 // fibers against the fast native baseline (float, the same OpenMP threads) and the checking
 // reference (native Eigen or scalar C++, mostly double, one thread), all timed in the same run:
-// medians of several repetitions, outputs repoisoned between (docs/performance.md).
+// medians of several repetitions, outputs repoisoned between (kernels/spec/bench_loop.h, the loop
+// bench/kernels_bench.cpp uses too; docs/performance.md).
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <memory>
 
@@ -13,25 +13,15 @@
 #include "host/cli/output_json.h"
 #include "host/cli/output_table.h"
 #include "host/cli/progress_bar.h"
-#include "kernels/spec/timing.h"
-#include "simt/engine/dispatch.h"
+#include "kernels/spec/bench_loop.h"
 
 namespace metalsim::cli {
 namespace {
 
 struct BenchResult {
-  std::vector<double> loops, fibers, baseline, reference;  // seconds per repetition
-  bool lane_loops = false;  // the auto runs ran threadgroups in lane loops
-  spec::CaseResult result;  // of the last auto run (lane loops where the kernel has them)
-  std::string error;
+  spec::BenchTimes times;
+  spec::CaseResult result;  // of the last automatic run (lane loops where the kernel has them)
 };
-
-// Runs the kernel once under `mode`, timed.
-double time_kernel(spec::CaseContext& ctx, spec::PreparedCase& c, engine::ExecutionMode mode) {
-  ctx.mutable_options().mode = mode;
-  c.repoison();
-  return spec::seconds_of([&] { c.run_kernel(); });
-}
 
 BenchResult bench_case(const Case& r, const engine::ExecutionOptions& options, size_t reps,
                        bool reference) {
@@ -41,25 +31,12 @@ BenchResult bench_case(const Case& r, const engine::ExecutionOptions& options, s
   plain.checks.init = false;  // auto runs lane loops only without the fibers-only checks
   try {
     auto ctx = spec::CaseRunner::shared().context(plain, r.seed);
-    auto c = r.spec->prepare(r.params, *ctx);
-    // Warm-up: pipelines, stacks, caches, both modes.
-    time_kernel(*ctx, *c, engine::ExecutionMode::fibers);
-    time_kernel(*ctx, *c, engine::ExecutionMode::automatic);
-    const bool has_baseline = c->run_baseline();
-    if (reference) c->run_reference();
-    for (size_t i = 0; i < reps; ++i) {
-      b.fibers.push_back(time_kernel(*ctx, *c, engine::ExecutionMode::fibers));
-      const uint64_t loops_before = engine::lane_loop_threadgroups_total();
-      b.loops.push_back(time_kernel(*ctx, *c, engine::ExecutionMode::automatic));
-      b.lane_loops = engine::lane_loop_threadgroups_total() > loops_before;
-      if (has_baseline) b.baseline.push_back(spec::seconds_of([&] { c->run_baseline(); }));
-      if (reference) b.reference.push_back(spec::seconds_of([&] { c->run_reference(); }));
-    }
+    auto c = r.spec->prepare_case(r.params, *ctx);
+    b.times = spec::time_case(*ctx, *c, {.reference = reference}, reps);
     if (reference) b.result = c->compare();
     else b.result.passed = true;  // nothing to compare against
   } catch (const std::exception& e) {
-    b.error = std::string("harness error: ") + e.what();
-    b.result.failure = b.error;
+    b.result.failure = std::string("harness error: ") + e.what();
   }
   return b;
 }
@@ -103,13 +80,13 @@ Action setup_bench(CLI::App& sub, Io& io) {
       bar.update(i, r.id());
       BenchResult b =
           bench_case(r, o->flags.options, std::max<size_t>(o->reps, 1), !o->no_reference);
-      const double loops = spec::median(b.loops), fibers = spec::median(b.fibers);
-      const double base = spec::median(b.baseline), ref = spec::median(b.reference);
+      const spec::BenchMedians m = spec::medians(b.times);
+      const double loops = m.loops, fibers = m.fibers, base = m.baseline, ref = m.reference;
       const Verdict v = spec::judge(*r.spec, r.params, b.result, o->flags.options.checks).verdict;
       failed += !spec::verdict_ok(v);
       const std::string result =
           b.result.passed ? "ok" : std::string(spec::verdict_name(v)) + ": " + b.result.failure;
-      const std::string loops_label = b.lane_loops ? format_seconds(loops) : "(fibers)";
+      const std::string loops_label = b.times.lane_loops ? format_seconds(loops) : "(fibers)";
       if (o->json)
         write_json_line(io.out, {{"command", "bench"},
                                  {"id", r.id()},
@@ -118,18 +95,18 @@ Action setup_bench(CLI::App& sub, Io& io) {
                                  {"params", params_json(r.params)},
                                  {"checks", o->flags.options.checks.str()},
                                  {"threads", omp_get_max_threads()},
-                                 {"reps", b.fibers.size()},
-                                 {"lane_loops", b.lane_loops},
+                                 {"reps", b.times.fibers.size()},
+                                 {"lane_loops", b.times.lane_loops},
                                  {"loops_seconds", seconds_or_null(loops)},
                                  {"fibers_seconds", seconds_or_null(fibers)},
                                  {"baseline_seconds", seconds_or_null(base)},
                                  {"reference_seconds", seconds_or_null(ref)},
                                  {"loops_vs_baseline", seconds_or_null(loops / base)},
                                  {"fibers_vs_baseline", seconds_or_null(fibers / base)},
-                                 {"loops_samples", b.loops},
-                                 {"fibers_samples", b.fibers},
-                                 {"baseline_samples", b.baseline},
-                                 {"reference_samples", b.reference},
+                                 {"loops_samples", b.times.loops},
+                                 {"fibers_samples", b.times.fibers},
+                                 {"baseline_samples", b.times.baseline},
+                                 {"reference_samples", b.times.reference},
                                  {"status", std::string(spec::verdict_name(v))},
                                  {"failure", b.result.failure}});
       auto or_dash = [](double x, std::string text) { return std::isfinite(x) ? text : "-"; };

@@ -23,10 +23,8 @@ struct ModelOptions {
   uint32_t window = 256;
   uint32_t prompt = 32, decode = 16;
   bool capture = true;
-  uint64_t seed = 1;
   bool token_by_token = true;
-  uint32_t workers = 0;
-  std::string checks;  // empty: the device's default (METALSIM_CHECKS, else sync,mem)
+  RunFlags flags;  // --seed: the weights' (and, with seed + 1, the prompt's); --workers, --checks
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -108,18 +106,13 @@ int run_model(const ModelOptions& o, Io& io) {
     return kExitUsage;
   }
   auto device = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
-  device->executionOptions().workers = o.workers;
-  if (!o.checks.empty() && !check::CheckSet::parse(o.checks, device->executionOptions().checks)) {
-    io.err << "metalsim model: bad --checks '" << o.checks
-           << "' (sync,init,mem,race, all or none)\n";
-    return kExitUsage;
-  }
+  device->executionOptions() = o.flags.options;
   io.out << "model      " << config.describe() << "\n";
   auto t0 = std::chrono::steady_clock::now();
-  const model::ModelWeights weights = model::generate_weights(config, o.seed);
-  io.out << "weights    Q4_0 from seed " << o.seed << " in " << fixed(seconds_since(t0), 2)
+  const model::ModelWeights weights = model::generate_weights(config, o.flags.seed);
+  io.out << "weights    Q4_0 from seed " << o.flags.seed << " in " << fixed(seconds_since(t0), 2)
          << " s\n";
-  spec::InputGenerator gen(o.seed + 1);
+  spec::InputGenerator gen(o.flags.seed + 1);
   std::vector<uint32_t> prompt(o.prompt);
   for (uint32_t& t : prompt) t = uint32_t(gen.integer(0, config.vocab - 1));
 
@@ -187,16 +180,12 @@ Action setup_model(CLI::App& sub, Io& io) {
       ->capture_default_str();
   sub.add_option("--decode", o->decode, "tokens generated greedily after the prompt")
       ->capture_default_str();
-  sub.add_option("--seed", o->seed, "weights (and, with seed + 1, the prompt)")
-      ->capture_default_str();
   sub.add_flag("!--no-token-by-token", o->token_by_token,
                "skip the token-by-token prefill comparison");
   sub.add_flag("!--no-capture", o->capture,
                "skip decoding with capture (replay from an indirect command buffer)");
-  sub.add_option("--workers", o->workers, "threads running threadgroups (0: every core)")
-      ->capture_default_str();
-  sub.add_option("--checks", o->checks,
-                 "sync,init,mem,race, all or none (default: the device's, sync,mem)");
+  // The device's default checks: METALSIM_CHECKS, else sync,mem.
+  o->flags.add_to(sub, check::CheckSet::from_environment().str());
   return [o, &io] { return run_model(*o, io); };
 }
 

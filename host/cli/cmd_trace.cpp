@@ -61,7 +61,7 @@ Action setup_trace(CLI::App& sub, Io& io) {
     try {
       auto ctx = spec::CaseRunner::shared().context(options, r.seed);
       uint64_t t0 = TraceWriter::now_ns();
-      auto c = r.spec->prepare(r.params, *ctx);
+      auto c = r.spec->prepare_case(r.params, *ctx);
       uint64_t t1 = TraceWriter::now_ns();
       trace.complete("prepare", "host", kHostPid, 1, t0, t1, args);
       c->run_kernel();

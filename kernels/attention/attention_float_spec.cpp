@@ -6,34 +6,21 @@
 #include <limits>
 #include <tuple>
 
-#include "kernels/attention/attention_ref.h"
-#include "kernels/spec/inputs.h"
+#include "kernels/attention/attention_inputs.h"
+#include "kernels/spec/spec_names.h"
 #include "kernels/spec/standard_case.h"
 
 namespace metalsim::kernels::attention {
 namespace {
 
-using spec::CaseResult;
-using spec::ParamDef;
-using spec::Params;
-using spec::Tolerance;
-
-struct DecodeParams {  // attention.metal
-  uint64_t q_strides[2], k_strides[3], v_strides[3], o_strides[2];
-  uint32_t num_heads, num_kv_heads, kv_len, head_dim;
-  float scale;
-};
-
 std::vector<float> widen(const std::vector<half_t>& v) { return {v.begin(), v.end()}; }
 
 // ------------------------------ decode_attention_float
-class DecodeAttentionFloatSpec : public spec::KernelSpec {
+class DecodeAttentionFloatSpec : public spec::NamedSpec {
  public:
-  std::string name() const override { return "decode_attention_float"; }
-  std::string family() const override { return "attention"; }
-  std::string summary() const override {
-    return "decode_attention on float Q, K, V and O (a float KV cache)";
-  }
+  DecodeAttentionFloatSpec()
+      : NamedSpec("decode_attention_float", "attention",
+                  "decode_attention on float Q, K, V and O (a float KV cache)") {}
   std::vector<ParamDef> params() const override {
     return {
         {"heads", 1, 64, {}, {1, 4, 9}, 4, "query heads"},
@@ -76,59 +63,33 @@ class DecodeAttentionFloatSpec : public spec::KernelSpec {
   }
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
-    std::string why;
-    if (!valid(p, &why)) throw std::invalid_argument(name() + ": " + why);
-    auto a = std::make_shared<AttentionProblem>();
-    a->heads = int(p.at("heads"));
-    a->kv_heads = int(p.at("kv_heads"));
-    a->head_dim = int(p.at("head_dim"));
-    a->seq_kv = int(p.at("kv_len"));
-    a->scale = double(1.0f / std::sqrt(float(a->head_dim)));  // the float the kernel gets
-    const int capacity = a->seq_kv + int(p.at("cache_slack"));
-    a->q = a->o = View{int64_t(a->heads) * a->head_dim, a->head_dim, 0};
-    a->k = a->v = p.at("layout") ? interleaved_view(a->kv_heads, capacity, a->head_dim)
-                                 : contiguous_view(a->kv_heads, capacity, a->head_dim);
+    const int kv_len = int(p.at("kv_len")), capacity = kv_len + int(p.at("cache_slack"));
+    auto a = std::make_shared<const AttentionProblem>(
+        decode_problem(1, int(p.at("heads")), int(p.at("kv_heads")), int(p.at("head_dim")), kv_len,
+                       capacity, p.at("layout") != 0));
     spec::InputGenerator gen(ctx.seed());
-    const size_t qn = size_t(a->heads) * a->head_dim;
-    auto q = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(qn, -2, 2));
-    const size_t kvn = size_t(a->kv_heads) * capacity * a->head_dim;
-    auto k =
-        std::make_shared<std::vector<half_t>>(kvn, half_t(std::numeric_limits<float>::quiet_NaN()));
-    auto v = std::make_shared<std::vector<half_t>>(*k);
-    for (int h = 0; h < a->kv_heads; ++h)
-      for (int j = 0; j < a->seq_kv; ++j)
-        for (int d = 0; d < a->head_dim; ++d) {
-          (*k)[a->k.at(0, h, j) + d] = half_t(gen.uniform(-1.0, 1.0));
-          (*v)[a->v.at(0, h, j) + d] = half_t(gen.uniform(-1.0, 1.0));
-        }
+    auto in = std::make_shared<const AttentionInputs>(make_inputs(*a, capacity, gen));
+    const size_t qn = in->q.size();
     auto ref = std::make_shared<std::vector<double>>(qn);
-    auto bq = ctx.buffer(widen(*q)), bk = ctx.buffer(widen(*k)), bv = ctx.buffer(widen(*v));
+    auto bq = ctx.buffer(widen(in->q)), bk = ctx.buffer(widen(in->k)),
+         bv = ctx.buffer(widen(in->v));
     auto out = ctx.buffer(qn * sizeof(float));
     auto poison = [=] { spec::poison(static_cast<float*>(out->contents()), qn); };
     poison();
-    DecodeParams dp{};
-    const int64_t qs[2] = {a->q.batch, a->q.head}, ks[3] = {a->k.batch, a->k.head, a->k.seq};
-    for (int i = 0; i < 2; ++i) dp.q_strides[i] = dp.o_strides[i] = uint64_t(qs[i]);
-    for (int i = 0; i < 3; ++i) dp.k_strides[i] = dp.v_strides[i] = uint64_t(ks[i]);
-    dp.num_heads = uint32_t(a->heads);
-    dp.num_kv_heads = uint32_t(a->kv_heads);
-    dp.kv_len = uint32_t(a->seq_kv);
-    dp.head_dim = uint32_t(a->head_dim);
-    dp.scale = float(a->scale);
+    const DecodeParams dp = decode_params(*a);
     auto c = std::make_unique<spec::StandardCase>();
     c->kernel = [=, &ctx](CaseResult& r) {
       ctx.dispatch(
           "decode_attention_float",
           [&](auto* e) {
-            e->setBuffer(bq.get(), 0, 0);
-            e->setBuffer(bk.get(), 0, 1);
-            e->setBuffer(bv.get(), 0, 2);
-            e->setBuffer(out.get(), 0, 3);
+            spec::set_buffers(e, {bq.get(), bk.get(), bv.get(), out.get()});
             e->setBytes(&dp, sizeof dp, 4);
           },
           {uint32_t(a->heads), 1, 1}, {128, 1, 1}, spec::CaseContext::Grid::threadgroups, r);
     };
-    c->reference = [=] { attention_reference(*a, q->data(), k->data(), v->data(), ref->data()); };
+    c->reference = [=] {
+      attention_reference(*a, in->q.data(), in->k.data(), in->v.data(), ref->data());
+    };
     // Float throughout: the scores' dot products over head_dim, exp, and sums over kv_len.
     const Tolerance tol{0, (a->head_dim + a->seq_kv + 64) * 0x1p-24,
                         "float scores over head_dim, exp, sums over kv_len"};
@@ -144,13 +105,11 @@ class DecodeAttentionFloatSpec : public spec::KernelSpec {
 // ------------------------------ kv_append_float
 // A cache of `slots` rows of `count` floats, poisoned; the kernel writes row `slot` from K and
 // V bound at the row's offset. Exact copy; every other row must keep its poison.
-class KvAppendFloatSpec : public spec::KernelSpec {
+class KvAppendFloatSpec : public spec::NamedSpec {
  public:
-  std::string name() const override { return "kv_append_float"; }
-  std::string family() const override { return "attention"; }
-  std::string summary() const override {
-    return "one token's K and V rows copied into a float cache slot (by buffer offset)";
-  }
+  KvAppendFloatSpec()
+      : NamedSpec("kv_append_float", "attention",
+                  "one token's K and V rows copied into a float cache slot (by buffer offset)") {}
   std::vector<ParamDef> params() const override {
     return {{"count",
              1,
@@ -184,8 +143,6 @@ class KvAppendFloatSpec : public spec::KernelSpec {
   }
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
-    std::string why;
-    if (!valid(p, &why)) throw std::invalid_argument(name() + ": " + why);
     const uint32_t count = uint32_t(p.at("count")), slots = uint32_t(p.at("slots")),
                    tg = uint32_t(p.at("tg"));
     const size_t offset = size_t(p.at("slot")) * count * sizeof(float);
@@ -205,8 +162,7 @@ class KvAppendFloatSpec : public spec::KernelSpec {
       ctx.dispatch(
           "kv_append_float",
           [&](auto* e) {
-            e->setBuffer(bk.get(), 0, 0);
-            e->setBuffer(bv.get(), 0, 1);
+            spec::set_buffers(e, {bk.get(), bv.get()});
             e->setBuffer(kc.get(), offset, 2);
             e->setBuffer(vc.get(), offset, 3);
             e->setBytes(&count, sizeof count, 4);

@@ -7,19 +7,17 @@
 #include <stdexcept>
 
 #include "kernels/attention/attention_baseline.h"
+#include "kernels/attention/attention_inputs.h"
 #include "kernels/attention/attention_ref.h"
 #include "kernels/attention/attention_spec.h"
 #include "kernels/spec/case_context.h"
 #include "kernels/spec/case_runner.h"
 #include "kernels/spec/compare.h"
 #include "kernels/spec/inputs.h"
+#include "kernels/spec/spec_names.h"
 
 namespace metalsim::kernels::attention {
 namespace {
-
-using spec::CaseResult;
-using spec::ParamDef;
-using spec::Params;
 
 // ------------------------------ kernel argument structs (mirrors of attention.metal)
 
@@ -35,12 +33,6 @@ struct FlashAttentionParams {
   float scale;
 };
 
-struct DecodeParams {
-  uint64_t q_strides[2], k_strides[3], v_strides[3], o_strides[2];
-  uint32_t num_heads, num_kv_heads, kv_len, head_dim;
-  float scale;
-};
-
 enum class Kind { documented, flash, masked, decode };
 
 constexpr int64_t kMaxElements = int64_t(1) << 27;  // per tensor: keeps a fuzzed case in memory
@@ -52,11 +44,6 @@ int64_t documented_threadgroup_bytes(int64_t d) {
 }
 int64_t flash_threadgroup_bytes(int64_t d) { return 3 * 32 * d * 2 + 32 * 32 * 4; }
 
-void copy_strides(const View& v, uint64_t* s, int n) {
-  const int64_t all[3] = {v.batch, v.head, v.seq};
-  for (int i = 0; i < n; ++i) s[i] = uint64_t(all[i]);
-}
-
 // ------------------------------ one prepared case
 
 class AttentionCase : public spec::PreparedCase {
@@ -65,46 +52,40 @@ class AttentionCase : public spec::PreparedCase {
     auto get = [&](const char* n, int64_t dflt) {
       return p.contains(n) ? int(p.at(n)) : int(dflt);
     };
-    AttentionProblem& a = problem_;
-    a.batch = get("batch", 1);
-    a.heads = get("heads", 1);
-    a.kv_heads = get("kv_heads", 0) == 0 ? a.heads : get("kv_heads", 0);
-    a.head_dim = get("head_dim", 64);
-    a.seq_q = kind == Kind::decode ? 1 : get("seq_q", 1);
-    a.seq_kv = kind == Kind::decode ? get("kv_len", 1) : get("seq_kv", 1);
-    a.causal = kind == Kind::documented || get("causal", 0) != 0;
-    a.kv_offset = get("kv_offset", 0);
-    a.scale = double(1.0f / std::sqrt(float(a.head_dim)));  // the float the kernel gets
+    const int heads = get("heads", 1);
+    const int kv_heads = get("kv_heads", 0) == 0 ? heads : get("kv_heads", 0);
     const bool interleaved = get("layout", 0) == 1;
-    const int capacity = a.seq_kv + get("cache_slack", 0);
+    const int seq_kv = kind == Kind::decode ? get("kv_len", 1) : get("seq_kv", 1);
+    const int capacity = seq_kv + get("cache_slack", 0);
+    AttentionProblem& a = problem_;
     if (kind == Kind::decode) {
-      a.q = a.o = View{int64_t(a.heads) * a.head_dim, a.head_dim, 0};
-      a.k = a.v = interleaved ? interleaved_view(a.kv_heads, capacity, a.head_dim)
-                              : contiguous_view(a.kv_heads, capacity, a.head_dim);
+      a = decode_problem(get("batch", 1), heads, kv_heads, get("head_dim", 64), seq_kv, capacity,
+                         interleaved);
     } else {
+      a.batch = get("batch", 1);
+      a.heads = heads;
+      a.kv_heads = kv_heads;
+      a.head_dim = get("head_dim", 64);
+      a.seq_q = get("seq_q", 1);
+      a.seq_kv = seq_kv;
+      a.causal = kind == Kind::documented || get("causal", 0) != 0;
+      a.kv_offset = get("kv_offset", 0);
+      a.scale = kernel_scale(a.head_dim);
       auto view = interleaved ? interleaved_view : contiguous_view;
       a.q = a.o = view(a.heads, a.seq_q, a.head_dim);
       a.k = a.v = view(a.kv_heads, a.seq_kv, a.head_dim);
     }
-    const size_t q_n = size_t(a.batch) * a.heads * a.seq_q * a.head_dim;
-    const size_t kv_n = size_t(a.batch) * a.kv_heads * capacity * a.head_dim;
 
     spec::InputGenerator gen(ctx.seed());
-    q_ = gen.uniform_vector<half_t>(q_n, -2.0, 2.0);
-    k_.assign(kv_n, half_t(std::numeric_limits<float>::quiet_NaN()));  // cache slack: NaN
-    v_ = k_;
-    for (int b = 0; b < a.batch; ++b)
-      for (int h = 0; h < a.kv_heads; ++h)
-        for (int j = 0; j < a.seq_kv; ++j)
-          for (int d = 0; d < a.head_dim; ++d) {
-            k_[a.k.at(b, h, j) + d] = half_t(gen.uniform(-1.0, 1.0));
-            v_[a.v.at(b, h, j) + d] = half_t(gen.uniform(-1.0, 1.0));
-          }
+    AttentionInputs inputs = make_inputs(a, capacity, gen);
+    q_ = std::move(inputs.q);
+    k_ = std::move(inputs.k);
+    v_ = std::move(inputs.v);
     if (kind == Kind::masked)
       make_mask(gen, get("mask_type", 0), get("mask_batch", 0), get("masked_rows", 0));
-    o_.resize(q_n);
+    o_.resize(q_.size());
     spec::poison(o_.data(), o_.size());
-    ref_.assign(q_n, 0.0);
+    ref_.assign(q_.size(), 0.0);
 
     spec::CaseContext& dev = ctx;
     qb_ = dev.buffer(q_);
@@ -136,16 +117,7 @@ class AttentionCase : public spec::PreparedCase {
       enc->setThreadgroupMemoryLength(NS::UInteger(documented_threadgroup_bytes(a.head_dim)), 0);
       enc->dispatchThreadgroups(MTL::Size(q_tiles, a.heads, a.batch), MTL::Size(256, 1, 1));
     } else if (kind_ == Kind::decode) {
-      DecodeParams p{};
-      copy_strides(a.q, p.q_strides, 2);
-      copy_strides(a.k, p.k_strides, 3);
-      copy_strides(a.v, p.v_strides, 3);
-      copy_strides(a.o, p.o_strides, 2);
-      p.num_heads = uint32_t(a.heads);
-      p.num_kv_heads = uint32_t(a.kv_heads);
-      p.kv_len = uint32_t(a.seq_kv);
-      p.head_dim = uint32_t(a.head_dim);
-      p.scale = float(a.scale);
+      const DecodeParams p = decode_params(a);
       enc->setBytes(&p, sizeof p, 4);
       enc->dispatchThreadgroups(MTL::Size(a.heads, a.batch, 1), MTL::Size(128, 1, 1));
     } else {
@@ -314,9 +286,10 @@ bool shape_valid(const Params& p, std::string* why) {
 
 // ------------------------------ the specs
 
-class AttentionSpecBase : public spec::KernelSpec {
+class AttentionSpecBase : public spec::NamedSpec {
  public:
-  std::string family() const override { return "attention"; }
+  AttentionSpecBase(std::string name, std::string summary)
+      : NamedSpec(std::move(name), "attention", std::move(summary)) {}
   bool valid(const Params& p, std::string* why) const override {
     for (const ParamDef& d : params()) {
       const int64_t x = p.at(d.name);
@@ -352,11 +325,10 @@ class AttentionSpecBase : public spec::KernelSpec {
 
 class FlashAttentionSpec : public AttentionSpecBase {
  public:
-  std::string name() const override { return "flash_attention_forward"; }
-  std::string summary() const override {
-    return "flash attention, half in/out, causal with kv_offset, GQA, strided views; 192*D+4096 B "
-           "threadgroup memory";
-  }
+  FlashAttentionSpec()
+      : AttentionSpecBase("flash_attention_forward",
+                          "flash attention, half in/out, causal with kv_offset, GQA, strided "
+                          "views; 192*D+4096 B threadgroup memory") {}
   std::vector<ParamDef> params() const override {
     auto v = shape_params(false);
     v.push_back(
@@ -424,11 +396,10 @@ class FlashAttentionSpec : public AttentionSpecBase {
 
 class MaskedAttentionSpec : public AttentionSpecBase {
  public:
-  std::string name() const override { return "flash_attention_forward_masked"; }
-  std::string summary() const override {
-    return "flash attention with an additive mask [B or 1,1,seq_q,seq_kv] (half or float); fully "
-           "masked rows give 0";
-  }
+  MaskedAttentionSpec()
+      : AttentionSpecBase("flash_attention_forward_masked",
+                          "flash attention with an additive mask [B or 1,1,seq_q,seq_kv] (half or "
+                          "float); fully masked rows give 0") {}
   std::vector<ParamDef> params() const override {
     auto v = shape_params(false);
     v.push_back(def("mask_type", 0, 1, 0, {0, 1}, "0: half mask, 1: float mask", {0, 1}));
@@ -470,11 +441,10 @@ class MaskedAttentionSpec : public AttentionSpecBase {
 
 class DecodeAttentionSpec : public AttentionSpecBase {
  public:
-  std::string name() const override { return "decode_attention"; }
-  std::string summary() const override {
-    return "one query token per head against a KV cache (GQA, any cache layout), 4.6 KiB "
-           "threadgroup memory";
-  }
+  DecodeAttentionSpec()
+      : AttentionSpecBase("decode_attention",
+                          "one query token per head against a KV cache (GQA, any cache layout), "
+                          "4.6 KiB threadgroup memory") {}
   std::vector<ParamDef> params() const override { return shape_params(true); }
   std::vector<Params> sweep() const override {
     return {
@@ -501,10 +471,9 @@ class DecodeAttentionSpec : public AttentionSpecBase {
 
 class DocumentedAttentionSpec : public AttentionSpecBase {
  public:
-  std::string name() const override { return "flash_attention_forward_as_documented"; }
-  std::string summary() const override {
-    return "ADR-003's flash attention kernel as written (known bugs)";
-  }
+  DocumentedAttentionSpec()
+      : AttentionSpecBase("flash_attention_forward_as_documented",
+                          "ADR-003's flash attention kernel as written (known bugs)") {}
   std::vector<ParamDef> params() const override {
     return {def("batch", 1, 8, 1, {1, 2}, "batch size"),
             def("heads", 1, 64, 1, {1, 2}, "heads"),
@@ -539,7 +508,6 @@ class DocumentedAttentionSpec : public AttentionSpecBase {
     };
   }
   std::vector<Params> sweep() const override { return finding_cases(); }
-  spec::Expectation expectation() const override { return spec::Expectation::known_bug; }
   std::string known_bug() const override {
     return "threadgroup memory 384*D+16384 B > 32 KiB from head_dim 43; output row i of a tile "
            "holds row 0's result; Q/O head offset uses seq_kv; causal mask ignores "
@@ -557,11 +525,8 @@ AttentionRun run_attention(const std::string& name, const Params& given,
   const spec::KernelSpec* s = spec::SpecRegistry::find(name);
   if (s == nullptr || s->family() != "attention")
     throw std::invalid_argument("no attention spec " + name);
-  const Params p = s->complete(given);
-  std::string why;
-  if (!s->valid(p, &why)) throw std::invalid_argument(spec::case_id(name, p) + ": " + why);
   auto ctx = spec::CaseRunner::shared().context(options, seed);
-  auto prepared = s->prepare(p, *ctx);
+  auto prepared = s->prepare_case(s->complete(given), *ctx);
   auto& c = static_cast<AttentionCase&>(*prepared);
   AttentionRun run;
   run.result = spec::CaseRunner::execute(c);

@@ -26,6 +26,20 @@ void chunks(size_t n, F&& f) {
 
 Eigen::ArrayXf silu(const Chunk& x) { return x / (1.0f + (-x).exp()); }
 
+// out = op(a, b) element-wise: op(x, y) writes its result over x, the chunk of `a` in float.
+template <class Op>
+void binary(const half_t* a, const half_t* b, half_t* out, size_t n, Op op) {
+  chunks(n, [&](size_t begin, size_t len) {
+    alignas(64) float va[kChunk], vb[kChunk];
+    widen(a + begin, va, len);
+    widen(b + begin, vb, len);
+    Chunk x(va, Eigen::Index(len));
+    const Chunk y(vb, Eigen::Index(len));
+    op(x, y);
+    narrow(va, out + begin, len);
+  });
+}
+
 }  // namespace
 
 void silu_baseline(const half_t* x, half_t* out, size_t n) {
@@ -50,24 +64,11 @@ void gelu_baseline(const half_t* x, half_t* out, size_t n) {
 }
 
 void multiply_baseline(const half_t* a, const half_t* b, half_t* out, size_t n) {
-  chunks(n, [&](size_t begin, size_t len) {
-    alignas(64) float va[kChunk], vb[kChunk];
-    widen(a + begin, va, len);
-    widen(b + begin, vb, len);
-    Chunk(va, Eigen::Index(len)) *= Chunk(vb, Eigen::Index(len));
-    narrow(va, out + begin, len);
-  });
+  binary(a, b, out, n, [](Chunk& x, const Chunk& y) { x *= y; });
 }
 
 void swiglu_baseline(const half_t* gate, const half_t* up, half_t* out, size_t n) {
-  chunks(n, [&](size_t begin, size_t len) {
-    alignas(64) float vg[kChunk], vu[kChunk];
-    widen(gate + begin, vg, len);
-    widen(up + begin, vu, len);
-    Chunk g(vg, Eigen::Index(len));
-    g = silu(g) * Chunk(vu, Eigen::Index(len));
-    narrow(vg, out + begin, len);
-  });
+  binary(gate, up, out, n, [](Chunk& g, const Chunk& u) { g = silu(g) * u; });
 }
 
 void rms_norm_baseline(const half_t* x, const half_t* weight, half_t* out, int64_t rows,

@@ -3,19 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/elementwise/elementwise_baseline.h"
-#include "kernels/elementwise/elementwise_ref.h"
-#include "kernels/spec/inputs.h"
-#include "kernels/spec/standard_case.h"
+#include "kernels/elementwise/elementwise_cases.h"
+#include "kernels/spec/spec_names.h"
 
 namespace metalsim::kernels::elementwise {
 namespace {
-
-using spec::CaseResult;
-using spec::half_t;
-using spec::ParamDef;
-using spec::Params;
-using spec::Tolerance;
 
 ParamDef tg_param(int64_t fallback) {
   return {"tg", 1, 1024, {}, {1, 31, 32, 33, 256, 1024}, fallback, "threads per threadgroup"};
@@ -30,13 +22,10 @@ Tolerance activation_tolerance() {
 
 // ------------------------------ one thread per element: the parameters silu, gelu, multiply
 // and swiglu share
-class PerElementSpec : public spec::KernelSpec {
+class PerElementSpec : public spec::NamedSpec {
  public:
   PerElementSpec(std::string name, std::string summary)
-      : name_(std::move(name)), summary_(std::move(summary)) {}
-  std::string name() const override { return name_; }
-  std::string family() const override { return "elementwise"; }
-  std::string summary() const override { return summary_; }
+      : NamedSpec(std::move(name), "elementwise", std::move(summary)) {}
   std::vector<ParamDef> params() const override {
     return {{"count", 1, 1 << 24, {}, {1, 31, 32, 33, 1000}, 1000, "elements"}, tg_param(256)};
   }
@@ -47,9 +36,6 @@ class PerElementSpec : public spec::KernelSpec {
     }
     return true;
   }
-
- protected:
-  std::string name_, summary_;
 };
 
 // ------------------------------ silu, gelu: in place
@@ -85,7 +71,7 @@ class ActivationSpec : public PerElementSpec {
     auto input = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(count, -10, 10));
     auto ref = std::make_shared<std::vector<double>>();
     auto x = ctx.buffer(*input);
-    const std::string kernel = name_;
+    const std::string kernel = name();
     c->kernel = [=, &ctx](CaseResult& r) {
       ctx.dispatch(
           kernel,
@@ -115,14 +101,11 @@ class ActivationSpec : public PerElementSpec {
 // ------------------------------ multiply, swiglu: two inputs, one output
 class BinarySpec : public PerElementSpec {
  public:
-  using Ref = std::vector<double> (*)(const std::vector<half_t>&, const std::vector<half_t>&);
-  using Baseline = void (*)(const half_t*, const half_t*, half_t*, size_t);
+  using Ref = BinaryRef;
+  using Baseline = BinaryBaseline;
   BinarySpec(std::string name, std::string summary, Ref ref, Baseline fast)
       : PerElementSpec(std::move(name), std::move(summary)), ref_(ref), fast_(fast) {}
-  std::vector<Params> sweep() const override {
-    return {
-        {{"count", 1}, {"tg", 1}}, {{"count", 33}, {"tg", 32}}, {{"count", 1025}, {"tg", 1024}}};
-  }
+  std::vector<Params> sweep() const override { return binary_sweep(); }
   std::vector<Params> bench_cases() const override {
     return {{{"count", 4096 * 11008}, {"tg", 256}}};
   }
@@ -135,39 +118,9 @@ class BinarySpec : public PerElementSpec {
 
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
-    const uint32_t count = uint32_t(p.at("count"));
-    const uint32_t tg = uint32_t(p.at("tg"));
-    spec::InputGenerator gen(ctx.seed());
-    auto c = std::make_unique<spec::StandardCase>();
-    auto a = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(count, -8, 8));
-    auto b = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(count, -8, 8));
-    auto ref = std::make_shared<std::vector<double>>();
-    auto& dev = ctx;
-    auto ba = dev.buffer(*a), bb = dev.buffer(*b), out = dev.buffer(count * sizeof(half_t));
-    auto poison = [=] { spec::poison(static_cast<half_t*>(out->contents()), count); };
-    poison();
-    const std::string kernel = name_;
-    c->kernel = [=, &ctx](CaseResult& r) {
-      ctx.dispatch(
-          kernel,
-          [&](auto* e) {
-            e->setBuffer(ba.get(), 0, 0);
-            e->setBuffer(bb.get(), 0, 1);
-            e->setBuffer(out.get(), 0, 2);
-            e->setBytes(&count, sizeof count, 3);
-          },
-          {count, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
-    };
-    c->reference = [=, ref_fn = ref_] { *ref = ref_fn(*a, *b); };
-    c->check = [=](CaseResult& r) {
-      spec::compare_output("out", spec::contents<half_t>(out), ref->data(), count,
-                           activation_tolerance(), r);
-    };
-    c->expose("out", out);
-    c->poison_again = poison;
-    auto fast_out = std::make_shared<std::vector<half_t>>(count);
-    c->baseline = [=, f = fast_] { f(a->data(), b->data(), fast_out->data(), count); };
-    return c;
+    return prepare_binary<half_t>({name(), uint32_t(p.at("count")), uint32_t(p.at("tg")), ref_,
+                                   activation_tolerance(), fast_},
+                                  ctx);
   }
 
  private:
@@ -176,17 +129,12 @@ class BinarySpec : public PerElementSpec {
 };
 
 // ------------------------------ rms_norm: one threadgroup per row
-class RmsNormSpec : public spec::KernelSpec {
+class RmsNormSpec : public spec::NamedSpec {
  public:
-  RmsNormSpec(std::string name, double weight_offset, bool documented)
-      : name_(std::move(name)), weight_offset_(weight_offset), documented_(documented) {}
-  std::string name() const override { return name_; }
-  std::string family() const override { return "elementwise"; }
-  std::string summary() const override {
-    if (documented_) return "ADR-003 RMSNorm as written (256-stride loops, 128-wide tree)";
-    return weight_offset_ == 0 ? "RMSNorm x * rsqrt(mean(x^2) + eps) * w, any threadgroup size"
-                               : "RMSNorm with Gemma's (1 + w), any threadgroup size";
-  }
+  RmsNormSpec(std::string name, std::string summary, double weight_offset, bool documented)
+      : NamedSpec(std::move(name), "elementwise", std::move(summary)),
+        weight_offset_(weight_offset),
+        documented_(documented) {}
   std::vector<ParamDef> params() const override {
     return {
         {"rows", 1, 1 << 16, {}, {1, 2, 3}, 2, "rows (tokens), one threadgroup each"},
@@ -217,16 +165,13 @@ class RmsNormSpec : public spec::KernelSpec {
   }
   std::vector<Params> sweep() const override {
     if (documented_) return finding_cases();
-    return {
-        {{"rows", 1}, {"hidden", 1}, {"tg", 1}},       {{"rows", 2}, {"hidden", 255}, {"tg", 256}},
-        {{"rows", 2}, {"hidden", 257}, {"tg", 256}},   {{"rows", 3}, {"hidden", 100}, {"tg", 33}},
-        {{"rows", 1}, {"hidden", 4096}, {"tg", 1024}}, {{"rows", 2}, {"hidden", 300}, {"tg", 200}}};
+    std::vector<Params> cases = rms_norm_sweep_start();
+    cases.push_back(kRmsNormWideRow);
+    cases.push_back({{"rows", 2}, {"hidden", 300}, {"tg", 200}});
+    return cases;
   }
   std::vector<Params> bench_cases() const override {
     return {{{"rows", 4096}, {"hidden", 4096}, {"tg", 256}}};
-  }
-  spec::Expectation expectation() const override {
-    return documented_ ? spec::Expectation::known_bug : spec::Expectation::pass;
   }
   std::string known_bug() const override {
     return documented_
@@ -244,72 +189,25 @@ class RmsNormSpec : public spec::KernelSpec {
 
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
-    const uint32_t rows = uint32_t(p.at("rows")), hidden = uint32_t(p.at("hidden")),
-                   tg = uint32_t(p.at("tg"));
-    const uint32_t shared = p.at("shared_floats") ? uint32_t(p.at("shared_floats")) : tg;
-    const float eps = 1e-6f;
-    spec::InputGenerator gen(ctx.seed());
-    auto c = std::make_unique<spec::StandardCase>();
-    auto x = std::make_shared<std::vector<half_t>>(
-        gen.uniform_vector<half_t>(size_t(rows) * hidden, -2, 2));
-    auto w = std::make_shared<std::vector<half_t>>(
-        weight_offset_ == 0 ? gen.uniform_vector<half_t>(hidden, 0.5, 1.5)
-                            : gen.uniform_vector<half_t>(hidden, -0.5, 0.5));
-    auto ref = std::make_shared<std::vector<double>>();
-    auto& dev = ctx;
-    auto bx = dev.buffer(*x), bw = dev.buffer(*w), out = dev.buffer(x->size() * sizeof(half_t));
-    const size_t n = x->size();
-    auto poison = [=] { spec::poison(static_cast<half_t*>(out->contents()), n); };
-    poison();
-    const std::string kernel = documented_           ? "rms_norm_as_documented"
-                               : weight_offset_ == 0 ? "rms_norm"
-                                                     : "rms_norm_plus_one";
-    c->kernel = [=, &ctx](CaseResult& r) {
-      ctx.dispatch(
-          kernel,
-          [&](auto* e) {
-            e->setBuffer(bx.get(), 0, 0);
-            e->setBuffer(bw.get(), 0, 1);
-            e->setBuffer(out.get(), 0, 2);
-            e->setBytes(&hidden, sizeof hidden, 3);
-            e->setBytes(&eps, sizeof eps, 4);
-            e->setThreadgroupMemoryLength(spec::tg_bytes(shared * sizeof(float)), 0);
-          },
-          {rows, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threadgroups, r);
-    };
-    const double offset = weight_offset_;
-    c->reference = [=] { *ref = rms_norm_ref(*x, *w, rows, hidden, eps, offset); };
+    const uint32_t hidden = uint32_t(p.at("hidden")), tg = uint32_t(p.at("tg"));
     // Half output; the sum of squares in float adds up to hidden * 2^-24 relative.
     const Tolerance tol{0, 0x1p-11 + (hidden + 16) * 0x1p-24, "half output + float sum of squares"};
-    c->check = [=](CaseResult& r) {
-      spec::compare_output("output", spec::contents<half_t>(out), ref->data(), n, tol, r);
-    };
-    c->expose("output", out);
-    c->poison_again = poison;
-    auto fast_out = std::make_shared<std::vector<half_t>>(n);
-    c->baseline = [=] {
-      rms_norm_baseline(x->data(), w->data(), fast_out->data(), rows, hidden, eps, float(offset));
-    };
-    return c;
+    return prepare_rms_norm<half_t>(
+        {name(), uint32_t(p.at("rows")), hidden, tg,
+         p.at("shared_floats") ? uint32_t(p.at("shared_floats")) : tg, 1e-6f, weight_offset_, tol},
+        ctx);
   }
 
  private:
-  std::string name_;
   double weight_offset_;
   bool documented_;
 };
 
 // ------------------------------ rope: Q and K in place
-class RopeSpec : public spec::KernelSpec {
+class RopeSpec : public spec::NamedSpec {
  public:
-  explicit RopeSpec(bool documented) : documented_(documented) {}
-  std::string name() const override { return documented_ ? "rope_as_documented" : "rope"; }
-  std::string family() const override { return "elementwise"; }
-  std::string summary() const override {
-    return documented_
-               ? "ADR-003 RoPE as written (one head count for Q and K)"
-               : "RoPE on Q and K (own head counts), halves, position offset, theta per layer";
-  }
+  RopeSpec(std::string name, std::string summary, bool documented)
+      : NamedSpec(std::move(name), "elementwise", std::move(summary)), documented_(documented) {}
   std::vector<ParamDef> params() const override {
     return {{"seq", 1, 1 << 14, {}, {1, 3}, 3, "tokens"},
             {"q_heads", 1, 128, {}, {1, 4}, 4, "query heads"},
@@ -341,23 +239,12 @@ class RopeSpec : public spec::KernelSpec {
   }
   std::vector<Params> sweep() const override {
     if (documented_) return finding_cases();
-    return {
-        {{"seq", 1}, {"q_heads", 1}, {"kv_heads", 1}, {"head_dim", 2}, {"tg", 1}},
-        {{"seq", 3}, {"q_heads", 4}, {"kv_heads", 1}, {"head_dim", 64}, {"offset", 7}, {"tg", 33}},
-        {{"seq", 2},
-         {"q_heads", 8},
-         {"kv_heads", 2},
-         {"head_dim", 128},
-         {"offset", 4096},
-         {"theta", 1000000},
-         {"tg", 256}},
-        {{"seq", 5}, {"q_heads", 2}, {"kv_heads", 2}, {"head_dim", 6}, {"tg", 1024}}};
+    std::vector<Params> cases = rope_sweep_start();
+    cases.push_back({{"seq", 5}, {"q_heads", 2}, {"kv_heads", 2}, {"head_dim", 6}, {"tg", 1024}});
+    return cases;
   }
   std::vector<Params> bench_cases() const override {
     return {{{"seq", 512}, {"q_heads", 32}, {"kv_heads", 8}, {"head_dim", 128}, {"tg", 64}}};
-  }
-  spec::Expectation expectation() const override {
-    return documented_ ? spec::Expectation::known_bug : spec::Expectation::pass;
   }
   std::string known_bug() const override {
     return documented_ ? "one num_heads for Q and K: with fewer K heads (GQA) it reads and writes "
@@ -374,77 +261,12 @@ class RopeSpec : public spec::KernelSpec {
 
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
-    const uint32_t seq = uint32_t(p.at("seq")), qh = uint32_t(p.at("q_heads")),
-                   kh = uint32_t(p.at("kv_heads"));
-    const uint32_t dim = uint32_t(p.at("head_dim")), offset = uint32_t(p.at("offset")),
-                   tg = uint32_t(p.at("tg"));
-    const float theta = float(p.at("theta"));
-    spec::InputGenerator gen(ctx.seed());
-    auto c = std::make_unique<spec::StandardCase>();
-    auto q = std::make_shared<std::vector<half_t>>(
-        gen.uniform_vector<half_t>(size_t(seq) * qh * dim, -2, 2));
-    auto k = std::make_shared<std::vector<half_t>>(
-        gen.uniform_vector<half_t>(size_t(seq) * kh * dim, -2, 2));
-    auto qref = std::make_shared<std::vector<double>>(),
-         kref = std::make_shared<std::vector<double>>();
-    auto& dev = ctx;
-    auto bq = dev.buffer(*q), bk = dev.buffer(*k);
-    const bool documented = documented_;
-    c->kernel = [=, &ctx](CaseResult& r) {
-      if (documented) {
-        ctx.dispatch(
-            "rope_as_documented",
-            [&](auto* e) {
-              e->setBuffer(bq.get(), 0, 0);
-              e->setBuffer(bk.get(), 0, 1);
-              e->setBytes(&seq, 4, 2);
-              e->setBytes(&qh, 4, 3);  // the document has one head count: the host passes Q's
-              e->setBytes(&dim, 4, 4);
-              e->setBytes(&offset, 4, 5);
-              e->setBytes(&theta, 4, 6);
-            },
-            {dim / 2, qh, seq}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
-        return;
-      }
-      struct {
-        uint32_t seq_len, q_heads, kv_heads, head_dim, position_offset;
-        float theta_base;
-      } args{seq, qh, kh, dim, offset, theta};
-      ctx.dispatch(
-          "rope",
-          [&](auto* e) {
-            e->setBuffer(bq.get(), 0, 0);
-            e->setBuffer(bk.get(), 0, 1);
-            e->setBytes(&args, sizeof args, 2);
-          },
-          {dim / 2, qh + kh, seq}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
-    };
-    c->reference = [=] {
-      *qref = rope_ref(*q, seq, qh, dim, offset, theta);
-      *kref = rope_ref(*k, seq, kh, dim, offset, theta);
-    };
     // The angle pos * freq is a float: its error, up to ~pos * 2^-22 radians, moves the output
     // by up to that times the pair's magnitude (docs/kernels/elementwise.md).
-    const double max_pos = double(offset + seq);
+    const double max_pos = double(p.at("offset") + p.at("seq"));
     const Tolerance tol{0, 0x1p-11 + 0x1p-18 + max_pos * 0x1p-21,
                         "half output + float angle error"};
-    c->check = [=](CaseResult& r) {
-      spec::compare_in_place("q", spec::contents<half_t>(bq), *q, *qref, tol, r);
-      spec::compare_in_place("k", spec::contents<half_t>(bk), *k, *kref, tol, r);
-    };
-    c->poison_again = [=] {
-      spec::fill(bq, *q);
-      spec::fill(bk, *k);
-    };
-    c->expose("q", bq);
-    c->expose("k", bk);
-    auto fast_q = std::make_shared<std::vector<half_t>>(q->size()),
-         fast_k = std::make_shared<std::vector<half_t>>(k->size());
-    c->baseline = [=] {
-      rope_baseline(q->data(), fast_q->data(), seq, qh, dim, offset, theta);
-      rope_baseline(k->data(), fast_k->data(), seq, kh, dim, offset, theta);
-    };
-    return c;
+    return prepare_rope<half_t>(rope_case(p, name(), tol), documented_, ctx);
   }
 
  private:
@@ -452,50 +274,28 @@ class RopeSpec : public spec::KernelSpec {
 };
 
 // ------------------------------ registration
-struct SiluSpec : ActivationSpec {
-  SiluSpec()
-      : ActivationSpec("silu", "SiLU x * sigmoid(x), in place (ADR-003's kernel)", &silu_ref,
-                       &silu_baseline) {}
-};
-struct GeluSpec : ActivationSpec {
-  GeluSpec()
-      : ActivationSpec("gelu", "GELU, tanh approximation, in place (ADR-003's kernel)", &gelu_ref,
-                       &gelu_baseline) {}
-};
-struct MultiplySpec : BinarySpec {
-  MultiplySpec()
-      : BinarySpec("multiply", "out = a * b element-wise (FFN gate * up)", &multiply_ref,
-                   &multiply_baseline) {}
-};
-struct SwigluSpec : BinarySpec {
-  SwigluSpec()
-      : BinarySpec("swiglu", "out = silu(gate) * up, fused", &swiglu_ref, &swiglu_baseline) {}
-};
-struct RmsNormLlamaSpec : RmsNormSpec {
-  RmsNormLlamaSpec() : RmsNormSpec("rms_norm", 0, false) {}
-};
-struct RmsNormPlusOneSpec : RmsNormSpec {
-  RmsNormPlusOneSpec() : RmsNormSpec("rms_norm_plus_one", 1, false) {}
-};
-struct RmsNormDocumentedSpec : RmsNormSpec {
-  RmsNormDocumentedSpec() : RmsNormSpec("rms_norm_as_documented", 0, true) {}
-};
-struct RopeFixedSpec : RopeSpec {
-  RopeFixedSpec() : RopeSpec(false) {}
-};
-struct RopeDocumentedSpec : RopeSpec {
-  RopeDocumentedSpec() : RopeSpec(true) {}
-};
-
-METALSIM_REGISTER_SPEC(SiluSpec);
-METALSIM_REGISTER_SPEC(GeluSpec);
-METALSIM_REGISTER_SPEC(MultiplySpec);
-METALSIM_REGISTER_SPEC(SwigluSpec);
-METALSIM_REGISTER_SPEC(RmsNormLlamaSpec);
-METALSIM_REGISTER_SPEC(RmsNormPlusOneSpec);
-METALSIM_REGISTER_SPEC(RmsNormDocumentedSpec);
-METALSIM_REGISTER_SPEC(RopeFixedSpec);
-METALSIM_REGISTER_SPEC(RopeDocumentedSpec);
+METALSIM_REGISTER_SPEC_AS(silu, ActivationSpec, "silu",
+                          "SiLU x * sigmoid(x), in place (ADR-003's kernel)", &silu_ref,
+                          &silu_baseline);
+METALSIM_REGISTER_SPEC_AS(gelu, ActivationSpec, "gelu",
+                          "GELU, tanh approximation, in place (ADR-003's kernel)", &gelu_ref,
+                          &gelu_baseline);
+METALSIM_REGISTER_SPEC_AS(multiply, BinarySpec, "multiply",
+                          "out = a * b element-wise (FFN gate * up)", &multiply_ref,
+                          &multiply_baseline);
+METALSIM_REGISTER_SPEC_AS(swiglu, BinarySpec, "swiglu", "out = silu(gate) * up, fused", &swiglu_ref,
+                          &swiglu_baseline);
+METALSIM_REGISTER_SPEC_AS(rms_norm, RmsNormSpec, "rms_norm",
+                          "RMSNorm x * rsqrt(mean(x^2) + eps) * w, any threadgroup size", 0, false);
+METALSIM_REGISTER_SPEC_AS(rms_norm_plus_one, RmsNormSpec, "rms_norm_plus_one",
+                          "RMSNorm with Gemma's (1 + w), any threadgroup size", 1, false);
+METALSIM_REGISTER_SPEC_AS(rms_norm_as_documented, RmsNormSpec, "rms_norm_as_documented",
+                          "ADR-003 RMSNorm as written (256-stride loops, 128-wide tree)", 0, true);
+METALSIM_REGISTER_SPEC_AS(
+    rope, RopeSpec, "rope",
+    "RoPE on Q and K (own head counts), halves, position offset, theta per layer", false);
+METALSIM_REGISTER_SPEC_AS(rope_as_documented, RopeSpec, "rope_as_documented",
+                          "ADR-003 RoPE as written (one head count for Q and K)", true);
 
 }  // namespace
 }  // namespace metalsim::kernels::elementwise

@@ -3,26 +3,20 @@
 // the other lookups.
 #include <cmath>
 
+#include "kernels/embedding/embedding_cases.h"
 #include "kernels/embedding/embedding_ref.h"
-#include "kernels/spec/inputs.h"
-#include "kernels/spec/standard_case.h"
 
 namespace metalsim::kernels::embedding {
 namespace {
 
 using formats::BlockQ4_0;
-using spec::CaseResult;
-using spec::ParamDef;
-using spec::Params;
-using spec::Tolerance;
 
-class EmbeddingQ4_0FloatSpec : public spec::KernelSpec {
+class EmbeddingQ4_0FloatSpec : public spec::NamedSpec {
  public:
-  std::string name() const override { return "embedding_lookup_q4_0_float"; }
-  std::string family() const override { return "embedding"; }
-  std::string summary() const override {
-    return "out[t] = table[tokens[t]] * scale, table in GGML Q4_0, float out; ids >= vocab flagged";
-  }
+  EmbeddingQ4_0FloatSpec()
+      : NamedSpec("embedding_lookup_q4_0_float", "embedding",
+                  "out[t] = table[tokens[t]] * scale, table in GGML Q4_0, float out; ids >= vocab "
+                  "flagged") {}
   std::vector<ParamDef> params() const override {
     return {{"tokens", 1, 1 << 16, {}, {1, 7}, 7, "token ids in the batch"},
             {"vocab", 1, 1 << 20, {}, {1, 100}, 100, "rows of the table"},
@@ -56,59 +50,22 @@ class EmbeddingQ4_0FloatSpec : public spec::KernelSpec {
   }
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
-    std::string why;
-    if (!valid(p, &why)) throw std::invalid_argument(name() + ": " + why);
     const uint32_t t = uint32_t(p.at("tokens")), v = uint32_t(p.at("vocab")),
                    d = uint32_t(p.at("dim")), tg = uint32_t(p.at("tg"));
     spec::InputGenerator gen(ctx.seed());
-    auto tokens = std::make_shared<std::vector<uint32_t>>(t);
-    for (uint32_t& id : *tokens) id = uint32_t(gen.integer(0, v - 1));
-    for (int64_t b = 0; b < p.at("bad"); ++b)  // vocab itself first, then 0xFFFFFFFF (a -1)
-      (*tokens)[b % 2 ? t - 1 - b / 2 : b / 2] = b % 2 ? 0xFFFFFFFFu : v;
+    auto tokens =
+        std::make_shared<const std::vector<uint32_t>>(make_tokens(gen, t, v, p.at("bad")));
     auto blocks = std::make_shared<std::vector<BlockQ4_0>>(size_t(v) * d / 32);
     for (BlockQ4_0& b : *blocks) {
       b.d = _Float16(gen.uniform(-0.1, 0.1));
       for (uint8_t& q : b.qs) q = uint8_t(gen.next_u64());
     }
-    auto ref = std::make_shared<std::vector<double>>();
-    auto expected = std::make_shared<std::vector<double>>();
-    for (uint32_t id : *tokens) expected->push_back(id >= v ? 1 : 0);
-    auto btok = ctx.buffer(*tokens), table = ctx.buffer(*blocks);
-    const size_t n = size_t(t) * d;
-    auto out = ctx.buffer(n * sizeof(float)), status = ctx.buffer(size_t(t) * 4);
-    auto poison = [=] {
-      spec::poison(static_cast<float*>(out->contents()), n);
-      spec::poison(static_cast<uint32_t*>(status->contents()), t);
+    auto reference = [=](std::vector<double>& ref) {
+      ref = lookup_q4_0_ref(*tokens, *blocks, v, d, 1.0);
     };
-    poison();
-    auto c = std::make_unique<spec::StandardCase>();
-    c->kernel = [=, &ctx](CaseResult& r) {
-      struct {
-        uint32_t tokens, vocab, dim;
-        float scale;
-      } args{t, v, d, 1.0f};
-      ctx.dispatch(
-          "embedding_lookup_q4_0_float",
-          [&](auto* e) {
-            e->setBuffer(btok.get(), 0, 0);
-            e->setBuffer(table.get(), 0, 1);
-            e->setBuffer(out.get(), 0, 2);
-            e->setBuffer(status.get(), 0, 3);
-            e->setBytes(&args, sizeof args, 4);
-          },
-          {d, t, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
-    };
-    c->reference = [=] { *ref = lookup_q4_0_ref(*tokens, *blocks, v, d, 1.0); };
     // (nibble - 8) * d is exact in float, and the scale is 1: exact.
-    c->check = [=](CaseResult& r) {
-      spec::compare_output("out", spec::contents<float>(out), ref->data(), n, Tolerance{}, r);
-      spec::compare_output("status", spec::contents<uint32_t>(status), expected->data(), t,
-                           Tolerance{}, r);
-    };
-    c->expose("out", out);
-    c->expose("status", status);
-    c->poison_again = poison;
-    return c;
+    return prepare_lookup<float>({"embedding_lookup_q4_0_float", t, v, d, tg, 1.0f, Tolerance{}},
+                                 tokens, ctx.buffer(*blocks), reference, ctx);
   }
 };
 

@@ -5,31 +5,17 @@
 #include <limits>
 
 #include "kernels/embedding/embedding_baseline.h"
+#include "kernels/embedding/embedding_cases.h"
 #include "kernels/embedding/embedding_ref.h"
-#include "kernels/spec/inputs.h"
-#include "kernels/spec/standard_case.h"
 
 namespace metalsim::kernels::embedding {
 namespace {
 
-using spec::CaseResult;
-using spec::half_t;
-using spec::ParamDef;
-using spec::Params;
-using spec::Tolerance;
-
 // ------------------------------ embedding_lookup_f16, embedding_lookup_q8_0
-class EmbeddingSpec : public spec::KernelSpec {
+class EmbeddingSpec : public spec::NamedSpec {
  public:
-  explicit EmbeddingSpec(bool q8) : q8_(q8) {}
-  std::string name() const override {
-    return q8_ ? "embedding_lookup_q8_0" : "embedding_lookup_f16";
-  }
-  std::string family() const override { return "embedding"; }
-  std::string summary() const override {
-    return std::string("out[t] = table[tokens[t]] * scale, table in ") +
-           (q8_ ? "GGML Q8_0" : "half") + "; ids >= vocab flagged in status";
-  }
+  EmbeddingSpec(std::string name, std::string summary, bool q8)
+      : NamedSpec(std::move(name), "embedding", std::move(summary)), q8_(q8) {}
   std::vector<ParamDef> params() const override {
     return {
         {"tokens", 1, 1 << 16, {}, {1, 7}, 7, "token ids in the batch"},
@@ -74,24 +60,16 @@ class EmbeddingSpec : public spec::KernelSpec {
 
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
-    std::string why;
-    if (!valid(p, &why)) throw std::invalid_argument(name() + ": " + why);
     const uint32_t t = uint32_t(p.at("tokens")), v = uint32_t(p.at("vocab")),
                    d = uint32_t(p.at("dim"));
     const uint32_t tg = uint32_t(p.at("tg"));
     const float scale = p.at("gemma") ? std::sqrt(float(d)) : 1.0f;
     spec::InputGenerator gen(ctx.seed());
-    auto tokens = std::make_shared<std::vector<uint32_t>>(t);
-    for (uint32_t& id : *tokens) id = uint32_t(gen.integer(0, v - 1));
-    // Out-of-range ids, first and last positions first: vocab itself and 0xFFFFFFFF (a -1).
-    for (int64_t b = 0; b < p.at("bad"); ++b)
-      (*tokens)[b % 2 ? t - 1 - b / 2 : b / 2] = b % 2 ? 0xFFFFFFFFu : v;
-    auto& dev = ctx;
-    auto ref = std::make_shared<std::vector<double>>();
-    auto expected = std::make_shared<std::vector<double>>();
-    for (uint32_t id : *tokens) expected->push_back(id >= v ? 1 : 0);
+    auto tokens =
+        std::make_shared<const std::vector<uint32_t>>(make_tokens(gen, t, v, p.at("bad")));
     NS::SharedPtr<MTL::Buffer> table;
-    std::function<void()> reference, baseline;
+    std::function<void(std::vector<double>&)> reference;
+    std::function<void()> baseline;
     auto fast_out = std::make_shared<std::vector<half_t>>(size_t(t) * d);
     if (q8_) {
       auto blocks = std::make_shared<std::vector<BlockQ8_0>>(size_t(v) * d / 32);
@@ -99,58 +77,29 @@ class EmbeddingSpec : public spec::KernelSpec {
         b.d = half_t(gen.uniform(-0.01, 0.01));
         for (int8_t& q : b.qs) q = int8_t(gen.integer(-127, 127));
       }
-      table = dev.buffer(*blocks);
-      reference = [=] { *ref = lookup_q8_0_ref(*tokens, *blocks, v, d, scale); };
+      table = ctx.buffer(*blocks);
+      reference = [=](std::vector<double>& ref) {
+        ref = lookup_q8_0_ref(*tokens, *blocks, v, d, scale);
+      };
       baseline = [=] {
         lookup_q8_0_baseline(tokens->data(), t, blocks->data(), v, d, scale, fast_out->data());
       };
     } else {
       auto values =
           std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(size_t(v) * d, -1, 1));
-      table = dev.buffer(*values);
-      reference = [=] { *ref = lookup_f16_ref(*tokens, *values, v, d, scale); };
+      table = ctx.buffer(*values);
+      reference = [=](std::vector<double>& ref) {
+        ref = lookup_f16_ref(*tokens, *values, v, d, scale);
+      };
       baseline = [=] {
         lookup_f16_baseline(tokens->data(), t, values->data(), v, d, scale, fast_out->data());
       };
     }
-    auto btok = dev.buffer(*tokens), out = dev.buffer(size_t(t) * d * 2),
-         status = dev.buffer(size_t(t) * 4);
-    const size_t n = size_t(t) * d;
-    auto poison = [=] {
-      spec::poison(static_cast<half_t*>(out->contents()), n);
-      spec::poison(static_cast<uint32_t*>(status->contents()), t);
-    };
-    poison();
-    auto c = std::make_unique<spec::StandardCase>();
-    const std::string kernel = name();
-    c->kernel = [=, &ctx](CaseResult& r) {
-      struct {
-        uint32_t tokens, vocab, dim;
-        float scale;
-      } args{t, v, d, scale};
-      ctx.dispatch(
-          kernel,
-          [&](auto* e) {
-            e->setBuffer(btok.get(), 0, 0);
-            e->setBuffer(table.get(), 0, 1);
-            e->setBuffer(out.get(), 0, 2);
-            e->setBuffer(status.get(), 0, 3);
-            e->setBytes(&args, sizeof args, 4);
-          },
-          {d, t, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
-    };
-    c->reference = reference;
-    c->baseline = baseline;
     // A copy is exact; Q8_0's q * d and the Gemma scale round once to half.
     const Tolerance tol{0x1p-25, 0x1p-11, "one rounding to half"};
-    c->check = [=](CaseResult& r) {
-      spec::compare_output("out", spec::contents<half_t>(out), ref->data(), n, tol, r);
-      spec::compare_output("status", spec::contents<uint32_t>(status), expected->data(), t,
-                           Tolerance{}, r);
-    };
-    c->expose("out", out);
-    c->expose("status", status);
-    c->poison_again = poison;
+    auto c =
+        prepare_lookup<half_t>({name(), t, v, d, tg, scale, tol}, tokens, table, reference, ctx);
+    c->baseline = baseline;
     return c;
   }
 
@@ -159,13 +108,11 @@ class EmbeddingSpec : public spec::KernelSpec {
 };
 
 // ------------------------------ argmax
-class ArgmaxSpec : public spec::KernelSpec {
+class ArgmaxSpec : public spec::NamedSpec {
  public:
-  std::string name() const override { return "argmax"; }
-  std::string family() const override { return "embedding"; }
-  std::string summary() const override {
-    return "index of each row's largest logit (ties: lowest; NaN skipped)";
-  }
+  ArgmaxSpec()
+      : NamedSpec("argmax", "embedding",
+                  "index of each row's largest logit (ties: lowest; NaN skipped)") {}
   std::vector<ParamDef> params() const override {
     return {{"rows", 1, 1 << 12, {}, {1, 2}, 2, "rows of logits, one threadgroup each"},
             {"cols", 1, 1 << 20, {}, {1, 255, 256, 257}, 1000, "vocabulary size"},
@@ -227,8 +174,7 @@ class ArgmaxSpec : public spec::KernelSpec {
       ctx.dispatch(
           "argmax",
           [&](auto* e) {
-            e->setBuffer(in.get(), 0, 0);
-            e->setBuffer(out.get(), 0, 1);
+            spec::set_buffers(e, {in.get(), out.get()});
             e->setBytes(&rows, 4, 2);
             e->setBytes(&cols, 4, 3);
             e->setThreadgroupMemoryLength(spec::tg_bytes(tg * 4), 0);
@@ -252,14 +198,12 @@ class ArgmaxSpec : public spec::KernelSpec {
   }
 };
 
-struct EmbeddingF16Spec : EmbeddingSpec {
-  EmbeddingF16Spec() : EmbeddingSpec(false) {}
-};
-struct EmbeddingQ8Spec : EmbeddingSpec {
-  EmbeddingQ8Spec() : EmbeddingSpec(true) {}
-};
-METALSIM_REGISTER_SPEC(EmbeddingF16Spec);
-METALSIM_REGISTER_SPEC(EmbeddingQ8Spec);
+METALSIM_REGISTER_SPEC_AS(
+    embedding_f16, EmbeddingSpec, "embedding_lookup_f16",
+    "out[t] = table[tokens[t]] * scale, table in half; ids >= vocab flagged in status", false);
+METALSIM_REGISTER_SPEC_AS(
+    embedding_q8, EmbeddingSpec, "embedding_lookup_q8_0",
+    "out[t] = table[tokens[t]] * scale, table in GGML Q8_0; ids >= vocab flagged in status", true);
 METALSIM_REGISTER_SPEC(ArgmaxSpec);
 
 }  // namespace

@@ -7,27 +7,17 @@
 #include "kernels/multi_token_matvec/multi_token_matvec_baseline.h"
 #include "kernels/multi_token_matvec/multi_token_matvec_ref.h"
 #include "kernels/spec/inputs.h"
+#include "kernels/spec/spec_names.h"
 #include "kernels/spec/standard_case.h"
 
 namespace metalsim::kernels::multi_token_matvec {
 namespace {
 
-using spec::CaseResult;
-using spec::ParamDef;
-using spec::Params;
-using spec::Tolerance;
-
-class MultiTokenMatvecSpec : public spec::KernelSpec {
+class MultiTokenMatvecSpec : public spec::NamedSpec {
  public:
-  explicit MultiTokenMatvecSpec(bool accumulate) : accumulate_(accumulate) {}
-  std::string name() const override {
-    return accumulate_ ? "multi_token_matvec_q4_0_accumulate" : "multi_token_matvec_q4_0";
-  }
-  std::string family() const override { return "multi_token_matvec"; }
-  std::string summary() const override {
-    return std::string("output[t, r] ") + (accumulate_ ? "+=" : "=") +
-           " W[r, :] . input[t, :] for a batch of tokens, W in Q4_0, float in/out";
-  }
+  MultiTokenMatvecSpec(std::string name, std::string summary, bool accumulate)
+      : NamedSpec(std::move(name), "multi_token_matvec", std::move(summary)),
+        accumulate_(accumulate) {}
   std::vector<ParamDef> params() const override {
     return {
         {"out_dim", 1, 1 << 17, {}, {1, 7, 8, 9, 33}, 9, "rows of W: output features"},
@@ -83,8 +73,6 @@ class MultiTokenMatvecSpec : public spec::KernelSpec {
   }
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
-    std::string why;
-    if (!valid(p, &why)) throw std::invalid_argument(name() + ": " + why);  // host-side validation
     const uint32_t out_dim = uint32_t(p.at("out_dim")), in_dim = uint32_t(p.at("in_dim"));
     const uint32_t batch = uint32_t(p.at("batch")), tg = uint32_t(p.at("tg"));
     spec::InputGenerator gen(ctx.seed());
@@ -115,9 +103,7 @@ class MultiTokenMatvecSpec : public spec::KernelSpec {
       ctx.dispatch(
           kernel,
           [&](auto* e) {
-            e->setBuffer(bw.get(), 0, 0);
-            e->setBuffer(bx.get(), 0, 1);
-            e->setBuffer(out.get(), 0, 2);
+            spec::set_buffers(e, {bw.get(), bx.get(), out.get()});
             e->setBytes(&out_dim, 4, 3);
             e->setBytes(&in_dim, 4, 4);
             e->setBytes(&batch, 4, 5);
@@ -147,15 +133,12 @@ class MultiTokenMatvecSpec : public spec::KernelSpec {
   bool accumulate_;
 };
 
-struct AssignSpec : MultiTokenMatvecSpec {
-  AssignSpec() : MultiTokenMatvecSpec(false) {}
-};
-struct AccumulateSpec : MultiTokenMatvecSpec {
-  AccumulateSpec() : MultiTokenMatvecSpec(true) {}
-};
-
-METALSIM_REGISTER_SPEC(AssignSpec);
-METALSIM_REGISTER_SPEC(AccumulateSpec);
+METALSIM_REGISTER_SPEC_AS(
+    assign, MultiTokenMatvecSpec, "multi_token_matvec_q4_0",
+    "output[t, r] = W[r, :] . input[t, :] for a batch of tokens, W in Q4_0, float in/out", false);
+METALSIM_REGISTER_SPEC_AS(
+    accumulate, MultiTokenMatvecSpec, "multi_token_matvec_q4_0_accumulate",
+    "output[t, r] += W[r, :] . input[t, :] for a batch of tokens, W in Q4_0, float in/out", true);
 
 }  // namespace
 }  // namespace metalsim::kernels::multi_token_matvec

@@ -79,24 +79,20 @@ void matmul(const Block* a, int64_t blocks_per_row, const half_t* b, half_t* c, 
 
 }  // namespace
 
-void matmul_baseline(const BlockQ4_0* a, int64_t blocks_per_row, const half_t* b, half_t* c,
-                     int64_t m, int64_t n, int64_t k) {
+template <class Block>
+void matmul_baseline(const Block* a, int64_t blocks_per_row, const half_t* b, half_t* c, int64_t m,
+                     int64_t n, int64_t k) {
   matmul(a, blocks_per_row, b, c, m, n, k);
 }
 
-void matmul_baseline(const BlockQ8_0* a, int64_t blocks_per_row, const half_t* b, half_t* c,
-                     int64_t m, int64_t n, int64_t k) {
-  matmul(a, blocks_per_row, b, c, m, n, k);
-}
-
-void matmul_baseline(const BlockQ4_K* a, int64_t blocks_per_row, const half_t* b, half_t* c,
-                     int64_t m, int64_t n, int64_t k) {
-  matmul(a, blocks_per_row, b, c, m, n, k);
-}
-
-void matmul_baseline(const BlockQ5_K* a, int64_t blocks_per_row, const half_t* b, half_t* c,
-                     int64_t m, int64_t n, int64_t k) {
-  matmul(a, blocks_per_row, b, c, m, n, k);
-}
+// One instantiation per block format (the header declares the template).
+#define METALSIM_MATMUL_BASELINE(Block)                                                          \
+  template void matmul_baseline(const Block*, int64_t, const half_t*, half_t*, int64_t, int64_t, \
+                                int64_t)
+METALSIM_MATMUL_BASELINE(BlockQ4_0);
+METALSIM_MATMUL_BASELINE(BlockQ8_0);
+METALSIM_MATMUL_BASELINE(BlockQ4_K);
+METALSIM_MATMUL_BASELINE(BlockQ5_K);
+#undef METALSIM_MATMUL_BASELINE
 
 }  // namespace metalsim::kernels::quantized_matmul

@@ -10,14 +10,11 @@
 
 namespace metalsim::kernels::quantized_matmul {
 
-// A: m rows of blocks_per_row blocks (k values); B [k, n] half row-major; C [m, n] half.
-void matmul_baseline(const BlockQ4_0* a, int64_t blocks_per_row, const half_t* b, half_t* c,
-                     int64_t m, int64_t n, int64_t k);
-void matmul_baseline(const BlockQ8_0* a, int64_t blocks_per_row, const half_t* b, half_t* c,
-                     int64_t m, int64_t n, int64_t k);
-void matmul_baseline(const BlockQ4_K* a, int64_t blocks_per_row, const half_t* b, half_t* c,
-                     int64_t m, int64_t n, int64_t k);
-void matmul_baseline(const BlockQ5_K* a, int64_t blocks_per_row, const half_t* b, half_t* c,
-                     int64_t m, int64_t n, int64_t k);
+// A: m rows of blocks_per_row blocks (k values); B [k, n] half row-major; C [m, n] half. Block
+// is BlockQ4_0, BlockQ8_0, BlockQ4_K or BlockQ5_K (instantiated in the .cpp, which is compiled
+// for speed).
+template <class Block>
+void matmul_baseline(const Block* a, int64_t blocks_per_row, const half_t* b, half_t* c, int64_t m,
+                     int64_t n, int64_t k);
 
 }  // namespace metalsim::kernels::quantized_matmul

@@ -6,16 +6,11 @@
 #include "kernels/softmax/softmax_baseline.h"
 #include "kernels/softmax/softmax_ref.h"
 #include "kernels/spec/inputs.h"
+#include "kernels/spec/spec_names.h"
 #include "kernels/spec/standard_case.h"
 
 namespace metalsim::kernels::softmax {
 namespace {
-
-using spec::CaseResult;
-using spec::half_t;
-using spec::ParamDef;
-using spec::Params;
-using spec::Tolerance;
 
 // fill: 0 random N(0, 3); 1 a quarter of the entries -inf (masked, each row keeps one finite);
 // 2 as 0 but row 0 entirely -inf (a fully masked row).
@@ -32,16 +27,10 @@ std::vector<half_t> make_input(uint64_t seed, uint32_t rows, uint32_t cols, int6
   return x;
 }
 
-class SoftmaxSpec : public spec::KernelSpec {
+class SoftmaxSpec : public spec::NamedSpec {
  public:
-  explicit SoftmaxSpec(bool documented) : documented_(documented) {}
-  std::string name() const override { return documented_ ? "softmax_as_documented" : "softmax"; }
-  std::string family() const override { return "softmax"; }
-  std::string summary() const override {
-    return documented_
-               ? "ADR-003 row softmax as written (256-thread strides and tree, half exp storage)"
-               : "row softmax in place, any cols and threadgroup size, masked rows give 0";
-  }
+  SoftmaxSpec(std::string name, std::string summary, bool documented)
+      : NamedSpec(std::move(name), "softmax", std::move(summary)), documented_(documented) {}
   std::vector<ParamDef> params() const override {
     return {{"rows", 1, 1 << 16, {}, {1, 2, 3}, 2, "rows, one threadgroup each"},
             {"cols", 1, 1 << 20, {}, {1, 255, 256, 257, 4097}, 256, "row length"},
@@ -82,9 +71,6 @@ class SoftmaxSpec : public spec::KernelSpec {
   }
   std::vector<Params> bench_cases() const override {
     return {{{"rows", 4096}, {"cols", 4096}, {"tg", 256}}};
-  }
-  spec::Expectation expectation() const override {
-    return documented_ ? spec::Expectation::known_bug : spec::Expectation::pass;
   }
   std::string known_bug() const override {
     return documented_
@@ -140,14 +126,12 @@ class SoftmaxSpec : public spec::KernelSpec {
   bool documented_;
 };
 
-struct SoftmaxFixedSpec : SoftmaxSpec {
-  SoftmaxFixedSpec() : SoftmaxSpec(false) {}
-};
-struct SoftmaxDocumentedSpec : SoftmaxSpec {
-  SoftmaxDocumentedSpec() : SoftmaxSpec(true) {}
-};
-METALSIM_REGISTER_SPEC(SoftmaxFixedSpec);
-METALSIM_REGISTER_SPEC(SoftmaxDocumentedSpec);
+METALSIM_REGISTER_SPEC_AS(softmax, SoftmaxSpec, "softmax",
+                          "row softmax in place, any cols and threadgroup size, masked rows give 0",
+                          false);
+METALSIM_REGISTER_SPEC_AS(
+    softmax_as_documented, SoftmaxSpec, "softmax_as_documented",
+    "ADR-003 row softmax as written (256-thread strides and tree, half exp storage)", true);
 
 }  // namespace
 }  // namespace metalsim::kernels::softmax

@@ -1,6 +1,5 @@
 #include "kernels/spec/case_runner.h"
 
-#include "kernels/spec/memory_budget.h"
 #include "kernels/spec/mode_comparison.h"
 
 #include <chrono>
@@ -57,13 +56,20 @@ std::vector<engine::SchedulePolicy> other_schedules(const engine::SchedulePolicy
   return out;
 }
 
-// Empty when the case fits in 90% of the memory available now; else why not, in words.
-std::string over_memory(const Case& c, const engine::ExecutionOptions& options) {
-  const uint64_t need = case_memory_bytes(*c.spec, c.params, options);
-  const uint64_t have = available_memory_bytes();
-  if (need == 0 || have == 0 || need <= have / 10 * 9) return {};
-  return c.id() + " needs about " + format_bytes(need) + " of memory; " + format_bytes(have) +
-         " is available";
+// Kernel, reference, comparison, with both times; the kernel's outputs copied into `outputs`
+// (when given) before the reference runs.
+CaseResult execute_keeping(PreparedCase& c, std::vector<OutputBytes>* outputs) {
+  auto t0 = Clock::now();
+  c.run_kernel();
+  const double kernel = seconds_since(t0);
+  if (outputs != nullptr) *outputs = read_outputs(c);
+  t0 = Clock::now();
+  c.run_reference();
+  const double reference = seconds_since(t0);
+  CaseResult result = c.compare();
+  result.kernel_seconds = kernel;
+  result.reference_seconds = reference;
+  return result;
 }
 
 const check::Report* first_timeout(const std::vector<check::Report>& reports) {
@@ -96,43 +102,16 @@ std::unique_ptr<CaseContext> CaseRunner::context(const engine::ExecutionOptions&
   return std::make_unique<CaseContext>(device_.get(), queue_.get(), pipelines_, options, seed);
 }
 
-CaseResult CaseRunner::execute(PreparedCase& c) {
-  auto t0 = Clock::now();
-  c.run_kernel();
-  const double kernel = seconds_since(t0);
-  t0 = Clock::now();
-  c.run_reference();
-  const double reference = seconds_since(t0);
-  CaseResult result = c.compare();
-  result.kernel_seconds = kernel;
-  result.reference_seconds = reference;
-  return result;
-}
+CaseResult CaseRunner::execute(PreparedCase& c) { return execute_keeping(c, nullptr); }
 
 CaseRunner::Run CaseRunner::run_once(const Case& c, const engine::ExecutionOptions& options) {
   Run run;
-  std::string why;
-  if (!c.spec->valid(c.params, &why)) {
-    run.result.failure = "invalid case " + c.id() + ": " + why;
-    return run;
-  }
-  if (const std::string too_large = over_memory(c, options); !too_large.empty()) {
-    run.result.failure = "harness error: " + too_large;
-    return run;
-  }
   try {
     std::unique_ptr<CaseContext> ctx = context(options, c.seed);
-    std::unique_ptr<PreparedCase> prepared = c.spec->prepare(c.params, *ctx);
-    auto t0 = Clock::now();
-    prepared->run_kernel();
-    const double kernel = seconds_since(t0);
-    run.outputs = read_outputs(*prepared);
-    t0 = Clock::now();
-    prepared->run_reference();
-    const double reference = seconds_since(t0);
-    run.result = prepared->compare();
-    run.result.kernel_seconds = kernel;
-    run.result.reference_seconds = reference;
+    std::unique_ptr<PreparedCase> prepared = c.spec->prepare_case(c.params, *ctx);
+    run.result = execute_keeping(*prepared, &run.outputs);
+  } catch (const InvalidCase& e) {
+    run.result.failure = e.what();
   } catch (const std::exception& e) {
     run.result.passed = false;
     run.result.failure = std::string("harness error: ") + e.what();

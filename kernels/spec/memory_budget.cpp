@@ -25,6 +25,15 @@ uint64_t case_memory_bytes(const KernelSpec& spec, const Params& params,
   return device + f.host + kBaselineBytes + workers * kPerWorkerBytes;
 }
 
+std::string over_memory(const KernelSpec& spec, const Params& params,
+                        const engine::ExecutionOptions& options) {
+  const uint64_t need = case_memory_bytes(spec, params, options);
+  const uint64_t have = available_memory_bytes();
+  if (need == 0 || have == 0 || need <= have / 10 * 9) return {};
+  return case_id(spec.name(), params) + " needs about " + format_bytes(need) + " of memory; " +
+         format_bytes(have) + " is available";
+}
+
 uint64_t available_memory_bytes() {
   std::ifstream meminfo("/proc/meminfo");
   std::string key;

@@ -16,6 +16,11 @@ namespace metalsim::spec {
 uint64_t case_memory_bytes(const KernelSpec& spec, const Params& params,
                            const engine::ExecutionOptions& options);
 
+// Empty when the case fits in 90% of the memory available now; else why not, in words, naming the
+// case.
+std::string over_memory(const KernelSpec& spec, const Params& params,
+                        const engine::ExecutionOptions& options);
+
 // MemAvailable of /proc/meminfo, in bytes; 0 when it cannot be read.
 uint64_t available_memory_bytes();
 

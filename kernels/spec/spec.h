@@ -9,7 +9,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "simt/base/execution_options.h"
@@ -98,6 +100,13 @@ struct Finding {
   std::string what;  // the defect, in words (docs/findings.md has the full record)
 };
 
+// What preparing a case the spec's valid() refuses throws: "invalid case <id>: <why>", naming
+// the spec, the parameters and the broken rule.
+class InvalidCase : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 class KernelSpec {
  public:
   virtual ~KernelSpec() = default;
@@ -111,8 +120,11 @@ class KernelSpec {
   virtual std::vector<Params> sweep() const = 0;
   // Model-scale shapes for benchmarks.
   virtual std::vector<Params> bench_cases() const { return {}; }
-  virtual Expectation expectation() const { return Expectation::pass; }
-  virtual std::string known_bug() const { return {}; }  // for Expectation::known_bug
+  // A spec that names a known bug expects to show it: known_bug by default.
+  virtual Expectation expectation() const {
+    return known_bug().empty() ? Expectation::pass : Expectation::known_bug;
+  }
+  virtual std::string known_bug() const { return {}; }  // the bug, in words; empty: none
   // For Expectation::known_bug: each recorded finding with its case; the sweep of a known-bug
   // spec is these cases (finding_cases()).
   virtual std::vector<Finding> findings() const { return {}; }
@@ -124,9 +136,12 @@ class KernelSpec {
   // What follows `metalsim run` to reproduce the case `p` (completed), shell-quoted: the case
   // id by default; a spec read from a case file names the file (host/cli/case_file_spec.h).
   virtual std::string run_arguments(const Params& p) const;
-  // Generates inputs (from ctx.seed()), poisons outputs, makes buffers through `ctx`, which
-  // outlives the returned case.
-  virtual std::unique_ptr<PreparedCase> prepare(const Params& p, CaseContext& ctx) const = 0;
+
+  // The one way a case is prepared, for the case runner, the program, the fuzzer, the benchmarks
+  // and the tests alike (kernels/spec/prepare_case.cpp): throws InvalidCase when valid() refuses
+  // `p` (completed), std::runtime_error when the case cannot fit in the memory available now,
+  // else returns prepare(p, ctx).
+  std::unique_ptr<PreparedCase> prepare_case(const Params& p, CaseContext& ctx) const;
 
   // `p` with every parameter present (defaults filled in).
   Params complete(const Params& p) const;
@@ -134,6 +149,25 @@ class KernelSpec {
   std::optional<Finding> finding_for(const Params& p) const;
   // The cases of findings(), for sweep() of a known-bug spec.
   std::vector<Params> finding_cases() const;
+
+ protected:
+  // Generates inputs (from ctx.seed()), poisons outputs, makes buffers through `ctx`, which
+  // outlives the returned case. Called only by prepare_case(), so `p` is valid: no spec checks
+  // valid() again.
+  virtual std::unique_ptr<PreparedCase> prepare(const Params& p, CaseContext& ctx) const = 0;
+};
+
+// A spec whose name, family and summary are given when it is made, as most are.
+class NamedSpec : public KernelSpec {
+ public:
+  NamedSpec(std::string name, std::string family, std::string summary)
+      : name_(std::move(name)), family_(std::move(family)), summary_(std::move(summary)) {}
+  std::string name() const override { return name_; }
+  std::string family() const override { return family_; }
+  std::string summary() const override { return summary_; }
+
+ private:
+  std::string name_, family_, summary_;
 };
 
 std::string case_id(const std::string& spec, const Params& p);
@@ -149,10 +183,14 @@ class SpecRegistry {
 
 // Registers a spec from a static initialiser: `METALSIM_REGISTER_SPEC(SoftmaxSpec);`.
 // Spec libraries are OBJECT libraries so the linker keeps these.
-#define METALSIM_REGISTER_SPEC(Type)                               \
-  static const bool metalsim_registered_##Type = [] {              \
-    ::metalsim::spec::SpecRegistry::add(std::make_unique<Type>()); \
-    return true;                                                   \
+#define METALSIM_REGISTER_SPEC(Type) METALSIM_REGISTER_SPEC_AS(Type, Type)
+
+// Registers one variant of a spec class, made with the constructor's arguments; `id` names the
+// registration (unique in its file): `METALSIM_REGISTER_SPEC_AS(softmax, SoftmaxSpec, false);`.
+#define METALSIM_REGISTER_SPEC_AS(id, Type, ...)                              \
+  static const bool metalsim_registered_##id = [] {                           \
+    ::metalsim::spec::SpecRegistry::add(std::make_unique<Type>(__VA_ARGS__)); \
+    return true;                                                              \
   }()
 
 }  // namespace metalsim::spec

@@ -4,6 +4,7 @@
 // comparison and the small buffer helpers the specs share.
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,6 +65,29 @@ const T* contents(const NS::SharedPtr<MTL::Buffer>& b) {
 template <class T>
 void fill(const NS::SharedPtr<MTL::Buffer>& b, const std::vector<T>& v) {
   std::memcpy(b->contents(), v.data(), v.size() * sizeof(T));
+}
+
+// Poisons an output buffer of `n` elements of T, when called: once before the first run, and as
+// a case's poison_again.
+template <class T>
+std::function<void()> poisoner(NS::SharedPtr<MTL::Buffer> b, size_t n) {
+  return [b = std::move(b), n] { poison(static_cast<T*>(b->contents()), n); };
+}
+
+// A StandardCase::kernel of one dispatch of `kernel` on `ctx` (CaseContext::dispatch), `bind`
+// setting its arguments.
+inline std::function<void(CaseResult&)> one_dispatch(CaseContext& ctx, std::string kernel,
+                                                     CaseContext::Bind bind, MTL::Size grid,
+                                                     MTL::Size tg, CaseContext::Grid grid_kind) {
+  return [&ctx, kernel = std::move(kernel), bind = std::move(bind), grid, tg,
+          grid_kind](CaseResult& r) { ctx.dispatch(kernel, bind, grid, tg, grid_kind, r); };
+}
+
+// Binds `buffers` to the kernel's first buffer indices, 0, 1, ... in order, at offset 0.
+inline void set_buffers(MTL::ComputeCommandEncoder* e,
+                        std::initializer_list<MTL::Buffer*> buffers) {
+  NS::UInteger index = 0;
+  for (MTL::Buffer* b : buffers) e->setBuffer(b, 0, index++);
 }
 
 // Threadgroup memory lengths are multiples of 16 bytes.

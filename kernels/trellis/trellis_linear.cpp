@@ -19,14 +19,10 @@ void require_length(const MTL::Buffer* b, size_t bytes, const std::string& what)
 
 KernelGeometry geometry(TrellisKernel kernel) {
   switch (kernel) {
-    case TrellisKernel::prefill:
-      return {"gemm_trellis_packed", 64, 64};
-    case TrellisKernel::decode:
-      return {"gemm_trellis_packed_decode", 32, 128};
-    case TrellisKernel::prefill_as_documented:
-      return {"gemm_trellis_packed_as_documented", 64, 64};
-    case TrellisKernel::automatic:
-      break;
+    case TrellisKernel::prefill: return {"gemm_trellis_packed", 64, 64};
+    case TrellisKernel::decode: return {"gemm_trellis_packed_decode", 32, 128};
+    case TrellisKernel::prefill_as_documented: return {"gemm_trellis_packed_as_documented", 64, 64};
+    case TrellisKernel::automatic: break;
   }
   throw std::invalid_argument("geometry: choose a kernel first (choose_kernel(M))");
 }
@@ -135,13 +131,17 @@ std::vector<half_t> TrellisLinear::forward(MTL::CommandQueue* queue, std::span<c
   MTL::ComputeCommandEncoder* encoder = cb->computeCommandEncoder();
   encode(encoder, a.get(), c.get(), M, kernel);
   encoder->endEncoding();
+  commit_and_wait(cb, "TrellisLinear.forward");
+  const half_t* out = static_cast<const half_t*>(c->contents());
+  return {out, out + size_t(M) * out_features()};
+}
+
+void commit_and_wait(MTL::CommandBuffer* cb, const std::string& who) {
   cb->commit();
   cb->waitUntilCompleted();
   if (cb->status() != MTL::CommandBufferStatusCompleted)
-    throw std::runtime_error("TrellisLinear.forward: " +
+    throw std::runtime_error(who + ": " +
                              std::string(cb->error()->localizedDescription()->utf8String()));
-  const half_t* out = static_cast<const half_t*>(c->contents());
-  return {out, out + size_t(M) * out_features()};
 }
 
 }  // namespace metalsim::kernels::trellis

@@ -83,4 +83,8 @@ class TrellisLinear {
   std::map<TrellisKernel, NS::SharedPtr<MTL::ComputePipelineState>> pipelines_;
 };
 
+// What forward() does after encoding, for both layers: commits `cb`, waits, and throws
+// std::runtime_error("<who>: <the command buffer's error>") unless it completed.
+void commit_and_wait(MTL::CommandBuffer* cb, const std::string& who);
+
 }  // namespace metalsim::kernels::trellis

@@ -10,9 +10,7 @@ namespace {
 
 constexpr uint32_t kTileRows = 32, kTileCols = 128;  // both kernels' output tiles
 
-std::string str(uint64_t v) {
-  return std::to_string(v);
-}
+std::string str(uint64_t v) { return std::to_string(v); }
 
 // gate and up [hidden, intermediate], down [intermediate, hidden], one format for all three.
 void check_projections(const TrellisWeights& gate, const TrellisWeights& up,
@@ -168,11 +166,7 @@ std::vector<half_t> TrellisMoE::forward(MTL::CommandQueue* queue, std::span<cons
   MTL::ComputeCommandEncoder* encoder = cb->computeCommandEncoder();
   encode(encoder, xb.get(), ids.get(), probs.get(), h.get(), out.get(), M);
   encoder->endEncoding();
-  cb->commit();
-  cb->waitUntilCompleted();
-  if (cb->status() != MTL::CommandBufferStatusCompleted)
-    throw std::runtime_error("TrellisMoE.forward: " +
-                             std::string(cb->error()->localizedDescription()->utf8String()));
+  commit_and_wait(cb, "TrellisMoE.forward");
   const half_t* o = static_cast<const half_t*>(out->contents());
   return {o, o + size_t(M) * hidden()};
 }

@@ -27,12 +27,9 @@ TrellisWeights make_weights(uint32_t K, uint32_t N, uint32_t experts, const Gemm
 }
 
 GemmProblem make_gemm_problem(const GemmShape& shape, uint64_t seed) {
-  GemmProblem p;
-  p.shape = shape;
   spec::InputGenerator gen(seed);
-  p.a = gen.uniform_vector<half_t>(size_t(shape.M) * shape.K, -1, 1);
-  p.weights = make_weights(shape.K, shape.N, 1, shape, 1.0, gen.next_u64());
-  return p;
+  std::vector<half_t> a = gen.uniform_vector<half_t>(size_t(shape.M) * shape.K, -1, 1);
+  return {shape, std::move(a), make_weights(shape.K, shape.N, 1, shape, 1.0, gen.next_u64())};
 }
 
 MoeProblem make_moe_problem(const MoeShape& s, uint64_t seed) {

@@ -5,20 +5,12 @@
 // bounds (docs/kernels/trellis.md, "Tolerance"; findings: docs/findings/trellis.md).
 #include <cmath>
 
-#include "kernels/spec/case_context.h"
-#include "kernels/spec/standard_case.h"
-#include "kernels/trellis/trellis_baseline.h"
-#include "kernels/trellis/trellis_compare.h"
+#include "kernels/spec/spec_names.h"
+#include "kernels/trellis/trellis_cases.h"
 #include "kernels/trellis/trellis_linear.h"
-#include "kernels/trellis/trellis_moe.h"
-#include "kernels/trellis/trellis_problem.h"
 
 namespace metalsim::kernels::trellis {
 namespace {
-
-using spec::CaseResult;
-using spec::ParamDef;
-using spec::Params;
 
 constexpr int64_t kMaxWork = int64_t(1) << 34;  // M * K * N: twice the largest bench case
 
@@ -29,38 +21,12 @@ ParamDef group_param() {
 
 std::string why_not(bool ok, const std::string& message) { return ok ? "" : message; }
 
-// Poisons `count` halves of `b` (outputs, and the MoE's h, so a row never written shows).
-void poison_halves(const NS::SharedPtr<MTL::Buffer>& b, size_t count) {
-  spec::poison(static_cast<half_t*>(b->contents()), count);
-}
-
-// Encodes through `encode` on one command buffer of the case and commits it.
-template <class Encode>
-void run_on_command_buffer(spec::CaseContext& ctx, CaseResult& r, Encode encode) {
-  MTL::CommandBuffer* cb = ctx.command_buffer();
-  MTL::ComputeCommandEncoder* encoder = cb->computeCommandEncoder();
-  encode(encoder);
-  encoder->endEncoding();
-  spec::CaseContext::commit(cb, r);
-}
-
 // ============================== the dense kernels
 
-class GemmSpec : public spec::KernelSpec {
+class GemmSpec : public spec::NamedSpec {
  public:
-  explicit GemmSpec(TrellisKernel kernel) : kernel_(kernel) {}
-  std::string name() const override { return geometry(kernel_).name; }
-  std::string family() const override { return "trellis"; }
-  std::string summary() const override {
-    switch (kernel_) {
-      case TrellisKernel::prefill:
-        return "C = A x W, W trellis-quantized (2-4 bit), 64x64 tiles, simdgroup_matrix";
-      case TrellisKernel::decode: return "C = A x W, W trellis-quantized, 32x128 tiles for M <= 16";
-      default:
-        return "the prefill kernel with the Trellis document's dequantization sketch as written "
-               "(section 3.3)";
-    }
-  }
+  GemmSpec(TrellisKernel kernel, std::string summary)
+      : NamedSpec(geometry(kernel).name, "trellis", std::move(summary)), kernel_(kernel) {}
   std::vector<ParamDef> params() const override {
     return {{"M", 1, 4096, {}, {1, 15, 16, 17, 63, 64, 65, 512}, 17, "rows of A and C (tokens)"},
             {"K", 1, 16384, {}, {1, 15, 16, 17, 31, 32, 33, 100}, 40, "input features"},
@@ -121,10 +87,6 @@ class GemmSpec : public spec::KernelSpec {
       cases.push_back({{"M", m}, {"K", 4096}, {"N", 4096}, {"bits", bits}, {"group_size", 128}});
     return cases;
   }
-  spec::Expectation expectation() const override {
-    return kernel_ == TrellisKernel::prefill_as_documented ? spec::Expectation::known_bug
-                                                           : spec::Expectation::pass;
-  }
   std::string known_bug() const override {
     return kernel_ != TrellisKernel::prefill_as_documented
                ? ""
@@ -160,56 +122,22 @@ class GemmSpec : public spec::KernelSpec {
     const GemmShape shape{uint32_t(p.at("M")),          uint32_t(p.at("K")),
                           uint32_t(p.at("N")),          uint32_t(p.at("bits")),
                           uint32_t(p.at("group_size")), uint32_t(p.at("n_levels"))};
-    auto problem = std::make_shared<const GemmProblem>(make_gemm_problem(shape, ctx.seed()));
-    auto linear = std::make_shared<TrellisLinear>(ctx.device(), problem->weights);
-    auto a = ctx.buffer(problem->a);
-    const size_t count = size_t(shape.M) * shape.N;
-    auto c = ctx.buffer(count * sizeof(half_t));
-    poison_halves(c, count);
-    auto ref = std::make_shared<Reference>();
-    auto sc = std::make_unique<spec::StandardCase>();
-    const TrellisKernel kernel = kernel_;
-    sc->kernel = [=, &ctx](CaseResult& r) {
-      run_on_command_buffer(ctx, r,
-                            [&](auto* e) { linear->encode(e, a.get(), c.get(), shape.M, kernel); });
-    };
-    sc->reference = [=] { *ref = gemm_ref(problem->a, shape.M, problem->weights); };
-    sc->check = [=](CaseResult& r) { compare_bounded("C", spec::contents<half_t>(c), *ref, r); };
-    sc->expose("C", c);
-    sc->poison_again = [=] { poison_halves(c, count); };
-    // Prepared on first use (a benchmark's untimed warm-up): the weights dequantized once.
-    auto dense = std::make_shared<GemmBaselineData>();
-    sc->baseline = [=] {
-      if (dense->w.empty()) *dense = prepare_gemm_baseline(problem->a, shape.M, problem->weights);
-      gemm_baseline(*dense);
-    };
-    return sc;
+    return prepare_gemm_case(
+        std::make_shared<const GemmProblem>(make_gemm_problem(shape, ctx.seed())), kernel_, ctx);
   }
 
  private:
   TrellisKernel kernel_;
 };
 
-struct PrefillSpec : GemmSpec {
-  PrefillSpec() : GemmSpec(TrellisKernel::prefill) {}
-};
-struct DecodeSpec : GemmSpec {
-  DecodeSpec() : GemmSpec(TrellisKernel::decode) {}
-};
-struct DocumentedSpec : GemmSpec {
-  DocumentedSpec() : GemmSpec(TrellisKernel::prefill_as_documented) {}
-};
-
 // ============================== the MoE layer
 
-class MoeSpec : public spec::KernelSpec {
+class MoeSpec : public spec::NamedSpec {
  public:
-  std::string name() const override { return "gemm_trellis_moe"; }
-  std::string family() const override { return "trellis"; }
-  std::string summary() const override {
-    return "MoE layer on trellis experts: routed SwiGLU (gate_up kernel) then probability-weighted "
-           "down projections";
-  }
+  MoeSpec()
+      : NamedSpec("gemm_trellis_moe", "trellis",
+                  "MoE layer on trellis experts: routed SwiGLU (gate_up kernel) then "
+                  "probability-weighted down projections") {}
   std::vector<ParamDef> params() const override {
     return {{"M", 1, 4096, {}, {1, 5, 31, 32, 33, 65}, 5, "tokens"},
             {"hidden",
@@ -280,46 +208,19 @@ class MoeSpec : public spec::KernelSpec {
         uint32_t(p.at("M")),         uint32_t(p.at("hidden")), uint32_t(p.at("intermediate")),
         uint32_t(p.at("experts")),   uint32_t(p.at("top_k")),  uint32_t(p.at("bits")),
         uint32_t(p.at("group_size"))};
-    auto problem = std::make_shared<const MoeProblem>(make_moe_problem(shape, ctx.seed()));
-    auto layer = std::make_shared<TrellisMoE>(ctx.device(), problem->gate, problem->up,
-                                              problem->down, shape.top_k);
-    auto x = ctx.buffer(problem->x);
-    auto ids = ctx.buffer(problem->routing.expert_ids), probs = ctx.buffer(problem->routing.probs);
-    const size_t h_count = size_t(shape.M) * shape.top_k * shape.intermediate,
-                 count = size_t(shape.M) * shape.hidden;
-    auto h = ctx.buffer(h_count * sizeof(half_t)), out = ctx.buffer(count * sizeof(half_t));
-    auto poison_all = [=] {
-      poison_halves(h, h_count);
-      poison_halves(out, count);
-    };
-    poison_all();
-    auto ref = std::make_shared<Reference>();
-    auto sc = std::make_unique<spec::StandardCase>();
-    sc->kernel = [=, &ctx](CaseResult& r) {
-      run_on_command_buffer(ctx, r, [&](auto* e) {
-        layer->encode(e, x.get(), ids.get(), probs.get(), h.get(), out.get(), shape.M);
-      });
-    };
-    sc->reference = [=] {
-      *ref = moe_ref(problem->x, problem->routing, problem->gate, problem->up, problem->down);
-    };
-    sc->check = [=](CaseResult& r) {
-      compare_bounded("out", spec::contents<half_t>(out), *ref, r);
-    };
-    sc->expose("out", out);
-    sc->poison_again = poison_all;
-    auto dense = std::make_shared<MoeBaselineData>();  // prepared on first use, as above
-    sc->baseline = [=] {
-      if (dense->x.empty()) *dense = prepare_moe_baseline(*problem);
-      moe_baseline(*dense);
-    };
-    return sc;
+    return prepare_moe_case(std::make_shared<const MoeProblem>(make_moe_problem(shape, ctx.seed())),
+                            ctx);
   }
 };
 
-METALSIM_REGISTER_SPEC(PrefillSpec);
-METALSIM_REGISTER_SPEC(DecodeSpec);
-METALSIM_REGISTER_SPEC(DocumentedSpec);
+METALSIM_REGISTER_SPEC_AS(
+    prefill, GemmSpec, TrellisKernel::prefill,
+    "C = A x W, W trellis-quantized (2-4 bit), 64x64 tiles, simdgroup_matrix");
+METALSIM_REGISTER_SPEC_AS(decode, GemmSpec, TrellisKernel::decode,
+                          "C = A x W, W trellis-quantized, 32x128 tiles for M <= 16");
+METALSIM_REGISTER_SPEC_AS(prefill_as_documented, GemmSpec, TrellisKernel::prefill_as_documented,
+                          "the prefill kernel with the Trellis document's dequantization sketch "
+                          "as written (section 3.3)");
 METALSIM_REGISTER_SPEC(MoeSpec);
 
 }  // namespace

@@ -8,7 +8,9 @@
 namespace metalsim::cli::testing {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST(Run, CaseIdFillsMissingParametersWithTheirFallback) {
   const CliRun r = cli({"run", "cli_planted_tile(n=63)"});
@@ -19,16 +21,20 @@ TEST(Run, CaseIdFillsMissingParametersWithTheirFallback) {
 }
 
 TEST(Run, NamedParametersInBothSpellings) {
-  const CliRun r = cli({"run", "cli_planted_tile", "--n=64", "--rows", "3", "--schedule", "random:5", "--workers", "2"});
+  const CliRun r = cli({"run", "cli_planted_tile", "--n=64", "--rows", "3", "--schedule",
+                        "random:5", "--workers", "2"});
   EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "cli_planted_tile(n=64,rows=3)")) << r.out;
   EXPECT_TRUE(contains(r.out, "schedule random:5")) << r.out;
 }
 
 TEST(Run, TheReproOfAFailureReproducesIt) {
-  const CliRun r = cli({"run", "cli_planted_tile(n=127,rows=2)", "--seed", "4", "--checks", "sync,init,mem"});
+  const CliRun r =
+      cli({"run", "cli_planted_tile(n=127,rows=2)", "--seed", "4", "--checks", "sync,init,mem"});
   EXPECT_EQ(r.code, kExitFailed);
-  EXPECT_TRUE(contains(r.out, "reproduce  metalsim run 'cli_planted_tile(n=127,rows=2)' --seed 4 --schedule in-order --checks sync,init,mem"))
+  EXPECT_TRUE(contains(r.out,
+                       "reproduce  metalsim run 'cli_planted_tile(n=127,rows=2)' --seed 4 "
+                       "--schedule in-order --checks sync,init,mem"))
       << r.out;
 }
 
@@ -49,6 +55,18 @@ TEST(Run, Errors) {
   const CliRun invalid = cli({"run", "cli_scale", "--n=0"});
   EXPECT_EQ(invalid.code, kExitUsage);
   EXPECT_TRUE(contains(invalid.err, "invalid case cli_scale(n=0,rows=1)")) << invalid.err;
+}
+
+// metalsim model takes the run flags every case-running command takes: a malformed value is a
+// usage error naming the flag, before any weight is generated.
+TEST(Model, ParsesTheSharedRunFlags) {
+  const CliRun checks = cli({"model", "--shape", "small", "--checks", "bogus"});
+  EXPECT_EQ(checks.code, kExitUsage);
+  EXPECT_TRUE(contains(checks.err, "--checks")) << checks.err;
+  const CliRun mode = cli({"model", "--shape", "small", "--mode", "sideways"});
+  EXPECT_EQ(mode.code, kExitUsage);
+  EXPECT_TRUE(contains(mode.err, "--mode")) << mode.err;
+  EXPECT_EQ(checks.out.find("weights"), std::string::npos) << checks.out;
 }
 
 }  // namespace

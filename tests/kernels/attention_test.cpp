@@ -159,7 +159,7 @@ TEST(AttentionMemory, LongContextKernelMemoryIsLinearNotQuadratic) {
     engine::ExecutionOptions options = checked();
     options.checks.init = false;
     auto ctx = spec::CaseRunner::shared().context(options, 1);
-    auto c = s->prepare(p, *ctx);  // inputs and buffers exist before the measurement
+    auto c = s->prepare_case(p, *ctx);  // inputs and buffers exist before the measurement
     growth[i] = peak_growth([&] { c->run_kernel(); });
     c->run_reference();
     const spec::CaseResult r = c->compare();

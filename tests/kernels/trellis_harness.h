@@ -1,11 +1,16 @@
 #pragma once
-// The trellis tests' one way of running a layer: through TrellisLinear (or TrellisMoE) on a
-// command buffer with the given options, outputs poisoned first, then compared with the
-// family's reference and its per-element bound.
+// The trellis tests run a layer as every other case runs: the family's prepared case
+// (kernels/trellis/trellis_cases.h: TrellisLinear or TrellisMoE on a command buffer with the given
+// options, outputs poisoned first, the reference and its per-element bound) on the case runner's
+// device, through CaseRunner::execute. Their problems are built (and often corrupted) by the test
+// itself, so a problem goes in where a spec would take parameters.
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "kernels/spec/case_runner.h"
 #include "kernels/spec/compare.h"
+#include "kernels/trellis/trellis_cases.h"
 #include "kernels/trellis/trellis_compare.h"
 #include "kernels/trellis/trellis_linear.h"
 #include "kernels/trellis/trellis_moe.h"
@@ -47,52 +52,27 @@ inline NS::SharedPtr<MTL::Buffer> poisoned(size_t count) {
   return b;
 }
 
-// Commits `cb`; keeps its reports; copies `count` outputs; compares them with `ref`.
-inline Run finish(MTL::CommandBuffer* cb, const NS::SharedPtr<MTL::Buffer>& out,
-                  const Reference& ref) {
-  cb->commit();
-  cb->waitUntilCompleted();
+// Runs a prepared case (kernel, reference, comparison) and copies its one output.
+inline Run execute(spec::PreparedCase& c) {
   Run run;
-  for (const auto& r : cb->reports()) run.result.reports.push_back(r);
-  const half_t* c = static_cast<const half_t*>(out->contents());
-  run.out.assign(c, c + ref.value.size());
-  compare_bounded("C", run.out.data(), ref, run.result);
-  spec::finish(run.result);
+  run.result = spec::CaseRunner::execute(c);
+  const spec::PreparedCase::OutputView view = c.outputs().front();
+  const auto* out = static_cast<const half_t*>(view.data);
+  run.out.assign(out, out + view.bytes / sizeof(half_t));
   return run;
 }
 
 inline Run run_linear(const GemmProblem& p, TrellisKernel kernel = TrellisKernel::automatic,
                       const engine::ExecutionOptions& options = checked()) {
-  TrellisLinear linear(device(), p.weights);
-  auto a = upload(p.a);
-  auto c = poisoned(size_t(p.shape.M) * p.shape.N);
-  MTL::CommandBuffer* cb = queue()->commandBuffer();
-  cb->setExecutionOptions(options);
-  MTL::ComputeCommandEncoder* encoder = cb->computeCommandEncoder();
-  linear.encode(encoder, a.get(), c.get(), p.shape.M, kernel);
-  encoder->endEncoding();
-  return finish(cb, c, gemm_ref(p.a, p.shape.M, p.weights));
+  auto ctx = spec::CaseRunner::shared().context(options, 1);
+  auto c = prepare_gemm_case(std::make_shared<const GemmProblem>(p), kernel, *ctx);
+  return execute(*c);
 }
 
-// h (the SwiGLU scratch between the two dispatches) is poisoned too: a row the down kernel reads
-// that the gate/up kernel never wrote shows as NaN in the output.
 inline Run run_moe(const MoeProblem& p, const engine::ExecutionOptions& options = checked()) {
-  const MoeShape& s = p.shape;
-  TrellisMoE moe(device(), p.gate, p.up, p.down, s.top_k);
-  auto x = upload(p.x);
-  auto ids = NS::TransferPtr(device()->newBuffer(p.routing.expert_ids.data(),
-                                                 p.routing.expert_ids.size() * 4,
-                                                 MTL::ResourceStorageModeShared));
-  auto probs = NS::TransferPtr(device()->newBuffer(
-      p.routing.probs.data(), p.routing.probs.size() * 4, MTL::ResourceStorageModeShared));
-  auto h = poisoned(size_t(s.M) * s.top_k * s.intermediate);
-  auto out = poisoned(size_t(s.M) * s.hidden);
-  MTL::CommandBuffer* cb = queue()->commandBuffer();
-  cb->setExecutionOptions(options);
-  MTL::ComputeCommandEncoder* encoder = cb->computeCommandEncoder();
-  moe.encode(encoder, x.get(), ids.get(), probs.get(), h.get(), out.get(), s.M);
-  encoder->endEncoding();
-  return finish(cb, out, moe_ref(p.x, p.routing, p.gate, p.up, p.down));
+  auto ctx = spec::CaseRunner::shared().context(options, 1);
+  auto c = prepare_moe_case(std::make_shared<const MoeProblem>(p), *ctx);
+  return execute(*c);
 }
 
 inline std::string describe(const Run& run) {

@@ -33,7 +33,7 @@ VariantRun run_with(const SweepCase& c, check::CheckSet checks, engine::Executio
   const uint64_t checked0 = dispatches(KernelVariant::checked);
   const uint64_t fast0 = dispatches(KernelVariant::fast);
   std::unique_ptr<CaseContext> ctx = CaseRunner::shared().context(options, 1);
-  std::unique_ptr<PreparedCase> prepared = c.spec->prepare(c.spec->complete(c.params), *ctx);
+  std::unique_ptr<PreparedCase> prepared = c.spec->prepare_case(c.spec->complete(c.params), *ctx);
   prepared->run_kernel();
   run.checked = dispatches(KernelVariant::checked) - checked0;
   run.fast = dispatches(KernelVariant::fast) - fast0;

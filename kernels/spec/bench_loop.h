@@ -1,0 +1,68 @@
+#pragma once
+// The one loop that benchmarks a prepared case, for bench/kernels_bench.cpp and `metalsim bench`:
+// the kernel emulated on fibers and in lane loops (automatic mode), the fast native baseline and,
+// if asked, the checking reference; one untimed warm-up of each (pipelines, fiber stacks, page
+// faults of the outputs, a baseline's one-time preparation), then timed repetitions, the outputs
+// repoisoned before each kernel run. The figures are medians: one slow run on a shared machine
+// does not move them.
+#include <chrono>
+#include <cstddef>
+#include <vector>
+
+#include "kernels/spec/case_context.h"
+#include "kernels/spec/spec.h"
+
+namespace metalsim::spec {
+
+template <class F>
+double seconds_of(F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// NaN for no times.
+double median(std::vector<double> v);
+
+struct BenchSettings {
+  bool reference = true;  // time the reference too
+  // Also time the checked variant with the context's checks (benchmarks run it with every check
+  // off: what the access-check pass's instrumentation costs when no check uses it).
+  bool checked_variant = false;
+};
+
+// Seconds, one per timed repetition.
+struct BenchTimes {
+  std::vector<double> fibers, loops, baseline, reference, fibers_checked, loops_checked;
+  bool lane_loops = false;    // the automatic runs ran threadgroups in lane loops
+  bool has_baseline = false;  // the spec has a fast native baseline
+};
+
+// The medians of BenchTimes; NaN where nothing was timed, and for lane loops where the
+// automatic runs stayed on fibers.
+struct BenchMedians {
+  double fibers, loops, baseline, reference, fibers_checked, loops_checked;
+};
+BenchMedians medians(const BenchTimes& t);
+
+class BenchLoop {
+ public:
+  // `ctx` prepared `c`; both outlive the loop. The loop sets ctx's mode and checked variant.
+  BenchLoop(CaseContext& ctx, PreparedCase& c, BenchSettings settings);
+  void warm_up();  // untimed, once before the repetitions
+  void repeat();   // one timed repetition of everything the settings ask for
+  const BenchTimes& times() const { return times_; }
+
+ private:
+  double time_kernel(engine::ExecutionMode mode, bool checked);
+
+  CaseContext& ctx_;
+  PreparedCase& case_;
+  BenchSettings settings_;
+  BenchTimes times_;
+};
+
+// warm_up() and `repetitions` repeat()s.
+BenchTimes time_case(CaseContext& ctx, PreparedCase& c, BenchSettings settings, size_t repetitions);
+
+}  // namespace metalsim::spec
