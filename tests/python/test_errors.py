@@ -74,8 +74,11 @@ def test_an_out_of_bounds_read_names_line_thread_and_memory(metalsim_device):
     r = caught.value.report
     assert (r.check, r.file, r.line, r.kernel) == ("bounds.device", "overread.metal", 2,
                                                    "custom_kernel_overread")
-    assert "inp" in r.memory
+    assert "inp" in r.memory and r.offset == 32
+    # Mode auto ran lane loops, which do not name the thread; the replay on fibers does.
+    assert (r.thread, r.threadgroup) == ((0, 0, 0), (0, 0, 0))
     assert str(caught.value).startswith("========= bounds.device")
+    assert "by thread (0,0,0) of threadgroup (0,0,0)" in str(caught.value)
 
 
 def test_a_divergent_barrier(metalsim_device):

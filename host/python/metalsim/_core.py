@@ -106,13 +106,36 @@ def _renaming(reports, names):
     return rename
 
 
-def run(pipeline, buffers, bytes_args, grid, group, options, source, threadgroup_memory=(),
-        threadgroups=False, names=()):
-    """One dispatch; raises the KernelError subclass of its first report. `names`: the #line
-    file names the source was generated with."""
-    result = _metalsim.dispatch(pipeline, buffers, bytes_args, list(threadgroup_memory), grid,
-                                group, options, threadgroups)
-    if result.reports:
-        rename = _renaming(result.reports, names)
-        reports = [Report(r, rename) for r in result.reports]
-        raise kernel_error(rename(result.error.rstrip("\n")), reports, source)
+def _on_fibers(options):
+    """The same options on fibers, where every report names its thread."""
+    return _metalsim.Options(checks=options.checks, mode="fibers", schedule=options.schedule,
+                             workers=options.workers, watchdog=options.watchdog)
+
+
+def _thread_unnamed(reports):
+    """Lane loops run many lanes at once: a fault there names the threadgroup, not the thread
+    (docs/lanes.md). A watchdog report is not replayed: it would only wait as long again."""
+    return any(r.threadgroup is not None and r.thread is None for r in reports) and not any(
+        r.check == "watchdog.timeout" for r in reports)
+
+
+def run(pipeline, prepare, grid, group, options, source, names=(), threadgroups=False):
+    """One dispatch of the buffers prepare() makes: (buffers, bytes_args, result) -> result.
+    Raises the KernelError subclass of its first report. A report that does not name its thread
+    (lane loops, mode auto) is replayed on fibers from newly prepared buffers, as the metalsim
+    program's fuzz does, so the error names the thread. `names`: the #line file names the
+    source was generated with."""
+    buffers, bytes_args, result = prepare()
+    found = _metalsim.dispatch(pipeline, buffers, bytes_args, [], grid, group, options,
+                               threadgroups)
+    if not found.reports:
+        return result
+    if options.mode == "auto" and _thread_unnamed(found.reports):
+        buffers, bytes_args, _ = prepare()
+        again = _metalsim.dispatch(pipeline, buffers, bytes_args, [], grid, group,
+                                   _on_fibers(options), threadgroups)
+        if again.reports:
+            found = again
+    rename = _renaming(found.reports, names)
+    reports = [Report(r, rename) for r in found.reports]
+    raise kernel_error(rename(found.error.rstrip("\n")), reports, source)

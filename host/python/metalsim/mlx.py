@@ -178,11 +178,10 @@ class MetalKernel:
         if verbose:
             print(mlx_source.listing(generated, self.name))
         options = self.device.options(checks, mode, schedule, workers, watchdog)
-        buffers, bytes_args, outputs = self._bind(generated.arguments, arrays, shapes, out_dtypes,
-                                                  init_value)
-        run(pipeline, buffers, bytes_args, grid, group, options, generated.source,
-            names=(f"{self.name}.metal", f"{self.name}.header.metal"))
-        return outputs
+        return run(pipeline,
+                   lambda: self._bind(generated.arguments, arrays, shapes, out_dtypes, init_value),
+                   grid, group, options, generated.source,
+                   names=(f"{self.name}.metal", f"{self.name}.header.metal"))
 
     def _bind(self, arguments, arrays, shapes, out_dtypes, init_value):
         buffers, bytes_args, outputs = [], [], []

@@ -42,32 +42,42 @@ class ShaderKernel:
         missing = [torch_args.describe(a) for i, a in self._args.items() if i >= len(args)]
         if missing:
             raise TypeError(f"kernel '{self.name}' misses arguments: {', '.join(missing)}")
-        buffers, bytes_args, written, first = [], [], [], None
+        arrays, scalars = {}, {}
         for i, value in enumerate(args):
             arg = self._args.get(i)
             if arg is None:
                 raise TypeError(f"argument {i}: kernel '{self.name}' has no [[buffer({i})]]")
             if isinstance(value, np.ndarray) and value.ndim > 0:
                 torch_args.check_array(i, value, arg)
-                buffer = input_buffer(np.ascontiguousarray(value), arg["name"])
-                buffers.append((i, buffer))
-                if arg["kind"] == "device" and not arg["is_const"]:
-                    written.append((value, buffer))
-                first = value if first is None else first
+                arrays[i] = value
             else:
                 cast = (arg_casts or {}).get(i)
-                bytes_args.append((i, torch_args.scalar_bytes(i, value, arg, cast)))
+                scalars[i] = torch_args.scalar_bytes(i, value, arg, cast)
+        first = next(iter(arrays.values()), None)
         grid = _size3(threads if threads is not None else (first.size if first is not None else 1),
                       f"kernel '{self.name}': threads")
         if group_size is None:
             group_size = min(grid[0], self.max_total_threads_per_threadgroup)
         group = _size3(group_size, f"kernel '{self.name}': group_size")
         options = self._device.options(checks, mode, schedule, workers, watchdog)
-        run(self._pipeline, buffers, bytes_args, grid, group, options, self._source)
+        written = run(self._pipeline, lambda: self._bind(arrays, scalars), grid, group, options,
+                      self._source)
         # In place, as with tensors: only once the kernel has run without a report.
         for array, buffer in written:
             array[...] = np.frombuffer(buffer, dtype=array.dtype,
                                        count=array.size).reshape(array.shape)
+
+    def _bind(self, arrays, scalars):
+        """Buffers holding copies of the arrays (see py_buffer.h for why), the scalars' bytes,
+        and the (array, buffer) pairs the kernel writes."""
+        buffers, written = [], []
+        for i, array in arrays.items():
+            arg = self._args[i]
+            buffer = input_buffer(np.ascontiguousarray(array), arg["name"])
+            buffers.append((i, buffer))
+            if arg["kind"] == "device" and not arg["is_const"]:
+                written.append((array, buffer))
+        return buffers, list(scalars.items()), written
 
 
 class ShaderLibrary:
