@@ -2,7 +2,8 @@
 #
 # Fails if a file includes a header of a higher layer (docs/architecture.md draws the layers):
 #   simt/fiber, simt/base  ->  simt/report  ->  simt/engine  ->  simt/include, simt/lanes
-#   ->  simt/front  ->  host (public headers, runtime)  ->  kernels, host/model  ->  host/cli
+#   ->  simt/front  ->  host (public headers, runtime)  ->  kernels, host/model, host/python
+#   ->  host/cli
 #   ->  tests, bench, examples
 # and two rules of their own: the public host headers (host/include) include no engine or fiber
 # header (the host's implementation stays behind them), and bench includes nothing of tests.
@@ -12,9 +13,11 @@ endif()
 
 # Folder prefix -> rank; the longest matching prefix wins.
 set(layer_prefixes simt/fiber simt/base simt/report simt/engine simt/include simt/lanes simt/front
-                   host/include host/src host/model kernels host/cli tests bench examples)
+                   host/include host/src host/model host/python kernels host/cli tests bench
+                   examples)
 set(layer_ranks    0          0         1            2           3            3          4
-                   5            5        6          6       7        8     8     8)
+                   5            5        6          6           6       7        8     8
+                   8)
 
 function(layer_of path out)
   set(best_len 0)

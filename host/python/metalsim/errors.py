@@ -95,3 +95,9 @@ def kernel_error(text, reports, source=""):
     """The exception for a failed dispatch: the class of its first report."""
     cls = error_class(reports[0].check) if reports else KernelError
     return cls(text, reports, source)
+
+
+# Shown as metalsim.BoundsError in tracebacks: the name users import.
+for _cls in (Report, CompileError, KernelError, BoundsError, RaceError, BarrierError,
+             UninitError, WatchdogError, ValidationError):
+    _cls.__module__ = "metalsim"
