@@ -84,6 +84,9 @@ def test_template_values_and_scalar_inputs(metalsim_device):
                      output_dtypes=[np.float32])[0]
         want = a * np.float32(0.5) * np.float32(n) * (-1 if negate else 1)
         np.testing.assert_array_equal(out, want)
+    # A NumPy scalar keeps its type (float16 here), a Python float becomes float32, as in MLX.
+    assert "const constant float16_t& factor" in kernel.full_source(
+        [a, np.float16(0.5)], [np.float32], template=[("N", 3), ("Negate", True)])
     assert "custom_kernel_scale_3_true" in kernel.full_source(
         [a, 0.5], [np.float32], template=[("N", 3), ("Negate", True)])
 

@@ -33,7 +33,10 @@ def _size3(value, what):
 
 def _as_input(value, what):
     """An input as a NumPy array with its DType: arrays and anything with the buffer protocol
-    as they are, Python scalars as MLX makes them (int32, float32, bool)."""
+    as they are, Python scalars as MLX makes them (int32, float32, bool). A NumPy scalar keeps
+    its type."""
+    if isinstance(value, np.generic):
+        value = np.asarray(value)
     if isinstance(value, bool):
         return np.asarray(value, dtype=np.bool_), as_dtype("bool", what)
     if isinstance(value, numbers.Integral) and not isinstance(value, np.ndarray):
