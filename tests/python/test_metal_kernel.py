@@ -64,7 +64,7 @@ def test_strided_input_without_a_copy_to_row_major(metalsim_device):
         out[elem] = inp[elem_to_loc(elem, inp_shape, inp_strides, inp_ndim)];
     """)
     base = rng().standard_normal((6, 10)).astype(np.float32)
-    for view in (base.T, base[::2, 1:], base[:, 3]):
+    for view in (base.T, base[::2, 1:], base[:, 3], base[::-1]):
         out = kernel(inputs=[view], grid=(view.size, 1, 1), threadgroup=(32, 1, 1),
                      output_shapes=[(view.size,)], output_dtypes=[np.float32])[0]
         np.testing.assert_array_equal(out, np.ascontiguousarray(view).reshape(-1))

@@ -61,7 +61,9 @@ def _strided_span(array):
     from its first to its last element, and its strides in elements. Falls back to a row-major
     copy where the layout cannot be passed as is (negative or unaligned strides)."""
     item = array.itemsize
-    if array.size == 0 or any(s < 0 or s % item for s in array.strides):
+    if array.size == 0:
+        return np.zeros(0, array.dtype), [0] * array.ndim
+    if any(s < 0 or s % item for s in array.strides):
         array = np.ascontiguousarray(array)
     count = 1 + sum((n - 1) * (s // item) for n, s in zip(array.shape, array.strides))
     span = np.lib.stride_tricks.as_strided(array, shape=(count,), strides=(item,))
