@@ -56,8 +56,8 @@ void bind_buffer(py::module_& m) {
           })
       .def_buffer([](PyBuffer& b) {
         // A one-dimensional byte view; at least one element, as NumPy wants a valid pointer.
-        return py::buffer_info(b.buffer->contents(), 1, py::format_descriptor<uint8_t>::format(),
-                               1, {static_cast<ssize_t>(b.buffer->length())}, {1});
+        return py::buffer_info(b.buffer->contents(), 1, py::format_descriptor<uint8_t>::format(), 1,
+                               {static_cast<ssize_t>(b.buffer->length())}, {1});
       });
 }
 

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <array>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -76,13 +77,15 @@ DispatchResult dispatch(const PyPipeline& pipeline,
   for (const auto& [index, length] : threadgroup_memory)
     enc->setThreadgroupMemoryLength(length, index);
   MTL::Size g(grid[0], grid[1], grid[2]), t(group[0], group[1], group[2]);
-  if (threadgroups)
-    enc->dispatchThreadgroups(g, t);
-  else
-    enc->dispatchThreads(g, t);
+  if (threadgroups) enc->dispatchThreadgroups(g, t);
+  else enc->dispatchThreads(g, t);
   enc->endEncoding();
   {
     py::gil_scoped_release unlocked;  // the kernel runs on the engine's workers, not in Python
+    // One dispatch at a time: Python threads may call kernels concurrently, and each dispatch
+    // already runs over all of the engine's workers.
+    static std::mutex one_at_a_time;
+    std::lock_guard lock(one_at_a_time);
     cb->commit();
     cb->waitUntilCompleted();
   }

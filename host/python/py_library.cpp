@@ -88,16 +88,14 @@ void bind_library(py::module_& m) {
   m.def("compile", &compile, py::arg("source"),
         "Compiles MSL (newLibrary): (Library, '') or (None, the error text)");
   py::class_<PyLibrary>(m, "Library")
-      .def("function_names",
-           [](const PyLibrary& l) { return l.library->functionNames(); })
+      .def("function_names", [](const PyLibrary& l) { return l.library->functionNames(); })
       .def("pipeline", &pipeline, py::arg("name"));
   py::class_<PyPipeline>(m, "Pipeline")
       .def_property_readonly("name", [](const PyPipeline& p) { return p.state->kernel().name; })
       .def_property_readonly("arguments", &arguments)
-      .def_property_readonly("max_total_threads_per_threadgroup",
-                             [](const PyPipeline& p) {
-                               return p.state->maxTotalThreadsPerThreadgroup();
-                             })
+      .def_property_readonly(
+          "max_total_threads_per_threadgroup",
+          [](const PyPipeline& p) { return p.state->maxTotalThreadsPerThreadgroup(); })
       .def_property_readonly("thread_execution_width",
                              [](const PyPipeline& p) { return p.state->threadExecutionWidth(); })
       .def_property_readonly("static_threadgroup_memory_length", [](const PyPipeline& p) {

@@ -124,3 +124,24 @@ def test_verbose_prints_the_source_numbered_as_reports_name_it(metalsim_device, 
     printed = capsys.readouterr().out
     assert "copy.metal:2 | out[i] = inp[i];" in printed
     assert "[[kernel]] void custom_kernel_copy(" in printed
+
+
+def test_output_elements_never_written_with_init_checks(metalsim_device):
+    kernel = metalsim_device.metal_kernel(
+        name="evens", input_names=["inp"], output_names=["out"],
+        source="uint i = thread_position_in_grid.x;\nif (i % 2 == 0) out[i] = inp[i];")
+    with pytest.raises(metalsim.UninitError) as caught:
+        _call(kernel, np.ones(8, np.float32), checks="sync,init,mem")
+    r = caught.value.report
+    assert (r.check, r.kernel, r.offset) == ("uninit.output", "custom_kernel_evens", 4)
+    assert "out[1] was never written (4 of 8 elements never written)" in str(caught.value)
+    # Without init the poison stays for the caller to see (NaN), as MLX's garbage would.
+    assert np.isnan(_call(kernel, np.ones(8, np.float32))[0][1::2]).all()
+
+
+def test_writing_the_poison_bytes_is_not_a_finding(metalsim_device):
+    kernel = metalsim_device.metal_kernel(
+        name="minus_one", input_names=["inp"], output_names=["out"],
+        source="uint i = thread_position_in_grid.x;\nout[i] = inp[i] - 1;")
+    out = _call(kernel, np.zeros(8, np.int32), output_dtypes=[np.int32], checks="all")[0]
+    np.testing.assert_array_equal(out, np.full(8, -1, np.int32))  # all bytes 0xFF, all written

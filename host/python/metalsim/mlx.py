@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-from . import mlx_source
+from . import mlx_source, unwritten
 from ._core import compile_source, default_device, input_buffer, output_buffer, run
 from .dtypes import BFloat16Array, DType, as_dtype, dtype_of_array, SUPPORTED
 
@@ -183,12 +183,21 @@ class MetalKernel:
         if verbose:
             print(mlx_source.listing(generated, self.name))
         options = self.device.options(checks, mode, schedule, workers, watchdog)
-        return run(pipeline,
-                   lambda: self._bind(generated.arguments, arrays, shapes, out_dtypes, init_value),
-                   grid, group, options, generated.source,
-                   names=(f"{self.name}.metal", f"{self.name}.header.metal"))
 
-    def _bind(self, arguments, arrays, shapes, out_dtypes, init_value):
+        def dispatch(poison):
+            return run(pipeline,
+                       lambda: self._bind(generated.arguments, arrays, shapes, out_dtypes,
+                                          init_value, poison),
+                       grid, group, options, generated.source,
+                       names=(f"{self.name}.metal", f"{self.name}.header.metal"))
+
+        outputs = dispatch(unwritten.POISON)
+        if init_value is None and "init" in options.checks.split(","):
+            unwritten.check(pipeline.name, [a for a in generated.arguments if a.role == "output"],
+                            outputs, lambda: dispatch(unwritten.SECOND_POISON), generated.source)
+        return outputs
+
+    def _bind(self, arguments, arrays, shapes, out_dtypes, init_value, poison):
         buffers, bytes_args, outputs = [], [], []
         strides = {}
         for arg in arguments:
@@ -207,7 +216,7 @@ class MetalKernel:
                 bytes_args.append((arg.index, self._shape_bytes(arg, arrays, strides)))
             else:
                 buffers.append((arg.index, self._output(arg, shapes, out_dtypes, init_value,
-                                                        outputs)))
+                                                        poison, outputs)))
         return buffers, bytes_args, outputs
 
     @staticmethod
@@ -223,15 +232,15 @@ class MetalKernel:
         return np.array(element_strides or [0], dtype=np.int64).tobytes()
 
     @staticmethod
-    def _output(arg, shapes, out_dtypes, init_value, outputs):
+    def _output(arg, shapes, out_dtypes, init_value, poison, outputs):
         dtype = out_dtypes[arg.owner]
         buffer, array = output_buffer(shapes[arg.owner], dtype.numpy, arg.name)
         if init_value is not None:
             array[...] = init_value
         else:
             # MLX leaves outputs uninitialised; a poison (NaN in floats) makes an element the
-            # kernel never wrote stand out instead of reading as a plausible 0.
-            array.view(np.uint8)[...] = 0xFF
+            # kernel never wrote stand out instead of reading as a plausible 0 (unwritten.py).
+            array.view(np.uint8)[...] = poison
         if dtype.name == "bfloat16":
             array = array.view(BFloat16Array)
         outputs.append(array)
