@@ -142,3 +142,15 @@ def test_kernels_are_compiled_once_per_combination(metalsim_device):
                      output_dtypes=[dtype])[0]
         np.testing.assert_array_equal(out, a * 2)
     assert len(kernel._plans) == 2
+
+
+def test_inputs_with_the_buffer_protocol(metalsim_device):
+    import array
+    kernel = metalsim_device.metal_kernel(
+        name="halve", input_names=["inp"], output_names=["out"],
+        source="uint i = thread_position_in_grid.x; out[i] = inp[i] / 2;")
+    values = rng().standard_normal(20).astype(np.float32)
+    for source in (array.array("f", values.tolist()), memoryview(values)):
+        out = kernel(inputs=[source], grid=(20, 1, 1), threadgroup=(32, 1, 1),
+                     output_shapes=[(20,)], output_dtypes=[np.float32])[0]
+        np.testing.assert_array_equal(out, values / 2)
