@@ -76,7 +76,7 @@ metalsim_install_includes(metalsim_kernel_toolchain "")  # the build's own paths
 # ------------------------------ headers
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/host/include/metalsim/"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/metalsim")
-foreach(part base report fiber engine)
+foreach(part base report fiber abi fault checks engine)
   install(DIRECTORY "${PROJECT_SOURCE_DIR}/simt/${part}/"
           DESTINATION "${METALSIM_INSTALL_ENGINE_INCLUDEDIR}/simt/${part}"
           FILES_MATCHING PATTERN "*.h")

@@ -6,7 +6,7 @@
 
 #include "host/cli/case_file_data.h"
 #include "host/cli/case_file_run.h"
-#include "simt/engine/kernel.h"
+#include "simt/abi/kernel.h"
 
 namespace metalsim::cli {
 

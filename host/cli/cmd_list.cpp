@@ -10,8 +10,8 @@
 #include "host/cli/commands.h"
 #include "host/cli/output_json.h"
 #include "host/cli/output_table.h"
+#include "simt/abi/kernel.h"
 #include "simt/engine/execution_mode.h"
-#include "simt/engine/kernel.h"
 #include "simt/engine/kernel_variants.h"
 
 namespace metalsim::cli {

@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "host/model/chunked_kv_cache.h"
-#include "host/model/rotating_kv_cache.h"
-
 namespace metalsim::model {
 namespace {
 
@@ -63,12 +60,6 @@ void KvCache::restore(const Saved& saved) {
         std::memcpy(row(b, s, row_floats_), from, row_floats_ * sizeof(float));
         from += row_floats_;
       }
-}
-
-std::unique_ptr<KvCache> make_kv_cache(MTL::Device* device, const ModelConfig& config) {
-  if (config.kv_cache == KvCacheKind::rotating)
-    return std::make_unique<RotatingKvCache>(device, config);
-  return std::make_unique<ChunkedKvCache>(device, config);
 }
 
 }  // namespace metalsim::model

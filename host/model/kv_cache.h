@@ -56,7 +56,4 @@ class KvCache {
   std::vector<NS::SharedPtr<MTL::Buffer>> keys_, values_;
 };
 
-// The cache the configuration names.
-std::unique_ptr<KvCache> make_kv_cache(MTL::Device* device, const ModelConfig& config);
-
 }  // namespace metalsim::model

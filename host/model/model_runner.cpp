@@ -6,6 +6,7 @@
 
 #include "host/model/command_sink.h"
 #include "host/model/forward_pass.h"
+#include "host/model/make_kv_cache.h"
 
 namespace metalsim::model {
 namespace {

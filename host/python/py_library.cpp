@@ -10,7 +10,7 @@
 #include "bindings.h"
 #include "metalsim/Metal.hpp"
 #include "py_library.h"
-#include "simt/engine/kernel.h"
+#include "simt/abi/kernel.h"
 
 namespace py = pybind11;
 

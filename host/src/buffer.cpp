@@ -5,7 +5,7 @@
 
 #include <new>
 
-#include "simt/engine/access_shadow.h"
+#include "simt/checks/access_shadow.h"
 
 namespace MTL {
 namespace {
@@ -20,7 +20,7 @@ NS::UInteger round_up(NS::UInteger n, NS::UInteger to) { return (n + to - 1) / t
 
 // Layout: [guard page][data pages, contents flush at the end][guard page]. The contents start
 // 16-byte aligned; the up to 15 bytes past an odd length and the bytes before the contents are
-// marked in the access shadow (simt/engine/access_shadow.h), so that instrumented kernels find
+// marked in the access shadow (simt/checks/access_shadow.h), so that instrumented kernels find
 // every byte outside the buffer, not only the guard pages.
 Buffer::Buffer(NS::UInteger length) : length_(length) {
   const NS::UInteger page = page_size();

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "metalsim/Metal.hpp"
-#include "simt/engine/kernel.h"
+#include "simt/abi/kernel.h"
 
 namespace MTL {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "simt/engine/kernel.h"
+#include "simt/abi/kernel.h"
 
 namespace MTL {
 

@@ -1,7 +1,7 @@
 #include "metalsim/Metal/MTLIndirectCommandBuffer.hpp"
 
 #include "metalsim/Metal.hpp"
-#include "simt/engine/kernel.h"
+#include "simt/abi/kernel.h"
 
 namespace MTL {
 namespace {

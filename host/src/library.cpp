@@ -4,7 +4,7 @@
 #include <string>
 
 #include "loaded_kernels.h"
-#include "simt/engine/kernel.h"
+#include "simt/abi/kernel.h"
 
 namespace MTL {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "simt/engine/kernel.h"
+#include "simt/abi/kernel.h"
 
 namespace metalsim::host {
 

@@ -1,7 +1,7 @@
 #include "metalsim/Metal/MTLSampler.hpp"
 
 #include "metalsim/Metal/MTLDevice.hpp"
-#include "simt/engine/texture_binding.h"
+#include "simt/abi/texture_binding.h"
 
 namespace MTL {
 

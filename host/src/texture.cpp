@@ -7,7 +7,7 @@
 
 #include "metalsim/Metal/MTLBuffer.hpp"
 #include "metalsim/Metal/MTLDevice.hpp"
-#include "simt/engine/texture_binding.h"
+#include "simt/abi/texture_binding.h"
 
 namespace MTL {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "metalsim/Metal.hpp"
-#include "simt/engine/dispatch.h"
+#include "simt/abi/dispatch_request.h"
 #include "simt/report/check_id.h"
 
 namespace metalsim::host {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "metalsim/Metal.hpp"
-#include "simt/engine/dispatch.h"
+#include "simt/abi/dispatch_request.h"
 #include "simt/report/report.h"
 
 namespace metalsim::host {

@@ -30,7 +30,7 @@ std::vector<double> lookup_q4_0_ref(const std::vector<uint32_t>& tokens,
                                     double scale) {
   Matrix m(vocab, dim);
   for (int64_t r = 0; r < vocab; ++r)
-    quantized_matmul::dequantize(table.data() + r * (dim / 32), dim, m.row(r).data());
+    formats::dequantize(table.data() + r * (dim / 32), dim, m.row(r).data());
   return gather(tokens, m, scale);
 }
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/quantized_matmul/quantized_matmul_ref.h"
+#include "kernels/formats/ggml_dequantize.h"
 
 namespace metalsim::kernels::embedding {
 

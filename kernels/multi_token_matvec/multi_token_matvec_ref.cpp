@@ -12,7 +12,7 @@ std::vector<double> multi_token_matvec_ref(const std::vector<BlockQ4_0>& weight,
   const int64_t blocks = in_dim / 32;
   Matrix w(out_dim, in_dim), x(batch, in_dim);
   for (int64_t r = 0; r < out_dim; ++r)
-    quantized_matmul::dequantize(weight.data() + r * blocks, in_dim, w.row(r).data());
+    formats::dequantize(weight.data() + r * blocks, in_dim, w.row(r).data());
   for (int64_t i = 0; i < batch * in_dim; ++i) x.data()[i] = double(input[size_t(i)]);
   Matrix out = x * w.transpose();
   if (!initial.empty())

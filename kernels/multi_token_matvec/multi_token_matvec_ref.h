@@ -1,11 +1,11 @@
 #pragma once
 // The multi-token mat-vec's reference: output [batch, out_dim] = input [batch, in_dim] x
 // dequant(W)^T with Eigen, in double, from GGML Q4_0 rows dequantized exactly
-// (kernels/formats/ggml_blocks.h, kernels/quantized_matmul/quantized_matmul_ref.h).
+// (kernels/formats/ggml_blocks.h, kernels/formats/ggml_dequantize.h).
 #include <cstdint>
 #include <vector>
 
-#include "kernels/quantized_matmul/quantized_matmul_ref.h"
+#include "kernels/formats/ggml_dequantize.h"
 
 namespace metalsim::kernels::multi_token_matvec {
 

@@ -1,10 +1,11 @@
 #pragma once
-// GGML blocks (kernels/formats/ggml_blocks.h) dequantized exactly, and the Eigen reference
-// C [M, N] = dequant(A) [M, K] x B [K, N], in double.
+// The Eigen reference C [M, N] = dequant(A) [M, K] x B [K, N], in double, of GGML blocks
+// (kernels/formats/ggml_blocks.h, dequantized by kernels/formats/ggml_dequantize.h).
 #include <cstdint>
 #include <vector>
 
 #include "kernels/formats/ggml_blocks.h"
+#include "kernels/formats/ggml_dequantize.h"
 
 namespace metalsim::kernels::quantized_matmul {
 
@@ -15,11 +16,7 @@ using formats::BlockQ8_0;
 using formats::half_t;
 using formats::k_scale_min;
 
-// One row of `k` values from ceil(k / block) blocks (values past k are ignored).
-void dequantize(const BlockQ4_0* blocks, int64_t k, double* out);
-void dequantize(const BlockQ8_0* blocks, int64_t k, double* out);
-void dequantize(const BlockQ4_K* blocks, int64_t k, double* out);
-void dequantize(const BlockQ5_K* blocks, int64_t k, double* out);
+using formats::dequantize;
 
 // A: m rows of `blocks_per_row` blocks each, holding k values; B [k, n] half, row-major.
 template <class Block>

@@ -1,6 +1,6 @@
 #include "kernels/spec/case_context.h"
 
-#include "kernels/spec/case_runner.h"
+#include "kernels/spec/pipeline_cache.h"
 
 namespace metalsim::spec {
 

@@ -74,28 +74,6 @@ const check::Report* first_timeout(const std::vector<check::Report>& reports) {
 
 }  // namespace
 
-// ------------------------------ PipelineCache
-
-PipelineCache::PipelineCache(MTL::Device* device)
-    : device_(device), library_(NS::TransferPtr(device->newDefaultLibrary())) {}
-
-MTL::ComputePipelineState* PipelineCache::get(const std::string& kernel) {
-  std::lock_guard lock(mutex_);
-  auto& slot = pipelines_[kernel];
-  if (!slot) {
-    auto fn = NS::TransferPtr(library_->newFunction(kernel.c_str()));
-    if (!fn) throw std::runtime_error("no kernel named '" + kernel + "' is linked");
-    NS::Error* error = nullptr;
-    slot = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
-    if (!slot)
-      throw std::runtime_error(
-          "pipeline for '" + kernel + "' failed" +
-          (error != nullptr ? std::string(": ") + error->localizedDescription()->utf8String()
-                            : std::string()));
-  }
-  return slot.get();
-}
-
 // ------------------------------ CaseRunner
 
 struct CaseRunner::Run {
@@ -237,15 +215,6 @@ CaseResult run_case(const KernelSpec& spec, const Params& params,
 }
 
 // ------------------------------ text
-
-std::string shell_quote(std::string_view text) {
-  std::string q = "'";
-  for (char ch : text) {
-    if (ch == '\'') q += "'\\''";
-    else q += ch;
-  }
-  return q + "'";
-}
 
 std::string repro_command(const Case& c, const engine::ExecutionOptions& o) {
   std::string cmd = "metalsim run " + c.spec->run_arguments(c.params) + " --seed " +

@@ -12,25 +12,13 @@
 #include <string>
 
 #include "kernels/spec/case_context.h"
+#include "kernels/spec/pipeline_cache.h"
+#include "kernels/spec/shell_quote.h"
 #include "kernels/spec/spec.h"
 #include "kernels/spec/verdict.h"
 #include "metalsim/Metal.hpp"
 
 namespace metalsim::spec {
-
-// Pipelines by kernel name, made once per runner.
-class PipelineCache {
- public:
-  explicit PipelineCache(MTL::Device* device);
-  // Throws std::runtime_error naming a kernel that is not linked or fails to build.
-  MTL::ComputePipelineState* get(const std::string& kernel);
-
- private:
-  MTL::Device* device_;
-  NS::SharedPtr<MTL::Library> library_;
-  std::mutex mutex_;
-  std::map<std::string, NS::SharedPtr<MTL::ComputePipelineState>> pipelines_;
-};
 
 // One case: a spec, its parameters (completed) and the seed of its inputs.
 struct Case {
@@ -88,7 +76,5 @@ CaseResult run_case(const KernelSpec& spec, const Params& params,
 // The command that reproduces a case: metalsim run 'id' --seed S --schedule P --checks C [--mode
 // M].
 std::string repro_command(const Case& c, const engine::ExecutionOptions& options);
-// Shell-quoted for a POSIX shell.
-std::string shell_quote(std::string_view text);
 
 }  // namespace metalsim::spec

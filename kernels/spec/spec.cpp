@@ -2,8 +2,7 @@
 
 #include <algorithm>
 
-#include "kernels/spec/case_runner.h"
-#include "kernels/spec/compare.h"
+#include "kernels/spec/shell_quote.h"
 
 namespace metalsim::spec {
 namespace {
@@ -97,25 +96,6 @@ std::vector<const KernelSpec*> SpecRegistry::all() {
   for (const auto& s : registry()) out.push_back(s.get());
   std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->name() < b->name(); });
   return out;
-}
-
-// ------------------------------ comparison
-
-void finish(CaseResult& result) {
-  std::string why;
-  if (!result.reports.empty())
-    why = std::string(check::check_name(result.reports.front().check)) + ": " +
-          result.reports.front().message;
-  else if (result.unwritten > 0)
-    why =
-        std::to_string(result.unwritten) + " output elements never written (" + result.worst + ")";
-  else if (result.non_finite > 0)
-    why = std::to_string(result.non_finite) + " non-finite outputs (" + result.worst + ")";
-  else if (result.max_error > 1)
-    why = "error " + std::to_string(result.max_error) + "x the tolerance at " + result.worst;
-  else if (result.elements == 0) why = "no output was compared";
-  result.passed = why.empty();
-  if (result.failure.empty()) result.failure = why;
 }
 
 }  // namespace metalsim::spec

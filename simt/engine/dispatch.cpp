@@ -13,19 +13,19 @@
 #include <mutex>
 #include <thread>
 
-#include "simt/engine/access_check.h"
+#include "simt/checks/access_check.h"
+#include "simt/checks/initcheck.h"
+#include "simt/checks/race_annotations.h"
+#include "simt/checks/race_shadow.h"
 #include "simt/engine/dispatch_state.h"
 #include "simt/engine/execution_mode.h"
-#include "simt/engine/fault.h"
-#include "simt/engine/initcheck.h"
 #include "simt/engine/kernel_variants.h"
 #include "simt/engine/lane_loop_runner.h"
-#include "simt/engine/race_annotations.h"
-#include "simt/engine/race_shadow.h"
-#include "simt/engine/symbolize.h"
 #include "simt/engine/threadgroup_runner.h"
 #include "simt/engine/worker_pool.h"
+#include "simt/fault/fault.h"
 #include "simt/fiber/guarded_stack.h"
+#include "simt/report/symbolize.h"
 
 namespace metalsim::engine {
 namespace {
@@ -40,7 +40,7 @@ struct Worker {
   LaneLoopRunner lane_loops;
 
   void run(DispatchState& state, uint64_t linear_threadgroup) {
-    const ActiveDispatch active(state);  // for the access checks (access_check.h)
+    const ActiveDispatch active(state.request);  // for the access checks (access_check.h)
     const LoggingThreadgroup logging(state.log, state.request, linear_threadgroup);
     if (state.lane_loops != nullptr) lane_loops.run(state, linear_threadgroup);
     else runner.run(state, linear_threadgroup);
@@ -153,8 +153,11 @@ void link_race_reporting();  // race_report.cpp
 
 bool racecheck_available() { return race::kEnabled; }
 
+DispatchOutcome run_dispatch_once(const DispatchRequest& request);  // below
+
 DispatchOutcome execute_dispatch(const DispatchRequest& request) {
-  if (request.options.checks.init && !request.trace_uninit) return run_with_initcheck(request);
+  if (request.options.checks.init && !request.trace_uninit)
+    return run_with_initcheck(request, &run_dispatch_once);
   return run_dispatch_once(request);
 }
 

@@ -2,7 +2,7 @@
 // What the workers of one dispatch share (internal to the engine).
 #include <atomic>
 
-#include "simt/engine/dispatch.h"
+#include "simt/abi/dispatch_request.h"
 #include "simt/engine/kernel_log.h"
 #include "simt/engine/lane_loops.h"
 #include "simt/report/report.h"

@@ -8,8 +8,8 @@
 // Initcheck's locating pass (single-stepping each lane's accesses) always runs on fibers.
 #include <string>
 
-#include "simt/engine/dispatch.h"
-#include "simt/engine/kernel.h"
+#include "simt/abi/dispatch_request.h"
+#include "simt/abi/kernel.h"
 #include "simt/engine/lane_loops.h"
 
 namespace metalsim::engine {

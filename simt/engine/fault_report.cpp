@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "simt/engine/dispatch.h"
-#include "simt/engine/symbolize.h"
-#include "simt/engine/texture_fault.h"
+#include "simt/abi/dispatch_request.h"
+#include "simt/checks/texture_fault.h"
 #include "simt/engine/threadgroup_arena.h"
 #include "simt/fiber/guarded_stack.h"
+#include "simt/report/symbolize.h"
 
 namespace metalsim::engine {
 namespace {

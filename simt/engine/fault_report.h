@@ -3,7 +3,7 @@
 // threadgroup_runner.cpp; lane loops, lane_loop_runner.cpp), so a fault reads the same in either
 // mode. The runner fills in the kernel and the lane; this names the check, the .metal line, the
 // memory and the message.
-#include "simt/engine/fault.h"
+#include "simt/fault/fault.h"
 #include "simt/report/report.h"
 
 namespace metalsim::fiber {

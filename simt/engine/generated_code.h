@@ -11,8 +11,8 @@
 #include <string_view>
 #include <type_traits>
 
-#include "simt/engine/builtin.h"
-#include "simt/engine/kernel.h"
+#include "simt/abi/builtin.h"
+#include "simt/abi/kernel.h"
 #include "simt/engine/lane_loops.h"
 #include "simt/engine/threadgroup_memory.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "simt/engine/dispatch.h"
+#include "simt/abi/dispatch_request.h"
 
 namespace metalsim::engine {
 namespace {

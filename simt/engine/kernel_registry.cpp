@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "simt/engine/kernel.h"
+#include "simt/abi/kernel.h"
 #include "simt/engine/kernel_capture.h"
 
 namespace metalsim::engine {

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "simt/engine/race_annotations.h"
+#include "simt/checks/access_check.h"
 
 namespace metalsim::engine {
 namespace {
@@ -31,13 +31,7 @@ const void* find_fast_variant(const void* checked) {
   return it != r.fast_by_checked.end() ? it->second : nullptr;
 }
 
-bool fast_variants_built() {
-#if defined(METALSIM_ACCESS_CHECKS)
-  return !race::kEnabled;
-#else
-  return false;
-#endif
-}
+bool fast_variants_built() { return kernels_built_with_access_checks(); }
 
 bool has_fast_variant(const KernelInfo& kernel) { return fast_variant_of(kernel.entry) != nullptr; }
 

@@ -4,8 +4,8 @@
 // lane-loop step are; the access-check pass also emits an uninstrumented copy of each
 // (simt/instrument/fast_variant.h) and registers it here. A dispatch with mem, race and init off
 // runs the copy: a check that is off costs nothing.
+#include "simt/abi/kernel.h"
 #include "simt/base/check_set.h"
-#include "simt/engine/kernel.h"
 
 namespace metalsim::engine {
 
@@ -20,9 +20,8 @@ Function fast_variant_of(Function checked) {
       const_cast<void*>(find_fast_variant(reinterpret_cast<const void*>(checked))));
 }
 
-// Whether this build compiles its kernels with the access-check pass, and so with a fast
-// variant each: not without LLVM 19 or with METALSIM_ACCESS_CHECKS off (one uninstrumented
-// variant), nor under ThreadSanitizer (the pass leaves its kernels alone).
+// Whether this build's kernels have a fast variant each: those built with the access-check pass
+// (access_check.h's kernels_built_with_access_checks, which says when they are not).
 bool fast_variants_built();
 
 // Whether `kernel` has a fast variant (of its fibers' entry; its lane loops have one with it).

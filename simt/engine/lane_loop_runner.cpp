@@ -12,9 +12,9 @@
 #include <string>
 
 #include "simt/engine/dispatch_state.h"
-#include "simt/engine/fault.h"
 #include "simt/engine/fault_report.h"
-#include "simt/engine/sync_site.h"
+#include "simt/fault/fault.h"
+#include "simt/report/sync_site.h"
 
 namespace metalsim::engine {
 namespace {

@@ -21,8 +21,8 @@
 #include <source_location>
 #include <vector>
 
-#include "simt/engine/geometry.h"
-#include "simt/engine/kernel.h"
+#include "simt/abi/geometry.h"
+#include "simt/abi/kernel.h"
 #include "simt/engine/lane_loops.h"
 #include "simt/engine/threadgroup_arena.h"
 #include "simt/fiber/fiber.h"

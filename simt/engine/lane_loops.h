@@ -13,9 +13,9 @@
 #include <source_location>
 #include <span>
 
-#include "simt/engine/builtin.h"
-#include "simt/engine/geometry.h"
-#include "simt/engine/kernel.h"
+#include "simt/abi/builtin.h"
+#include "simt/abi/geometry.h"
+#include "simt/abi/kernel.h"
 #include "simt/engine/sync.h"
 #include "simt/engine/threadgroup_memory.h"
 

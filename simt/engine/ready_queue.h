@@ -4,7 +4,7 @@
 // the threadgroup's largest size never overflows.
 #include <cstdint>
 
-#include "simt/engine/builtin.h"
+#include "simt/abi/builtin.h"
 
 namespace metalsim::engine {
 

@@ -1,7 +1,7 @@
 #include "simt/engine/threadgroup_arena.h"
 
-#include "simt/engine/access_shadow.h"
-#include "simt/engine/uninit_trace.h"
+#include "simt/checks/access_shadow.h"
+#include "simt/checks/uninit_trace.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

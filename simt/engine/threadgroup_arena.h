@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "simt/engine/kernel.h"
+#include "simt/abi/kernel.h"
 #include "simt/engine/threadgroup_memory.h"
 
 namespace metalsim::engine {

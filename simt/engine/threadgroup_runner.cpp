@@ -7,12 +7,12 @@
 #include <string>
 #include <utility>
 
+#include "simt/checks/race_annotations.h"
 #include "simt/engine/dispatch_state.h"
-#include "simt/engine/fault.h"
 #include "simt/engine/fault_report.h"
-#include "simt/engine/race_annotations.h"
-#include "simt/engine/symbolize.h"
-#include "simt/engine/sync_site.h"
+#include "simt/fault/fault.h"
+#include "simt/report/symbolize.h"
+#include "simt/report/sync_site.h"
 
 namespace metalsim::engine {
 namespace {
@@ -129,6 +129,7 @@ void ThreadgroupRunner::prepare_lane_states() {
 void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
   prepare(dispatch, linear_tg);
   current_ = this;
+  set_current(this);
   fiber::GuardedStack* stack = stacks_.acquire();
   drive_fiber_.start(stack, &ThreadgroupRunner::drive_entry, this);
   if (dispatch.request.trace_uninit) begin_uninit_trace();
@@ -156,6 +157,7 @@ void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
   for (check::Report& r : deferred_) report(std::move(r));
   deferred_.clear();
   current_ = nullptr;
+  set_current(nullptr);
 }
 
 void ThreadgroupRunner::drive_entry(void* self) { static_cast<ThreadgroupRunner*>(self)->drive(); }
@@ -587,12 +589,12 @@ check::Report ThreadgroupRunner::classify_fault(const FaultRecord& fault) {
 void ThreadgroupRunner::begin_uninit_trace() {
   install_single_step_handler();
   arena_.begin_trace(uninit_trace_);
-  current_uninit_trace() = &uninit_trace_;
+  current_signal_tracer() = &uninit_trace_;
 }
 
 // Every instruction that read threadgroup memory no lane had written becomes a report.
 void ThreadgroupRunner::end_uninit_trace() {
-  current_uninit_trace() = nullptr;
+  current_signal_tracer() = nullptr;
   uninit_trace_.end();
   for (size_t i = 0; i < uninit_trace_.read_count(); ++i) {
     const UninitRead& read = uninit_trace_.reads()[i];
@@ -629,6 +631,11 @@ check::Report ThreadgroupRunner::lane_report(check::CheckId id, uint32_t lane,
 void ThreadgroupRunner::report(check::Report r) { dispatch_->reports.add(std::move(r)); }
 
 const DispatchRequest& ThreadgroupRunner::request() const { return dispatch_->request; }
+
+bool ThreadgroupRunner::describe_threadgroup_memory(const void* address, std::string& region,
+                                                    uint64_t& offset) const {
+  return arena_.describe_data(address, region, offset);
+}
 
 const void* ThreadgroupRunner::function_constant(uint32_t index) const {
   const auto& constants = dispatch_->request.function_constants;

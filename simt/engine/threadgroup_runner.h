@@ -17,12 +17,14 @@
 #include <stdexcept>
 #include <vector>
 
-#include "simt/engine/dispatch.h"
-#include "simt/engine/race_shadow.h"
+#include "simt/abi/dispatch_request.h"
+#include "simt/checks/race_shadow.h"
+#include "simt/checks/running_threadgroup.h"
+#include "simt/checks/uninit_trace.h"
 #include "simt/engine/ready_queue.h"
+#include "simt/engine/schedule.h"
 #include "simt/engine/sync.h"
 #include "simt/engine/threadgroup_arena.h"
-#include "simt/engine/uninit_trace.h"
 #include "simt/fiber/fiber.h"
 #include "simt/report/report.h"
 
@@ -39,7 +41,7 @@ struct SyncRequest {
   CollectiveMember member;  // left unset by barriers
 };
 
-class ThreadgroupRunner {
+class ThreadgroupRunner final : public RunningThreadgroup {
  public:
   ThreadgroupRunner(fiber::StackPool& stacks, ThreadgroupArena& arena);
 
@@ -56,25 +58,23 @@ class ThreadgroupRunner {
     return *current_;
   }
 
-  // What a fault of the running lane hit, as its report (fault_report.h).
-  check::Report classify_fault(const struct FaultRecord& fault);
-
   // The running lane waits at a sync point. Inline into the sync points (the fiber lane's path).
   [[gnu::always_inline]] inline void block(SyncRequest& request);
-  uint32_t current_lane() const;
   const void* function_constant(uint32_t index) const;
   void* threadgroup_variable(ThreadgroupVariableSite& site);
-
-  // A report about the running lane (sanitizer hooks file races through this).
-  check::Report lane_report(check::CheckId id, uint32_t lane, const std::source_location* site);
-  void report(check::Report r);
-  // From inside a sanitizer callback, which must not take locks: kept by this worker and
-  // filed when the threadgroup ends.
-  void defer_report(check::Report r) { deferred_.push_back(std::move(r)); }
   const ThreadgroupArena& arena() const { return arena_; }
-  const DispatchRequest& request() const;
-  // The shadow racecheck's part of this worker while a dispatch with it runs, else nullptr.
-  race::WorkerShadow* race() const { return race_; }
+
+  // What the checks see (running_threadgroup.h).
+  uint32_t current_lane() const override;
+  const DispatchRequest& request() const override;
+  bool describe_threadgroup_memory(const void* address, std::string& region,
+                                   uint64_t& offset) const override;
+  check::Report lane_report(check::CheckId id, uint32_t lane,
+                            const std::source_location* site) override;
+  void report(check::Report r) override;
+  void defer_report(check::Report r) override { deferred_.push_back(std::move(r)); }
+  check::Report classify_fault(const FaultRecord& fault) override;  // fault_report.h
+  race::WorkerShadow* race() const override { return race_; }
 
   // Fault recovery (fault.cpp jumps here from a signal handler).
 

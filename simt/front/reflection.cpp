@@ -3,7 +3,7 @@
 #include <cctype>
 #include <string_view>
 
-#include "simt/engine/builtin.h"
+#include "simt/abi/builtin.h"
 #include "simt/front/diagnostics.h"
 #include "simt/front/token_util.h"
 

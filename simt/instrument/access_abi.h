@@ -1,11 +1,11 @@
 #pragma once
-// What instrumented code calls and reads in the engine (simt/engine/access_check.h,
-// simt/engine/access_shadow.h): names, flags and the shadow's granule, taken from the engine's
+// What instrumented code calls and reads in the engine (simt/checks/access_check.h,
+// simt/checks/access_shadow.h): names, flags and the shadow's granule, taken from the engine's
 // own headers so that the two cannot drift.
 #include <cstdint>
 
-#include "simt/engine/access_check.h"
-#include "simt/engine/access_shadow.h"
+#include "simt/checks/access_check.h"
+#include "simt/checks/access_shadow.h"
 
 namespace metalsim::instrument::abi {
 

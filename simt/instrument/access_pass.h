@@ -2,7 +2,7 @@
 // The access-check pass (docs/checks.md): every load, store, atomic and memory intrinsic of a
 // kernel, except those of the function's own stack (allocas) and of globals, gets a test of the
 // engine's access shadow, and a call into the engine when the shadow says to look closer or while
-// a racecheck dispatch runs (simt/engine/access_check.h). Runs at the end of clang's optimizer
+// a racecheck dispatch runs (simt/checks/access_check.h). Runs at the end of clang's optimizer
 // pipeline, after the lane-loop pass and the vectorizer: it tests what the optimised code really
 // accesses, a vector at a time in vectorized lane loops, and stays out of the vectorizer's way.
 #include <string>

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-#include "simt/engine/geometry.h"
+#include "simt/abi/geometry.h"
 #include "simt/report/check_id.h"
 
 namespace metalsim::testing::planted {

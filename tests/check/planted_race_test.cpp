@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "planted_support.h"
-#include "simt/engine/race_annotations.h"
+#include "simt/checks/race_annotations.h"
 #include "simt/report/check_id.h"
 
 namespace metalsim::testing::planted {

@@ -6,9 +6,9 @@
 #include <chrono>
 
 #include "planted_support.h"
+#include "simt/checks/race_annotations.h"
 #include "simt/engine/dispatch.h"
 #include "simt/engine/kernel_variants.h"
-#include "simt/engine/race_annotations.h"
 #include "simt/report/check_id.h"
 
 namespace metalsim::testing::planted {

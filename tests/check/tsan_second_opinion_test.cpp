@@ -10,7 +10,7 @@
 #include <string>
 
 #include "planted_support.h"
-#include "simt/engine/race_annotations.h"
+#include "simt/checks/race_annotations.h"
 
 namespace metalsim::testing::planted {
 namespace {

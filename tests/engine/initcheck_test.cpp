@@ -1,5 +1,5 @@
-// initcheck (engine/initcheck.cpp): a value read from threadgroup memory that no lane wrote and
-// that reaches device memory is reported with its lane; a dispatch whose result depends on the
+// initcheck (simt/checks/initcheck.cpp): a value read from threadgroup memory that no lane wrote
+// and that reaches device memory is reported with its lane; a dispatch whose result depends on the
 // order of its threadgroups (two threadgroups writing one element) is not mistaken for one.
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 // instance would not even compile).
 #include <gtest/gtest.h>
 
+#include "simt/abi/kernel.h"
 #include "simt/engine/generated_code.h"
-#include "simt/engine/kernel.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "simt/engine/kernel.h"
+#include "simt/abi/kernel.h"
 
 namespace {
 

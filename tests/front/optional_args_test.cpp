@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "simt/engine/kernel.h"
+#include "simt/abi/kernel.h"
 
 #ifdef METALSIM_FRONT_TEST_HAS_HOST
 #include "front_host_run.h"

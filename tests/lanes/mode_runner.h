@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "lanes/test_kernel.h"
+#include "simt/abi/geometry.h"
 #include "simt/base/execution_options.h"
-#include "simt/engine/geometry.h"
 #include "simt/report/report.h"
 
 namespace metalsim::lanes_test {

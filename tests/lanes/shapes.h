@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "simt/engine/geometry.h"
+#include "simt/abi/geometry.h"
 
 namespace metalsim::lanes_test {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "simt/engine/kernel.h"
+#include "simt/abi/kernel.h"
 #include "simt/engine/lane_loops.h"
 
 namespace metalsim::lanes_test {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/quantized_matmul/quantized_matmul_ref.h"
+#include "kernels/formats/ggml_dequantize.h"
 
 namespace metalsim::model::reference {
 namespace {
@@ -16,8 +16,8 @@ Matrix dequantize(const std::vector<BlockQ4_0>& blocks, int64_t rows, int64_t co
                   int64_t first_row = 0) {
   Matrix m(rows, cols);
   for (int64_t r = 0; r < rows; ++r)
-    kernels::quantized_matmul::dequantize(blocks.data() + (first_row + r) * (cols / 32), cols,
-                                          m.row(r).data());
+    kernels::formats::dequantize(blocks.data() + (first_row + r) * (cols / 32), cols,
+                                 m.row(r).data());
   return m;
 }
 

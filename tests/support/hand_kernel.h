@@ -1,12 +1,12 @@
 #pragma once
-// Kernels written by hand in C++ against the engine ABI (simt/engine/kernel.h): the layer the
+// Kernels written by hand in C++ against the engine ABI (simt/abi/kernel.h): the layer the
 // front generates from .metal files. Engine and host tests use them so they do not depend on
 // the front.
 #include <cstring>
 #include <initializer_list>
 #include <vector>
 
-#include "simt/engine/kernel.h"
+#include "simt/abi/kernel.h"
 #include "simt/engine/sync.h"
 
 namespace metalsim::testing {
@@ -19,15 +19,15 @@ using engine::LaneCursor;
 
 inline ArgInfo device_arg(const char* name, uint32_t index, uint32_t element_size,
                           bool is_const = false) {
-  return {name, ArgKind::DeviceBuffer, index, "device T*", is_const, false, element_size,
-          element_size};
+  return {name,  ArgKind::DeviceBuffer, index,       "device T*", is_const,
+          false, element_size,          element_size};
 }
 inline ArgInfo constant_arg(const char* name, uint32_t index, uint32_t size) {
   return {name, ArgKind::ConstantBuffer, index, "constant T&", true, true, size, 4};
 }
 inline ArgInfo threadgroup_arg(const char* name, uint32_t index, uint32_t element_size) {
-  return {name, ArgKind::Threadgroup, index, "threadgroup T*", false, false, element_size,
-          element_size};
+  return {name,  ArgKind::Threadgroup, index,       "threadgroup T*", false,
+          false, element_size,         element_size};
 }
 
 // One lane's body: reads its built-ins from the cursor.

@@ -8,7 +8,7 @@
 
 #include "detail/scalar.h"
 #include "detail/type_traits.h"
-#include "simt/engine/texture_binding.h"
+#include "simt/abi/texture_binding.h"
 
 namespace metal {
 

@@ -1,13 +1,13 @@
 #pragma once
 // One pixel of a texture to and from a kernel's vec<T, 4>: the conversion rules of the MSL
 // specification (8.7, "Texture Addressing and Conversion Rules"), by the pixel-format table of
-// simt/engine/pixel_format.h. Used by detail/texture.h and detail/sampler.h.
+// simt/abi/pixel_format.h. Used by detail/texture.h and detail/sampler.h.
 #include <cstdint>
 #include <type_traits>
 
 #include "detail/scalar.h"
 #include "detail/type_traits.h"
-#include "simt/engine/pixel_format.h"
+#include "simt/abi/pixel_format.h"
 
 namespace metal::detail {
 

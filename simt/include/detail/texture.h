@@ -11,7 +11,7 @@
 #include "detail/sampler.h"
 #include "detail/sync_point.h"
 #include "detail/texel.h"
-#include "simt/engine/texture_binding.h"
+#include "simt/abi/texture_binding.h"
 
 namespace metal {
 

@@ -41,7 +41,7 @@ class ComputePipelineState : public NS::Object {
   // buffer's commands may use it.
   bool supportIndirectCommandBuffers() const { return support_icb_; }
 
-  // metalsim's own: the front's reflection of the kernel (include simt/engine/kernel.h to
+  // metalsim's own: the front's reflection of the kernel (include simt/abi/kernel.h to
   // read it), and the constant values.
   const metalsim::engine::KernelInfo& kernel() const { return *kernel_; }
   const std::vector<const void*>& functionConstants() const { return constant_ptrs_; }

@@ -10,7 +10,7 @@
 #include "metalsim/Metal/MTLTypes.hpp"
 
 namespace metalsim::engine {
-struct KernelInfo;  // simt/engine/kernel.h: the front's reflection of one kernel
+struct KernelInfo;  // simt/abi/kernel.h: the front's reflection of one kernel
 }
 namespace metalsim::host {
 struct LoadedKernels;  // host/src/loaded_kernels.h: a library compiled at run time

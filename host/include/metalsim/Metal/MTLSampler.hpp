@@ -96,7 +96,7 @@ class SamplerState : public NS::Object {
   Device* device() const { return device_; }
   NS::String* label() const;
 
-  // metalsim's own: what a kernel's [[sampler(N)]] samples with (simt/engine/texture_binding.h).
+  // metalsim's own: what a kernel's [[sampler(N)]] samples with (simt/abi/texture_binding.h).
   const metalsim::engine::SamplerBinding& binding() const { return *binding_; }
 
  private:

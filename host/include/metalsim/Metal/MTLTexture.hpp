@@ -123,7 +123,7 @@ class Texture : public NS::Object {
   void setLabel(NS::String* label) { label_ = label != nullptr ? label->str() : ""; }
   NS::String* label() const;
 
-  // metalsim's own: what a kernel's [[texture(N)]] reads (simt/engine/texture_binding.h).
+  // metalsim's own: what a kernel's [[texture(N)]] reads (simt/abi/texture_binding.h).
   const metalsim::engine::TextureBinding& binding() const { return *binding_; }
   const std::string& labelText() const { return label_; }
   // The buffer holding the pixels (its own, or the one given to Buffer::newTexture) and the

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "simt/fault/fault.h"
+
 namespace metalsim::engine {
 
 struct UninitRead {
@@ -17,7 +19,7 @@ struct UninitRead {
   uint32_t lane = 0;
 };
 
-class UninitTrace {
+class UninitTrace final : public SignalTracer {
  public:
   static constexpr size_t kMaxReads = 64;
 
@@ -30,9 +32,9 @@ class UninitTrace {
   const UninitRead* reads() const { return reads_; }
   size_t read_count() const { return read_count_; }
 
-  // From the signal handlers; true when the signal was the trace's.
-  bool on_access_fault(void* address, void* ucontext);
-  bool on_single_step(void* ucontext);
+  // From the signal handlers (fault.h's SignalTracer); true when the signal was the trace's.
+  bool on_access_fault(void* address, void* ucontext) override;
+  bool on_single_step(void* ucontext) override;
 
  private:
   char* base_ = nullptr;
@@ -45,8 +47,5 @@ class UninitTrace {
   UninitRead reads_[kMaxReads];
   size_t read_count_ = 0;
 };
-
-// The calling worker's active trace, or nullptr.
-UninitTrace*& current_uninit_trace();
 
 }  // namespace metalsim::engine

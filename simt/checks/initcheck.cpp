@@ -1,4 +1,4 @@
-#include "simt/engine/initcheck.h"
+#include "simt/checks/initcheck.h"
 
 #include <cstring>
 #include <string>
@@ -34,17 +34,17 @@ std::string first_difference(const DispatchRequest& r, const Snapshot& a, const 
 
 }  // namespace
 
-DispatchOutcome run_with_initcheck(const DispatchRequest& request) {
+DispatchOutcome run_with_initcheck(const DispatchRequest& request, RunDispatchOnce run_once) {
   const Snapshot before = take(request);
   DispatchRequest pass = request;
   pass.threadgroup_poison = kFirstPoison;
-  DispatchOutcome first = run_dispatch_once(pass);
+  DispatchOutcome first = run_once(pass);
   if (!first.ok) return first;  // other findings come first; outputs stay as this run left them
   const Snapshot after_first = take(request);
 
   restore(request, before);
   pass.threadgroup_poison = kSecondPoison;
-  DispatchOutcome second = run_dispatch_once(pass);
+  DispatchOutcome second = run_once(pass);
   // A rerun that did not complete (the watchdog stopped it at a campaign's deadline, or a fault
   // only this run met) left incomplete outputs: its outcome is the dispatch's, never "clean".
   if (!second.ok) return second;
@@ -60,7 +60,7 @@ DispatchOutcome run_with_initcheck(const DispatchRequest& request) {
   for (int k = 0; k < 2; ++k) {
     restore(request, before);
     pass.threadgroup_poison = k == 0 ? kFirstPoison : kSecondPoison;
-    DispatchOutcome confirmation = run_dispatch_once(pass);
+    DispatchOutcome confirmation = run_once(pass);
     if (!confirmation.ok) return confirmation;
     serial[k] = take(request);
   }
@@ -71,7 +71,7 @@ DispatchOutcome run_with_initcheck(const DispatchRequest& request) {
   restore(request, before);
   pass.threadgroup_poison = kFirstPoison;
   pass.trace_uninit = true;
-  DispatchOutcome traced = run_dispatch_once(pass);
+  DispatchOutcome traced = run_once(pass);
   for (check::Report& r : traced.reports)
     if (r.check == check::CheckId::uninit_threadgroup)
       r.message += "; the value reaches device memory (" + where + " depends on it)";

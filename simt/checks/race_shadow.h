@@ -21,11 +21,11 @@
 #include <tuple>
 #include <vector>
 
-#include "simt/engine/builtin.h"
-#include "simt/engine/dispatch.h"
+#include "simt/abi/builtin.h"
+#include "simt/abi/dispatch_request.h"
 
 namespace metalsim::engine {
-class ThreadgroupRunner;
+class RunningThreadgroup;
 }
 
 namespace metalsim::engine::race {
@@ -131,12 +131,12 @@ class WorkerShadow {
              const char* arena_begin, const char* arena_end);
   Clock& clock() { return clock_; }
   // Checks and records one access by `lane` of the running threadgroup.
-  void on_access(ThreadgroupRunner& runner, uint32_t lane, const char* address, size_t bytes,
+  void on_access(RunningThreadgroup& running, uint32_t lane, const char* address, size_t bytes,
                  bool write, const void* pc);
 
  private:
-  void check_granule(ThreadgroupRunner& runner, Cell& cell, const Access& a, bool threadgroup);
-  void report(ThreadgroupRunner& runner, const Access& a, const Record& other, bool other_write,
+  void check_granule(RunningThreadgroup& running, Cell& cell, const Access& a, bool threadgroup);
+  void report(RunningThreadgroup& running, const Access& a, const Record& other, bool other_write,
               bool threadgroup);
   bool ordered(const Record& earlier, const Access& now) const;
 

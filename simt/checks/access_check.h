@@ -12,7 +12,7 @@
 // bounds.threadgroup (fault_report.cpp) naming the first byte outside.
 #include <cstdint>
 
-#include "simt/engine/dispatch.h"
+#include "simt/abi/dispatch_request.h"
 
 extern "C" {
 // Non-zero while a dispatch with the shadow racecheck on runs: every access calls the engine.
@@ -24,8 +24,6 @@ void __metalsim_access_masked(const void* address, uint32_t element_bytes, uint6
 
 namespace metalsim::engine {
 
-struct DispatchState;
-
 namespace access {
 // The bits of `flags` (simt/instrument/access_abi.h mirrors them).
 inline constexpr uint32_t kWrite = 1;
@@ -35,12 +33,17 @@ inline constexpr uint32_t kAtomic = 2;
 // The dispatch the calling worker runs, for the slow path: set around each threadgroup.
 class ActiveDispatch {
  public:
-  explicit ActiveDispatch(const DispatchState& state);
+  explicit ActiveDispatch(const DispatchRequest& request);
   ~ActiveDispatch();
   ActiveDispatch(const ActiveDispatch&) = delete;
   ActiveDispatch& operator=(const ActiveDispatch&) = delete;
-  static const DispatchState* current();
+  static const DispatchRequest* current();
 };
+
+// Whether this build compiles its kernels with the access-check pass (which also emits their
+// fast variants, kernel_variants.h): not without LLVM 19 or with METALSIM_ACCESS_CHECKS off,
+// nor under ThreadSanitizer (the pass leaves its kernels alone).
+bool kernels_built_with_access_checks();
 
 // Marks, for the length of a dispatch, the bytes of each bound buffer before its lowest bound
 // offset (kBeforeBinding) and the first granule of a binding at an odd offset; the destructor

@@ -1,4 +1,4 @@
-#include "simt/engine/access_shadow.h"
+#include "simt/checks/access_shadow.h"
 
 #include <sys/mman.h>
 

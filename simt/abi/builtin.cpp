@@ -1,4 +1,4 @@
-#include "simt/engine/builtin.h"
+#include "simt/abi/builtin.h"
 
 namespace metalsim::engine {
 namespace {

@@ -1,4 +1,4 @@
-#include "simt/engine/race_shadow.h"
+#include "simt/checks/race_shadow.h"
 
 #include <sys/mman.h>
 
@@ -6,10 +6,10 @@
 #include <new>
 #include <string>
 
-#include "simt/engine/access_check.h"
-#include "simt/engine/check_notice.h"
-#include "simt/engine/race_annotations.h"
-#include "simt/engine/threadgroup_runner.h"
+#include "simt/checks/access_check.h"
+#include "simt/checks/check_notice.h"
+#include "simt/checks/race_annotations.h"
+#include "simt/checks/running_threadgroup.h"
 
 namespace metalsim::engine::race {
 
@@ -186,16 +186,16 @@ static void merge_read(Record& reads, const Record& mine, bool ordered_before) {
   reads.serial = std::max(reads.serial, mine.serial);
 }
 
-void WorkerShadow::check_granule(ThreadgroupRunner& runner, Cell& cell, const Access& a,
+void WorkerShadow::check_granule(RunningThreadgroup& running, Cell& cell, const Access& a,
                                  bool threadgroup) {
   if (threadgroup) {  // the arena's cells of an earlier threadgroup are stale
     if (cell.write.run != a.run) cell.write = Record{};
     if (cell.read.run != a.run && !cell.read.many_runs) cell.read = Record{};
   }
   if (cell.write.run != 0 && (cell.write.mask & a.mask) != 0 && !ordered(cell.write, a))
-    report(runner, a, cell.write, true, threadgroup);
+    report(running, a, cell.write, true, threadgroup);
   if (a.write && cell.read.run != 0 && (cell.read.mask & a.mask) != 0 && !ordered(cell.read, a))
-    report(runner, a, cell.read, false, threadgroup);
+    report(running, a, cell.read, false, threadgroup);
   const Record mine = record_of(a);
   if (!a.write) {
     merge_read(cell.read, mine, ordered(cell.read, a));
@@ -208,7 +208,7 @@ void WorkerShadow::check_granule(ThreadgroupRunner& runner, Cell& cell, const Ac
   cell.write.mask = mask;
 }
 
-void WorkerShadow::on_access(ThreadgroupRunner& runner, uint32_t lane, const char* address,
+void WorkerShadow::on_access(RunningThreadgroup& running, uint32_t lane, const char* address,
                              size_t bytes, bool write, const void* pc) {
   std::string device_name;
   const char* origin = nullptr;
@@ -225,10 +225,10 @@ void WorkerShadow::on_access(ThreadgroupRunner& runner, uint32_t lane, const cha
     a.mask = uint8_t(((1u << (stop - p)) - 1) << (p - granule));
     a.address = p;
     if (threadgroup) {
-      check_granule(runner, space->cell(granule), a, true);
+      check_granule(running, space->cell(granule), a, true);
     } else {
       SpinLock lock(dispatch_->lock_for(granule));
-      check_granule(runner, space->cell(granule), a, false);
+      check_granule(running, space->cell(granule), a, false);
     }
     p = stop;
   }

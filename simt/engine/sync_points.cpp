@@ -3,7 +3,7 @@
 // path can be inlined into them.
 #include "simt/engine/sync.h"
 
-#include "simt/engine/kernel.h"
+#include "simt/abi/kernel.h"
 #include "simt/engine/threadgroup_memory.h"
 #include "simt/engine/threadgroup_runner.h"
 

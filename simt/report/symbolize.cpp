@@ -1,4 +1,4 @@
-#include "simt/engine/symbolize.h"
+#include "simt/report/symbolize.h"
 
 #include <dlfcn.h>
 

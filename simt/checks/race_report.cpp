@@ -9,10 +9,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "simt/engine/fault.h"
-#include "simt/engine/symbolize.h"
-#include "simt/engine/race_annotations.h"
-#include "simt/engine/threadgroup_runner.h"
+#include "simt/checks/race_annotations.h"
+#include "simt/checks/running_threadgroup.h"
+#include "simt/fault/fault.h"
+#include "simt/report/symbolize.h"
 
 extern "C" {
 // ThreadSanitizer's report API (exported by libtsan; declared here as in LLVM's tsan_interface.h).
@@ -124,8 +124,8 @@ namespace metalsim::engine {
 void report_unrecoverable_fault(const FaultRecord& fault) {
   __tsan_ignore_thread_begin();
   std::string text;
-  if (ThreadgroupRunner* runner = ThreadgroupRunner::current()) {
-    text = runner->classify_fault(fault).format();
+  if (RunningThreadgroup* running = RunningThreadgroup::current()) {
+    text = running->classify_fault(fault).format();
   } else {
     check::Report r;
     r.check = fault.timeout ? check::CheckId::watchdog_timeout : check::CheckId::kernel_fault;
@@ -148,10 +148,10 @@ namespace {
 // True when `report` was about a kernel's access and is now a metalsim report.
 bool convert_report(void* report) {
   using namespace metalsim;
-  engine::ThreadgroupRunner* runner = engine::ThreadgroupRunner::current();
-  if (runner == nullptr || report == nullptr)
+  engine::RunningThreadgroup* running = engine::RunningThreadgroup::current();
+  if (running == nullptr || report == nullptr)
     return false;  // not a kernel's access: TSan's own report stands
-  if (!runner->request().options.checks.race)
+  if (!running->request().options.checks.race)
     return false;  // --checks without race: TSan's text only
   const char* description = nullptr;
   int count = 0, stacks = 0, mops = 0, locs = 0, mutexes = 0, threads = 0, tids = 0;
@@ -170,10 +170,10 @@ bool convert_report(void* report) {
   std::string region;
   uint64_t offset = 0;
   check::CheckId id = check::CheckId::race_device;
-  if (runner->arena().describe_data(a[0].address, region, offset)) {
+  if (running->describe_threadgroup_memory(a[0].address, region, offset)) {
     id = check::CheckId::race_threadgroup;
   } else {
-    for (const engine::MemoryRange& m : runner->request().memory) {
+    for (const engine::MemoryRange& m : running->request().memory) {
       auto* p = static_cast<const char*>(a[0].address);
       if (p >= m.origin && p < m.end) {
         region = m.name;
@@ -181,7 +181,7 @@ bool convert_report(void* report) {
       }
     }
   }
-  check::Report r = runner->lane_report(id, runner->current_lane(), nullptr);
+  check::Report r = running->lane_report(id, running->current_lane(), nullptr);
   // Symbolized when the dispatch ends: running addr2line inside TSan's report would deadlock.
   r.site_trace = engine::trace_of(a[0]);
   r.other_trace = engine::trace_of(a[1]);
@@ -193,7 +193,7 @@ bool convert_report(void* report) {
   r.message = std::string(a[0].write ? "write" : "read") + " of " + std::to_string(a[0].size) +
               " bytes conflicts with an earlier " + (a[1].write ? "write" : "read") +
               " by another thread, with no barrier between them";
-  runner->defer_report(std::move(r));
+  running->defer_report(std::move(r));
   return true;
 }
 }  // namespace

@@ -7,9 +7,9 @@
 #include <span>
 #include <string_view>
 
-#include "simt/engine/builtin.h"
-#include "simt/engine/geometry.h"
-#include "simt/engine/texture_binding.h"
+#include "simt/abi/builtin.h"
+#include "simt/abi/geometry.h"
+#include "simt/abi/texture_binding.h"
 
 namespace metalsim::engine {
 

@@ -2,8 +2,8 @@
 // Dispatch geometry: the grid, the threadgroups, and what each threadgroup sees of them.
 #include <cstdint>
 
+#include "simt/abi/builtin.h"
 #include "simt/base/size3.h"
-#include "simt/engine/builtin.h"
 
 namespace metalsim::engine {
 

@@ -1,7 +1,7 @@
 // Not fortified: siglongjmp from the alternate signal stack back to the worker's stack is the
 // point, and _FORTIFY_SOURCE's longjmp check would reject it.
 #undef _FORTIFY_SOURCE
-#include "simt/engine/fault.h"
+#include "simt/fault/fault.h"
 
 #include <signal.h>
 #include <sys/mman.h>
@@ -19,8 +19,6 @@
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include "simt/engine/uninit_trace.h"
 
 namespace metalsim::engine {
 namespace {
@@ -69,8 +67,8 @@ void chain(int sig, siginfo_t* info, void* context) {
 #endif
 
 void on_fault(int sig, siginfo_t* info, void* context) {
-  if (UninitTrace* trace = current_uninit_trace();
-      trace != nullptr && sig == SIGSEGV && trace->on_access_fault(info->si_addr, context))
+  if (SignalTracer* tracer = current_signal_tracer();
+      tracer != nullptr && sig == SIGSEGV && tracer->on_access_fault(info->si_addr, context))
     return;
   TrapState& trap = tls_trap;
   if (trap.armed == 0 || trap.recovery == nullptr) {
@@ -150,7 +148,7 @@ void set_trap_flag(void* context, bool on) {
 // attached, ThreadSanitizer's deferred signals, initcheck's tracer single-stepping already).
 bool start_timeout_trace(TrapState& trap, void* context) {
 #if defined(__x86_64__) && !defined(METALSIM_RACECHECK)
-  if (debugger_attached.load(std::memory_order_relaxed) || current_uninit_trace() != nullptr)
+  if (debugger_attached.load(std::memory_order_relaxed) || current_signal_tracer() != nullptr)
     return false;
   trap.tracing = 1;
   set_trap_flag(context, true);
@@ -195,8 +193,8 @@ struct sigaction previous_trap;
 
 void on_trap(int sig, siginfo_t* info, void* context) {
   if (on_timeout_step(context)) return;
-  if (UninitTrace* trace = current_uninit_trace();
-      trace != nullptr && trace->on_single_step(context))
+  if (SignalTracer* tracer = current_signal_tracer();
+      tracer != nullptr && tracer->on_single_step(context))
     return;
   // Not ours (a debugger's breakpoint without one attached, ...): what was there before.
   if ((previous_trap.sa_flags & SA_SIGINFO) != 0 && previous_trap.sa_sigaction != nullptr) {
@@ -242,6 +240,11 @@ void install_altstack_for_thread() {
 }
 
 }  // namespace
+
+SignalTracer*& current_signal_tracer() {
+  thread_local SignalTracer* tracer = nullptr;
+  return tracer;
+}
 
 void install_single_step_handler() {
   static std::once_flag once;

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <source_location>
 
-#include "simt/engine/pixel_format.h"
+#include "simt/abi/pixel_format.h"
 
 namespace metalsim::engine {
 

@@ -1,15 +1,13 @@
-#include "simt/engine/access_check.h"
+#include "simt/checks/access_check.h"
 
 #include <algorithm>
 
-#include "simt/engine/access_shadow.h"
-#include "simt/engine/check_notice.h"
-#include "simt/engine/dispatch_state.h"
-#include "simt/engine/fault.h"
-#include "simt/engine/kernel_variants.h"
-#include "simt/engine/race_annotations.h"
-#include "simt/engine/race_shadow.h"
-#include "simt/engine/threadgroup_runner.h"
+#include "simt/checks/access_shadow.h"
+#include "simt/checks/check_notice.h"
+#include "simt/checks/race_annotations.h"
+#include "simt/checks/race_shadow.h"
+#include "simt/checks/running_threadgroup.h"
+#include "simt/fault/fault.h"
 
 extern "C" {
 uint32_t __metalsim_access_every = 0;
@@ -18,7 +16,7 @@ uint32_t __metalsim_access_every = 0;
 namespace metalsim::engine {
 namespace {
 
-thread_local const DispatchState* tls_active = nullptr;
+thread_local const DispatchRequest* tls_active = nullptr;
 
 // [address, address + bytes) lies inside one binding of the dispatch: valid through it, whatever
 // the shadow says of the bytes (a buffer bound twice: before one binding, inside another).
@@ -42,31 +40,39 @@ void check_bounds(const DispatchRequest& request, const char* address, size_t by
 
 void check_race(const char* address, size_t bytes, uint32_t flags, const void* pc) {
   if ((flags & access::kAtomic) != 0) return;  // Metal's atomics are relaxed: no race, no order
-  ThreadgroupRunner* runner = ThreadgroupRunner::current();
-  if (runner == nullptr || runner->race() == nullptr) return;
-  race::WorkerShadow& shadow = *runner->race();
+  RunningThreadgroup* running = RunningThreadgroup::current();
+  if (running == nullptr || running->race() == nullptr) return;
+  race::WorkerShadow& shadow = *running->race();
   const int32_t acting = shadow.clock().acting_lane;
-  const uint32_t lane = acting >= 0 ? uint32_t(acting) : runner->current_lane();
-  shadow.on_access(*runner, lane, address, bytes, (flags & access::kWrite) != 0, pc);
+  const uint32_t lane = acting >= 0 ? uint32_t(acting) : running->current_lane();
+  shadow.on_access(*running, lane, address, bytes, (flags & access::kWrite) != 0, pc);
 }
 
 void check(const void* address, uint64_t bytes, uint32_t flags, const void* return_address) {
-  const DispatchState* state = tls_active;
-  if (state == nullptr || bytes == 0) return;
+  const DispatchRequest* request = tls_active;
+  if (request == nullptr || bytes == 0) return;
   // The call's return address, less one: inside the call instruction, whose line is the
   // access's (the pass gives the call the access's debug location).
   const void* pc = static_cast<const char*>(return_address) - 1;
   const char* p = static_cast<const char*>(address);
-  if (state->request.options.checks.mem)
-    check_bounds(state->request, p, bytes, (flags & access::kWrite) != 0, pc);
+  if (request->options.checks.mem)
+    check_bounds(*request, p, bytes, (flags & access::kWrite) != 0, pc);
   if (__metalsim_access_every != 0) check_race(p, bytes, flags, pc);
 }
 
 }  // namespace
 
-ActiveDispatch::ActiveDispatch(const DispatchState& state) { tls_active = &state; }
+ActiveDispatch::ActiveDispatch(const DispatchRequest& request) { tls_active = &request; }
 ActiveDispatch::~ActiveDispatch() { tls_active = nullptr; }
-const DispatchState* ActiveDispatch::current() { return tls_active; }
+const DispatchRequest* ActiveDispatch::current() { return tls_active; }
+
+bool kernels_built_with_access_checks() {
+#if defined(METALSIM_ACCESS_CHECKS)
+  return !race::kEnabled;
+#else
+  return false;
+#endif
+}
 
 // ------------------------------ marks of the bound offsets
 
@@ -81,7 +87,7 @@ void say_why_bounds_are_coarse(const DispatchRequest& request) {
         "bounds are the guard pages' under ThreadSanitizer (a buffer's odd tail and bytes "
         "before a bound offset are not checked): the release and asan builds check every "
         "byte");
-  } else if (!fast_variants_built()) {  // kernels built without the pass
+  } else if (!kernels_built_with_access_checks()) {  // kernels built without the pass
     notice_once(
         "bounds are the guard pages' only: kernels are built without the access-check pass (it "
         "needs LLVM 19 and METALSIM_KERNEL_COMPILER=clang), so a buffer's odd tail and bytes "

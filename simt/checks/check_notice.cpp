@@ -1,4 +1,4 @@
-#include "simt/engine/check_notice.h"
+#include "simt/checks/check_notice.h"
 
 #include <cstdio>
 #include <mutex>

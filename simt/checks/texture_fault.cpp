@@ -1,13 +1,12 @@
-#include "simt/engine/texture_fault.h"
+#include "simt/checks/texture_fault.h"
 
 #include <algorithm>
 #include <string>
 
-#include "simt/engine/access_check.h"
-#include "simt/engine/dispatch_state.h"
-#include "simt/engine/fault.h"
-#include "simt/engine/sync_site.h"
-#include "simt/engine/texture_binding.h"
+#include "simt/abi/texture_binding.h"
+#include "simt/checks/access_check.h"
+#include "simt/fault/fault.h"
+#include "simt/report/sync_site.h"
 
 namespace metalsim::engine {
 namespace {
@@ -46,8 +45,8 @@ std::string coordinate_text(const TextureAccessFault& f) {
 }  // namespace
 
 void texture_out_of_bounds(const TextureAccessFault& fault, std::source_location site) {
-  const DispatchState* state = ActiveDispatch::current();
-  if (state == nullptr || !state->request.options.checks.mem) return;
+  const DispatchRequest* request = ActiveDispatch::current();
+  if (request == nullptr || !request->options.checks.mem) return;
   tls_pending = {fault, site};
   FaultRecord record;
   record.address = fault.texture->data;

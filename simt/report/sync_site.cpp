@@ -1,4 +1,4 @@
-#include "simt/engine/sync_site.h"
+#include "simt/report/sync_site.h"
 
 namespace metalsim::engine {
 

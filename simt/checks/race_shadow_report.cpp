@@ -2,8 +2,8 @@
 // and line, the earlier access's lane, threadgroup and line, the memory and byte offset.
 #include <string>
 
-#include "simt/engine/race_shadow.h"
-#include "simt/engine/threadgroup_runner.h"
+#include "simt/checks/race_shadow.h"
+#include "simt/checks/running_threadgroup.h"
 
 namespace metalsim::engine::race {
 namespace {
@@ -30,20 +30,20 @@ std::string who(const DispatchRequest& request, const Record& other, bool write)
 
 }  // namespace
 
-void WorkerShadow::report(ThreadgroupRunner& runner, const Access& a, const Record& other,
+void WorkerShadow::report(RunningThreadgroup& running, const Access& a, const Record& other,
                           bool other_write, bool threadgroup) {
   const void* other_pc = reinterpret_cast<const void*>(uintptr_t(other.pc));
   if (!dispatch_->first_report(a.pc, other_pc)) return;
   const check::CheckId id =
       threadgroup ? check::CheckId::race_threadgroup : check::CheckId::race_device;
-  check::Report r = runner.lane_report(id, a.lane, nullptr);
+  check::Report r = running.lane_report(id, a.lane, nullptr);
   // Symbolized when the dispatch ends (dispatch.cpp), like every report with a trace.
   r.site_trace = {a.pc};
   r.other_trace = {other_pc};
   std::string region;
   uint64_t offset = 0;
   const char* origin = nullptr;
-  if (threadgroup && runner.arena().describe_data(a.address, region, offset)) {
+  if (threadgroup && running.describe_threadgroup_memory(a.address, region, offset)) {
     r.memory = region;
     r.has_offset = true;
     r.offset = int64_t(offset);
@@ -61,7 +61,7 @@ void WorkerShadow::report(ThreadgroupRunner& runner, const Access& a, const Reco
                                               : "another threadgroup") +
       (threadgroup || other.run == a.run ? ", with no barrier between them"
                                          : ": threadgroups of one dispatch are not ordered");
-  runner.report(std::move(r));
+  running.report(std::move(r));
 }
 
 }  // namespace metalsim::engine::race

@@ -70,4 +70,19 @@ class FaultTrap {
 // Initcheck's tracer single-steps with SIGTRAP: installed on first use (not under a debugger).
 void install_single_step_handler();
 
+// A tracer of the calling thread that sees its memory faults and single-step traps before the
+// trap does (initcheck's locating pass, uninit_trace.h). Each hook returns true when the signal
+// was the tracer's own.
+class SignalTracer {
+ public:
+  virtual bool on_access_fault(void* address, void* ucontext) = 0;
+  virtual bool on_single_step(void* ucontext) = 0;
+
+ protected:
+  ~SignalTracer() = default;
+};
+
+// The calling thread's tracer, or nullptr (set by the runner around a traced threadgroup).
+SignalTracer*& current_signal_tracer();
+
 }  // namespace metalsim::engine

@@ -1,4 +1,4 @@
-#include "simt/engine/geometry.h"
+#include "simt/abi/geometry.h"
 
 #include <algorithm>
 

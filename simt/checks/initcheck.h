@@ -5,11 +5,13 @@
 // lane wrote reached it. Only then does a third, traced pass (uninit_trace.h) find the
 // instructions, lanes and .metal lines that read unwritten bytes. Reads whose values never
 // reach device memory are not reported.
-#include "simt/engine/dispatch.h"
+#include "simt/abi/dispatch_request.h"
 
 namespace metalsim::engine {
 
-DispatchOutcome run_dispatch_once(const DispatchRequest& request);  // dispatch.cpp
-DispatchOutcome run_with_initcheck(const DispatchRequest& request);
+// One run of a dispatch, without initcheck (dispatch.cpp's): initcheck runs it for each pass.
+using RunDispatchOnce = DispatchOutcome (*)(const DispatchRequest& request);
+
+DispatchOutcome run_with_initcheck(const DispatchRequest& request, RunDispatchOnce run_once);
 
 }  // namespace metalsim::engine

@@ -1,11 +1,11 @@
-#include "simt/engine/uninit_trace.h"
+#include "simt/checks/uninit_trace.h"
 
 #include <sys/mman.h>
 #include <ucontext.h>
 
 #include <cstring>
 
-#include "simt/engine/threadgroup_runner.h"
+#include "simt/checks/running_threadgroup.h"
 
 namespace metalsim::engine {
 namespace {
@@ -49,11 +49,6 @@ bool is_write(void* ucontext) {
 
 }  // namespace
 
-UninitTrace*& current_uninit_trace() {
-  thread_local UninitTrace* trace = nullptr;
-  return trace;
-}
-
 void UninitTrace::begin(char* base, size_t size, std::vector<uint8_t> guard_pages) {
   base_ = base;
   size_ = size;
@@ -81,8 +76,8 @@ bool UninitTrace::on_access_fault(void* address, void* ucontext) {
     bool seen = false;
     for (size_t i = 0; i < read_count_; ++i) seen = seen || reads_[i].pc == pc;
     if (!seen && read_count_ < kMaxReads) {
-      ThreadgroupRunner* runner = ThreadgroupRunner::current();
-      reads_[read_count_++] = {pc, address, runner != nullptr ? runner->current_lane() : 0};
+      RunningThreadgroup* running = RunningThreadgroup::current();
+      reads_[read_count_++] = {pc, address, running != nullptr ? running->current_lane() : 0};
     }
   }
   char* page = page_of(address);

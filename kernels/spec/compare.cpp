@@ -1,0 +1,24 @@
+#include "kernels/spec/compare.h"
+
+#include <string>
+
+namespace metalsim::spec {
+
+void finish(CaseResult& result) {
+  std::string why;
+  if (!result.reports.empty())
+    why = std::string(check::check_name(result.reports.front().check)) + ": " +
+          result.reports.front().message;
+  else if (result.unwritten > 0)
+    why =
+        std::to_string(result.unwritten) + " output elements never written (" + result.worst + ")";
+  else if (result.non_finite > 0)
+    why = std::to_string(result.non_finite) + " non-finite outputs (" + result.worst + ")";
+  else if (result.max_error > 1)
+    why = "error " + std::to_string(result.max_error) + "x the tolerance at " + result.worst;
+  else if (result.elements == 0) why = "no output was compared";
+  result.passed = why.empty();
+  if (result.failure.empty()) result.failure = why;
+}
+
+}  // namespace metalsim::spec

@@ -1,0 +1,48 @@
+#pragma once
+// What a dispatch asks of the engine and what it gives back: the kernel, the grid, the bound
+// arguments and memory, the options; the reports and log lines. The host runtime builds the
+// request (after validating it); the runners and the checks read it.
+#include <string>
+#include <vector>
+
+#include "simt/base/execution_options.h"
+#include "simt/abi/geometry.h"
+#include "simt/abi/kernel.h"
+#include "simt/report/log_line.h"
+#include "simt/report/report.h"
+
+namespace metalsim::engine {
+
+// A range of memory a fault can be attributed to: a bound buffer and its guard pages.
+struct MemoryRange {
+  std::string name;              // "buffer(2) 'B'"
+  const char* origin = nullptr;  // byte offset 0 of the report (the bound address)
+  const char* end = nullptr;     // one past the last valid byte
+  const char* guard_begin = nullptr;
+  const char* guard_end = nullptr;
+  const char* contents = nullptr;      // the buffer's first byte (origin less the bound offset)
+  const char* extent_begin = nullptr;  // its mapping's first byte: [extent_begin, guard_end) is
+                                       // the buffer's, inside it or around it
+};
+
+struct DispatchRequest {
+  const KernelInfo* kernel = nullptr;
+  DispatchGeometry geometry;
+  BoundArgs args;  // buffers filled in; threadgroup pointers are per threadgroup
+  uint32_t threadgroup_lengths[kMaxThreadgroupBindings] = {};
+  uint32_t threadgroup_memory_limit = 32 * 1024;
+  std::vector<const void*> function_constants;  // by [[function_constant(N)]] index
+  std::vector<MemoryRange> memory;
+  ExecutionOptions options;
+  // Initcheck (initcheck.cpp) sets these for its passes.
+  uint8_t threadgroup_poison = 0xA5;
+  bool trace_uninit = false;
+};
+
+struct DispatchOutcome {
+  bool ok = true;  // false when any report was filed
+  std::vector<check::Report> reports;
+  std::vector<LogLine> log;  // the kernels' log lines, in threadgroup order (kernel_log.h)
+};
+
+}  // namespace metalsim::engine
