@@ -13,6 +13,8 @@ packages=(
   libgtest-dev libgmock-dev           # GoogleTest
   libbenchmark-dev                    # Google Benchmark
   libcli11-dev nlohmann-json3-dev     # the metalsim program: options and JSON
+  pybind11-dev python3-dev python3-numpy  # the Python package (host/python, docs/python.md)
+  python3-pytest python3-hypothesis   # its tests and examples (ctest runs them with pytest)
 )
 
 missing=()

@@ -77,13 +77,59 @@ std::string Front::resolve_include(const std::string& name, const std::string& f
   return {};
 }
 
+namespace {
+
+// A `#line N "file"` directive of the input: the lines after it are line N, N+1, ... of `file`
+// (of the current file when the name is left out), as the C preprocessor would number them.
+// Generated MSL (the Python package's metal_kernel wraps a user's body in a signature) uses it
+// so that errors and reports name the user's lines. The emitter writes its own #line
+// directives, so the input's is dropped once applied.
+struct LineMapping {
+  int file = -1;  // -1: no #line seen yet
+  int delta = 0;  // added to a token's line
+  void apply(Token& k) const {
+    if (file < 0) return;
+    k.file = file;
+    k.line += delta;
+  }
+};
+
+bool read_line_directive(const std::string& rest, const Token& k, std::vector<std::string>& files,
+                         LineMapping& mapping) {
+  size_t end = 0;
+  while (end < rest.size() && std::isdigit(static_cast<unsigned char>(rest[end]))) ++end;
+  if (end == 0) return false;
+  const int number = std::stoi(rest.substr(0, end));
+  size_t quote = rest.find('"', end);
+  int file = mapping.file < 0 ? k.file : mapping.file;
+  if (quote != std::string::npos) {
+    std::string name = rest.substr(quote + 1, rest.find('"', quote + 1) - quote - 1);
+    auto it = std::find(files.begin(), files.end(), name);
+    file = static_cast<int>(it - files.begin());
+    if (it == files.end()) files.push_back(name);
+  }
+  const int next_line =
+      k.line + 1 + static_cast<int>(std::count(k.text.begin(), k.text.end(), '\n'));
+  mapping = {file, number - next_line};
+  return true;
+}
+
+}  // namespace
+
 Tokens Front::load(std::string_view text, const std::string& path, int depth) {
   int file = static_cast<int>(ctx_.files.size());
   ctx_.files.push_back(path);
+  read_.push_back(path);
   Tokens raw = lex(text, file);
   Tokens out;
   out.reserve(raw.size());
+  LineMapping mapping;
   for (Token& k : raw) {
+    if (k.kind == TokKind::Directive) {
+      auto [name, rest] = split_directive(k.text);
+      if (name == "line" && read_line_directive(rest, k, ctx_.files, mapping)) continue;
+    }
+    mapping.apply(k);
     if (k.kind == TokKind::Directive) {
       auto [name, rest] = split_directive(k.text);
       if (name == "pragma" && rest.rfind("once", 0) == 0 && depth > 0) {
@@ -164,6 +210,7 @@ std::string Front::translate_file(const std::string& path) {
 std::string Front::translate_source(std::string_view text, const std::string& path) {
   ctx_ = RewriteContext{};
   once_.clear();
+  read_.clear();
   Tokens t = load(text, path, 0);
   rewrite_directives(t);
   rewrite_coherence_qualifiers(t, ctx_);

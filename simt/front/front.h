@@ -13,7 +13,8 @@ namespace metalsim::front {
 
 class Front {
  public:
-  explicit Front(std::vector<std::string> include_dirs = {}) : include_dirs_(std::move(include_dirs)) {}
+  explicit Front(std::vector<std::string> include_dirs = {})
+      : include_dirs_(std::move(include_dirs)) {}
 
   // Throws FrontError; format_error turns it into `file:LINE: error: message`.
   std::string translate_file(const std::string& path);
@@ -21,8 +22,9 @@ class Front {
 
   std::string format_error(const FrontError& e) const;
   const RewriteContext& context() const { return ctx_; }
-  // Every file read (the .metal file and the headers it included), for a depfile.
-  const std::vector<std::string>& files() const { return ctx_.files; }
+  // Every file read (the .metal file and the headers it included), for a depfile; a name that
+  // only a #line directive gave is in context().files, not here: no file of that name was read.
+  const std::vector<std::string>& files() const { return read_; }
 
  private:
   Tokens load(std::string_view text, const std::string& path, int depth);
@@ -31,6 +33,7 @@ class Front {
 
   std::vector<std::string> include_dirs_;
   std::vector<std::string> once_;  // headers with #pragma once already inlined
+  std::vector<std::string> read_;  // files()
   RewriteContext ctx_;
 };
 
