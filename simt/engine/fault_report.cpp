@@ -81,8 +81,10 @@ void name_the_kernel_frame(const fiber::GuardedStack* stack, check::Report& r,
   if (stack == nullptr || is_metal_source(r.site.file)) return;
   if (from == nullptr) from = stack->bottom();
   if (from < stack->bottom() || from >= stack->top()) return;
-  if (check::SourceSite site = first_metal_site(stack_words(*stack, from)); site.known())
+  if (check::SourceSite site = first_metal_site(stack_words(*stack, from)); site.known()) {
+    if (is_library_source(r.site.file)) r.library_site = r.site;  // a header the kernel called
     r.site = site;
+  }
 }
 
 std::string stack_size(const fiber::StackPool* stacks) {
@@ -111,7 +113,7 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
     describe_texture_fault(req, r);
     return;
   }
-  r.site = symbolize(fault.pc);
+  name_user_site(r, fault.pc, fault.callers);
   if (fault.division) {
     r.message =
         "integer division or remainder by zero (or INT_MIN / -1): undefined in MSL; Apple GPUs "
