@@ -134,6 +134,25 @@ BindingMarks::~BindingMarks() {
 
 // ------------------------------ the calls instrumented kernels make
 
+namespace metalsim::engine {
+
+void private_out_of_bounds(const char* variable, uint64_t elements, int64_t index, uint32_t flags) {
+  const DispatchRequest* request = tls_active;
+  if (request == nullptr || !request->options.checks.mem) return;
+  const void* return_address = __builtin_return_address(0);
+  FaultRecord fault;
+  fault.pc = static_cast<const char*>(return_address) - 1;  // the call, on the access's line
+  fault.write = (flags & access::kWrite) != 0;
+  fault.detected = true;
+  fault.variable = variable;
+  fault.elements = elements;
+  fault.index = index;
+  capture_callers(return_address, fault.callers);
+  FaultTrap::raise(fault);  // does not return while a trap is armed
+}
+
+}  // namespace metalsim::engine
+
 extern "C" void __metalsim_access(const void* address, uint64_t bytes, uint32_t flags) {
   metalsim::engine::check(address, bytes, flags, __builtin_return_address(0));
 }

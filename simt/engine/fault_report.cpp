@@ -87,6 +87,14 @@ void name_the_kernel_frame(const fiber::GuardedStack* stack, check::Report& r,
   }
 }
 
+// An access outside a thread's private array, found by the private-bounds pass's test.
+void describe_private(const FaultRecord& fault, check::Report& r) {
+  r.check = check::CheckId::bounds_private;
+  r.memory = "thread array '" + std::string(fault.variable) + "'";
+  r.message = std::string(access_word(fault)) + " of element " + std::to_string(fault.index) +
+              " of a private array of " + std::to_string(fault.elements) + " elements";
+}
+
 std::string stack_size(const fiber::StackPool* stacks) {
   return std::to_string(stacks != nullptr ? stacks->stack_bytes() / 1024 : 0) + " KiB";
 }
@@ -114,6 +122,10 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
     return;
   }
   name_user_site(r, fault.pc, fault.callers);
+  if (fault.variable != nullptr) {
+    describe_private(fault, r);
+    return;
+  }
   if (fault.division) {
     r.message =
         "integer division or remainder by zero (or INT_MIN / -1): undefined in MSL; Apple GPUs "

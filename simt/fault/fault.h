@@ -38,6 +38,11 @@ struct FaultRecord {
   // Where the faulting frame was called from: its report names the user's line when the fault
   // is inside metalsim's MSL headers (caller_trace.h).
   CallerTrace callers;
+  // bounds.private (access_check.cpp): the thread array's variable, its length in elements and
+  // the element index the access used; `variable` is null for every other fault.
+  const char* variable = nullptr;
+  uint64_t elements = 0;
+  int64_t index = 0;
 };
 
 // The tsan preset: ThreadSanitizer cannot follow a jump out of a lane's fiber, so a fault or the

@@ -78,6 +78,21 @@ inline constexpr Expectation kTable[] = {
    "small[min(tid, 5)] in a kernel-scope threadgroup float small[5] (20 bytes): thread 5 reads "
    "the 4 bytes past its end, inside its last 16-byte granule",
    true, tg0, {5, 0, 0}, true, 0, false, "threadgroup variable 'small'", 20},
+  // bounds.private: float local[8] in each of 16 threads (bounds_private.metal). Lane loops name
+  // the lanes that were running, not the thread.
+  {"planted_private_write_past_end", "bounds.private", Finder::engine, "bounds_private.metal",
+   "local[min(tid, 8)] = 1 in a float local[8]: threads 8..15 write one past the end",
+   true, tg0, {8, 0, 0}, true, 0, false, "thread array 'local'", kAnyOffset},
+  {"planted_private_read_past_end", "bounds.private", Finder::engine, "bounds_private.metal",
+   "out = local[min(tid, 8)]: threads 8..15 read one past the end",
+   true, tg0, {8, 0, 0}, true, 0, false, "thread array 'local'", kAnyOffset},
+  {"planted_private_negative_index", "bounds.private", Finder::engine, "bounds_private.metal",
+   "local[tid % 8 - 1] = 2: thread 0 writes local[-1]",
+   true, tg0, {0, 0, 0}, true, 0, false, "thread array 'local'", kAnyOffset},
+  {"planted_private_loop_past_end", "bounds.private", Finder::engine, "bounds_private.metal",
+   "for (i = 0; i <= 8; ++i) local[i] = ...: every thread writes local[8] (MLX's layer_norm; at "
+   "-O2 the store is deleted as undefined behaviour)",
+   true, tg0, {0, 0, 0}, true, 0, false, "thread array 'local'", kAnyOffset},
   // bounds.texture: 16x4 RGBA32Float textures, one threadgroup of 16x4.
   {"planted_texture_read_past_width", "bounds.texture", Finder::engine, "bounds_texture.metal",
    "src.read(gid.x + 1, gid.y): the last column reads one pixel past the width",
@@ -236,6 +251,19 @@ inline const char* library_header(const std::string& kernel) {
     if (kernel == t.kernel) return t.header;
   return nullptr;
 }
+
+// bounds.private rows: the element index each report must name.
+struct PrivateIndex {
+  const char* kernel;
+  int64_t index;
+};
+
+inline constexpr PrivateIndex kPrivateIndex[] = {
+    {"planted_private_write_past_end", 8},
+    {"planted_private_read_past_end", 8},
+    {"planted_private_negative_index", -1},
+    {"planted_private_loop_past_end", 8},
+};
 
 // The line of `// <marker>: <kernel>` in the planted .metal file, 0 if absent.
 inline uint32_t marker_line(const std::string& file, const std::string& kernel,
