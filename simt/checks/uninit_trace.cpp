@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "simt/checks/running_threadgroup.h"
+#include "simt/report/sync_site.h"
 
 namespace metalsim::engine {
 namespace {
@@ -71,7 +72,8 @@ void UninitTrace::end() {
 bool UninitTrace::seen(const UninitRead& read) const {
   for (size_t i = 0; i < read_count_; ++i) {
     const UninitRead& r = reads_[i];
-    if (r.pc == read.pc && r.callers.collective == read.callers.collective &&
+    if (r.pc == read.pc && r.callers.in_collective == read.callers.in_collective &&
+        (!r.callers.in_collective || same_site(r.callers.collective, read.callers.collective)) &&
         r.callers.count == read.callers.count &&
         (r.callers.count == 0 || r.callers.returns[0] == read.callers.returns[0]))
       return true;

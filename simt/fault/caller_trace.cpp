@@ -40,7 +40,8 @@ _Unwind_Reason_Code step(_Unwind_Context* context, void* arg) {
 
 void capture_callers(const void* pc, CallerTrace& out) {
   out.count = 0;
-  out.collective = tls_collective;
+  out.in_collective = tls_collective != nullptr;
+  if (out.in_collective) out.collective = *tls_collective;
   Walk walk{reinterpret_cast<uintptr_t>(pc), &out};
   _Unwind_Backtrace(&step, &walk);
 }
@@ -64,11 +65,11 @@ std::vector<const void*> user_trace(const void* pc, const CallerTrace& callers) 
 
 void keep_user_trace(check::Report& r, const void* pc, const CallerTrace& callers) {
   r.site_trace = user_trace(pc, callers);
-  if (callers.collective != nullptr) r.collective_call = to_site(*callers.collective);
+  if (callers.in_collective) r.collective_call = to_site(callers.collective);
 }
 
 void name_user_site(check::Report& r, const void* pc, const CallerTrace& callers) {
-  if (callers.collective != nullptr) r.collective_call = to_site(*callers.collective);
+  if (callers.in_collective) r.collective_call = to_site(callers.collective);
   name_user_site(r, user_trace(pc, callers));
 }
 
@@ -77,5 +78,6 @@ CollectiveScope::CollectiveScope(const std::source_location& call) : outer_(tls_
 }
 CollectiveScope::~CollectiveScope() { tls_collective = outer_; }
 const std::source_location* CollectiveScope::current() { return tls_collective; }
+void CollectiveScope::leave_all() { tls_collective = nullptr; }
 
 }  // namespace metalsim::engine

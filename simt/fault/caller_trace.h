@@ -17,9 +17,11 @@ inline constexpr int kCallerDepth = 12;
 struct CallerTrace {
   const void* returns[kCallerDepth] = {};  // return addresses, innermost first
   int count = 0;
-  // The .metal call of the collective whose combine was running (null: none). The combine runs
-  // on the runner's stack, where no kernel frame lies above it.
-  const std::source_location* collective = nullptr;
+  // The .metal call of the collective whose combine was running (`in_collective`). The combine
+  // runs on the runner's stack, where no kernel frame lies above it. A copy: the call's request
+  // is gone once the lane is abandoned.
+  bool in_collective = false;
+  std::source_location collective;
 };
 
 // The callers of the frame running at `pc` (an instruction the calling thread is in, or the
@@ -45,6 +47,9 @@ class CollectiveScope {
   CollectiveScope(const CollectiveScope&) = delete;
   CollectiveScope& operator=(const CollectiveScope&) = delete;
   static const std::source_location* current();
+  // A fault's jump out of a combine skips the scopes' destructors: the trap leaves them all
+  // before it jumps (fault.cpp).
+  static void leave_all();
 
  private:
   const std::source_location* outer_;

@@ -92,6 +92,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
 #if defined(METALSIM_RACECHECK)
   end_process(trap.last);
 #endif
+  CollectiveScope::leave_all();  // the jump skips their destructors
   siglongjmp(*trap.recovery, 1);
 }
 
@@ -128,6 +129,7 @@ const void* interrupted_sp(void* context) {
 #if defined(METALSIM_RACECHECK)
   end_process(trap.last);
 #endif
+  CollectiveScope::leave_all();  // the jump skips their destructors
   siglongjmp(*trap.recovery, 1);
 }
 
@@ -299,6 +301,7 @@ void FaultTrap::raise(const FaultRecord& fault) {
 #if defined(METALSIM_RACECHECK)
   end_process(fault);
 #endif
+  CollectiveScope::leave_all();  // the jump skips their destructors
   siglongjmp(*trap.recovery, 1);
 }
 int FaultTrap::timeout_signal() { return SIGRTMIN + 5; }

@@ -62,17 +62,17 @@ std::optional<PrivateArray> private_array(AllocaInst& a, const DataLayout& dl) {
 }
 
 // The loads and stores through `pointer` (the array or an index of it), following indexing.
-void accesses_through(Value* pointer, std::vector<GetElementPtrInst*>& path,
-                      const DataLayout& dl, std::vector<PrivateAccess>& out) {
+void accesses_through(Value* pointer, std::vector<GetElementPtrInst*>& path, const DataLayout& dl,
+                      std::vector<PrivateAccess>& out) {
   for (User* u : pointer->users()) {
     if (auto* load = dyn_cast<LoadInst>(u)) {
       if (!path.empty())
         out.push_back({load, path, dl.getTypeStoreSize(load->getType()).getFixedValue(), false});
     } else if (auto* store = dyn_cast<StoreInst>(u)) {
       if (!path.empty() && store->getPointerOperand() == pointer)
-        out.push_back(
-            {store, path,
-             dl.getTypeStoreSize(store->getValueOperand()->getType()).getFixedValue(), true});
+        out.push_back({store, path,
+                       dl.getTypeStoreSize(store->getValueOperand()->getType()).getFixedValue(),
+                       true});
     } else if (auto* gep = dyn_cast<GetElementPtrInst>(u); gep != nullptr && path.size() < 8) {
       path.push_back(gep);
       accesses_through(gep, path, dl, out);
@@ -138,10 +138,9 @@ FunctionCallee report_function(Module& m) {
   LLVMContext& ctx = m.getContext();
   auto* i64 = Type::getInt64Ty(ctx);
   return m.getOrInsertFunction(
-      kPrivateOutOfBounds, FunctionType::get(Type::getVoidTy(ctx),
-                                             {PointerType::get(ctx, 0), i64, i64,
-                                              Type::getInt32Ty(ctx)},
-                                             false));
+      kPrivateOutOfBounds,
+      FunctionType::get(Type::getVoidTy(ctx),
+                        {PointerType::get(ctx, 0), i64, i64, Type::getInt32Ty(ctx)}, false));
 }
 
 }  // namespace
@@ -161,9 +160,9 @@ PreservedAnalyses PrivateBoundsPass::run(Module& m, ModuleAnalysisManager&) {
 void drop_private_checks(Function& f) {
   std::vector<CallInst*> calls;
   for (Instruction& inst : instructions(f))
-    if (auto* call = dyn_cast<CallInst>(&inst); call != nullptr && call->getCalledFunction() &&
-                                                  call->getCalledFunction()->getName() ==
-                                                      kPrivateOutOfBounds)
+    if (auto* call = dyn_cast<CallInst>(&inst);
+        call != nullptr && call->getCalledFunction() &&
+        call->getCalledFunction()->getName() == kPrivateOutOfBounds)
       calls.push_back(call);
   for (CallInst* call : calls) {
     // The call's block was made by SplitBlockAndInsertIfThen: the call, maybe its index, a
@@ -173,7 +172,8 @@ void drop_private_checks(Function& f) {
     BasicBlock* pred = then->getSinglePredecessor();
     auto* test = pred != nullptr ? dyn_cast<BranchInst>(pred->getTerminator()) : nullptr;
     if (test == nullptr || !test->isConditional()) continue;
-    BasicBlock* next = test->getSuccessor(0) == then ? test->getSuccessor(1) : test->getSuccessor(0);
+    BasicBlock* next =
+        test->getSuccessor(0) == then ? test->getSuccessor(1) : test->getSuccessor(0);
     if (then->getSingleSuccessor() != next || next == then) continue;
     Value* condition = test->getCondition();
     BranchInst::Create(next, test->getIterator());
