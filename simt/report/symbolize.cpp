@@ -198,8 +198,11 @@ bool is_metal_source(const std::string& file) {
   return ends_with(file, ".metal") || file == "program_source";
 }
 
+// The source tree's simt/include, or where an installed metalsim keeps them
+// (cmake/MetalsimRuntimeCompiler.cmake: include/metalsim/msl).
 bool is_library_source(const std::string& file) {
-  return file.find("/simt/include/") != std::string::npos;
+  return file.find("/simt/include/") != std::string::npos ||
+         file.find("/metalsim/msl/") != std::string::npos;
 }
 
 namespace {

@@ -31,7 +31,7 @@ UserSite symbolize_user(const std::vector<const void*>& trace,
 void name_user_site(check::Report& r, const std::vector<const void*>& trace);
 // A .metal file, or "program_source" (MSL compiled from a string at run time).
 bool is_metal_source(const std::string& file);
-// A file of metalsim's MSL headers (simt/include), which kernels include.
+// A file of metalsim's MSL headers (simt/include, or installed), which kernels include.
 bool is_library_source(const std::string& file);
 // The .metal site of the first of `pcs`, in order, that lies on a .metal line; empty if none.
 // For return addresses, pass each less one (inside the call instruction).
