@@ -29,12 +29,12 @@ struct Layer {
 // Bottom to top. The longest matching folder names a file's layer; kernels/<family> are one
 // layer, above the specs and formats they use.
 constexpr Layer kLayers[] = {
-    {"simt/fiber", 0}, {"simt/base", 0},       {"simt/report", 1},     {"simt/abi", 2},
-    {"simt/fault", 2}, {"simt/checks", 3},     {"simt/engine", 4},     {"simt/include", 5},
-    {"simt/lanes", 5}, {"simt/instrument", 5}, {"simt/front", 6},      {"host/include", 7},
-    {"host/src", 8},   {"host/python", 9},     {"kernels/formats", 9}, {"kernels/spec", 10},
-    {"kernels", 11},   {"host/model", 12},     {"host/cli", 13},       {"tests", 14},
-    {"bench", 14},     {"examples", 14},
+    {"simt/fiber", 0},      {"simt/base", 0},       {"simt/report", 1},     {"simt/abi", 2},
+    {"simt/fault", 2},      {"simt/checks", 3},     {"simt/engine", 4},     {"simt/include", 5},
+    {"simt/lanes", 5},      {"simt/instrument", 5}, {"simt/front", 6},      {"host/include", 7},
+    {"host/src", 8},        {"host/python", 9},     {"kernels/formats", 9}, {"kernels/spec", 10},
+    {"kernels", 11},        {"host/model", 12},     {"host/cli", 13},       {"tests", 14},
+    {"bench", 14},          {"examples", 14},
 };
 
 struct Placement {
@@ -180,8 +180,7 @@ class LayerCheck {
       const std::string target = included_path(name);
       if (target.empty() || !fs::exists(root_ / target)) continue;
       check_include(file, *from, name, target);
-      if (place(target) && place(target)->folder == from->folder &&
-          unit_of(target) != unit_of(file))
+      if (place(target) && place(target)->folder == from->folder && unit_of(target) != unit_of(file))
         units_in_folder_[from->folder][unit_of(file)].insert(unit_of(target));
     }
   }
@@ -191,8 +190,8 @@ class LayerCheck {
     const std::optional<Placement> to = place(target);
     if (!to || to->folder == from.folder) return;
     if (to->rank >= from.rank)
-      violations_.push_back(file + " includes " + name + ": " + to->folder + " is not below " +
-                            from.folder);
+      violations_.push_back(file + " includes " + name + ": " + to->folder +
+                            " is not below " + from.folder);
     if (from.folder == "host/include" &&
         (to->folder == "simt/engine" || to->folder == "simt/checks" || to->folder == "simt/fiber"))
       violations_.push_back(file + " includes " + name +
@@ -205,8 +204,8 @@ class LayerCheck {
     for (const auto& [folder, graph] : units_in_folder_) {
       const Knots knots(graph, 2);
       for (const std::vector<std::string>& knot : knots.found()) {
-        std::string text =
-            folder + ": " + std::to_string(knot.size()) + " units include each other in a cycle:";
+        std::string text = folder + ": " + std::to_string(knot.size()) +
+                           " units include each other in a cycle:";
         for (const std::string& unit : knot) text += " " + unit;
         violations_.push_back(text);
       }
