@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "simt/base/execution_options.h"
 #include "simt/abi/geometry.h"
 #include "simt/abi/kernel.h"
-#include "simt/base/execution_options.h"
 #include "simt/report/log_line.h"
 #include "simt/report/report.h"
 
