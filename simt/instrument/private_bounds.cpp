@@ -1,6 +1,7 @@
 #include "simt/instrument/private_bounds.h"
 
 #include <llvm/Analysis/Utils/Local.h>
+#include <llvm/ADT/SetVector.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/IRBuilder.h>
@@ -157,7 +158,29 @@ PreservedAnalyses PrivateBoundsPass::run(Module& m, ModuleAnalysisManager&) {
   return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
 
+namespace {
+
+// Removes the branch from its predecessor to `then`, a block left with nothing to do, when the
+// predecessor's test only chose between `then` and the block after it.
+void skip_block(BasicBlock* then) {
+  BasicBlock* pred = then->getSinglePredecessor();
+  auto* test = pred != nullptr ? dyn_cast<BranchInst>(pred->getTerminator()) : nullptr;
+  if (test == nullptr || !test->isConditional()) return;
+  BasicBlock* next = test->getSuccessor(0) == then ? test->getSuccessor(1) : test->getSuccessor(0);
+  if (then->getSingleSuccessor() != next || next == then) return;
+  Value* condition = test->getCondition();
+  BranchInst::Create(next, test->getIterator());
+  test->eraseFromParent();
+  DeleteDeadBlock(then);  // also drops `then` from the phis of `next`
+  RecursivelyDeleteTriviallyDeadInstructions(condition);
+}
+
+}  // namespace
+
 void drop_private_checks(Function& f) {
+  // The calls' blocks were made by SplitBlockAndInsertIfThen (the optimizer may have merged
+  // two): the call, maybe its index, a branch.
+  SetVector<BasicBlock*> blocks;
   std::vector<CallInst*> calls;
   for (Instruction& inst : instructions(f))
     if (auto* call = dyn_cast<CallInst>(&inst);
@@ -165,23 +188,10 @@ void drop_private_checks(Function& f) {
         call->getCalledFunction()->getName() == kPrivateOutOfBounds)
       calls.push_back(call);
   for (CallInst* call : calls) {
-    // The call's block was made by SplitBlockAndInsertIfThen: the call, maybe its index, a
-    // branch. Its predecessor's test then branches straight on.
-    BasicBlock* then = call->getParent();
+    blocks.insert(call->getParent());
     call->eraseFromParent();
-    BasicBlock* pred = then->getSinglePredecessor();
-    auto* test = pred != nullptr ? dyn_cast<BranchInst>(pred->getTerminator()) : nullptr;
-    if (test == nullptr || !test->isConditional()) continue;
-    BasicBlock* next =
-        test->getSuccessor(0) == then ? test->getSuccessor(1) : test->getSuccessor(0);
-    if (then->getSingleSuccessor() != next || next == then) continue;
-    Value* condition = test->getCondition();
-    BranchInst::Create(next, test->getIterator());
-    test->eraseFromParent();
-    next->removePredecessor(then);
-    DeleteDeadBlock(then);
-    RecursivelyDeleteTriviallyDeadInstructions(condition);
   }
+  for (BasicBlock* then : blocks) skip_block(then);
 }
 
 }  // namespace metalsim::instrument
