@@ -1,7 +1,7 @@
 #include "simt/instrument/private_bounds.h"
 
-#include <llvm/Analysis/Utils/Local.h>
 #include <llvm/ADT/SetVector.h>
+#include <llvm/Analysis/Utils/Local.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/IRBuilder.h>
