@@ -26,13 +26,15 @@ bool inside_a_binding(const DispatchRequest& request, const char* address, size_
   });
 }
 
+// `return_address`: into the instrumented frame, whose callers the report may need.
 void check_bounds(const DispatchRequest& request, const char* address, size_t bytes, bool write,
-                  const void* pc) {
+                  const void* pc, const void* return_address) {
   const char* bad = shadow::first_inaccessible(address, bytes);
   if (bad == address + bytes || inside_a_binding(request, address, bytes)) return;
   FaultRecord fault;
   fault.address = bad;
   fault.pc = pc;
+  capture_callers(return_address, fault.callers);
   fault.write = write;
   fault.detected = true;
   FaultTrap::raise(fault);  // does not return while a trap is armed
@@ -56,7 +58,7 @@ void check(const void* address, uint64_t bytes, uint32_t flags, const void* retu
   const void* pc = static_cast<const char*>(return_address) - 1;
   const char* p = static_cast<const char*>(address);
   if (request->options.checks.mem)
-    check_bounds(*request, p, bytes, (flags & access::kWrite) != 0, pc);
+    check_bounds(*request, p, bytes, (flags & access::kWrite) != 0, pc, return_address);
   if (__metalsim_access_every != 0) check_race(p, bytes, flags, pc);
 }
 
@@ -131,6 +133,25 @@ BindingMarks::~BindingMarks() {
 }  // namespace metalsim::engine
 
 // ------------------------------ the calls instrumented kernels make
+
+namespace metalsim::engine {
+
+void private_out_of_bounds(const char* variable, uint64_t elements, int64_t index, uint32_t flags) {
+  const DispatchRequest* request = tls_active;
+  if (request == nullptr || !request->options.checks.mem) return;
+  const void* return_address = __builtin_return_address(0);
+  FaultRecord fault;
+  fault.pc = static_cast<const char*>(return_address) - 1;  // the call, on the access's line
+  fault.write = (flags & access::kWrite) != 0;
+  fault.detected = true;
+  fault.variable = variable;
+  fault.elements = elements;
+  fault.index = index;
+  capture_callers(return_address, fault.callers);
+  FaultTrap::raise(fault);  // does not return while a trap is armed
+}
+
+}  // namespace metalsim::engine
 
 extern "C" void __metalsim_access(const void* address, uint64_t bytes, uint32_t flags) {
   metalsim::engine::check(address, bytes, flags, __builtin_return_address(0));

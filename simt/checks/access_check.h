@@ -24,6 +24,11 @@ void __metalsim_access_masked(const void* address, uint32_t element_bytes, uint6
 
 namespace metalsim::engine {
 
+// What the private-bounds pass (simt/instrument/private_bounds.h) calls before an access outside
+// a thread's private array: element `index` of the `elements` of `variable`; `flags` as above.
+// Stops the lane as a bounds violation does (bounds.private) while a dispatch with mem on runs.
+void private_out_of_bounds(const char* variable, uint64_t elements, int64_t index, uint32_t flags);
+
 namespace access {
 // The bits of `flags` (simt/instrument/access_abi.h mirrors them).
 inline constexpr uint32_t kWrite = 1;

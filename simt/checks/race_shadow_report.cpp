@@ -4,6 +4,7 @@
 
 #include "simt/checks/race_shadow.h"
 #include "simt/checks/running_threadgroup.h"
+#include "simt/fault/caller_trace.h"
 
 namespace metalsim::engine::race {
 namespace {
@@ -37,8 +38,12 @@ void WorkerShadow::report(RunningThreadgroup& running, const Access& a, const Re
   const check::CheckId id =
       threadgroup ? check::CheckId::race_threadgroup : check::CheckId::race_device;
   check::Report r = running.lane_report(id, a.lane, nullptr);
-  // Symbolized when the dispatch ends (dispatch.cpp), like every report with a trace.
-  r.site_trace = {a.pc};
+  // Symbolized when the dispatch ends (dispatch.cpp), like every report with a trace. The
+  // access's callers name the user's line of a race inside metalsim's headers; `a.pc` is the
+  // access check's return address less one (access_check.cpp).
+  CallerTrace callers;
+  capture_callers(static_cast<const char*>(a.pc) + 1, callers);
+  keep_user_trace(r, a.pc, callers);
   r.other_trace = {other_pc};
   std::string region;
   uint64_t offset = 0;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "simt/checks/running_threadgroup.h"
+#include "simt/report/sync_site.h"
 
 namespace metalsim::engine {
 namespace {
@@ -66,18 +67,32 @@ void UninitTrace::end() {
   base_ = nullptr;
 }
 
+// One report per instruction and call: a header's instruction (simdgroup_load's combine) is
+// reached from each line that calls it.
+bool UninitTrace::seen(const UninitRead& read) const {
+  for (size_t i = 0; i < read_count_; ++i) {
+    const UninitRead& r = reads_[i];
+    if (r.pc == read.pc && r.callers.in_collective == read.callers.in_collective &&
+        (!r.callers.in_collective || same_site(r.callers.collective, read.callers.collective)) &&
+        r.callers.count == read.callers.count &&
+        (r.callers.count == 0 || r.callers.returns[0] == read.callers.returns[0]))
+      return true;
+  }
+  return false;
+}
+
 bool UninitTrace::on_access_fault(void* address, void* ucontext) {
   char* a = static_cast<char*>(address);
   if (base_ == nullptr || a < base_ || a >= base_ + size_) return false;
   const size_t offset = size_t(a - base_);
   if (guard_pages_[offset / kPage] || pending_count_ == 2) return false;
   if (!is_write(ucontext) && written_[offset] == 0) {
-    const void* pc = pc_of(ucontext);
-    bool seen = false;
-    for (size_t i = 0; i < read_count_; ++i) seen = seen || reads_[i].pc == pc;
-    if (!seen && read_count_ < kMaxReads) {
+    UninitRead read{pc_of(ucontext), address, 0, {}};
+    capture_callers(read.pc, read.callers);
+    if (!seen(read) && read_count_ < kMaxReads) {
       RunningThreadgroup* running = RunningThreadgroup::current();
-      reads_[read_count_++] = {pc, address, running != nullptr ? running->current_lane() : 0};
+      read.lane = running != nullptr ? running->current_lane() : 0;
+      reads_[read_count_++] = read;
     }
   }
   char* page = page_of(address);

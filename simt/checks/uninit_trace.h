@@ -17,6 +17,7 @@ struct UninitRead {
   const void* pc = nullptr;
   const void* address = nullptr;
   uint32_t lane = 0;
+  CallerTrace callers;  // where a read inside metalsim's headers was called from
 };
 
 class UninitTrace final : public SignalTracer {
@@ -37,6 +38,8 @@ class UninitTrace final : public SignalTracer {
   bool on_single_step(void* ucontext) override;
 
  private:
+  bool seen(const UninitRead& read) const;
+
   char* base_ = nullptr;
   size_t size_ = 0;
   std::vector<uint8_t> written_;  // one byte per traced byte

@@ -250,8 +250,8 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
   if (watchdog.fired() && !has_check(outcome.reports, check::CheckId::watchdog_timeout))
     outcome.reports.push_back(timeout_between_threadgroups(request, watchdog_seconds));
   for (check::Report& r : outcome.reports) {
-    if (!r.site_trace.empty()) r.site = symbolize_trace(r.site_trace);
-    if (!r.other_trace.empty()) r.other_site = symbolize_trace(r.other_trace);
+    if (!r.site_trace.empty()) name_user_site(r, r.site_trace);
+    if (!r.other_trace.empty()) r.other_site = symbolize_user(r.other_trace).site;
   }
   outcome.ok = outcome.reports.empty();
   outcome.log = state.log.take();

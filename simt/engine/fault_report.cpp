@@ -81,8 +81,18 @@ void name_the_kernel_frame(const fiber::GuardedStack* stack, check::Report& r,
   if (stack == nullptr || is_metal_source(r.site.file)) return;
   if (from == nullptr) from = stack->bottom();
   if (from < stack->bottom() || from >= stack->top()) return;
-  if (check::SourceSite site = first_metal_site(stack_words(*stack, from)); site.known())
+  if (check::SourceSite site = first_metal_site(stack_words(*stack, from)); site.known()) {
+    if (is_library_source(r.site.file)) r.library_site = r.site;  // a header the kernel called
     r.site = site;
+  }
+}
+
+// An access outside a thread's private array, found by the private-bounds pass's test.
+void describe_private(const FaultRecord& fault, check::Report& r) {
+  r.check = check::CheckId::bounds_private;
+  r.memory = "thread array '" + std::string(fault.variable) + "'";
+  r.message = std::string(access_word(fault)) + " of element " + std::to_string(fault.index) +
+              " of a private array of " + std::to_string(fault.elements) + " elements";
 }
 
 std::string stack_size(const fiber::StackPool* stacks) {
@@ -111,7 +121,11 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
     describe_texture_fault(req, r);
     return;
   }
-  r.site = symbolize(fault.pc);
+  name_user_site(r, fault.pc, fault.callers);
+  if (fault.variable != nullptr) {
+    describe_private(fault, r);
+    return;
+  }
   if (fault.division) {
     r.message =
         "integer division or remainder by zero (or INT_MIN / -1): undefined in MSL; Apple GPUs "

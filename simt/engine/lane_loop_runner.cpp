@@ -292,6 +292,7 @@ void LaneLoopRunner::resolve_simdgroup(uint32_t sg, bool& released) {
     if (is_collective(kind_[head]) && combine_[head] != nullptr) {
       running_count_ = count;  // a combine may touch memory (simdgroup_matrix loads, stores)
       running_lanes_ = ids;
+      CollectiveScope call(site_[head]);
       combine_[head](CollectiveCall{members, count, mask, size});
       running_count_ = 0;
       running_lanes_ = nullptr;

@@ -457,6 +457,7 @@ void ThreadgroupRunner::try_resolve_simdgroup(uint32_t sg) {
     }
     if (race_ != nullptr) race_->clock().collective_begin(sg, head.id);
     if (head.request->combine != nullptr) {
+      CollectiveScope call(head.request->site);
       race::ignore_begin();
       head.request->combine(CollectiveCall{members, count, mask, size});
       race::ignore_end();
@@ -599,7 +600,7 @@ void ThreadgroupRunner::end_uninit_trace() {
   for (size_t i = 0; i < uninit_trace_.read_count(); ++i) {
     const UninitRead& read = uninit_trace_.reads()[i];
     check::Report r = lane_report(check::CheckId::uninit_threadgroup, read.lane, nullptr);
-    r.site = symbolize(read.pc);
+    name_user_site(r, read.pc, read.callers);
     std::string region;
     uint64_t offset = 0;
     if (arena_.describe_data(read.address, region, offset)) {

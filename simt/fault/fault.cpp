@@ -88,9 +88,11 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   auto* uc = static_cast<ucontext_t*>(context);
   trap.last.pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
 #endif
+  capture_callers(trap.last.pc, trap.last.callers);
 #if defined(METALSIM_RACECHECK)
   end_process(trap.last);
 #endif
+  CollectiveScope::leave_all();  // the jump skips their destructors
   siglongjmp(*trap.recovery, 1);
 }
 
@@ -127,6 +129,7 @@ const void* interrupted_sp(void* context) {
 #if defined(METALSIM_RACECHECK)
   end_process(trap.last);
 #endif
+  CollectiveScope::leave_all();  // the jump skips their destructors
   siglongjmp(*trap.recovery, 1);
 }
 
@@ -223,6 +226,7 @@ void install_handlers_once() {
     st.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
     sigemptyset(&st.sa_mask);
     sigaction(FaultTrap::timeout_signal(), &st, nullptr);
+    preload_unwinder();  // on_fault reads the faulting frame's callers
   });
   install_single_step_handler();  // the watchdog's trace
 }
@@ -297,6 +301,7 @@ void FaultTrap::raise(const FaultRecord& fault) {
 #if defined(METALSIM_RACECHECK)
   end_process(fault);
 #endif
+  CollectiveScope::leave_all();  // the jump skips their destructors
   siglongjmp(*trap.recovery, 1);
 }
 int FaultTrap::timeout_signal() { return SIGRTMIN + 5; }

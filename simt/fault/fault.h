@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "simt/fault/caller_trace.h"
 #include "simt/report/report.h"
 
 namespace metalsim::engine {
@@ -34,6 +35,14 @@ struct FaultRecord {
   // SIGFPE: an integer division or remainder by zero (or INT_MIN / -1). Apple GPUs return an
   // undefined value there; the CPU traps, so it is reported at the instruction.
   bool division = false;
+  // Where the faulting frame was called from: its report names the user's line when the fault
+  // is inside metalsim's MSL headers (caller_trace.h).
+  CallerTrace callers;
+  // bounds.private (access_check.cpp): the thread array's variable, its length in elements and
+  // the element index the access used; `variable` is null for every other fault.
+  const char* variable = nullptr;
+  uint64_t elements = 0;
+  int64_t index = 0;
 };
 
 // The tsan preset: ThreadSanitizer cannot follow a jump out of a lane's fiber, so a fault or the

@@ -8,6 +8,8 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
+#include "simt/instrument/private_bounds.h"
+
 namespace metalsim::instrument {
 
 using namespace llvm;
@@ -128,6 +130,7 @@ SmallPtrSet<Function*, 32> make_fast_variants(Module& m) {
   for (Function* f : reachable(roots)) copies[f] = copy(*f);
   for (auto& [f, c] : copies) {
     redirect(*c, copies);
+    drop_private_checks(*c);  // the fast variant checks nothing
     made.insert(c);
   }
   register_pairs(m, roots, copies);

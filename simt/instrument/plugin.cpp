@@ -1,11 +1,12 @@
-// The plugin's entry: clang++-19 -fpass-plugin=MetalsimChecks.so runs the access-check pass at the
-// end of the optimizer pipeline; `opt -load-pass-plugin=MetalsimChecks.so
-// -passes=metalsim-access-checks` runs it alone.
+// The plugin's entry: clang++-19 -fpass-plugin=MetalsimChecks.so runs the private-bounds pass at
+// the start of the pipeline and the access-check pass at the end of the optimizer pipeline; `opt
+// -load-pass-plugin=MetalsimChecks.so -passes=metalsim-access-checks` runs it alone.
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/PassPlugin.h>
 #include <llvm/Support/CommandLine.h>
 
 #include "simt/instrument/access_pass.h"
+#include "simt/instrument/private_bounds.h"
 
 namespace {
 
@@ -21,6 +22,10 @@ llvm::cl::opt<bool> fast_variant(
 metalsim::instrument::AccessCheckOptions options() { return {race_switch, fast_variant}; }
 
 void register_callbacks(llvm::PassBuilder& pb) {
+  // Before the optimizer, which deletes a store it proves out of bounds (private_bounds.h).
+  pb.registerPipelineStartEPCallback([](llvm::ModulePassManager& mpm, llvm::OptimizationLevel) {
+    mpm.addPass(metalsim::instrument::PrivateBoundsPass());
+  });
   pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager& mpm, llvm::OptimizationLevel) {
     mpm.addPass(metalsim::instrument::AccessCheckPass(options()));
   });

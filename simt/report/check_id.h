@@ -21,6 +21,7 @@ namespace metalsim::check {
   X(bounds_device, "bounds.device", mem, "access outside a bound device buffer")                   \
   X(bounds_threadgroup, "bounds.threadgroup", mem, "access outside threadgroup memory")            \
   X(bounds_texture, "bounds.texture", mem, "a texture read or write outside the texture")          \
+  X(bounds_private, "bounds.private", mem, "access outside a thread's private array")              \
   X(kernel_fault, "kernel.fault", mem, "a memory fault outside any known buffer")                  \
   X(uninit_threadgroup, "uninit.threadgroup", init, "threadgroup memory read before any write")    \
   X(uninit_output, "uninit.output", init, "an output element the dispatch never wrote")            \

@@ -44,6 +44,11 @@ std::string SourceSite::str() const {
   return file + ":" + std::to_string(line);
 }
 
+std::string SourceSite::short_str() const {
+  if (!known()) return "<unknown line>";
+  return file.substr(file.rfind('/') + 1) + ":" + std::to_string(line);
+}
+
 std::string Report::format() const {
   std::ostringstream out;
   const char* bar = "========= ";
@@ -51,6 +56,7 @@ std::string Report::format() const {
   out << bar << "    in kernel '" << kernel << "'";
   if (site.known()) out << " at " << site.str();
   out << '\n';
+  if (library_site.known()) out << bar << "    in metalsim's " << library_site.short_str() << '\n';
   if (has_lane && thread_known) {
     out << bar << "    by thread " << position(lane.thread) << " of threadgroup "
         << position(lane.threadgroup) << " (simdgroup " << lane.simdgroup << ", lane "

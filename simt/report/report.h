@@ -16,7 +16,8 @@ struct SourceSite {
   uint32_t line = 0;
   std::string function;
   bool known() const { return line != 0; }
-  std::string str() const;  // "softmax.metal:42"
+  std::string str() const;        // "softmax.metal:42"
+  std::string short_str() const;  // the file's name without its folder: "simdgroup_matrix.h:65"
 };
 
 struct LanePosition {
@@ -35,6 +36,12 @@ struct Report {
   // many lanes at once; lane.thread is then the first of them). docs/lanes.md says why.
   bool thread_known = true;
   SourceSite site;
+  // The line of metalsim's MSL headers the report was made on, when `site` is the user's line
+  // that called it (a simdgroup_load that read uninitialised memory); printed as a second line.
+  SourceSite library_site;
+  // A report made in a collective's combine (no kernel frame on its stack): the .metal call of
+  // the collective, the user's line when `site_trace` has none.
+  SourceSite collective_call;
   SourceSite other_site;    // the conflicting call site or access
   std::string other_lanes;  // e.g. "threads (32..63,0,0)"
   std::string memory;       // "buffer(2)", "threadgroup(0)", ...

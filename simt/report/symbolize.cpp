@@ -198,6 +198,13 @@ bool is_metal_source(const std::string& file) {
   return ends_with(file, ".metal") || file == "program_source";
 }
 
+// The source tree's simt/include, or where an installed metalsim keeps them
+// (cmake/MetalsimRuntimeCompiler.cmake: include/metalsim/msl).
+bool is_library_source(const std::string& file) {
+  return file.find("/simt/include/") != std::string::npos ||
+         file.find("/metalsim/msl/") != std::string::npos;
+}
+
 namespace {
 
 check::SourceSite site_of_frames(const Frames& frames) {
@@ -213,15 +220,31 @@ check::SourceSite symbolize(const void* pc) {
   return site_of_frames(frame_cache().frames_of({pc}).front());
 }
 
-check::SourceSite symbolize_trace(const std::vector<const void*>& trace) {
+UserSite symbolize_user(const std::vector<const void*>& trace,
+                        const check::SourceSite& collective_call) {
+  UserSite user;
+  if (trace.empty()) return user;
+  const std::vector<Frames> frames = frame_cache().frames_of(trace);
   check::SourceSite first;
-  for (const Frames& frames : frame_cache().frames_of(trace)) {
-    check::SourceSite s = site_of_frames(frames);
-    if (!s.known()) continue;
-    if (is_metal_source(s.file)) return s;
-    if (!first.known()) first = s;
+  for (const Frames& f : frames) {
+    if (const check::SourceSite* metal = metal_frame(f)) {
+      user.site = *metal;
+      break;
+    }
+    if (!first.known() && !f.empty()) first = f.front();
   }
-  return first;
+  if (!user.site.known()) user.site = collective_call.known() ? collective_call : first;
+  const Frames& innermost = frames.front();
+  if (!innermost.empty() && is_library_source(innermost.front().file) &&
+      is_metal_source(user.site.file))
+    user.library = innermost.front();
+  return user;
+}
+
+void name_user_site(check::Report& r, const std::vector<const void*>& trace) {
+  UserSite user = symbolize_user(trace, r.collective_call);
+  r.site = std::move(user.site);
+  r.library_site = std::move(user.library);
 }
 
 check::SourceSite first_metal_site(const std::vector<const void*>& pcs) {

@@ -14,10 +14,25 @@ namespace metalsim::engine {
 // A fault inside an inlined MSL library function (max, simd_sum...) is so reported at the
 // .metal line that called it.
 check::SourceSite symbolize(const void* pc);
-// The first frame of `trace` in a .metal file, else the first frame that symbolizes.
-check::SourceSite symbolize_trace(const std::vector<const void*>& trace);
+// Where a report made at `trace` lies in the user's source. trace[0] is the instruction, the
+// rest its callers' return addresses less one (inside each call), innermost first.
+struct UserSite {
+  // The innermost .metal frame of the trace (inlined frames included), else `collective_call`,
+  // else the first frame that symbolizes.
+  check::SourceSite site;
+  // The instruction's innermost frame when that is a line of metalsim's MSL headers (simt/include)
+  // and `site` is the user's line that called it; else empty.
+  check::SourceSite library;
+};
+UserSite symbolize_user(const std::vector<const void*>& trace,
+                        const check::SourceSite& collective_call = {});
+// Sets r.site and r.library_site from symbolize_user(trace, r.collective_call): the one way every
+// report kind names the user's line.
+void name_user_site(check::Report& r, const std::vector<const void*>& trace);
 // A .metal file, or "program_source" (MSL compiled from a string at run time).
 bool is_metal_source(const std::string& file);
+// A file of metalsim's MSL headers (simt/include, or installed), which kernels include.
+bool is_library_source(const std::string& file);
 // The .metal site of the first of `pcs`, in order, that lies on a .metal line; empty if none.
 // For return addresses, pass each less one (inside the call instruction).
 check::SourceSite first_metal_site(const std::vector<const void*>& pcs);

@@ -78,6 +78,21 @@ inline constexpr Expectation kTable[] = {
    "small[min(tid, 5)] in a kernel-scope threadgroup float small[5] (20 bytes): thread 5 reads "
    "the 4 bytes past its end, inside its last 16-byte granule",
    true, tg0, {5, 0, 0}, true, 0, false, "threadgroup variable 'small'", 20},
+  // bounds.private: float local[8] in each of 16 threads (bounds_private.metal). Lane loops name
+  // the lanes that were running, not the thread.
+  {"planted_private_write_past_end", "bounds.private", Finder::engine, "bounds_private.metal",
+   "local[min(tid, 8)] = 1 in a float local[8]: threads 8..15 write one past the end",
+   true, tg0, {8, 0, 0}, true, 0, false, "thread array 'local'", kAnyOffset},
+  {"planted_private_read_past_end", "bounds.private", Finder::engine, "bounds_private.metal",
+   "out = local[min(tid, 8)]: threads 8..15 read one past the end",
+   true, tg0, {8, 0, 0}, true, 0, false, "thread array 'local'", kAnyOffset},
+  {"planted_private_negative_index", "bounds.private", Finder::engine, "bounds_private.metal",
+   "local[tid % 8 - 1] = 2: thread 0 writes local[-1]",
+   true, tg0, {0, 0, 0}, true, 0, false, "thread array 'local'", kAnyOffset},
+  {"planted_private_loop_past_end", "bounds.private", Finder::engine, "bounds_private.metal",
+   "for (i = 0; i <= 8; ++i) local[i] = ...: every thread writes local[8] (MLX's layer_norm; at "
+   "-O2 the store is deleted as undefined behaviour)",
+   true, tg0, {0, 0, 0}, true, 0, false, "thread array 'local'", kAnyOffset},
   // bounds.texture: 16x4 RGBA32Float textures, one threadgroup of 16x4.
   {"planted_texture_read_past_width", "bounds.texture", Finder::engine, "bounds_texture.metal",
    "src.read(gid.x + 1, gid.y): the last column reads one pixel past the width",
@@ -153,6 +168,18 @@ inline constexpr Expectation kTable[] = {
   {"planted_uninit_tg_region_accumulate", "uninit.threadgroup", Finder::engine, "uninit_threadgroup.metal",
    "acc[tid] += in[gid] on a [[threadgroup(0)]] region never cleared",
    true, tg0, {0, 0, 0}, true, 0, false, nullptr, -1},
+  // 8b. Reports made inside metalsim's MSL headers (kThroughLibrary): the PLANT line is the
+  // kernel's call of the library. The lane is the one the engine ran the collective's combine
+  // for, not asserted.
+  {"planted_uninit_simdgroup_load", "uninit.threadgroup", Finder::engine, "through_library.metal",
+   "threads 0..31 fill half of a threadgroup float tile[64]; simdgroup_load reads all of it",
+   false, tg0, any, true, 0, false, nullptr, -1},
+  {"planted_oob_simdgroup_load", "bounds.device", Finder::engine, "through_library.metal",
+   "simdgroup_load of an 8x8 block from element 8 of a 64-float buffer",
+   false, tg0, any, true, 0, false, "buffer(0)", 256},
+  {"planted_race_simdgroup_load", "race.threadgroup", Finder::race, "through_library.metal",
+   "simdgroup 0 fills a tile that simdgroup 1 reads with simdgroup_load, no barrier between",
+   true, tg0, {32, 0, 0}, true, 0, true, "threadgroup variable 'tile'", 0},
   // 9. uninit.output: the offset is the first unwritten element's byte offset.
   {"planted_uninit_output_guard", "uninit.output", Finder::poison, "uninit_output.metal",
    "if (gid < n - 1): out[n - 1] is never written",
@@ -204,6 +231,39 @@ inline constexpr Expectation kTable[] = {
    true, tg0, {7, 0, 0}, true, 0, false, nullptr, -1},
 };
 // clang-format on
+
+// Rows whose report is made inside metalsim's MSL headers: the report must name the PLANT line
+// (the kernel's call) and, as a second line, this header of simt/include.
+struct ThroughLibrary {
+  const char* kernel;
+  const char* header;
+};
+
+inline constexpr ThroughLibrary kThroughLibrary[] = {
+    {"planted_uninit_simdgroup_load", "simdgroup_matrix.h"},
+    {"planted_oob_simdgroup_load", "simdgroup_matrix.h"},
+    {"planted_race_simdgroup_load", "simdgroup_matrix.h"},
+};
+
+// The header a report of `kernel` must name, or nullptr.
+inline const char* library_header(const std::string& kernel) {
+  for (const ThroughLibrary& t : kThroughLibrary)
+    if (kernel == t.kernel) return t.header;
+  return nullptr;
+}
+
+// bounds.private rows: the element index each report must name.
+struct PrivateIndex {
+  const char* kernel;
+  int64_t index;
+};
+
+inline constexpr PrivateIndex kPrivateIndex[] = {
+    {"planted_private_write_past_end", 8},
+    {"planted_private_read_past_end", 8},
+    {"planted_private_negative_index", -1},
+    {"planted_private_loop_past_end", 8},
+};
 
 // The line of `// <marker>: <kernel>` in the planted .metal file, 0 if absent.
 inline uint32_t marker_line(const std::string& file, const std::string& kernel,

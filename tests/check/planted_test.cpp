@@ -34,6 +34,32 @@ Outcome oob_device_read(Harness& h) {
                           {2, 1, 1}, {32, 1, 1}));
 }
 
+// 16 threads, each with a float local[8].
+Outcome private_array(Harness& h, const char* kernel) {
+  std::vector<float> in(16, 2.0f);
+  auto a = h.buffer(in);
+  auto out = h.buffer(16 * 4);
+  return outcome_of(h.run(kernel,
+                          [&](auto* e) {
+                            e->setBuffer(a.get(), 0, 0);
+                            e->setBuffer(out.get(), 0, 1);
+                          },
+                          {1, 1, 1}, {16, 1, 1}));
+}
+
+// One simdgroup loads an 8x8 block from element 8 of a 64-float buffer.
+Outcome oob_simdgroup_load(Harness& h) {
+  std::vector<float> in(64, 1.0f);
+  auto a = h.buffer(in);
+  auto out = h.buffer(64 * 4);
+  return outcome_of(h.run("planted_oob_simdgroup_load",
+                          [&](auto* e) {
+                            e->setBuffer(a.get(), 0, 0);
+                            e->setBuffer(out.get(), 0, 1);
+                          },
+                          {1, 1, 1}, {32, 1, 1}));
+}
+
 // A 101-float buffer bound at byte offset 4: 100 floats, 4 threadgroups of 25 threads.
 Outcome oob_offset(Harness& h, const char* kernel) {
   std::vector<float> in(101);
@@ -322,6 +348,14 @@ std::map<std::string, Dispatcher> make_dispatchers() {
   d["planted_uninit_tg_partial_fill uninit.threadgroup"] = [](Harness& h) {
     return uninit_tg(h, "planted_uninit_tg_partial_fill", false);
   };
+  d["planted_uninit_simdgroup_load uninit.threadgroup"] = [](Harness& h) {
+    return uninit_tg(h, "planted_uninit_simdgroup_load", false);
+  };
+  d["planted_oob_simdgroup_load bounds.device"] = oob_simdgroup_load;
+  for (const PrivateIndex& p : kPrivateIndex)
+    d[std::string(p.kernel) + " bounds.private"] = [k = p.kernel](Harness& h) {
+      return private_array(h, k);
+    };
   d["planted_uninit_tg_region_accumulate uninit.threadgroup"] = [](Harness& h) {
     return uninit_tg(h, "planted_uninit_tg_region_accumulate", true);
   };
@@ -491,9 +525,21 @@ void expect_reported(const Expectation& e, engine::ExecutionMode mode) {
                       (r->site.line == line2 && r->other_site.line == line);
     EXPECT_TRUE(both) << "expected lines " << line << " and " << line2 << "\n" << text;
   }
+  if (const char* header = library_header(e.kernel)) {
+    // The report names the user's line above (the .metal call), the header's as a second line.
+    EXPECT_TRUE(ends_with(r->library_site.file, "/" + std::string(header))) << text;
+    EXPECT_NE(text.find("    in metalsim's " + std::string(header) + ":"), std::string::npos)
+        << text;
+  }
   if (e.memory != nullptr) {
     EXPECT_NE(r->memory.find(e.memory), std::string::npos) << text;
   }
+  for (const PrivateIndex& p : kPrivateIndex)
+    if (std::string(e.kernel) == p.kernel && std::string(e.check) == "bounds.private") {
+      EXPECT_NE(text.find("of element " + std::to_string(p.index) + " of a private array of 8"),
+                std::string::npos)
+          << text;
+    }
   if (e.offset != kAnyOffset) {
     EXPECT_TRUE(r->has_offset) << text;
     EXPECT_EQ(r->offset, e.offset) << text;

@@ -376,6 +376,44 @@ TEST_F(RuntimeLibrary, FaultReportNamesTheProgramSourceLine) {
   EXPECT_EQ(cb->reports()[0].site.str(), "program_source:5") << cb->reports()[0].format();
 }
 
+// A report made inside metalsim's MSL headers (simdgroup_load's combine reads past the end) names
+// the program_source line that called it, and the header's line second (docs/checks.md); an
+// access past a private array names the program_source line and the variable.
+TEST_F(RuntimeLibrary, ReportsInsideTheHeadersAndPrivateArraysNameTheProgramSourceLine) {
+  auto library = compile(
+      "#include <metal_stdlib>\nusing namespace metal;\n"
+      "kernel void load_past_the_end(device float* v [[buffer(0)]]) {\n"
+      "  simdgroup_float8x8 m;\n  simdgroup_load(m, v + 8, 8);\n  simdgroup_store(m, v, 8);\n}\n"
+      "kernel void private_past_the_end(device float* v [[buffer(0)]],\n"
+      "    uint i [[thread_position_in_grid]]) {\n  float local[4] = {1, 2, 3, 4};\n"
+      "  local[min(i, 4u)] = v[i];\n  v[i] = local[i % 4];\n}\n");
+  ASSERT_NE(library.get(), nullptr);
+  const struct {
+    const char* kernel;
+    const char* site;
+    const char* text;  // a line the report must hold
+  } cases[] = {{"load_past_the_end", "program_source:5", "    in metalsim's simdgroup_matrix.h:"},
+               {"private_past_the_end", "program_source:11", "memory thread array 'local'"}};
+  for (const auto& c : cases) {
+    auto fn = NS::TransferPtr(library->newFunction(MTLSTR(c.kernel)));
+    NS::Error* error = nullptr;
+    auto pso = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
+    auto v = buffer(random_floats(64, 9));
+    auto queue = NS::TransferPtr(device_->newCommandQueue());
+    MTL::CommandBuffer* cb = queue->commandBuffer();
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(pso.get());
+    enc->setBuffer(v.get(), 0, 0);
+    enc->dispatchThreads(MTL::Size(32, 1, 1), MTL::Size(32, 1, 1));
+    enc->endEncoding();
+    cb->commit();
+    ASSERT_FALSE(cb->reports().empty()) << c.kernel;
+    const std::string text = cb->reports()[0].format();
+    EXPECT_EQ(cb->reports()[0].site.str(), c.site) << text;
+    EXPECT_NE(text.find(c.text), std::string::npos) << text;
+  }
+}
+
 // Two libraries define `cancel` differently: each library's function is its own.
 TEST_F(RuntimeLibrary, TwoLibrariesMayShareAKernelName) {
   auto negate = compile(
