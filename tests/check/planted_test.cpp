@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <string_view>
 
 #include "planted_support.h"
 #include "simt/checks/race_annotations.h"
@@ -410,6 +411,11 @@ std::string unavailable(const Expectation& e) {
   if (!id_of(e.check, id))
     return std::string("check id '") + e.check + "' is not in simt/report/check_id.h";
   if (e.finder == Finder::race) {
+    // A simdgroup_matrix load or store is made by the engine's combine for the whole simdgroup,
+    // code ThreadSanitizer does not instrument: the tsan preset cannot see a race through it
+    // (the shadow racecheck of the other builds records the combine's accesses for its lanes).
+    if (engine::race::kEnabled && std::string_view(e.file) == "through_library.metal")
+      return "ThreadSanitizer does not see accesses made by the engine's collective combine";
     if (check::check_implemented(id)) return "";
     return "race reports need kernels built with the access-check pass or the tsan preset";
   }
