@@ -48,6 +48,23 @@ class RuntimeLibrary : public ::testing::Test {
     EXPECT_NE(library.get(), nullptr) << (error ? error->localizedDescription()->utf8String() : "");
     return library;
   }
+  // `kernel` of `library` over `threads` threads (threadgroups of 32), `v` at buffer(0); the
+  // committed command buffer (owned by the fixture's queue).
+  MTL::CommandBuffer* dispatch_one_buffer(MTL::Library* library, const char* kernel, MTL::Buffer* v,
+                                          NS::UInteger threads) {
+    auto fn = NS::TransferPtr(library->newFunction(MTLSTR(kernel)));
+    NS::Error* error = nullptr;
+    auto pso = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
+    if (!queue_) queue_ = NS::TransferPtr(device_->newCommandQueue());
+    MTL::CommandBuffer* cb = queue_->commandBuffer();
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(pso.get());
+    enc->setBuffer(v, 0, 0);
+    enc->dispatchThreads(MTL::Size(threads, 1, 1), MTL::Size(32, 1, 1));
+    enc->endEncoding();
+    cb->commit();
+    return cb;
+  }
   std::string compile_error(const std::string& source,
                             const MTL::CompileOptions* options = nullptr) {
     NS::Error* error = nullptr;
@@ -108,6 +125,7 @@ class RuntimeLibrary : public ::testing::Test {
 
   std::string dir_;
   NS::SharedPtr<MTL::Device> device_;
+  NS::SharedPtr<MTL::CommandQueue> queue_;  // dispatch_one_buffer's, made on first use
 };
 
 MTL::CompileOptions* safe_math() {
@@ -360,18 +378,8 @@ TEST_F(RuntimeLibrary, FaultReportNamesTheProgramSourceLine) {
       "#include <metal_stdlib>\nusing namespace metal;\nkernel void past_the_end(device float* v "
       "[[buffer(0)]],\n    uint i [[thread_position_in_grid]]) {\n  v[i + 64] = 1.0f;\n}\n");
   ASSERT_NE(library.get(), nullptr);
-  auto fn = NS::TransferPtr(library->newFunction(MTLSTR("past_the_end")));
-  NS::Error* error = nullptr;
-  auto pso = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
   auto v = buffer(random_floats(64, 9));
-  auto queue = NS::TransferPtr(device_->newCommandQueue());
-  MTL::CommandBuffer* cb = queue->commandBuffer();
-  MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
-  enc->setComputePipelineState(pso.get());
-  enc->setBuffer(v.get(), 0, 0);
-  enc->dispatchThreads(MTL::Size(64, 1, 1), MTL::Size(32, 1, 1));
-  enc->endEncoding();
-  cb->commit();
+  MTL::CommandBuffer* cb = dispatch_one_buffer(library.get(), "past_the_end", v.get(), 64);
   ASSERT_FALSE(cb->reports().empty());
   EXPECT_EQ(cb->reports()[0].site.str(), "program_source:5") << cb->reports()[0].format();
 }
@@ -395,18 +403,8 @@ TEST_F(RuntimeLibrary, ReportsInsideTheHeadersAndPrivateArraysNameTheProgramSour
   } cases[] = {{"load_past_the_end", "program_source:5", "    in metalsim's simdgroup_matrix.h:"},
                {"private_past_the_end", "program_source:11", "memory thread array 'local'"}};
   for (const auto& c : cases) {
-    auto fn = NS::TransferPtr(library->newFunction(MTLSTR(c.kernel)));
-    NS::Error* error = nullptr;
-    auto pso = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
     auto v = buffer(random_floats(64, 9));
-    auto queue = NS::TransferPtr(device_->newCommandQueue());
-    MTL::CommandBuffer* cb = queue->commandBuffer();
-    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
-    enc->setComputePipelineState(pso.get());
-    enc->setBuffer(v.get(), 0, 0);
-    enc->dispatchThreads(MTL::Size(32, 1, 1), MTL::Size(32, 1, 1));
-    enc->endEncoding();
-    cb->commit();
+    MTL::CommandBuffer* cb = dispatch_one_buffer(library.get(), c.kernel, v.get(), 32);
     ASSERT_FALSE(cb->reports().empty()) << c.kernel;
     const std::string text = cb->reports()[0].format();
     EXPECT_EQ(cb->reports()[0].site.str(), c.site) << text;
