@@ -266,7 +266,11 @@ TEST(FrontMetalRun, NoCMathInKernelScope) {
       MTL::Size(1, 1, 1), MTL::Size(n, 1, 1));
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
   const auto* y = static_cast<const float*>(by->contents());
-  for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(y[i], std::log(1.0f + float(x[i]))) << i;
+  // metal::log is within 2 ulp (detail/elementary.h), of the float sum as the kernel rounds it.
+  for (uint32_t i = 0; i < n; ++i) {
+    const double want = std::log(double(1.0f + float(x[i])));
+    EXPECT_LE(std::fabs(double(y[i]) - want), 2.0 * std::ldexp(1.0, std::ilogb(want) - 23)) << i;
+  }
 }
 
 }  // namespace

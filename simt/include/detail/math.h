@@ -1,9 +1,11 @@
 #pragma once
 // The math functions of MSL (spec 6.5) for float, half and bfloat scalars and vectors. float calls
 // the C library (correctly rounded or within 1-2 ulp; MSL's precise mode allows 1-4 ulp and its
-// fast mode more); half and bfloat compute in float and round once, so they are within 0.5 ulp of
+// fast mode more), except exp, exp2, log, log2 and tanh, which are written out so that lane loops
+// vectorize them (detail/elementary.h: within 2 ulp); half and bfloat compute in float and round once, so they are within 0.5 ulp of
 // their own type plus float's error. metal::fast:: and metal::precise:: name the same functions.
 // Integer and double scalar arguments are taken as float (`sqrt(2)` is a float).
+#include "detail/elementary.h"
 #include "detail/lift.h"
 
 namespace metal {
@@ -11,8 +13,10 @@ namespace metal {
 // Float, half and bfloat scalar overloads of a 1-argument function, the integer/double fallback,
 // and the vector overload. `expr` computes the float result from float x. The bfloat overloads
 // are templates (METAL_BFLOAT_OVERLOAD, detail/lift.h says why).
+// The float overloads are always inlined: exp, log and tanh are long (detail/elementary.h), and a
+// call left in a lane loop keeps it scalar.
 #define METAL_MATH1(name, expr)                                                               \
-  inline float name(float x) { return expr; }                                                 \
+  [[gnu::always_inline]] inline float name(float x) { return expr; }                          \
   inline half name(half x) { return half(name(float(x))); }                                   \
   METAL_BFLOAT_OVERLOAD B name(B x) { return B(name(float(x))); }                             \
   template <detail::plain_arith S>                                                            \
@@ -57,16 +61,16 @@ METAL_MATH1(tanpi, float(__builtin_tan(detail::kPi * double(__builtin_fmodf(x, 1
 // ------------------------------ hyperbolic
 METAL_MATH1(sinh, __builtin_sinhf(x))
 METAL_MATH1(cosh, __builtin_coshf(x))
-METAL_MATH1(tanh, __builtin_tanhf(x))
+METAL_MATH1(tanh, detail::elementary::tanh(x))
 METAL_MATH1(asinh, __builtin_asinhf(x))
 METAL_MATH1(acosh, __builtin_acoshf(x))
 METAL_MATH1(atanh, __builtin_atanhf(x))
 // ------------------------------ exponential and logarithm
-METAL_MATH1(exp, __builtin_expf(x))
-METAL_MATH1(exp2, __builtin_exp2f(x))
+METAL_MATH1(exp, detail::elementary::exp(x))
+METAL_MATH1(exp2, detail::elementary::exp2(x))
 METAL_MATH1(exp10, float(__builtin_exp(double(x) * 2.30258509299404568402)))
-METAL_MATH1(log, __builtin_logf(x))
-METAL_MATH1(log2, __builtin_log2f(x))
+METAL_MATH1(log, detail::elementary::log(x))
+METAL_MATH1(log2, detail::elementary::log2(x))
 METAL_MATH1(log10, __builtin_log10f(x))
 METAL_MATH2(pow, __builtin_powf(x, y))
 // powr: pow for x >= 0; NaN for x < 0 (MSL).
