@@ -54,6 +54,14 @@ Worker& this_worker(size_t stack_bytes) {
   return *worker;
 }
 
+// How many threadgroups a worker takes from the shared counter at once. One at a time, many small
+// threadgroups (an element-wise kernel's 176 K of 256 lanes) made 16 workers contend for the
+// counter's cache line on every threadgroup; a chunk of a few keeps every worker busy to the end
+// (the last chunks are a sixteenth of a worker's share at most).
+uint64_t handout_chunk(uint64_t count, int workers) {
+  return std::clamp<uint64_t>(count / (uint64_t(workers) * 16), 1, 16);
+}
+
 // The order threadgroups are handed out in: in order, or a seeded permutation.
 std::vector<uint64_t> threadgroup_order(const DispatchRequest& req, uint64_t count) {
   std::vector<uint64_t> order(count);
@@ -220,12 +228,18 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
   // Threadgroups are handed out one at a time from one counter, in `order`, to the engine's
   // persistent workers (worker_pool.h): no thread team is forked and joined per dispatch.
   std::atomic<uint64_t> next{0};
+  const uint64_t chunk = handout_chunk(count, workers);
   WorkerPool::shared().run(workers, [&](int worker_index) {
     race::acquire(&state.start_token);
     Worker& worker = this_worker(stack_bytes);
     worker.arena.configure(request.threadgroup_lengths, static_capacity);
     if (watchdog_seconds > 0) watchdog.add_worker(pthread_self());
-    for (uint64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) {
+    for (uint64_t i = 0, end = 0;; ++i) {
+      if (i == end) {
+        i = next.fetch_add(chunk, std::memory_order_relaxed);
+        if (i >= count) break;
+        end = std::min(count, i + chunk);
+      }
       if (state.stop.load(std::memory_order_relaxed)) continue;
       if (!request.options.on_threadgroup) {
         worker.run(state, order[i]);

@@ -190,11 +190,16 @@ void LaneLoopRunner::fiber_entry(void* self) {
 // threadgroup is abandoned. An exception never leaves the fiber.
 void LaneLoopRunner::run_threadgroup() {
   try {
+    // Every lane starts at the kernel's start: one step over them all, without the scan.
+    step(0, 0, n_, nullptr);
     for (;;) {
-      run_ready();
-      if (release_simd_stops()) continue;
-      if (live_ == 0) return;
+      if (live_ == 0) return;  // the usual end: no lane waits at anything
+      if (release_simd_stops()) {
+        run_ready();
+        continue;
+      }
       if (!release_barrier()) return;
+      run_ready();
     }
   } catch (const std::exception& e) {
     report_kernel_exception(e.what());
@@ -227,11 +232,20 @@ void LaneLoopRunner::run_ready() {
 
 void LaneLoopRunner::step(uint32_t cont, uint32_t first, uint32_t count, const uint16_t* lanes) {
   auto lane_at = [&](uint32_t i) -> uint32_t { return lanes != nullptr ? lanes[i] : first + i; };
-  for (uint32_t i = 0; i < count; ++i) stop_[lane_at(i)] = kNotStopped;
+  if (lanes == nullptr) std::fill_n(stop_.begin() + first, count, kNotStopped);
+  else
+    for (uint32_t i = 0; i < count; ++i) stop_[lanes[i]] = kNotStopped;
   running_first_ = first;
   running_count_ = count;
   running_lanes_ = lanes;
   dispatch_->step(args_, state_, cont, first, count, lanes);
+  if (lanes == nullptr && all_returned(first, count)) {
+    // The usual outcome of a kernel without sync points: one branch-free scan, no per-lane
+    // bookkeeping.
+    std::fill_n(status_.begin() + first, count, Status::Done);
+    live_ -= count;
+    return;
+  }
   for (uint32_t i = 0; i < count; ++i) {
     const uint32_t lane = lane_at(i);
     if (stop_[lane] == kNotStopped)
@@ -243,6 +257,12 @@ void LaneLoopRunner::step(uint32_t cont, uint32_t first, uint32_t count, const u
       status_[lane] = Status::Stopped;
     }
   }
+}
+
+bool LaneLoopRunner::all_returned(uint32_t first, uint32_t count) const {
+  uint32_t returned = 0;
+  for (uint32_t i = first; i < first + count; ++i) returned += stop_[i] == kLaneDone ? 1u : 0u;
+  return returned == count;
 }
 
 void LaneLoopRunner::release(uint32_t lane) {

@@ -55,6 +55,8 @@ class LaneLoopRunner {
   void run_threadgroup();
   void run_ready();
   void step(uint32_t cont, uint32_t first, uint32_t count, const uint16_t* lanes);
+  // Whether every lane of [first, first + count) returned in the step just run.
+  bool all_returned(uint32_t first, uint32_t count) const;
   bool release_simd_stops();
   void resolve_simdgroup(uint32_t simdgroup, bool& released);
   bool release_barrier();
