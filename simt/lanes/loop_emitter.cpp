@@ -1,12 +1,20 @@
 #include "simt/lanes/loop_emitter.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
+
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/Analysis/VectorUtils.h>
+#include <llvm/IR/CFG.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
+#include "simt/lanes/lane_guards.h"
+#include "simt/lanes/one_d_loops.h"
 #include "simt/lanes/state_abi.h"
 
 namespace metalsim::lanes {
@@ -179,9 +187,10 @@ void add_access_group(Instruction& i, MDNode* group) {
 
 struct LoopSpec {
   const Region& region;
-  bool listed;       // lanes[i] rather than first + i
-  BasicBlock* from;  // the block that enters the loop
-  BasicBlock* done;  // where it exits
+  bool listed;         // lanes[i] rather than first + i
+  BasicBlock* from;    // the block that enters the loop
+  BasicBlock* done;    // where it exits
+  bool one_d = false;  // for a threadgroup of one dimension (see specialise_one_d)
 };
 
 // A clone's operand still naming a template's value: the region uses a value it does not define
@@ -203,10 +212,11 @@ bool uses_template(const std::vector<BasicBlock*>& clones,
 // Returns the header, or nullptr when a clone still uses a template (see uses_template).
 BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e,
                       const FrameLayout& frame, const Rematerialized& remat, const Placeholders& ph,
-                      const SmallPtrSetImpl<BasicBlock*>& templates) {
+                      const SmallPtrSetImpl<BasicBlock*>& templates,
+                      EmittedLoop* emitted = nullptr) {
   LLVMContext& ctx = step.getContext();
-  const std::string name =
-      "r" + std::to_string(spec.region.cont) + (spec.listed ? ".list" : ".lanes");
+  const std::string name = "r" + std::to_string(spec.region.cont) +
+                           (spec.listed ? ".list" : (spec.one_d ? ".lanes1d" : ".lanes"));
   BasicBlock* header = BasicBlock::Create(ctx, name, &step);
   BasicBlock* latch = BasicBlock::Create(ctx, name + ".latch", &step);
   IRBuilder<> b(header);
@@ -253,6 +263,15 @@ BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e,
       for (unsigned k = phi.getNumIncomingValues(); k-- > 0;)
         if (!clones.contains(phi.getIncomingBlock(k))) phi.removeIncomingValue(k, false);
 
+  std::vector<BasicBlock*> all = order;
+  all.push_back(header);
+  if (spec.one_d && specialise_one_d(all) == 0) {  // no position read: the general loop serves
+    all.push_back(latch);
+    for (BasicBlock* bb : all) bb->dropAllReferences();
+    for (BasicBlock* bb : all) bb->eraseFromParent();
+    return spec.from;
+  }
+
   IRBuilder<> lb(latch);
   Value* next = lb.CreateAdd(i, lb.getInt32(1), "i.next", true, true);
   i->addIncoming(next, latch);
@@ -262,12 +281,40 @@ BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e,
   for (Instruction& inst : *header) add_access_group(inst, group);
   for (BasicBlock* c : order)
     for (Instruction& inst : *c) add_access_group(inst, group);
+  if (emitted != nullptr) *emitted = {header, latch, i, order};
   return uses_template(order, templates) ? nullptr : header;
 }
 
 void erase_blocks(const std::vector<BasicBlock*>& blocks) {
   for (BasicBlock* bb : blocks) bb->dropAllReferences();
   for (BasicBlock* bb : blocks) bb->eraseFromParent();
+}
+
+// Puts a guard scan before the one-dimensional loop `loop` (entered from spec.from) and a copy
+// of it without the guard, when its first branch is a guard (see "uniform guards" above).
+// Returns the block to enter, or nullptr on an internal error.
+BasicBlock* version_on_guard(Function& step, const LoopSpec& spec, const EmittedLoop& loop,
+                             const StepEntry& e, const PreparedBody& prepared,
+                             const Placeholders& ph,
+                             const SmallPtrSetImpl<BasicBlock*>& templates) {
+  std::optional<LaneGuard> g = find_lane_guard(loop);
+  if (!g) return loop.header;
+  // An empty slice: the condition is uniform (or cannot be recomputed): nothing to gain.
+  const std::vector<Instruction*> slice = condition_slice(*g, loop);
+  if (slice.empty()) return loop.header;
+  const std::string name = "r" + std::to_string(spec.region.cont) + ".guard";
+  const GuardScan scan = emit_guard_scan(step, spec.from, *g, slice, loop, name);
+  LoopSpec free_spec = spec;
+  free_spec.from = scan.exit;
+  EmittedLoop free_loop;
+  if (emit_loop(step, free_spec, e, prepared.frame, prepared.remat, ph, templates, &free_loop) ==
+      nullptr)
+    return nullptr;
+  drop_guard(free_loop);
+  loop.header->replacePhiUsesWith(spec.from, scan.exit);
+  IRBuilder<> b(scan.exit);
+  b.CreateCondBr(scan.all, free_loop.header, loop.header);
+  return scan.header;
 }
 
 }  // namespace
@@ -298,14 +345,33 @@ Function* emit_step(PreparedBody& prepared, std::optional<Failure>& failure) {
   for (const Region& r : prepared.regions) {
     BasicBlock* pick = BasicBlock::Create(ctx, "r" + Twine(r.cont), step);
     by_cont->addCase(db.getInt32(r.cont), pick);
-    BasicBlock* contiguous = emit_loop(*step, {r, false, pick, done}, e, prepared.frame,
+    BasicBlock* pick_contiguous =
+        BasicBlock::Create(ctx, "r" + Twine(r.cont) + ".contiguous", step);
+    BasicBlock* contiguous = emit_loop(*step, {r, false, pick_contiguous, done}, e, prepared.frame,
                                        prepared.remat, ph, template_set);
+    EmittedLoop one_d_loop;
+    BasicBlock* one_d = emit_loop(*step, {r, false, pick_contiguous, done, true}, e, prepared.frame,
+                                  prepared.remat, ph, template_set, &one_d_loop);
+    if (one_d != nullptr && one_d != pick_contiguous)
+      one_d = version_on_guard(*step, {r, false, pick_contiguous, done, true}, one_d_loop, e,
+                               prepared, ph, template_set);
     BasicBlock* listed = emit_loop(*step, {r, true, pick, done}, e, prepared.frame, prepared.remat,
                                    ph, template_set);
-    ok = ok && contiguous != nullptr && listed != nullptr;
+    ok = ok && contiguous != nullptr && one_d != nullptr && listed != nullptr;
     if (!ok) break;
     IRBuilder<> pb(pick);
-    pb.CreateCondBr(pb.CreateIsNull(step->getArg(5)), contiguous, listed);
+    pb.CreateCondBr(pb.CreateIsNull(step->getArg(5)), pick_contiguous, listed);
+    IRBuilder<> cb(pick_contiguous);
+    if (one_d == pick_contiguous) {
+      cb.CreateBr(contiguous);
+    } else {
+      // The threadgroup is one-dimensional when its y and z sizes are 1 (read once per step).
+      Value* y = abi::load_field(cb, step->getArg(1), abi::kSizeY, cb.getInt32Ty(), "size.y");
+      Value* z = abi::load_field(cb, step->getArg(1), abi::kSizeZ, cb.getInt32Ty(), "size.z");
+      Value* flat = cb.CreateAnd(cb.CreateICmpEQ(y, cb.getInt32(1)),
+                                 cb.CreateICmpEQ(z, cb.getInt32(1)), "one_d");
+      cb.CreateCondBr(flat, one_d, contiguous);
+    }
   }
   if (!ok) {
     failure =

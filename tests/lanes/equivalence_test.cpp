@@ -141,6 +141,25 @@ std::vector<Case> cases() {
   c.push_back({"scale",
                [](const Shape& s, std::mt19937& r) { return in_out("scale", s, r, 1, 0); },
                {{1, false, 1, 4}}});
+  // Guards: outputs start random, not poisoned (the lanes a guard returns write nothing).
+  // limit < lanes: the last threadgroups mix lanes that pass and lanes that return.
+  c.push_back({"guarded_scale",
+               [](const Shape& s, std::mt19937& r) {
+                 Launch l = in_out("guarded_scale", s, r, 1, 0);
+                 l.buffers[1] = bytes_of(uniform<float>(s.slots(), r, 5.0f, 6.0f));
+                 l.buffers.push_back(one<uint32_t>(uint32_t(s.slots() - s.slots() / 3)));
+                 return l;
+               },
+               {{1, false, 1, 4}}});
+  for (float threshold : {-3.0f, -1.5f})  // no lane returns; some do
+    c.push_back({"guarded_by_data" + std::to_string(int(-threshold * 10)),
+                 [threshold](const Shape& s, std::mt19937& r) {
+                   Launch l = in_out("guarded_by_data", s, r, 1, 0);
+                   l.buffers[1] = bytes_of(uniform<float>(s.slots(), r, 5.0f, 6.0f));
+                   l.buffers.push_back(one<float>(threshold));
+                   return l;
+                 },
+                 {{1, false, 1, 4}}});
   c.push_back({"private_array",
                [](const Shape& s, std::mt19937& r) { return in_out("private_array", s, r, 1, 4); },
                {{1, false, 1, 4}}});

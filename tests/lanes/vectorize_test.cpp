@@ -50,6 +50,13 @@ TEST(LaneLoopVectorization, TheElementWiseRegionBecomesVectorCode) {
   const std::string scale = step_function(ir, "scale");
   ASSERT_FALSE(scale.empty()) << "no step for scale in vectorize_kernels.ll";
   EXPECT_TRUE(has_vector_float(scale, "= fmul <")) << scale;
+  // A guard (`if (gid >= n) return;`) does not keep a one-dimensional loop scalar: the copy run
+  // when every lane passes it has no branch (simt/lanes/lane_guards.h).
+  for (const char* guarded : {"guarded_scale", "guarded_by_data"}) {
+    const std::string guarded_step = step_function(ir, guarded);
+    ASSERT_FALSE(guarded_step.empty()) << "no step for " << guarded;
+    EXPECT_TRUE(has_vector_float(guarded_step, "= fmul <")) << guarded_step;
+  }
   // The vectorizer marks the loops it vectorized.
   EXPECT_NE(ir.find("llvm.loop.isvectorized"), std::string::npos);
 }

@@ -25,5 +25,23 @@ void scale(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(scale);
 
+// buffer(0): float x[grid]; buffer(1): float out[grid]; buffer(2): uint limit. Lanes at or past
+// `limit` return at once: the guard most kernels start with. In a one-dimensional threadgroup
+// whose every lane passes it, the pass runs a copy of the loop without the branch, which
+// vectorizes (simt/lanes/lane_guards.h).
+void guarded_scale(const BoundArgs& a, const Lane& l) {
+  if (l.gid >= buffer<const uint32_t>(a, 2)[0]) return;
+  buffer<float>(a, 1)[l.gid] = buffer<const float>(a, 0)[l.gid] * 3.0f + 1.0f;
+}
+LANES_TEST_KERNEL(guarded_scale);
+
+// The same with a guard on each lane's own input (the scan reads it ahead of the lanes).
+void guarded_by_data(const BoundArgs& a, const Lane& l) {
+  const float x = buffer<const float>(a, 0)[l.gid];
+  if (x < buffer<const float>(a, 2)[0]) return;
+  buffer<float>(a, 1)[l.gid] = x * 3.0f + 1.0f;
+}
+LANES_TEST_KERNEL(guarded_by_data);
+
 }  // namespace
 }  // namespace metalsim::lanes_test
