@@ -12,7 +12,7 @@
 # Settings (cache variables):
 #   METALSIM_KERNEL_COMPILER      clang (default): clang++-19; project: the project's compiler
 #   METALSIM_KERNEL_CLANG         the clang++-19 found (find_program)
-#   METALSIM_KERNEL_ARCH_FLAGS    target flags, -mf16c where the build machine has F16C
+#   METALSIM_KERNEL_ARCH_FLAGS    target flags: -mf16c, and -mavx2 -mfma, where the build machine has them
 #   METALSIM_KERNEL_PLUGIN_FLAGS  where the lane-loop pass plugin's -fpass-plugin=... goes (clang)
 # Results (normal variables):
 #   METALSIM_KERNEL_CXX           the compiler's path
@@ -32,14 +32,22 @@ include(MetalsimLanes)
 include(MetalsimInstrument)
 
 # half <-> float conversions in hardware (F16C) when the build machine has it: without it every
-# conversion is a library call, 3-5x slower on half-heavy kernels. Rounding after every operation
-# is the same either way. The binaries then need an F16C CPU (every x86-64 since 2012).
+# conversion is a library call, 3-5x slower on half-heavy kernels. And AVX2 with FMA where the
+# machine has them (x86-64-v3: every x86-64 since 2013-2015): lane loops vectorize 8 floats wide,
+# an explicit fma() is one instruction, and a scalar half load no longer merges into a register
+# that the previous lane's result still occupies (with SSE's pinsrw, a loop over halves on fibers
+# ran its lanes one after another: silu 37 against 11 ns a lane). Rounding after every operation
+# is the same whatever the instruction set (no contraction: -ffp-contract=off). The binaries then
+# need such a CPU; the fast baselines are compiled with the same flags (kernels/CMakeLists.txt).
 if(NOT DEFINED METALSIM_KERNEL_ARCH_FLAGS)
   set(metalsim_arch_flags "")
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND EXISTS /proc/cpuinfo)
     file(READ /proc/cpuinfo metalsim_cpuinfo)
     if(metalsim_cpuinfo MATCHES " f16c")
       set(metalsim_arch_flags -mf16c)
+      if(metalsim_cpuinfo MATCHES " avx2" AND metalsim_cpuinfo MATCHES " fma")
+        list(APPEND metalsim_arch_flags -mavx2 -mfma)
+      endif()
     endif()
   endif()
   set(METALSIM_KERNEL_ARCH_FLAGS "${metalsim_arch_flags}" CACHE STRING
