@@ -512,6 +512,11 @@ kernel void read_previous(device const float* v [[buffer(0)]],
                           uint i [[thread_position_in_grid]]) {
   out[i] = v[int(i) - 1];
 }
+
+kernel void every_thread_writes_the_first(device uchar* v [[buffer(0)]],
+                                          uint i [[thread_position_in_grid]]) {
+  v[0] = uchar(i);
+}
 )";
 
 // A kernel reads and writes the caller's memory itself (contents() is the pointer), under every
@@ -620,6 +625,40 @@ TEST_F(RuntimeLibrary, NoCopyBufferOutOfBoundsReadIsBoundsDevice) {
     EXPECT_EQ(metalsim::engine::shadow::granule_value(edge), before);
     std::free(m.base);
   }
+}
+
+// The racecheck keeps its shadow of a no-copy buffer by address, whatever its alignment: the
+// threads' unsynchronised writes to one byte of a buffer that starts one byte into a word are
+// race.device.
+TEST_F(RuntimeLibrary, NoCopyBufferRaceIsRaceDevice) {
+  if (!metalsim::engine::fast_variants_built())
+    GTEST_SKIP() << "kernels built without the access-check pass";
+  auto library = compile(kNoCopyKernels);
+  ASSERT_NE(library.get(), nullptr);
+  CallerMemory m(64, 1);
+  auto vb =
+      NS::TransferPtr(device_->newBuffer(m.at(), 63, MTL::ResourceStorageModeShared, nullptr));
+  NS::Error* error = nullptr;
+  auto fn = NS::TransferPtr(library->newFunction(MTLSTR("every_thread_writes_the_first")));
+  auto pso = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
+  auto queue = NS::TransferPtr(device_->newCommandQueue());
+  MTL::CommandBuffer* cb = queue->commandBuffer();
+  metalsim::engine::ExecutionOptions options = device_->executionOptions();
+  ASSERT_TRUE(metalsim::check::CheckSet::parse("sync,mem,race", options.checks));
+  options.mode = metalsim::engine::ExecutionMode::fibers;
+  cb->setExecutionOptions(options);
+  MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+  enc->setComputePipelineState(pso.get());
+  enc->setBuffer(vb.get(), 0, 0);
+  enc->dispatchThreads(MTL::Size(64, 1, 1), MTL::Size(32, 1, 1));
+  enc->endEncoding();
+  cb->commit();
+  cb->waitUntilCompleted();
+  ASSERT_FALSE(cb->reports().empty());
+  EXPECT_EQ(cb->reports()[0].check, metalsim::check::CheckId::race_device)
+      << cb->reports()[0].format();
+  vb.reset();
+  std::free(m.base);
 }
 
 }  // namespace
