@@ -6,8 +6,9 @@ For each call it times the whole call (argument checks, the compiled kernel foun
 input copies into device buffers, output buffers, the result) and, inside it, the dispatch
 (_metalsim.dispatch: encoding, validation and the run of the kernel, what a C++ program calling
 the host API pays too); the overhead is the difference, the median over many calls. It also
-prints the dispatch alone with the same buffers every time, for comparison. Not asserted in
-tests: timings vary by machine and load.
+prints the dispatch alone with the same buffers every time, for comparison; the same call with
+zero_copy=True (inputs bound where they lie, docs/python.md); and what binding one 16 MiB input
+costs, copied and borrowed. Not asserted in tests: timings vary by machine and load.
 """
 import statistics
 import time
@@ -82,6 +83,13 @@ def main():
     print(f"256 float32 elements, 2 inputs, 1 output, checks {options.checks}, 1 worker: "
           f"whole call {whole:.1f} us, its dispatch {inner:.1f} us, overhead {overhead:.1f} us "
           f"(the dispatch alone, same buffers each time: {alone:.1f} us)")
+    whole, inner, overhead = call_and_dispatch_us(kernel, dict(args, zero_copy=True))
+    print(f"  zero_copy=True: whole call {whole:.1f} us, its dispatch {inner:.1f} us, "
+          f"overhead {overhead:.1f} us")
+    big = rng.standard_normal(4 << 20).astype(np.float32)
+    copied = median_us(lambda: _metalsim.Buffer.copy_of(big), repeats=50)
+    borrowed = median_us(lambda: _metalsim.Buffer.borrow(big), repeats=50)
+    print(f"  one 16 MiB input: copied {copied:.0f} us, borrowed {borrowed:.1f} us")
 
 
 if __name__ == "__main__":

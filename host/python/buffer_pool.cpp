@@ -39,7 +39,7 @@ NS::SharedPtr<MTL::Buffer> take_buffer(size_t length) {
 }
 
 void give_buffer(NS::SharedPtr<MTL::Buffer> buffer) {
-  if (!buffer) return;
+  if (!buffer || buffer->isNoCopy()) return;  // released: a no-copy buffer is someone's memory
   Pool& p = pool();
   const size_t length = buffer->length();
   auto& same = p.by_length[length];

@@ -14,7 +14,8 @@ namespace metalsim::python {
 
 // A buffer of `length` bytes, reused or new; its contents are unspecified.
 NS::SharedPtr<MTL::Buffer> take_buffer(size_t length);
-// Keeps `buffer` for a later take_buffer of its length, or releases it when the pool is full.
+// Keeps `buffer` for a later take_buffer of its length, or releases it when the pool is full or
+// it is a no-copy buffer (borrowed memory: py_buffer.h).
 void give_buffer(NS::SharedPtr<MTL::Buffer> buffer);
 
 }  // namespace metalsim::python

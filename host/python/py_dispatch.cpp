@@ -47,11 +47,6 @@ engine::ExecutionOptions make_options(std::optional<std::string> checks,
   return o;
 }
 
-MTL::CommandQueue* queue() {
-  static MTL::CommandQueue* const kQueue = device()->newCommandQueue();
-  return kQueue;
-}
-
 struct DispatchResult {
   std::vector<check::Report> reports;  // empty: the command buffer completed
   std::string error;                   // the command buffer's error text, "" when none
@@ -65,7 +60,10 @@ DispatchResult dispatch(const PyPipeline& pipeline,
                         const std::vector<std::pair<uint32_t, uint32_t>>& threadgroup_memory,
                         Size grid, Size group, const engine::ExecutionOptions& options,
                         bool threadgroups) {
-  MTL::CommandBuffer* cb = queue()->commandBuffer();
+  // A queue of its own, gone with the call: a queue keeps its recent command buffers and they
+  // their bindings, and a borrowed buffer (py_buffer.h) must be released before its array is.
+  auto queue = NS::TransferPtr(device()->newCommandQueue());
+  MTL::CommandBuffer* cb = queue->commandBuffer();
   cb->setExecutionOptions(options);
   MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
   enc->setComputePipelineState(pipeline.state.get());

@@ -1,5 +1,6 @@
 #include "metalsim/Metal/MTLDevice.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -31,6 +32,16 @@ Buffer* Device::newBuffer(const void* bytes, NS::UInteger length, ResourceOption
   Buffer* b = newBuffer(length, options);
   if (length > 0) std::memcpy(b->contents(), bytes, length);
   return b;
+}
+
+Buffer* Device::newBuffer(const void* pointer, NS::UInteger length, ResourceOptions,
+                          const BufferDeallocator& deallocator) {
+  if (pointer == nullptr) {
+    std::fprintf(stderr, "metalsim: newBuffer (no copy): the pointer is null; returning nullptr\n");
+    return nullptr;
+  }
+  // Metal's contents() of such a buffer is the caller's (writable) memory too.
+  return new Buffer(const_cast<void*>(pointer), length, deallocator);
 }
 
 CommandQueue* Device::newCommandQueue() { return new CommandQueue(this); }

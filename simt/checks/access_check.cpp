@@ -31,6 +31,14 @@ void check_bounds(const DispatchRequest& request, const char* address, size_t by
                   const void* pc, const void* return_address) {
   const char* bad = shadow::first_inaccessible(address, bytes);
   if (bad == address + bytes || inside_a_binding(request, address, bytes)) return;
+  // A granule that a no-copy buffer shares with memory not its own may be marked unused whole
+  // (host/src/buffer.cpp): the first byte refused may still be a binding's. The report names the
+  // first that is none's.
+  for (const char* p = bad; p < address + bytes; ++p)
+    if (!inside_a_binding(request, p, 1)) {
+      bad = p;
+      break;
+    }
   FaultRecord fault;
   fault.address = bad;
   fault.pc = pc;
@@ -108,25 +116,34 @@ BindingMarks::BindingMarks(const DispatchRequest& request) {
     if (m.contents == nullptr) continue;
     auto same = std::find_if(marked_.begin(), marked_.end(),
                              [&](const Marked& k) { return k.contents == m.contents; });
-    if (same == marked_.end()) marked_.push_back({m.contents, m.origin, m.end});
+    if (same == marked_.end()) marked_.push_back({m.contents, m.origin, m.end, {}});
     else same->lowest = std::min(same->lowest, m.origin);
   }
-  for (const Marked& k : marked_) {
+  // In granules of the address space: a no-copy buffer's contents need not start on one.
+  const auto granule = [](const char* p) {
+    return reinterpret_cast<const char*>(uintptr_t(p) & ~uintptr_t(shadow::kGranule - 1));
+  };
+  for (Marked& k : marked_) {
     if (k.lowest == k.contents) continue;
-    const size_t before = size_t(k.lowest - k.contents) / shadow::kGranule * shadow::kGranule;
-    shadow::mark(k.contents, before, shadow::kBeforeBinding);
+    const char* first = granule(k.contents);
+    const char* lowest = granule(k.lowest);
+    for (const char* g = first; g <= lowest; g += shadow::kGranule)
+      k.saved.push_back(shadow::granule_value(g));
+    if (lowest > first) shadow::mark(first, size_t(lowest - first), shadow::kBeforeBinding);
     // The granule the lowest binding starts in, unless it is also the buffer's odd last one
     // (whose tail mark stays: bytes before the binding there go unchecked).
-    if (size_t(k.end - k.contents) >= before + shadow::kGranule) shadow::mark_valid_from(k.lowest);
+    if (lowest + shadow::kGranule <= k.end) shadow::mark_valid_from(k.lowest);
   }
 }
 
 BindingMarks::~BindingMarks() {
   for (const Marked& k : marked_) {
-    if (k.lowest == k.contents) continue;
-    // The buffer's own marks again: its contents valid, the tail of an odd last granule not.
-    const size_t before = size_t(k.lowest - k.contents) / shadow::kGranule * shadow::kGranule;
-    shadow::mark_valid(k.contents, std::min(before + shadow::kGranule, size_t(k.end - k.contents)));
+    const char* g =
+        reinterpret_cast<const char*>(uintptr_t(k.contents) & ~uintptr_t(shadow::kGranule - 1));
+    for (uint8_t value : k.saved) {
+      shadow::set_granule_value(g, value);
+      g += shadow::kGranule;
+    }
   }
 }
 

@@ -52,7 +52,8 @@ bool kernels_built_with_access_checks();
 
 // Marks, for the length of a dispatch, the bytes of each bound buffer before its lowest bound
 // offset (kBeforeBinding) and the first granule of a binding at an odd offset; the destructor
-// restores the buffers' own marks.
+// restores the marks those granules had (the buffer's own, or a no-copy buffer's partial first
+// granule, host/src/buffer.cpp).
 class BindingMarks {
  public:
   explicit BindingMarks(const DispatchRequest& request);
@@ -63,8 +64,9 @@ class BindingMarks {
  private:
   struct Marked {
     const char* contents;
-    const char* lowest;  // the lowest bound offset's address
-    const char* end;     // the buffer's end
+    const char* lowest;          // the lowest bound offset's address
+    const char* end;             // the buffer's end
+    std::vector<uint8_t> saved;  // the shadow of the granules from contents' to lowest's
   };
   std::vector<Marked> marked_;
 };

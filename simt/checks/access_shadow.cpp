@@ -97,6 +97,12 @@ void mark_valid_from(const void* address) {
   *granule_byte(address) = from == 0 ? uint8_t(0) : uint8_t(kValidFrom | from);
 }
 
+uint8_t granule_value(const void* address) { return active() ? *granule_byte(address) : 0; }
+
+void set_granule_value(const void* address, uint8_t value) {
+  if (active()) *granule_byte(address) = value;
+}
+
 const char* first_inaccessible(const void* address, size_t bytes) {
   const char* p = static_cast<const char*>(address);
   const char* const end = p + bytes;

@@ -52,6 +52,11 @@ void mark(const void* begin, size_t bytes, uint8_t value);
 // accessed, those before it not.
 void mark_valid_from(const void* address);
 
+// The shadow byte of the granule holding `address`, and setting it (0 when the shadow is not
+// active; setting it then does nothing): for those who save a granule's mark and restore it.
+uint8_t granule_value(const void* address);
+void set_granule_value(const void* address, uint8_t value);
+
 // The first byte of [address, address + bytes) that the shadow does not allow (address + bytes
 // when there is none).
 const char* first_inaccessible(const void* address, size_t bytes);

@@ -37,8 +37,11 @@ void Clock::collective_end(uint32_t simdgroup) {
 
 // ------------------------------ CellSpace
 
-CellSpace::CellSpace(const char* begin, const char* end) : begin_(begin), end_(end) {
-  bytes_ = (size_t(end - begin) + 3) / 4 * sizeof(Cell);
+CellSpace::CellSpace(const char* begin, const char* end)
+    : begin_(begin),
+      end_(end),
+      base_(reinterpret_cast<const char*>(uintptr_t(begin) & ~uintptr_t(3))) {
+  bytes_ = (size_t(end - base_) + 3) / 4 * sizeof(Cell);
   if (bytes_ == 0) return;
   void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -73,13 +73,15 @@ class CellSpace {
   CellSpace(const CellSpace&) = delete;
   CellSpace& operator=(const CellSpace&) = delete;
   bool contains(const char* p) const { return p >= begin_ && p < end_; }
-  Cell& cell(const char* p) { return cells_[size_t(p - begin_) >> 2]; }
+  // `p`: 4-byte aligned (a cell's first byte), at or after the cell holding begin().
+  Cell& cell(const char* p) { return cells_[size_t(p - base_) >> 2]; }
   const char* begin() const { return begin_; }
   const char* end() const { return end_; }
 
  private:
   const char* begin_;
   const char* end_;
+  const char* base_;  // begin_ rounded down to 4 bytes (a no-copy buffer's need not be aligned)
   Cell* cells_ = nullptr;
   size_t bytes_ = 0;
 };

@@ -10,18 +10,22 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host/src/runtime_compiler.h"
 #include "metalsim/Foundation/NSNumber.hpp"
 #include "metalsim/Metal.hpp"
+#include "simt/checks/access_shadow.h"
 #include "simt/engine/dispatch.h"
 #include "simt/engine/kernel_variants.h"
+#include "simt/report/check_id.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -472,6 +476,189 @@ TEST_F(RuntimeLibrary, TextureKernelFromSource) {
       EXPECT_EQ(float(p[2]), 0.5f);
       EXPECT_EQ(float(p[3]), 1.0f);
     }
+}
+
+// ------------------------------ no-copy buffers (newBuffer with a deallocator)
+
+// Memory of the caller's: `bytes` bytes from `offset` into a 4 KiB-aligned allocation of whole
+// pages, freed by the deallocator the tests hand to newBuffer.
+struct CallerMemory {
+  CallerMemory(size_t bytes, size_t offset) : offset(offset) {
+    const size_t size = (offset + bytes + 4095) / 4096 * 4096;
+    base = static_cast<char*>(std::aligned_alloc(4096, size));
+  }
+  char* at() const { return base + offset; }
+  char* base;
+  size_t offset;
+};
+
+constexpr const char* kNoCopyKernels = R"(#include <metal_stdlib>
+using namespace metal;
+
+kernel void scale_add(device const float* x [[buffer(0)]],
+                      device float* y [[buffer(1)]],
+                      uint i [[thread_position_in_grid]]) {
+  y[i] = 3.0f * x[i] + y[i];
+}
+
+kernel void read_next(device const float* v [[buffer(0)]],
+                      device float* out [[buffer(1)]],
+                      uint i [[thread_position_in_grid]]) {
+  out[i] = v[i + 1];
+}
+
+kernel void read_previous(device const float* v [[buffer(0)]],
+                          device float* out [[buffer(1)]],
+                          uint i [[thread_position_in_grid]]) {
+  out[i] = v[int(i) - 1];
+}
+
+kernel void every_thread_writes_the_first(device uchar* v [[buffer(0)]],
+                                          uint i [[thread_position_in_grid]]) {
+  v[0] = uchar(i);
+}
+)";
+
+// A kernel reads and writes the caller's memory itself (contents() is the pointer), under every
+// check (the init check's reruns restore and compare it, the racecheck shadows it) and under
+// sync,mem, and matches the scalar model on seeded random data; the deallocator runs once, with
+// the pointer and the length, when the buffer goes.
+TEST_F(RuntimeLibrary, NoCopyBufferIsTheCallersMemory) {
+  auto library = compile(kNoCopyKernels);
+  ASSERT_NE(library.get(), nullptr);
+  const size_t n = 1000;  // 4000 bytes: the last granule is the buffer's whole
+  for (const char* checks : {"sync,mem", "all"}) {
+    for (const size_t offset : {size_t(0), size_t(4)}) {  // 16-byte aligned, and not
+      SCOPED_TRACE(std::string(checks) + ", offset " + std::to_string(offset));
+      const std::vector<float> x = random_floats(n, 41), y0 = random_floats(n, 42);
+      CallerMemory xm(n * 4, offset), ym(n * 4, offset);
+      std::memcpy(xm.at(), x.data(), n * 4);
+      std::memcpy(ym.at(), y0.data(), n * 4);
+      std::vector<std::pair<void*, NS::UInteger>> freed;
+      const auto release = [&](void* p, NS::UInteger length) {
+        freed.emplace_back(p, length);
+        std::free(static_cast<char*>(p) - offset);
+      };
+      {
+        auto xb = NS::TransferPtr(
+            device_->newBuffer(xm.at(), n * 4, MTL::ResourceStorageModeShared, release));
+        auto yb = NS::TransferPtr(
+            device_->newBuffer(ym.at(), n * 4, MTL::ResourceStorageModeShared, release));
+        ASSERT_NE(xb.get(), nullptr);
+        EXPECT_EQ(xb->contents(), xm.at());
+        EXPECT_EQ(xb->length(), n * 4);
+        EXPECT_TRUE(xb->isNoCopy());
+        metalsim::engine::ExecutionOptions options = device_->executionOptions();
+        ASSERT_TRUE(metalsim::check::CheckSet::parse(checks, options.checks));
+        dispatch(library.get(), "scale_add", {xb, yb}, n, 64, &options);
+        const auto* y = reinterpret_cast<const float*>(ym.at());
+        for (size_t i = 0; i < n; ++i)
+          ASSERT_FLOAT_EQ(y[i], 3.0f * x[i] + y0[i]) << "y[" << i << "]";
+        EXPECT_TRUE(freed.empty());
+      }
+      ASSERT_EQ(freed.size(), 2u);
+      EXPECT_EQ(freed[0].second, n * 4);
+    }
+  }
+  // No deallocator: the memory stays the caller's.
+  std::vector<float> v(16, 1.0f);
+  {
+    auto b =
+        NS::TransferPtr(device_->newBuffer(v.data(), 64, MTL::ResourceStorageModeShared, nullptr));
+    EXPECT_EQ(b->contents(), v.data());
+  }
+  EXPECT_EQ(v[15], 1.0f);
+  EXPECT_EQ(device_->newBuffer(nullptr, 64, MTL::ResourceStorageModeShared, nullptr), nullptr);
+}
+
+// With mem on, a read one element past a no-copy buffer of odd length (into the rest of its last
+// 16-byte granule) and one element before one that starts inside a granule are bounds.device,
+// naming the binding and the byte offset; the shadow of those granules is as before once the
+// buffer is gone.
+TEST_F(RuntimeLibrary, NoCopyBufferOutOfBoundsReadIsBoundsDevice) {
+  if (!metalsim::engine::fast_variants_built() || !metalsim::engine::shadow::active())
+    GTEST_SKIP() << "kernels built without the access-check pass, or no access shadow";
+  auto library = compile(kNoCopyKernels);
+  ASSERT_NE(library.get(), nullptr);
+  const struct {
+    const char* kernel;
+    size_t offset;  // of the buffer in its page
+    int64_t bad;    // the byte offset the report names
+  } cases[] = {{"read_next", 0, 63 * 4}, {"read_previous", 4, -4}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.kernel);
+    const size_t n = 63;  // 252 bytes
+    CallerMemory m(n * 4, c.offset);
+    const std::vector<float> v = random_floats(n, 7);
+    std::memcpy(m.at(), v.data(), n * 4);
+    const char* edge = c.bad > 0 ? m.at() + n * 4 : m.base;  // a byte of a shared granule
+    const uint8_t before = metalsim::engine::shadow::granule_value(edge);
+    {
+      auto vb = NS::TransferPtr(
+          device_->newBuffer(m.at(), n * 4, MTL::ResourceStorageModeShared, nullptr));
+      vb->setLabel(MTLSTR("caller"));
+      auto out = buffer(poison(n));
+      NS::Error* error = nullptr;
+      auto fn = NS::TransferPtr(library->newFunction(MTLSTR(c.kernel)));
+      auto pso = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
+      auto queue = NS::TransferPtr(device_->newCommandQueue());
+      MTL::CommandBuffer* cb = queue->commandBuffer();
+      metalsim::engine::ExecutionOptions options = device_->executionOptions();
+      options.checks = metalsim::check::CheckSet::none();
+      options.checks.sync = options.checks.mem = true;
+      cb->setExecutionOptions(options);
+      MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+      enc->setComputePipelineState(pso.get());
+      enc->setBuffer(vb.get(), 0, 0);
+      enc->setBuffer(out.get(), 0, 1);
+      enc->dispatchThreads(MTL::Size(n, 1, 1), MTL::Size(32, 1, 1));
+      enc->endEncoding();
+      cb->commit();
+      cb->waitUntilCompleted();
+      ASSERT_FALSE(cb->reports().empty());
+      const auto& r = cb->reports()[0];
+      EXPECT_EQ(r.check, metalsim::check::CheckId::bounds_device) << r.format();
+      EXPECT_EQ(r.memory, "buffer(0) 'v' (caller)") << r.format();
+      EXPECT_TRUE(r.has_offset);
+      EXPECT_EQ(r.offset, c.bad) << r.format();
+    }
+    EXPECT_EQ(metalsim::engine::shadow::granule_value(edge), before);
+    std::free(m.base);
+  }
+}
+
+// The racecheck keeps its shadow of a no-copy buffer by address, whatever its alignment: the
+// threads' unsynchronised writes to one byte of a buffer that starts one byte into a word are
+// race.device.
+TEST_F(RuntimeLibrary, NoCopyBufferRaceIsRaceDevice) {
+  if (!metalsim::engine::fast_variants_built())
+    GTEST_SKIP() << "kernels built without the access-check pass";
+  auto library = compile(kNoCopyKernels);
+  ASSERT_NE(library.get(), nullptr);
+  CallerMemory m(64, 1);
+  auto vb =
+      NS::TransferPtr(device_->newBuffer(m.at(), 63, MTL::ResourceStorageModeShared, nullptr));
+  NS::Error* error = nullptr;
+  auto fn = NS::TransferPtr(library->newFunction(MTLSTR("every_thread_writes_the_first")));
+  auto pso = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
+  auto queue = NS::TransferPtr(device_->newCommandQueue());
+  MTL::CommandBuffer* cb = queue->commandBuffer();
+  metalsim::engine::ExecutionOptions options = device_->executionOptions();
+  ASSERT_TRUE(metalsim::check::CheckSet::parse("sync,mem,race", options.checks));
+  options.mode = metalsim::engine::ExecutionMode::fibers;
+  cb->setExecutionOptions(options);
+  MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+  enc->setComputePipelineState(pso.get());
+  enc->setBuffer(vb.get(), 0, 0);
+  enc->dispatchThreads(MTL::Size(64, 1, 1), MTL::Size(32, 1, 1));
+  enc->endEncoding();
+  cb->commit();
+  cb->waitUntilCompleted();
+  ASSERT_FALSE(cb->reports().empty());
+  EXPECT_EQ(cb->reports()[0].check, metalsim::check::CheckId::race_device)
+      << cb->reports()[0].format();
+  vb.reset();
+  std::free(m.base);
 }
 
 }  // namespace

@@ -14,10 +14,11 @@ def test_options_reach_the_fixture(tmp_path):
             assert metalsim_device.defaults["schedule"] == "random:3"
             assert metalsim_device.options().checks == "sync,race"
             assert metalsim_device.options().schedule == "random:3"
+            assert metalsim_device.zero_copy
     """))
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           "--metalsim-checks=sync,race", "--metalsim-schedule=random:3",
-                          str(tmp_path)], capture_output=True, text=True)
+                          "--metalsim-zero-copy", str(tmp_path)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
 
 

@@ -34,11 +34,15 @@ class Device:
     mode: "auto" (default), "fibers" or "loops". schedule: "in-order", "reversed", "random",
     "random:SEED". workers: threads (0: every core). watchdog: seconds (0: no limit).
     Unset values come from METALSIM_CHECKS, METALSIM_MODE, ... as for C++ programs.
+    zero_copy: bind C-contiguous, aligned arrays without a copy when `mem` is among the checks
+    (see borrowable and docs/python.md: bounds past such an array's end are checked less far).
     """
 
-    def __init__(self, checks=None, mode=None, schedule=None, workers=None, watchdog=None):
+    def __init__(self, checks=None, mode=None, schedule=None, workers=None, watchdog=None,
+                 zero_copy=False):
         self.defaults = dict(checks=checks, mode=mode, schedule=schedule, workers=workers,
                              watchdog=watchdog)
+        self.zero_copy = zero_copy
         self._options = {}
 
     def options(self, checks=None, mode=None, schedule=None, workers=None, watchdog=None):
@@ -55,6 +59,11 @@ class Device:
             self._options[key] = options
         return options
 
+    def borrows(self, options, zero_copy=None):
+        """Whether a call with these options binds arrays without a copy (see borrowable)."""
+        wanted = self.zero_copy if zero_copy is None else zero_copy
+        return bool(wanted) and "mem" in options.checks.split(",")
+
     def metal_kernel(self, *args, **kwargs):
         from .mlx import MetalKernel
         return MetalKernel(*args, device=self, **kwargs)
@@ -67,10 +76,26 @@ class Device:
 default_device = Device()
 
 
-def input_buffer(array, label):
-    """A device buffer holding a copy of a C-contiguous array (see py_buffer.h for why inputs
-    are copied)."""
-    buffer = _metalsim.Buffer.copy_of(array)
+# For tests: how many arrays were copied into device buffers, and how many bound without a copy.
+counts = {"copied": 0, "borrowed": 0}
+
+
+def borrowable(array, writable=False):
+    """Whether an array can be bound as it lies (a no-copy buffer over its memory): a NumPy
+    array, C-contiguous, its elements aligned, not empty, and writable if the kernel writes it."""
+    return (isinstance(array, np.ndarray) and array.flags.c_contiguous and array.flags.aligned
+            and array.size > 0 and (array.flags.writeable or not writable))
+
+
+def input_buffer(array, label, borrow=False, writable=False):
+    """A device buffer for a C-contiguous array: the array's own memory when `borrow` (the
+    caller checked borrowable()), else a copy (see py_buffer.h for why inputs are copied)."""
+    if borrow:
+        buffer = _metalsim.Buffer.borrow(array, writable)
+        counts["borrowed"] += 1
+    else:
+        buffer = _metalsim.Buffer.copy_of(array)
+        counts["copied"] += 1
     buffer.label = label
     return buffer
 

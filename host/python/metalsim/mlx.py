@@ -10,7 +10,7 @@ import numbers
 import numpy as np
 
 from . import mlx_source, unwritten
-from ._core import compile_source, default_device, input_buffer, output_buffer, run
+from ._core import borrowable, compile_source, default_device, input_buffer, output_buffer, run
 from .dtypes import BFloat16Array, DType, as_dtype, dtype_of_array, SUPPORTED
 
 
@@ -171,7 +171,8 @@ class MetalKernel:
     # ------------------------------ the call
     def __call__(self, inputs, output_shapes=None, output_dtypes=None, grid=None,
                  threadgroup=None, template=None, init_value=None, verbose=False, stream=None,
-                 checks=None, mode=None, schedule=None, workers=None, watchdog=None):
+                 checks=None, mode=None, schedule=None, workers=None, watchdog=None,
+                 zero_copy=None):
         arrays = self._inputs(inputs)
         shapes, out_dtypes = self._outputs(output_shapes, output_dtypes)
         grid = _size3(grid, f"kernel '{self.name}': grid")
@@ -183,11 +184,12 @@ class MetalKernel:
         if verbose:
             print(mlx_source.listing(generated, self.name))
         options = self.device.options(checks, mode, schedule, workers, watchdog)
+        borrow = self.device.borrows(options, zero_copy)
 
         def dispatch(poison):
             return run(pipeline,
                        lambda: self._bind(generated.arguments, arrays, shapes, out_dtypes,
-                                          init_value, poison),
+                                          init_value, poison, borrow),
                        grid, group, options, generated.source,
                        names=(f"{self.name}.metal", f"{self.name}.header.metal"))
 
@@ -197,7 +199,7 @@ class MetalKernel:
                             outputs, lambda: dispatch(unwritten.SECOND_POISON), generated.source)
         return outputs
 
-    def _bind(self, arguments, arrays, shapes, out_dtypes, init_value, poison):
+    def _bind(self, arguments, arrays, shapes, out_dtypes, init_value, poison, borrow):
         buffers, bytes_args, outputs = [], [], []
         strides = {}
         for arg in arguments:
@@ -209,7 +211,8 @@ class MetalKernel:
                         strides[arg.owner] = [s // data.itemsize for s in data.strides]
                 else:
                     data, strides[arg.owner] = _strided_span(array)
-                buffers.append((arg.index, input_buffer(data, arg.name)))
+                buffers.append((arg.index, input_buffer(data, arg.name,
+                                                        borrow and borrowable(data))))
             elif arg.role == "scalar":
                 bytes_args.append((arg.index, np.ascontiguousarray(arrays[arg.owner][0]).tobytes()))
             elif arg.role in ("shape", "strides", "ndim"):

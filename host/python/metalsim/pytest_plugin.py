@@ -23,6 +23,8 @@ def pytest_addoption(parser):
     group.addoption("--metalsim-mode", default=None, help="auto, fibers or loops")
     group.addoption("--metalsim-watchdog", default=None, type=float,
                     help="seconds a dispatch may run (default 60)")
+    group.addoption("--metalsim-zero-copy", action="store_true", default=False,
+                    help="bind arrays without a copy where their layout allows (with mem)")
 
 
 @pytest.fixture
@@ -33,4 +35,5 @@ def metalsim_device(request):
     return metalsim.Device(checks=option("--metalsim-checks"),
                            schedule=option("--metalsim-schedule"),
                            mode=option("--metalsim-mode"),
-                           watchdog=option("--metalsim-watchdog"))
+                           watchdog=option("--metalsim-watchdog"),
+                           zero_copy=option("--metalsim-zero-copy"))

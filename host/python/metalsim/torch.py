@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 
 from . import torch_args
-from ._core import compile_source, default_device, input_buffer, run
+from ._core import borrowable, compile_source, default_device, input_buffer, run
 
 
 def _size3(value, what):
@@ -38,7 +38,7 @@ class ShaderKernel:
         self.static_thread_group_memory_length = pipeline.static_threadgroup_memory_length
 
     def __call__(self, *args, threads=None, group_size=None, arg_casts=None, checks=None,
-                 mode=None, schedule=None, workers=None, watchdog=None):
+                 mode=None, schedule=None, workers=None, watchdog=None, zero_copy=None):
         missing = [torch_args.describe(a) for i, a in self._args.items() if i >= len(args)]
         if missing:
             raise TypeError(f"kernel '{self.name}' misses arguments: {', '.join(missing)}")
@@ -60,22 +60,29 @@ class ShaderKernel:
             group_size = min(grid[0], self.max_total_threads_per_threadgroup)
         group = _size3(group_size, f"kernel '{self.name}': group_size")
         options = self._device.options(checks, mode, schedule, workers, watchdog)
-        written = run(self._pipeline, lambda: self._bind(arrays, scalars), grid, group, options,
-                      self._source)
-        # In place, as with tensors: only once the kernel has run without a report.
+        borrow = self._device.borrows(options, zero_copy)
+        written = run(self._pipeline, lambda: self._bind(arrays, scalars, borrow), grid, group,
+                      options, self._source)
+        # Copies are written back in place, as with tensors: only once the kernel has run
+        # without a report. A borrowed array was written by the kernel itself.
         for array, buffer in written:
             array[...] = np.frombuffer(buffer, dtype=array.dtype,
                                        count=array.size).reshape(array.shape)
 
-    def _bind(self, arrays, scalars):
-        """Buffers holding copies of the arrays (see py_buffer.h for why), the scalars' bytes,
-        and the (array, buffer) pairs the kernel writes."""
+    def _bind(self, arrays, scalars, borrow):
+        """Buffers for the arrays: the arrays' own memory when `borrow` and their layout allows
+        (_core.borrowable), else copies (see py_buffer.h for why); the scalars' bytes; and the
+        (array, copy) pairs to write back, of the copies the kernel writes."""
         buffers, written = [], []
         for i, array in arrays.items():
             arg = self._args[i]
+            writes = arg["kind"] == "device" and not arg["is_const"]
+            if borrow and borrowable(array, writes):
+                buffers.append((i, input_buffer(array, arg["name"], True, writes)))
+                continue
             buffer = input_buffer(np.ascontiguousarray(array), arg["name"])
             buffers.append((i, buffer))
-            if arg["kind"] == "device" and not arg["is_const"]:
+            if writes:
                 written.append((array, buffer))
         return buffers, list(scalars.items()), written
 

@@ -4,6 +4,13 @@
 // instead of silently touching a neighbour; kernels compiled with the access-check pass see the
 // bytes between the length and the guard page, and those before the contents, as out of bounds
 // too (docs/checks.md).
+//
+// A no-copy buffer (Device::newBuffer with a deallocator, metal-cpp's newBufferWithBytesNoCopy)
+// is the caller's memory instead: no guard pages, and what lies around it is not metalsim's to
+// mark. The access checks see the bytes of its first and last 16-byte granules that are not its
+// own as out of bounds (a read one element past an odd-sized buffer); past its last granule they
+// see whatever memory is there (docs/host_api.md#no-copy-buffers).
+#include <functional>
 #include <string>
 
 #include "metalsim/Metal/MTLTypes.hpp"
@@ -17,6 +24,10 @@ struct Range {
   NS::UInteger location = 0, length = 0;
   static Range Make(NS::UInteger loc, NS::UInteger len) { return {loc, len}; }
 };
+
+// Called with the contents and the length when a no-copy buffer is released (Metal's block;
+// any callable here). May be empty.
+using BufferDeallocator = std::function<void(void* pointer, NS::UInteger length)>;
 
 class Buffer : public NS::Object {
  public:
@@ -33,16 +44,22 @@ class Buffer : public NS::Object {
 
   // metalsim's own: the guard page after the contents, for fault reports, and the first byte of
   // the mapping (its guard page before the contents): [extentBegin, guardEnd) is this buffer's.
+  // A no-copy buffer has no guard page (guardBegin() == guardEnd()): its extent is the 16-byte
+  // granules its contents touch.
   const char* guardBegin() const;
   const char* guardEnd() const;
-  const char* extentBegin() const { return static_cast<const char*>(mapping_); }
+  const char* extentBegin() const;
   const std::string& labelText() const { return label_; }
+  // metalsim's own: contents() is the caller's memory (a no-copy buffer).
+  bool isNoCopy() const { return mapping_ == nullptr; }
 
  private:
   friend class Device;
   explicit Buffer(NS::UInteger length);
+  Buffer(void* pointer, NS::UInteger length, BufferDeallocator deallocator);
   ~Buffer() override;
-  void* mapping_ = nullptr;
+  BufferDeallocator deallocator_;  // a no-copy buffer's
+  void* mapping_ = nullptr;        // null: a no-copy buffer
   NS::UInteger mapping_size_ = 0;
   void* contents_ = nullptr;
   NS::UInteger length_ = 0;

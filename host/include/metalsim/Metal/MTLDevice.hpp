@@ -3,6 +3,7 @@
 #include <string>
 
 #include "metalsim/Foundation/NSURL.hpp"
+#include "metalsim/Metal/MTLBuffer.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
 #include "simt/base/execution_options.h"
 
@@ -43,6 +44,13 @@ class Device : public NS::Object {
 
   Buffer* newBuffer(NS::UInteger length, ResourceOptions options);
   Buffer* newBuffer(const void* bytes, NS::UInteger length, ResourceOptions options);
+  // metal-cpp's newBufferWithBytesNoCopy: a buffer over the caller's `length` bytes at `pointer`,
+  // not copied (contents() is `pointer`); `deallocator`, when not empty, is called with them
+  // when the buffer is released. Metal wants a page-aligned pointer and length; metalsim takes
+  // any, but bounds past the memory's last 16-byte granule are not checked (MTLBuffer.hpp).
+  // nullptr (and why, on stderr) for a null pointer.
+  Buffer* newBuffer(const void* pointer, NS::UInteger length, ResourceOptions options,
+                    const BufferDeallocator& deallocator);
   // A texture in memory of its own (texture.cpp); nullptr, and why on stderr, for a descriptor
   // metalsim cannot make (docs/textures.md).
   Texture* newTexture(const TextureDescriptor* descriptor);
