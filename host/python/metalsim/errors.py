@@ -58,7 +58,7 @@ class RaceError(KernelError):
 
 
 class BarrierError(KernelError):
-    """barrier.divergent, barrier.exited, simd.partial, sync.deadlock."""
+    """barrier.divergent, simd.partial, sync.deadlock; barrier.exited with METALSIM_STRICT=1."""
 
 
 class UninitError(KernelError):
