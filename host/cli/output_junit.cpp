@@ -79,8 +79,8 @@ void write_junit(std::ostream& out, const std::string& suite, const std::vector<
     if (!c.properties.empty()) {
       out << "      <properties>\n";
       for (const auto& [name, value] : c.properties)
-        out << "        <property name=\"" << xml_escape(name) << "\" value=\""
-            << xml_escape(value) << "\"/>\n";
+        out << "        <property name=\"" << xml_escape(name) << "\" value=\"" << xml_escape(value)
+            << "\"/>\n";
       out << "      </properties>\n";
     }
     if (c.failed)

@@ -32,7 +32,7 @@ bool CommandBuffer::run(const EncodedDispatch& d, const std::string& where) {
     metalsim::engine::DispatchOutcome outcome = metalsim::engine::execute_dispatch(request);
     for (auto& line : outcome.log) logs_.push_back(std::move(line));
     if (outcome.ok) {
-      // Warnings (barrier.exited): the dispatch completed; the reports are kept, the buffer goes on.
+      // Warnings alone (barrier.exited): the dispatch completed; its reports are kept.
       for (auto& r : outcome.reports) {
         r.message = where + r.message;
         reports_.push_back(std::move(r));

@@ -85,8 +85,9 @@ TEST(BarrierExited, TextSaysWarningAndThatItIsNoFailure) {
   EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "status     pass")) << r.out;
   EXPECT_TRUE(contains(r.out, "reports    2 (2 warnings, not failures without --strict)")) << r.out;
-  EXPECT_TRUE(contains(r.out, "========= barrier.exited (warning): threadgroup_barrier reached "
-                              "while 28 of 32 threads had already returned"))
+  EXPECT_TRUE(contains(r.out,
+                       "========= barrier.exited (warning): threadgroup_barrier reached "
+                       "while 28 of 32 threads had already returned"))
       << r.out;
   EXPECT_TRUE(contains(r.out, "returned threads: lanes 4..31")) << r.out;
 }
@@ -95,8 +96,9 @@ TEST(BarrierExited, StrictMakesTheWarningAFailure) {
   for (const char* mode : {"fibers", "loops"}) {
     const CliRun r = cli(args({"run", kGemv}, {"--mode", mode, "--strict"}));
     EXPECT_EQ(r.code, kExitFailed) << mode << "\n" << r.out << r.err;
-    EXPECT_TRUE(contains(r.out, "status     FAIL: barrier.exited (warning, a failure under "
-                                "--strict): threadgroup_barrier reached while 28 of 32"))
+    EXPECT_TRUE(contains(r.out,
+                         "status     FAIL: barrier.exited (warning, a failure under "
+                         "--strict): threadgroup_barrier reached while 28 of 32"))
         << r.out;
     EXPECT_TRUE(contains(r.out, ", strict\n")) << r.out;
     EXPECT_TRUE(contains(r.out, "reproduce  metalsim run " + kGemv)) << r.out;
@@ -150,9 +152,10 @@ TEST(BarrierExited, JunitCarriesTheSeverity) {
   xml << in.rdbuf();
   const std::string text = xml.str();
   EXPECT_TRUE(contains(text, "failures=\"0\"")) << text;
-  EXPECT_TRUE(contains(text, "<property name=\"warning\" value=\"barrier.exited: "
-                             "threadgroup_barrier reached while 28 of 32 threads had already "
-                             "returned\"/>"))
+  EXPECT_TRUE(contains(text,
+                       "<property name=\"warning\" value=\"barrier.exited: "
+                       "threadgroup_barrier reached while 28 of 32 threads had already "
+                       "returned\"/>"))
       << text;
   EXPECT_TRUE(contains(text, "<system-out>passed with warnings (failures under --strict):"))
       << text;

@@ -58,13 +58,15 @@ TEST(Divergence, BarrierInADivergentBranchNamesBothCallSites) {
     Harness h;
     ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, h.options().schedule));
     auto out = h.buffer(64 * 4);
-    auto* cb = h.run("test_divergent_barrier", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {1, 1, 1}, {64, 1, 1});
+    auto* cb = h.run("test_divergent_barrier", [&](auto* e) { e->setBuffer(out.get(), 0, 0); },
+                     {1, 1, 1}, {64, 1, 1});
     ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
     const check::Report* r = find(cb, check::CheckId::barrier_divergent);
     ASSERT_NE(r, nullptr) << Harness::reports(cb);
     EXPECT_EQ(r->kernel, "test_divergent_barrier");
     const std::set<uint32_t> lines{r->site.line, r->other_site.line};
-    EXPECT_EQ(lines, (std::set<uint32_t>{uint32_t(line_of_even_barrier), uint32_t(line_of_odd_barrier)}))
+    EXPECT_EQ(lines,
+              (std::set<uint32_t>{uint32_t(line_of_even_barrier), uint32_t(line_of_odd_barrier)}))
         << r->format();
     EXPECT_NE(cb->error(), nullptr);
   }
@@ -76,7 +78,8 @@ TEST(Divergence, BarrierAfterAnEarlyReturnIsAWarningAndCompletes) {
     ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, h.options().schedule));
     std::vector<uint32_t> poison(64, 0xFFFFFFFFu);
     auto out = h.buffer(poison);
-    auto* cb = h.run("test_exited_barrier", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {1, 1, 1}, {64, 1, 1});
+    auto* cb = h.run("test_exited_barrier", [&](auto* e) { e->setBuffer(out.get(), 0, 0); },
+                     {1, 1, 1}, {64, 1, 1});
     // A portability warning, as Apple GPUs run such a kernel to its end: the buffer completes,
     // with the report kept.
     EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
@@ -98,7 +101,8 @@ TEST(Divergence, StrictMakesTheWarningAnError) {
   Harness h;
   h.options().strict = true;
   auto out = h.buffer(64 * 4);
-  auto* cb = h.run("test_exited_barrier", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {1, 1, 1}, {64, 1, 1});
+  auto* cb = h.run("test_exited_barrier", [&](auto* e) { e->setBuffer(out.get(), 0, 0); },
+                   {1, 1, 1}, {64, 1, 1});
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
   ASSERT_NE(find(cb, check::CheckId::barrier_exited), nullptr) << Harness::reports(cb);
   ASSERT_NE(cb->error(), nullptr);
@@ -109,7 +113,8 @@ TEST(Divergence, StrictMakesTheWarningAnError) {
 TEST(Divergence, LiveThreadsAtDifferentBarriersAfterAnEarlyReturnAreStillAnError) {
   Harness h;
   auto out = h.buffer(64 * 4);
-  auto* cb = h.run("test_exited_divergent_barrier", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {1, 1, 1}, {64, 1, 1});
+  auto* cb = h.run("test_exited_divergent_barrier", [&](auto* e) { e->setBuffer(out.get(), 0, 0); },
+                   {1, 1, 1}, {64, 1, 1});
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
   const check::Report* r = find(cb, check::CheckId::barrier_divergent);
   ASSERT_NE(r, nullptr) << Harness::reports(cb);
@@ -120,7 +125,8 @@ TEST(Divergence, SyncCheckOffStillNeverHangs) {
   Harness h;
   h.options().checks.sync = false;
   auto out = h.buffer(64 * 4);
-  auto* cb = h.run("test_exited_barrier", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {4, 1, 1}, {64, 1, 1});
+  auto* cb = h.run("test_exited_barrier", [&](auto* e) { e->setBuffer(out.get(), 0, 0); },
+                   {4, 1, 1}, {64, 1, 1});
   EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
 }
 

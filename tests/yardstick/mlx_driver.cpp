@@ -338,7 +338,8 @@ Row gemv(Runner& r, bool transpose, int out_len, int k) {
   row.tolerance = sum_bound(size_t(k));
   // The dispatch's warnings (barrier.exited) stay in the note.
   if (row.ran)
-    row.note = "error relative to the sum of magnitudes" + (row.note.empty() ? "" : "; " + row.note);
+    row.note =
+        "error relative to the sum of magnitudes" + (row.note.empty() ? "" : "; " + row.note);
   return row;
 }
 
