@@ -153,9 +153,8 @@ TEST(Output, JunitIsWellFormed) {
 }
 
 TEST(Output, XmlEscapingKeepsDocumentsWellFormed) {
-  JunitCase c{
-      "a.b",        "k(x=1)",      0.5,           true,
-      "<&\"'>\x01", "line\n<tag>", "out & about", {{"warning", "barrier.exited: \"<a & b>\""}}};
+  JunitCase c{"a.b", "k(x=1)", 0.5, true, "<&\"'>\x01", "line\n<tag>", "out & about", {}};
+  c.properties = {{"warning", "barrier.exited: \"<a & b>\""}};
   std::ostringstream s;
   write_junit(s, "suite <1>", {c});
   std::map<std::string, int> counts;
