@@ -110,6 +110,36 @@ TEST(Divergence, StrictMakesTheWarningAnError) {
             std::string::npos);
 }
 
+// Two dispatches of the kernel in one command buffer: after a warning the second still runs (an
+// error would have skipped it); strict stops the buffer at the first.
+TEST(Divergence, TheDispatchAfterAWarningRunsUnlessStrict) {
+  for (const bool strict : {false, true}) {
+    Harness h;
+    h.options().strict = strict;
+    std::vector<uint32_t> poison(64, 0xFFFFFFFFu);
+    auto first = h.buffer(poison), second = h.buffer(poison);
+    auto pso = h.pipeline("test_exited_barrier");
+    auto queue = NS::TransferPtr(h.device()->newCommandQueue());
+    MTL::CommandBuffer* cb = queue->commandBuffer();
+    cb->setExecutionOptions(h.options());
+    MTL::ComputeCommandEncoder* e = cb->computeCommandEncoder();
+    e->setComputePipelineState(pso.get());
+    e->setBuffer(first.get(), 0, 0);
+    e->dispatchThreadgroups({1, 1, 1}, {64, 1, 1});
+    e->setBuffer(second.get(), 0, 0);
+    e->dispatchThreadgroups({1, 1, 1}, {64, 1, 1});
+    e->endEncoding();
+    cb->commit();
+    cb->waitUntilCompleted();
+    EXPECT_EQ(cb->status(),
+              strict ? MTL::CommandBufferStatusError : MTL::CommandBufferStatusCompleted);
+    EXPECT_EQ(Harness::count(cb, check::CheckId::barrier_exited), strict ? 1u : 2u)
+        << Harness::reports(cb);
+    const auto* got = static_cast<const uint32_t*>(second->contents());
+    EXPECT_EQ(got[0], strict ? 0xFFFFFFFFu : 0u) << "strict " << strict;
+  }
+}
+
 TEST(Divergence, LiveThreadsAtDifferentBarriersAfterAnEarlyReturnAreStillAnError) {
   Harness h;
   auto out = h.buffer(64 * 4);
