@@ -50,6 +50,17 @@ void print_failure(std::ostream& out, const CaseOutcome& o) {
   out << "  reproduce: " << spec::repro_command(o.subject, o.options) << "\n";
 }
 
+// A passing case's warnings (barrier.exited), each report in full.
+void print_warnings(std::ostream& out, const CaseOutcome& o) {
+  out << "warning  " << o.subject.id() << "\n";
+  for (const check::Report& r : o.result.reports) {
+    if (!r.is_warning()) continue;
+    std::istringstream lines(r.format());
+    for (std::string line; std::getline(lines, line);) out << "    " << line << "\n";
+  }
+  out << "  reproduce: " << spec::repro_command(o.subject, o.options) << "\n";
+}
+
 }  // namespace
 
 Action setup_check(CLI::App& sub, Io& io) {
@@ -136,7 +147,18 @@ Action setup_check(CLI::App& sub, Io& io) {
         header = true;
         print_failure(io.out, out);
       }
+      header = false;
+      for (const auto& out : outcomes) {
+        if (!spec::verdict_ok(out.verdict()) || check::count_warnings(out.result.reports) == 0)
+          continue;
+        if (!header) io.out << "\nwarnings (the cases passed; --strict makes warnings failures):\n";
+        header = true;
+        print_warnings(io.out, out);
+      }
     }
+    size_t warned = 0;
+    for (const auto& out : outcomes)
+      warned += spec::verdict_ok(out.verdict()) && check::count_warnings(out.result.reports) > 0;
     bool header = false;
     for (const auto& r : rows) {
       if (r.spec->expectation() != spec::Expectation::known_bug || r.ok == 0) continue;
@@ -153,7 +175,8 @@ Action setup_check(CLI::App& sub, Io& io) {
         return kExitUsage;
       }
     }
-    summary << (header || !o->json ? "\n" : "") << passed << " passed, " << failed << " failed\n";
+    summary << (header || !o->json ? "\n" : "") << passed << " passed, " << failed << " failed"
+            << (warned > 0 ? " (" + std::to_string(warned) + " passed with warnings)" : "") << "\n";
     return failed == 0 ? kExitOk : kExitFailed;
   };
 }

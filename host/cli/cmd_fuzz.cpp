@@ -67,6 +67,7 @@ json corpus_entry(const CaseOutcome& found, const ShrinkResult& s, uint64_t fuzz
       {"schedule", s.options.schedule.str()},
       {"checks", s.options.checks.str()},
       {"mode", std::string(engine::execution_mode_name(s.options.mode))},
+      {"strict", s.options.strict},
       {"expectation", r.spec->expectation() == spec::Expectation::known_bug ? "known_bug" : "pass"},
       {"failure_kind", spec::failure_kind(s.outcome.result)},
       {"failure", s.outcome.result.failure},
@@ -108,6 +109,8 @@ bool read_entry(const fs::path& path, Case& c, engine::ExecutionOptions& options
       err << "metalsim: " << path.string() << ": bad schedule, checks or mode\n";
       return false;
     }
+    // A failure found under --strict (a warning) replays strict; --strict replays every entry so.
+    options.strict = options.strict || j.value("strict", false);
     return true;
   } catch (const std::exception& e) {
     err << "metalsim: " << path.string() << ": " << e.what() << "\n";
@@ -204,6 +207,7 @@ struct Campaign {
   size_t failing_cases = 0;  // every failure, a known bug's too (the progress line's)
   size_t over_budget = 0;    // draws thrown away as over the memory budget
   size_t stopped = 0;        // cases the watchdog stopped at the campaign's deadline
+  size_t warned = 0;         // cases that passed with warnings (barrier.exited)
 
   std::ostream& text() const { return o.json ? io.err : io.out; }
 };
@@ -387,6 +391,7 @@ void fuzz_one(Campaign& cp, const FuzzCase& fc, SpecTally& tally,
   if (out.verdict() == Verdict::known_bug_not_reproduced) out.judgement = {Verdict::pass, {}};
   ++tally.cases;
   (spec::verdict_ok(out.verdict()) ? cp.passed : cp.failed)++;
+  cp.warned += spec::verdict_ok(out.verdict()) && check::count_warnings(out.result.reports) > 0;
   cp.junit.push_back(junit_case(out));
   json line = case_json("fuzz", out);
   line["case_index"] = fc.index;
@@ -537,6 +542,9 @@ int fuzz(const Options& o, Io& io, bool fixed_schedule) {
   if (cp.stopped > 0)
     summary << cp.stopped << (cp.stopped == 1 ? " case" : " cases")
             << " stopped at the --time deadline (not counted; column 'stopped')\n";
+  if (cp.warned > 0)
+    summary << cp.warned << (cp.warned == 1 ? " case" : " cases")
+            << " passed with warnings (--strict makes warnings failures; --json lists them)\n";
   summary << cp.passed << " passed, " << cp.failed << " failed (seed " << o.flags.seed << ", shard "
           << cp.shard.str() << ")\n";
   return cp.failed == 0 ? kExitOk : kExitFailed;

@@ -82,6 +82,8 @@ void RunFlags::add_to(CLI::App& sub, const std::string& default_checks) {
          },
          "fibers, loops or auto (loops unless a check or the schedule needs fibers)")
       ->default_str(std::string(engine::execution_mode_name(options.mode)));
+  sub.add_flag("--strict", options.strict,
+               "warnings (barrier.exited) fail the case and the command (METALSIM_STRICT=1)");
 }
 
 // ------------------------------ parameters
@@ -163,7 +165,8 @@ void print_case(std::ostream& out, const CaseOutcome& o) {
   const auto& res = o.result;
   out << "case       " << c.id() << "\n";
   out << "run        seed " << c.seed << ", schedule " << o.options.schedule.str() << ", checks "
-      << o.options.checks.str() << ", mode " << engine::execution_mode_name(o.options.mode) << "\n";
+      << o.options.checks.str() << ", mode " << engine::execution_mode_name(o.options.mode)
+      << (o.options.strict ? ", strict" : "") << "\n";
   out << "status     " << spec::verdict_name(o.verdict());
   if (!res.failure.empty()) out << ": " << res.failure;
   out << "\n";
@@ -177,7 +180,13 @@ void print_case(std::ostream& out, const CaseOutcome& o) {
   out << "time       kernel " << format_seconds(res.kernel_seconds) << ", reference "
       << format_seconds(res.reference_seconds) << "\n";
   if (!o.race.empty()) out << "race       " << o.race << "\n";
-  out << "reports    " << res.reports.size() << "\n";
+  const size_t warnings = check::count_warnings(res.reports);
+  out << "reports    " << res.reports.size();
+  if (warnings > 0)
+    out << " (" << warnings << (warnings == 1 ? " warning" : " warnings")
+        << (o.options.strict ? ", failures under --strict" : ", not failures without --strict")
+        << ")";
+  out << "\n";
   for (const auto& rep : res.reports) {
     const std::string text = rep.format();
     out << text << (text.ends_with('\n') ? "" : "\n");

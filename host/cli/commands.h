@@ -46,9 +46,9 @@ std::span<const Command> commands();
 // `args` without the program name. Returns the exit status.
 int run_cli(const std::vector<std::string>& args, Io io);
 
-// --seed, --schedule, --checks, --workers, --watchdog, --mode: how cases run. CLI11 parses each
-// flag straight into the execution options the engine takes (a malformed value is a usage
-// error naming the flag).
+// --seed, --schedule, --checks, --workers, --watchdog, --mode, --strict: how cases run. CLI11
+// parses each flag straight into the execution options the engine takes (a malformed value is a
+// usage error naming the flag).
 struct RunFlags {
   uint64_t seed = 1;  // the inputs'
   engine::ExecutionOptions options;

@@ -31,7 +31,11 @@ JunitCase junit_case(const CaseOutcome& o) {
   c.failed = !spec::verdict_ok(o.verdict());
   const std::string repro = "reproduce: " + spec::repro_command(o.subject, o.options) + "\n";
   std::string reports;
-  for (const auto& r : o.result.reports) reports += r.format() + "\n";
+  for (const auto& r : o.result.reports) {
+    reports += r.format() + "\n";
+    c.properties.emplace_back(check::severity_name(r.severity()),
+                              std::string(check::check_name(r.check)) + ": " + r.message);
+  }
   if (c.failed) {
     c.message = std::string(spec::verdict_name(o.verdict())) + ": " +
                 (o.result.failure.empty() ? o.subject.spec->known_bug() : o.result.failure) +
@@ -40,6 +44,8 @@ JunitCase junit_case(const CaseOutcome& o) {
   } else if (o.verdict() == Verdict::known_bug_reproduced) {
     c.system_out = "known bug reproduced: " + o.subject.spec->known_bug() + "\n" +
                    o.result.failure + "\n" + reports + repro;
+  } else if (!o.result.reports.empty()) {
+    c.system_out = "passed with warnings (failures under --strict):\n" + reports + repro;
   }
   return c;
 }
@@ -65,11 +71,18 @@ void write_junit(std::ostream& out, const std::string& suite, const std::vector<
   for (const auto& c : cases) {
     out << "    <testcase classname=\"" << xml_escape(c.classname) << "\" name=\""
         << xml_escape(c.name) << "\" time=\"" << secs(c.seconds) << "\"";
-    if (!c.failed && c.system_out.empty()) {
+    if (!c.failed && c.system_out.empty() && c.properties.empty()) {
       out << "/>\n";
       continue;
     }
     out << ">\n";
+    if (!c.properties.empty()) {
+      out << "      <properties>\n";
+      for (const auto& [name, value] : c.properties)
+        out << "        <property name=\"" << xml_escape(name) << "\" value=\"" << xml_escape(value)
+            << "\"/>\n";
+      out << "      </properties>\n";
+    }
     if (c.failed)
       out << "      <failure message=\"" << xml_escape(c.message) << "\" type=\"failure\">"
           << xml_escape(c.details) << "</failure>\n";

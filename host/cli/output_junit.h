@@ -1,9 +1,11 @@
 #pragma once
 // --junit FILE: JUnit XML, one <testcase> per case, for CI dashboards. A known bug reproduced
-// passes (with a note in <system-out>); a failure carries its reason, reports and repro.
+// passes (with a note in <system-out>); a failure carries its reason, reports and repro; every
+// report is also a <property> named by its severity, so a passing case keeps its warnings.
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "host/cli/case_selection.h"
@@ -18,6 +20,10 @@ struct JunitCase {
   std::string message;  // one line
   std::string details;  // reports and the repro command
   std::string system_out;
+  // One <property> per report, named by its severity ("error", "warning"), valued
+  // "<check>: <message>": a passing case keeps its warnings (barrier.exited) here and in
+  // <system-out>.
+  std::vector<std::pair<std::string, std::string>> properties;
 };
 
 JunitCase junit_case(const CaseOutcome& outcome);

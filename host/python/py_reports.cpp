@@ -43,6 +43,8 @@ void bind_reports(py::module_& m) {
       .def_property_readonly("check", [](const Report& r) { return check::check_name(r.check); })
       .def_property_readonly("family",
                              [](const Report& r) { return family_name(check_family(r.check)); })
+      .def_property_readonly("severity",
+                             [](const Report& r) { return check::severity_name(r.severity()); })
       .def_readonly("kernel", &Report::kernel)
       .def_property_readonly("threadgroup",
                              [](const Report& r) {

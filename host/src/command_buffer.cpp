@@ -31,7 +31,14 @@ bool CommandBuffer::run(const EncodedDispatch& d, const std::string& where) {
     request.options = options_;
     metalsim::engine::DispatchOutcome outcome = metalsim::engine::execute_dispatch(request);
     for (auto& line : outcome.log) logs_.push_back(std::move(line));
-    if (outcome.ok) return true;
+    if (outcome.ok) {
+      // Warnings alone (barrier.exited): the dispatch completed; its reports are kept.
+      for (auto& r : outcome.reports) {
+        r.message = where + r.message;
+        reports_.push_back(std::move(r));
+      }
+      return true;
+    }
     problems = std::move(outcome.reports);
   }
   for (auto& r : problems) r.message = where + r.message;

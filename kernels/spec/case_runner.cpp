@@ -78,6 +78,20 @@ const check::Report* first_timeout(const std::vector<check::Report>& reports) {
   return nullptr;
 }
 
+// --strict: a warning (barrier.exited) fails the case, and is its failure unless an error was
+// filed (the engine stopped the command buffer at the warning: a later dispatch's outputs may be
+// unwritten because of it).
+void fail_on_warnings(CaseResult& r) {
+  for (const check::Report& w : r.reports) {
+    if (!w.is_warning()) continue;
+    r.passed = false;
+    if (!check::any_error(r.reports) && r.failure.rfind("harness error", 0) != 0)
+      r.failure = std::string(check::check_name(w.check)) +
+                  " (warning, a failure under --strict): " + w.message;
+    return;
+  }
+}
+
 }  // namespace
 
 // ------------------------------ CaseRunner
@@ -177,6 +191,7 @@ CaseOutcome CaseRunner::run(const Case& c, const engine::ExecutionOptions& optio
   const auto t0 = Clock::now();
   const Run main = run_once(c, options);
   out.result = main.result;
+  if (options.strict) fail_on_warnings(out.result);
   const bool valid = main.result.failure.rfind("invalid case", 0) != 0;
   // A main run the watchdog stopped has incomplete outputs: the timeout is its report, and no
   // other schedule's outputs are compared with them (a false race.schedule otherwise).
@@ -199,6 +214,7 @@ std::string repro_command(const Case& c, const engine::ExecutionOptions& o) {
   std::string cmd = "metalsim run " + c.spec->run_arguments(c.params) + " --seed " +
                     std::to_string(c.seed) + " --schedule " + o.schedule.str() + " --checks " +
                     o.checks.str() + " --mode " + std::string(engine::execution_mode_name(o.mode));
+  if (o.strict) cmd += " --strict";
   return cmd;
 }
 

@@ -4,7 +4,8 @@
 // the kernel, run the reference, compare, judge against the spec's expectation; with the race
 // check on, the engine's race check watches the run (race.threadgroup, race.device) and the case
 // runs again under the other schedules, without it, to compare the outputs byte for byte (a
-// difference is race.schedule).
+// difference is race.schedule). A warning (barrier.exited) is kept in the result's reports and
+// fails the case only when the options are strict (--strict, METALSIM_STRICT=1).
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -73,8 +74,8 @@ class CaseRunner {
 CaseResult run_case(const KernelSpec& spec, const Params& params,
                     const engine::ExecutionOptions& options, uint64_t seed = 1);
 
-// The command that reproduces a case: metalsim run 'id' --seed S --schedule P --checks C [--mode
-// M].
+// The command that reproduces a case: metalsim run 'id' --seed S --schedule P --checks C --mode
+// M [--strict].
 std::string repro_command(const Case& c, const engine::ExecutionOptions& options);
 
 }  // namespace metalsim::spec

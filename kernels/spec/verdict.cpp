@@ -20,11 +20,16 @@ bool verdict_ok(Verdict v) { return v == Verdict::pass || v == Verdict::known_bu
 
 std::string failure_kind(const CaseResult& r) {
   if (r.passed) return {};
-  if (!r.reports.empty()) return std::string(check::check_name(r.reports.front().check));
+  if (const check::Report* error = check::first_error(r.reports))
+    return std::string(check::check_name(error->check));
   if (r.failure.rfind("harness error", 0) == 0) return "harness";
   if (r.failure.rfind("invalid case", 0) == 0) return "invalid";
   if (r.unwritten > 0) return "unwritten";
   if (r.non_finite > 0) return "non_finite";
+  // A warning that failed the case under --strict (the failure starts with its check id).
+  for (const check::Report& w : r.reports)
+    if (r.failure.rfind(check::check_name(w.check), 0) == 0)
+      return std::string(check::check_name(w.check));
   return "mismatch";
 }
 

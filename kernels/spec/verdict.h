@@ -13,9 +13,10 @@ enum class Verdict { pass, fail, known_bug_reproduced, known_bug_not_reproduced 
 std::string_view verdict_name(Verdict v);  // "pass", "FAIL", "known bug reproduced", ...
 bool verdict_ok(Verdict v);                // pass or known bug reproduced
 
-// A short name for what went wrong, stable while a failure is shrunk: the first report's check
-// id ("bounds.device"), "unwritten", "non_finite", "mismatch", "harness", "invalid"; "" when the
-// case passed.
+// A short name for what went wrong, stable while a failure is shrunk: the first error report's
+// check id ("bounds.device"), "unwritten", "non_finite", "mismatch", "harness", "invalid", else
+// the first warning's check id (a case --strict failed on a warning alone); "" when the case
+// passed.
 std::string failure_kind(const CaseResult& result);
 
 struct Judgement {

@@ -40,7 +40,9 @@ struct DispatchRequest {
 };
 
 struct DispatchOutcome {
-  bool ok = true;  // false when any report was filed
+  // false when an error was filed, or any report with options.strict; a warning alone
+  // (barrier.exited) leaves it true, the report kept in `reports`.
+  bool ok = true;
   std::vector<check::Report> reports;
   std::vector<LogLine> log;  // the kernels' log lines, in threadgroup order (kernel_log.h)
 };

@@ -44,6 +44,7 @@ ExecutionOptions ExecutionOptions::from_environment() {
   if (const char* w = std::getenv("METALSIM_WATCHDOG"); w != nullptr)
     o.watchdog_seconds = std::atof(w);
   if (const char* m = std::getenv("METALSIM_MODE"); m != nullptr) parse_execution_mode(m, o.mode);
+  o.strict = env_uint("METALSIM_STRICT", 0) != 0;
   return o;
 }
 

@@ -51,11 +51,15 @@ struct ExecutionOptions {
   // be measured in one program (bench/kernels_bench's METALSIM_BENCH_CHECKED). Off: the variant
   // follows the checks.
   bool checked_variant = false;
+  // Warnings (check::Severity::warning: barrier.exited) fail the dispatch as errors do: the
+  // command buffer ends with CommandBufferStatusError. Off: a warning is kept in the reports of a
+  // dispatch that completes. METALSIM_STRICT=1, `metalsim --strict`.
+  bool strict = false;
   // Called by the worker after each threadgroup, from several threads at once; empty: off.
   std::function<void(const ThreadgroupEvent&)> on_threadgroup;
 
   // METALSIM_SCHEDULE, METALSIM_CHECKS, METALSIM_THREADS, METALSIM_WATCHDOG (seconds),
-  // METALSIM_MODE.
+  // METALSIM_MODE, METALSIM_STRICT (1: strict; 0 or unset: not).
   static ExecutionOptions from_environment();
 };
 

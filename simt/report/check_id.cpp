@@ -23,6 +23,14 @@ std::string_view check_name(CheckId id) { return kRows[static_cast<int>(id)].nam
 std::string_view check_meaning(CheckId id) { return kRows[static_cast<int>(id)].meaning; }
 Family check_family(CheckId id) { return kRows[static_cast<int>(id)].family; }
 
+std::string_view severity_name(Severity s) { return s == Severity::warning ? "warning" : "error"; }
+
+// A barrier after some threads returned runs to its end on Apple GPUs (they release the threads
+// still running); the MSL specification does not promise it, so it is a portability warning.
+Severity check_severity(CheckId id) {
+  return id == CheckId::barrier_exited ? Severity::warning : Severity::error;
+}
+
 bool check_from_name(std::string_view name, CheckId& out) {
   for (size_t i = 0; i < std::size(kRows); ++i)
     if (kRows[i].name == name) {

@@ -44,6 +44,13 @@ namespace metalsim::check {
   X(api_empty_grid, "api.empty_grid", api, "a dispatch with a zero dimension")                     \
   X(api_misuse, "api.misuse", api, "an API call out of order or with invalid arguments")
 
+// How a report weighs. An error stops the dispatch and fails its command buffer. A warning is a
+// portability finding: the kernel runs to its end (as on Apple GPUs) and the report is kept
+// beside the results; ExecutionOptions::strict (METALSIM_STRICT=1, `metalsim --strict`) makes a
+// warning fail the command buffer as an error does. barrier.exited is the one warning.
+enum class Severity : uint8_t { error, warning };
+std::string_view severity_name(Severity s);  // "error", "warning"
+
 enum class CheckId : uint8_t {
 #define METALSIM_CHECK_ENUM(e, id, fam, what) e,
   METALSIM_CHECKS(METALSIM_CHECK_ENUM)
@@ -53,6 +60,7 @@ enum class CheckId : uint8_t {
 std::string_view check_name(CheckId id);     // "barrier.divergent"
 std::string_view check_meaning(CheckId id);  // one line
 Family check_family(CheckId id);
+Severity check_severity(CheckId id);
 // The check named `name` ("bounds.device"); false when no check has that name.
 bool check_from_name(std::string_view name, CheckId& out);
 

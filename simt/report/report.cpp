@@ -52,7 +52,7 @@ std::string SourceSite::short_str() const {
 std::string Report::format() const {
   std::ostringstream out;
   const char* bar = "========= ";
-  out << bar << check_name(check) << ": " << message << '\n';
+  out << bar << check_name(check) << (is_warning() ? " (warning): " : ": ") << message << '\n';
   out << bar << "    in kernel '" << kernel << "'";
   if (site.known()) out << " at " << site.str();
   out << '\n';
@@ -78,6 +78,18 @@ std::string Report::format() const {
   }
   if (repeats > 0) out << bar << "    (" << repeats << " more like this)\n";
   return out.str();
+}
+
+const Report* first_error(const std::vector<Report>& reports) {
+  for (const Report& r : reports)
+    if (!r.is_warning()) return &r;
+  return nullptr;
+}
+
+size_t count_warnings(const std::vector<Report>& reports) {
+  size_t n = 0;
+  for (const Report& r : reports) n += r.is_warning();
+  return n;
 }
 
 void ReportSink::add(Report report) {

@@ -53,8 +53,21 @@ struct Report {
   // not run the symbolizer; the dispatch does it when it ends).
   std::vector<const void*> site_trace, other_trace;
 
+  // From the check (check_severity): barrier.exited is a warning, every other check an error.
+  Severity severity() const { return check_severity(check); }
+  bool is_warning() const { return severity() == Severity::warning; }
+
+  // Line 1 reads "<check>: <message>" for an error, "<check> (warning): <message>" for a warning.
   std::string format() const;
 };
+
+// The first of `reports` that is an error, nullptr when there is none (warnings alone).
+const Report* first_error(const std::vector<Report>& reports);
+// Whether any of `reports` is an error (a warning alone lets a dispatch complete).
+inline bool any_error(const std::vector<Report>& reports) {
+  return first_error(reports) != nullptr;
+}
+size_t count_warnings(const std::vector<Report>& reports);
 
 class ReportSink {
  public:

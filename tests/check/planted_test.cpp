@@ -494,6 +494,13 @@ void expect_reported(const Expectation& e, engine::ExecutionMode mode) {
   ASSERT_NE(r, nullptr) << "no " << e.check << " report; got:\n" << o.text;
   const std::string text = r->format();
   EXPECT_EQ(r->kernel, e.kernel) << text;
+  EXPECT_EQ(check::severity_name(r->severity()), e.severity) << text;
+  if (e.finder == Finder::engine) {
+    // An error ends the command buffer; a warning alone lets it complete, the report kept.
+    const bool warning = std::string(e.severity) == "warning";
+    EXPECT_EQ(o.status, warning ? MTL::CommandBufferStatusCompleted : MTL::CommandBufferStatusError)
+        << text;
+  }
   if (e.has_lane) {
     EXPECT_TRUE(r->has_lane) << text;
     // ThreadSanitizer's rows run on two workers and name whichever lane it saw second: the

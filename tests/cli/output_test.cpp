@@ -153,12 +153,14 @@ TEST(Output, JunitIsWellFormed) {
 }
 
 TEST(Output, XmlEscapingKeepsDocumentsWellFormed) {
-  JunitCase c{"a.b", "k(x=1)", 0.5, true, "<&\"'>\x01", "line\n<tag>", "out & about"};
+  JunitCase c{"a.b", "k(x=1)", 0.5, true, "<&\"'>\x01", "line\n<tag>", "out & about", {}};
+  c.properties = {{"warning", "barrier.exited: \"<a & b>\""}};
   std::ostringstream s;
   write_junit(s, "suite <1>", {c});
   std::map<std::string, int> counts;
   std::string why;
   EXPECT_TRUE(well_formed(s.str(), counts, why)) << why << "\n" << s.str();
+  EXPECT_EQ(counts["property"], 1);  // a report's severity and text
   EXPECT_EQ(xml_escape("a<b&c"), "a&lt;b&amp;c");
 }
 

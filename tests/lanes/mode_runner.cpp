@@ -49,8 +49,9 @@ Outcome run_in_mode(const Launch& launch, engine::ExecutionMode mode) {
   request.options.checks.sync = launch.sync_check;
   request.options.workers = 1;
   request.options.mode = mode;
+  request.options.strict = launch.strict;
   engine::DispatchOutcome outcome = engine::execute_dispatch(request);
-  return {std::move(bound.buffers), std::move(outcome.reports)};
+  return {std::move(bound.buffers), std::move(outcome.reports), outcome.ok};
 }
 
 Outcome run_on_fibers(const Launch& launch) {

@@ -25,11 +25,13 @@ struct Launch {
   std::vector<uint32_t> threadgroup_lengths;             // threadgroup(i)'s bytes
   std::vector<std::optional<Bytes>> function_constants;  // by index; nullopt: not set
   bool sync_check = true;
+  bool strict = false;  // ExecutionOptions::strict: warnings fail the dispatch
 };
 
 struct Outcome {
   std::vector<Bytes> buffers;
   std::vector<check::Report> reports;
+  bool ok = false;  // DispatchOutcome::ok: completed (no error; warnings allowed unless strict)
 };
 
 Outcome run_in_mode(const Launch& launch, engine::ExecutionMode mode);

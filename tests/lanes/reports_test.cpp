@@ -1,6 +1,7 @@
 // What the resolution rules report reads the same in lane loops as on fibers: a barrier in a
 // branch that depends on the lane (barrier.divergent, both call sites, the threadgroup
-// abandoned), a barrier after some lanes returned (barrier.exited, then released). And a kernel
+// abandoned), a barrier after some lanes returned (barrier.exited, a warning: released, and the
+// dispatch completes unless strict). And a kernel
 // the pass cannot transform says why, naming its file and line, and still runs on fibers.
 #include <gtest/gtest.h>
 
@@ -72,7 +73,7 @@ TEST(LaneLoopReports, BarrierInALaneDependentBranchIsDivergentAsOnFibers) {
   EXPECT_EQ(loops.buffers[0], Bytes(loops.buffers[0].size(), std::byte{0xFF}));
 }
 
-TEST(LaneLoopReports, BarrierAfterAnEarlyReturnIsReportedThenReleasedAsOnFibers) {
+TEST(LaneLoopReports, BarrierAfterAnEarlyReturnIsAWarningThenReleasedAsOnFibers) {
   const Launch launch = one_threadgroup("barrier_after_return", 64);
   const Outcome fibers = run_on_fibers(launch);
   const Outcome loops = run_in_lane_loops(launch);
@@ -81,6 +82,12 @@ TEST(LaneLoopReports, BarrierAfterAnEarlyReturnIsReportedThenReleasedAsOnFibers)
   ASSERT_NE(f, nullptr);
   ASSERT_NE(l, nullptr) << (loops.reports.empty() ? "no report" : loops.reports[0].format());
   expect_same_report(*f, *l);
+  // A warning: the dispatch completes in both modes, the one report (per barrier) kept.
+  EXPECT_EQ(l->severity(), check::Severity::warning);
+  EXPECT_TRUE(fibers.ok);
+  EXPECT_TRUE(loops.ok);
+  EXPECT_EQ(fibers.reports.size(), 1u);
+  EXPECT_EQ(loops.reports.size(), 1u);
   EXPECT_EQ(l->site.line, marked_line("report_kernels.cpp", "exited"));
   EXPECT_EQ(l->other_lanes, "returned threads: lanes 50..63");
   EXPECT_EQ(fibers.buffers[0], loops.buffers[0]);
@@ -89,6 +96,19 @@ TEST(LaneLoopReports, BarrierAfterAnEarlyReturnIsReportedThenReleasedAsOnFibers)
     for (uint32_t i = 0; i < 64; ++i)
       EXPECT_EQ(out[g * 64 + i], i < 50 ? ((i + 1) % 50) * 3 + 1 : 0xFFFFFFFFu)
           << "threadgroup " << g << " lane " << i;
+}
+
+TEST(LaneLoopReports, StrictFailsTheDispatchAtTheWarningInBothModes) {
+  Launch launch = one_threadgroup("barrier_after_return", 64);
+  launch.strict = true;
+  const Outcome fibers = run_on_fibers(launch);
+  const Outcome loops = run_in_lane_loops(launch);
+  EXPECT_FALSE(fibers.ok);
+  EXPECT_FALSE(loops.ok);
+  EXPECT_NE(find(fibers, check::CheckId::barrier_exited), nullptr);
+  EXPECT_NE(find(loops, check::CheckId::barrier_exited), nullptr);
+  // The threadgroups still ran to their end: strict judges, it does not stop the lanes.
+  EXPECT_EQ(fibers.buffers[0], loops.buffers[0]);
 }
 
 TEST(LaneLoopReports, SyncCheckOffStillReleasesAndStillAbandonsDivergence) {

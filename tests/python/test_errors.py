@@ -86,10 +86,25 @@ def test_a_divergent_barrier(metalsim_device):
         name="diverge", input_names=["inp"], output_names=["out"],
         source="""uint i = thread_position_in_grid.x;
 if (i < 4) threadgroup_barrier(mem_flags::mem_threadgroup);
+else threadgroup_barrier(mem_flags::mem_threadgroup);
 out[i] = inp[i];""")
     with pytest.raises(metalsim.BarrierError) as caught:
         _call(kernel, np.zeros(8, np.float32))
     assert caught.value.report.file == "diverge.metal"
+    assert caught.value.report.check == "barrier.divergent"
+    assert caught.value.report.severity == "error"
+
+
+def test_a_barrier_after_some_threads_returned_runs_to_the_end(metalsim_device):
+    # barrier.exited is a portability warning (Apple GPUs run this to the end): no exception.
+    kernel = metalsim_device.metal_kernel(
+        name="exited", input_names=["inp"], output_names=["out"],
+        source="""uint i = thread_position_in_grid.x;
+if (i >= 4) return;
+threadgroup_barrier(mem_flags::mem_threadgroup);
+out[i] = inp[i];""")
+    out = _call(kernel, np.arange(8, dtype=np.float32), init_value=0)[0]
+    assert list(np.asarray(out)) == [0, 1, 2, 3, 0, 0, 0, 0]
 
 
 def test_a_read_of_unwritten_threadgroup_memory(metalsim_device):

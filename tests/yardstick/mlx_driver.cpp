@@ -336,7 +336,10 @@ Row gemv(Runner& r, bool transpose, int out_len, int k) {
   }
   row.max_error = e;
   row.tolerance = sum_bound(size_t(k));
-  if (row.ran) row.note = "error relative to the sum of magnitudes";
+  // The dispatch's warnings (barrier.exited) stay in the note.
+  if (row.ran)
+    row.note =
+        "error relative to the sum of magnitudes" + (row.note.empty() ? "" : "; " + row.note);
   return row;
 }
 
@@ -1032,16 +1035,11 @@ std::vector<Row> mlx_rows() {
   rows.push_back(steel_gemm(r, 67, 93, 51));
   // MLX's gemv reaches threadgroup_barrier in only some threads: gemv inside `if (thrN == 0)` of
   // its threadgroup reduction (BN > 1), gemv_t inside `if (out_col < out_vec_size)`. The others
-  // finish without it; metalsim's sync check reports barrier.exited and fails the command buffer,
-  // the outputs (max error) are still compared.
-  const char* partial_barrier =
-      "threadgroup_barrier inside a branch only some threads take (barrier.exited: Apple GPUs "
-      "tolerate it, the MSL specification does not promise it); the outputs match";
-  for (Row row : {gemv(r, false, 37, 2000), gemv(r, true, 700, 301), gemv(r, true, 3, 129)}) {
-    if (row.max_error <= row.tolerance) row.known_bug = partial_barrier;
-    row.known_check = "barrier.exited";
+  // finish without it; as on Apple GPUs the barrier waits only for the threads still running, and
+  // metalsim's sync check files barrier.exited as a portability warning (the row's note): the
+  // command buffer completes and the outputs are compared.
+  for (Row row : {gemv(r, false, 37, 2000), gemv(r, true, 700, 301), gemv(r, true, 3, 129)})
     rows.push_back(row);
-  }
   return rows;
 }
 

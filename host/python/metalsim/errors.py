@@ -2,21 +2,23 @@
 
 KernelError's message is the text the metalsim program prints for the reports (the check, the
 kernel, the thread, the .metal line, the memory); `reports` holds them as objects with
-attributes (check, family, kernel, threadgroup, thread, file, line, memory, offset, message, ...).
+attributes (check, family, severity, kernel, threadgroup, thread, file, line, memory, offset,
+message, ...).
 The subclass follows the first report's check.
 """
 
 
 class Report:
     """One finding, as the C++ report has it (simt/report/report.h): check ("bounds.device"),
-    family ("mem"), kernel, threadgroup and thread (tuples, None where not known), simdgroup,
-    simd_lane, file and line (the user's .metal line), other_file, other_line and other_lanes
-    (what it conflicted with), memory ("buffer(1) 'out'"), offset (bytes), message, repeats,
-    and text (the lines the metalsim program prints)."""
+    family ("mem"), severity ("error", or "warning" for barrier.exited), kernel, threadgroup and
+    thread (tuples, None where not known), simdgroup, simd_lane, file and line (the user's .metal
+    line), other_file, other_line and other_lanes (what it conflicted with), memory
+    ("buffer(1) 'out'"), offset (bytes), message, repeats, and text (the lines the metalsim
+    program prints)."""
 
-    FIELDS = ("check", "family", "kernel", "threadgroup", "thread", "simdgroup", "simd_lane",
-              "file", "line", "other_file", "other_line", "other_lanes", "memory", "offset",
-              "message", "repeats", "text")
+    FIELDS = ("check", "family", "severity", "kernel", "threadgroup", "thread", "simdgroup",
+              "simd_lane", "file", "line", "other_file", "other_line", "other_lanes", "memory",
+              "offset", "message", "repeats", "text")
     __slots__ = FIELDS
 
     def __init__(self, native, rename=lambda text: text):
@@ -58,7 +60,7 @@ class RaceError(KernelError):
 
 
 class BarrierError(KernelError):
-    """barrier.divergent, barrier.exited, simd.partial, sync.deadlock."""
+    """barrier.divergent, simd.partial, sync.deadlock; barrier.exited with METALSIM_STRICT=1."""
 
 
 class UninitError(KernelError):

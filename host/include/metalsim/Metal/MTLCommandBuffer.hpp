@@ -2,7 +2,9 @@
 // MTL::CommandBuffer: encoded dispatches, run in order by commit(). metalsim executes at
 // commit (on every core); waitUntilCompleted() then returns at once. A dispatch that fails
 // validation or a check ends the buffer with CommandBufferStatusError; its error() and
-// reports() say what and where, and the dispatches after it do not run.
+// reports() say what and where, and the dispatches after it do not run. A warning
+// (barrier.exited, check::Severity::warning) does not: the buffer completes with the report in
+// reports(), unless its execution options are strict (METALSIM_STRICT=1).
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,7 +92,8 @@ class CommandBuffer : public NS::Object {
     options_ = options;
   }
 
-  // metalsim's own: every report of the run, and the dispatches as encoded.
+  // metalsim's own: every report of the run (a completed buffer's are warnings), and the
+  // dispatches as encoded.
   const std::vector<metalsim::check::Report>& reports() const { return reports_; }
   const std::vector<EncodedDispatch>& dispatches() const { return dispatches_; }
   // metalsim's own: what the kernels logged, dispatch by dispatch, each in threadgroup order;
