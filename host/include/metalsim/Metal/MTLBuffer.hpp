@@ -6,6 +6,7 @@
 // too (docs/checks.md).
 #include <string>
 
+#include "metalsim/Metal/MTLResource.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
 
 namespace MTL {
@@ -18,7 +19,7 @@ struct Range {
   static Range Make(NS::UInteger loc, NS::UInteger len) { return {loc, len}; }
 };
 
-class Buffer : public NS::Object {
+class Buffer : public Resource {
  public:
   void* contents() const { return contents_; }
   NS::UInteger length() const { return length_; }
