@@ -73,6 +73,17 @@ CellSpace* DispatchShadow::device_space(const char* p, std::string& name, const 
   return nullptr;
 }
 
+DispatchShadow::Cells DispatchShadow::device_cells(const char* p) const {
+  for (const Space& s : spaces_)
+    if (s.cells->contains(p)) return {s.cells.get(), s.group};
+  return {};
+}
+
+void DispatchShadow::set_group(GroupShadow* group) {
+  group_ = group;
+  for (Space& s : spaces_) s.group = group->cells_of(s.cells->begin());
+}
+
 bool DispatchShadow::first_report(const void* pc, const void* other_pc) {
   std::lock_guard lock(reported_mutex_);
   if (reported_.size() >= kMaxReported) return false;
@@ -215,12 +226,11 @@ void WorkerShadow::check_granule(RunningThreadgroup& running, Cell& cell, const 
 
 void WorkerShadow::on_access(RunningThreadgroup& running, uint32_t lane, const char* address,
                              size_t bytes, bool write, const void* pc) {
-  std::string device_name;
-  const char* origin = nullptr;
-  CellSpace* space = nullptr;
+  DispatchShadow::Cells cells;
   const bool threadgroup = arena_ && arena_->contains(address);
-  if (threadgroup) space = arena_.get();
-  else space = dispatch_->device_space(address, device_name, origin);
+  if (threadgroup) cells.dispatch = arena_.get();
+  else cells = dispatch_->device_cells(address);
+  CellSpace* space = cells.dispatch;
   if (space == nullptr) return;  // a lane's own memory, or the engine's
   const char* end = std::min(address + bytes, space->end());
   Access a{clock_.run, clock_.serial, lane, pc, write, 0, address};
@@ -234,8 +244,8 @@ void WorkerShadow::on_access(RunningThreadgroup& running, uint32_t lane, const c
     } else {
       SpinLock lock(dispatch_->lock_for(granule));
       check_granule(running, space->cell(granule), a, false);
-      if (GroupShadow* group = dispatch_->group())
-        group->on_access(running, *dispatch_, a, granule);
+      if (cells.group != nullptr)
+        dispatch_->group()->on_access(running, *dispatch_, a, *cells.group, granule);
     }
     p = stop;
   }
@@ -264,8 +274,14 @@ void GroupShadow::begin_member(const DispatchRequest& request) {
     const bool known = std::any_of(spaces_.begin(), spaces_.end(), [&](const auto& s) {
       return s->contains(r.contents) && s->contains(r.end - 1);
     });
-    if (!known) spaces_.push_back(std::make_unique<BasicCellSpace<GroupCell>>(r.contents, r.end));
+    if (!known) spaces_.push_back(std::make_unique<GroupCellSpace>(r.contents, r.end));
   }
+}
+
+GroupCellSpace* GroupShadow::cells_of(const char* contents) const {
+  for (const auto& s : spaces_)
+    if (s->contains(contents)) return s.get();
+  return nullptr;
 }
 
 // A barrier over `address` lies between members a and b (0-based, encoding order).
@@ -294,12 +310,8 @@ GroupRecord group_record_of(const Access& a, uint32_t member) {
 }  // namespace
 
 void GroupShadow::on_access(RunningThreadgroup& running, DispatchShadow& dispatch, const Access& a,
-                            const char* granule) {
-  BasicCellSpace<GroupCell>* space = nullptr;
-  for (auto& s : spaces_)
-    if (s->contains(granule)) space = s.get();
-  if (space == nullptr) return;
-  GroupCell& cell = space->cell(granule);
+                            GroupCellSpace& cells, const char* granule) {
+  GroupCell& cell = cells.cell(granule);
   const uint32_t me = current_ + 1;
   const auto conflicts = [&](const GroupRecord& r) {
     return r.member != 0 && r.member != me && (r.mask & a.mask) != 0 &&

@@ -98,6 +98,8 @@ using CellSpace = BasicCellSpace<Cell>;
 
 class GroupShadow;
 struct Access;
+struct GroupCell;
+using GroupCellSpace = BasicCellSpace<GroupCell>;
 
 // The device memory of one dispatch: a space per bound buffer, locks, and the pairs of
 // instructions already reported (each conflict is reported once per dispatch).
@@ -106,18 +108,25 @@ class DispatchShadow {
   explicit DispatchShadow(const DispatchRequest& request);
   const DispatchRequest& request() const { return request_; }
   CellSpace* device_space(const char* p, std::string& name, const char*& origin);
+  // The same without the name, for every access: the dispatch's cells of `p` and the group's.
+  struct Cells {
+    CellSpace* dispatch = nullptr;
+    GroupCellSpace* group = nullptr;
+  };
+  Cells device_cells(const char* p) const;
   std::atomic<uint8_t>& lock_for(const char* p) { return locks_[(uintptr_t(p) >> 6) % kLocks].v; }
   // True the first time this pair of instructions conflicts in this dispatch.
   bool first_report(const void* pc, const void* other_pc);
   // The dispatches Metal may run at the same time as this one (race.dispatch), or nullptr.
   GroupShadow* group() const { return group_; }
-  void set_group(GroupShadow* group) { group_ = group; }
+  void set_group(GroupShadow* group);
 
  private:
   struct Space {
     std::unique_ptr<CellSpace> cells;
-    std::string name;    // of the first binding of the buffer
-    const char* origin;  // its bound address (byte offset 0 of the report)
+    std::string name;                 // of the first binding of the buffer
+    const char* origin;               // its bound address (byte offset 0 of the report)
+    GroupCellSpace* group = nullptr;  // the group's cells of the same buffer
   };
   static constexpr size_t kLocks = 1024;
   static constexpr size_t kMaxReported = 256;
@@ -202,10 +211,12 @@ class GroupShadow {
                            std::vector<std::pair<const char*, const char*>> ranges);
   // The dispatch of `request` (request.group_member) starts: its buffers get cells.
   void begin_member(const DispatchRequest& request);
-  // Checks and records access `a` of the running member (`dispatch`: its shadow); the caller holds
-  // the dispatch's lock of the access's granule (members run one at a time).
+  // The cells of the buffer starting at `contents` (begin_member made them).
+  GroupCellSpace* cells_of(const char* contents) const;
+  // Checks and records access `a` of the running member (`dispatch`: its shadow) in `cells`; the
+  // caller holds the dispatch's lock of the access's granule (members run one at a time).
   void on_access(RunningThreadgroup& running, DispatchShadow& dispatch, const Access& a,
-                 const char* granule);
+                 GroupCellSpace& cells, const char* granule);
   size_t members() const { return members_.size(); }
 
  private:
@@ -226,7 +237,7 @@ class GroupShadow {
   std::vector<Member> members_;
   uint32_t current_ = 0;
   std::vector<Barrier> barriers_;
-  std::vector<std::unique_ptr<BasicCellSpace<GroupCell>>> spaces_;
+  std::vector<std::unique_ptr<GroupCellSpace>> spaces_;
   std::mutex reported_mutex_;
   std::set<std::pair<const void*, const void*>> reported_;
 };
