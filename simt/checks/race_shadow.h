@@ -6,7 +6,8 @@
 // lanes to one byte, at least one a write, conflict unless MSL orders them:
 //  - a threadgroup barrier between them orders every lane of the threadgroup;
 //  - a simd function or simdgroup barrier between them orders the lanes of that simdgroup;
-//  - nothing orders two threadgroups of one dispatch (dispatches are ordered);
+//  - nothing orders two threadgroups of one dispatch; dispatches are ordered, but for those of
+//    one concurrent group (GroupShadow below: race.dispatch);
 //  - atomics are not recorded: Metal's are relaxed; they race with nothing and order nothing.
 // A conflict is race.threadgroup or race.device naming both lanes and both .metal lines.
 //
