@@ -112,24 +112,33 @@ TEST(CommandBuffer, AConcurrentGroupRunsInTheSchedulesOrder) {
 
 // An indirect command buffer's commands between barriers are a concurrent group too: a command
 // with setBarrier waits for those before it.
-TEST(CommandBuffer, IndirectCommandsBetweenBarriersRunInTheSchedulesOrder) {
-  Harness h;
+// test_append_digit's pipeline, made for indirect command buffers.
+NS::SharedPtr<MTL::ComputePipelineState> icb_digit_pipeline(Harness& h) {
   auto library = NS::TransferPtr(h.device()->newDefaultLibrary());
   auto function = NS::TransferPtr(library->newFunction("test_append_digit"));
   auto pd = NS::TransferPtr(MTL::ComputePipelineDescriptor::alloc()->init());
   pd->setComputeFunction(function.get());
   pd->setSupportIndirectCommandBuffers(true);
   NS::Error* error = nullptr;
-  auto pso = NS::TransferPtr(
+  return NS::TransferPtr(
       h.device()->newComputePipelineState(pd.get(), MTL::PipelineOptionNone, nullptr, &error));
-  ASSERT_TRUE(pso);
-  std::vector<NS::SharedPtr<MTL::Buffer>> steps;
-  for (uint32_t step = 1; step <= 4; ++step) steps.push_back(h.buffer(std::vector<uint32_t>{step}));
+}
+
+NS::SharedPtr<MTL::IndirectCommandBuffer> digit_icb(Harness& h, NS::UInteger size) {
   auto d = NS::TransferPtr(MTL::IndirectCommandBufferDescriptor::alloc()->init());
   d->setCommandTypes(MTL::IndirectCommandTypeConcurrentDispatchThreads);
   d->setMaxKernelBufferBindCount(2);
-  auto icb = NS::TransferPtr(
-      h.device()->newIndirectCommandBuffer(d.get(), 4, MTL::ResourceStorageModeShared));
+  return NS::TransferPtr(
+      h.device()->newIndirectCommandBuffer(d.get(), size, MTL::ResourceStorageModeShared));
+}
+
+TEST(CommandBuffer, IndirectCommandsBetweenBarriersRunInTheSchedulesOrder) {
+  Harness h;
+  auto pso = icb_digit_pipeline(h);
+  ASSERT_TRUE(pso);
+  std::vector<NS::SharedPtr<MTL::Buffer>> steps;
+  for (uint32_t step = 1; step <= 4; ++step) steps.push_back(h.buffer(std::vector<uint32_t>{step}));
+  auto icb = digit_icb(h, 4);
   const auto encode = [&](MTL::CommandBuffer* cb, MTL::Buffer* out) {
     for (NS::UInteger i = 0; i < 4; ++i) {
       MTL::IndirectComputeCommand* c = icb->indirectComputeCommand(i);
@@ -145,6 +154,50 @@ TEST(CommandBuffer, IndirectCommandsBetweenBarriersRunInTheSchedulesOrder) {
   };
   EXPECT_EQ(digits_under(h, "in-order", encode), 1234u);
   EXPECT_EQ(digits_under(h, "reversed", encode), 2143u);
+}
+
+// An executeCommandsInBuffer ends a concurrent encoder's group (the direct dispatches before it,
+// its commands and those after it are three groups), and an empty command's barrier still
+// separates the commands around it.
+TEST(CommandBuffer, AnIndirectExecutionEndsAGroupAndAnEmptyCommandsBarrierCounts) {
+  Harness h;
+  auto direct = h.pipeline("test_append_digit");
+  auto pso = icb_digit_pipeline(h);
+  ASSERT_TRUE(pso);
+  std::vector<NS::SharedPtr<MTL::Buffer>> steps;
+  for (uint32_t step = 0; step <= 9; ++step) steps.push_back(h.buffer(std::vector<uint32_t>{step}));
+  auto icb = digit_icb(h, 5);
+  const auto encode = [&](MTL::CommandBuffer* cb, MTL::Buffer* out) {
+    // Commands 0, 1 (digits 3, 4), 2 empty with a barrier, 3, 4 (digits 5, 6).
+    const uint32_t digit[] = {3, 4, 0, 5, 6};
+    for (NS::UInteger i = 0; i < 5; ++i) {
+      MTL::IndirectComputeCommand* c = icb->indirectComputeCommand(i);
+      c->reset();
+      if (i == 2) {
+        c->setBarrier();
+        continue;
+      }
+      c->setComputePipelineState(pso.get());
+      c->setKernelBuffer(out, 0, 0);
+      c->setKernelBuffer(steps[digit[i]].get(), 0, 1);
+      c->concurrentDispatchThreads({64, 1, 1}, {64, 1, 1});
+    }
+    MTL::ComputeCommandEncoder* e = cb->computeCommandEncoder(MTL::DispatchTypeConcurrent);
+    e->setComputePipelineState(direct.get());
+    e->setBuffer(out, 0, 0);
+    for (uint32_t d : {1u, 2u}) {
+      e->setBuffer(steps[d].get(), 0, 1);
+      e->dispatchThreads({64, 1, 1}, {64, 1, 1});
+    }
+    e->executeCommandsInBuffer(icb.get(), NS::Range::Make(0, 5));
+    for (uint32_t d : {7u, 8u}) {
+      e->setBuffer(steps[d].get(), 0, 1);
+      e->dispatchThreads({64, 1, 1}, {64, 1, 1});
+    }
+    e->endEncoding();
+  };
+  EXPECT_EQ(digits_under(h, "in-order", encode), 12345678u);
+  EXPECT_EQ(digits_under(h, "reversed", encode), 21436587u);
 }
 
 // memoryBarrier is encoding: after endEncoding it is a misuse, as a dispatch is.
