@@ -38,6 +38,7 @@ struct CommandBuffer::Step {
   // between them over some resources only (`fenced`: their bytes).
   bool concurrent = false;
   bool fence = false;
+  bool fence_textures = false;  // the barrier orders every texture (BarrierScopeTextures)
   std::vector<std::pair<const char*, const char*>> fenced;
 };
 
@@ -152,8 +153,21 @@ void CommandBuffer::run_group(const std::vector<Step>& steps, size_t begin, size
   std::unique_ptr<metalsim::engine::race::GroupShadow> group;
   if (options_.checks.race && end - begin >= 2) {
     group = std::make_unique<metalsim::engine::race::GroupShadow>();
-    for (size_t k = begin + 1; k < end; ++k)
-      if (steps[k].fence) group->add_partial_barrier(uint32_t(k - begin), steps[k].fenced);
+    // A barrier over every texture orders the pixels of each texture the group's dispatches bind.
+    std::vector<std::pair<const char*, const char*>> textures;
+    for (size_t k = begin; k < end; ++k)
+      if (steps[k].dispatch != nullptr)
+        for (const auto& t : steps[k].dispatch->textures)
+          if (t && t->storageBuffer() != nullptr) {
+            const char* contents = static_cast<const char*>(t->storageBuffer()->contents());
+            textures.push_back({contents, contents + t->storageBuffer()->length()});
+          }
+    for (size_t k = begin + 1; k < end; ++k) {
+      if (!steps[k].fence) continue;
+      std::vector<std::pair<const char*, const char*>> ranges = steps[k].fenced;
+      if (steps[k].fence_textures) ranges.insert(ranges.end(), textures.begin(), textures.end());
+      group->add_partial_barrier(uint32_t(k - begin), std::move(ranges));
+    }
   }
   const metalsim::engine::SchedulePolicy& schedule = options_.schedule;
   for (size_t run_begin = begin; run_begin < end && status_ != CommandBufferStatusError;) {
@@ -216,6 +230,7 @@ void CommandBuffer::commit() {
     step.label = "dispatch " + std::to_string(i);
     step.concurrent = orders_[i].concurrent;
     step.fence = orders_[i].fence;
+    step.fence_textures = orders_[i].fence_textures;
     step.fenced = orders_[i].fenced;
     steps.push_back(std::move(step));
   }

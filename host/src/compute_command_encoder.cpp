@@ -95,9 +95,10 @@ void ComputeCommandEncoder::encode(EncodedDispatch d) {
   CommandBuffer::Order order;
   order.concurrent = type_ == DispatchTypeConcurrent && open_;
   order.fence = order.concurrent && fence_;
+  order.fence_textures = order.fence && fence_textures_;
   if (order.fence) order.fenced = std::move(fenced_);
   fenced_.clear();
-  fence_ = false;
+  fence_ = fence_textures_ = false;
   open_ = true;
   owner_->dispatches_.push_back(std::move(d));
   owner_->orders_.push_back(std::move(order));
@@ -110,11 +111,12 @@ void ComputeCommandEncoder::memoryBarrier(BarrierScope scope) {
   }
   if ((scope & BarrierScopeBuffers) != 0) {  // every buffer: the concurrent group ends
     open_ = false;
-    fence_ = false;
+    fence_ = fence_textures_ = false;
     fenced_.clear();
     return;
   }
-  fence_ = true;  // textures only: no buffer is ordered, but the order of execution is kept
+  fence_ = true;  // textures only: every texture of the group (CommandBuffer::run_group)
+  fence_textures_ = fence_textures_ || (scope & BarrierScopeTextures) != 0;
 }
 
 void ComputeCommandEncoder::memoryBarrier(const Resource* const resources[], NS::UInteger count) {
@@ -170,7 +172,7 @@ void ComputeCommandEncoder::executeCommandsInBuffer(const IndirectCommandBuffer*
                                range.location, range.length, owner_->dispatches_.size(), state_});
   // Its commands form groups of their own: the next dispatch of this encoder follows them.
   open_ = false;
-  fence_ = false;
+  fence_ = fence_textures_ = false;
   fenced_.clear();
 }
 

@@ -237,6 +237,62 @@ TEST(PlantedDispatch, ABarrierOrdersTheDispatches) {
   }
 }
 
+// Textures: a dispatch writes a texture, the next reads it, in one concurrent group. Without a
+// barrier that is race.dispatch on the texture's pixels; memoryBarrier(BarrierScopeTextures), or
+// one listing the texture, orders them, and a barrier over every buffer ends the group; a
+// barrier over another buffer does not order the texture.
+TEST(PlantedDispatch, ATextureBarrierOrdersTextures) {
+  if (!race_dispatch_implemented()) GTEST_SKIP() << "race.dispatch needs the shadow racecheck";
+  enum class Barrier { none, textures, texture, buffers, other };
+  for (Barrier between :
+       {Barrier::none, Barrier::textures, Barrier::texture, Barrier::buffers, Barrier::other}) {
+    Harness h;
+    h.options().workers = 1;
+    h.options().checks.race = true;
+    auto queue = NS::TransferPtr(h.device()->newCommandQueue());
+    MTL::TextureDescriptor* d =
+        MTL::TextureDescriptor::texture2DDescriptor(MTL::PixelFormatRGBA32Float, 16, 16, false);
+    d->setUsage(MTL::TextureUsage(MTL::TextureUsageShaderRead | MTL::TextureUsageShaderWrite));
+    auto texture = NS::TransferPtr(h.device()->newTexture(d));
+    ASSERT_TRUE(texture);
+    auto out = h.buffer(256 * 4);
+    auto other = h.buffer(16);
+    auto write = h.pipeline("planted_dispatch_texture_write");
+    auto read = h.pipeline("planted_dispatch_texture_read");
+    MTL::CommandBuffer* cb = queue->commandBuffer();
+    cb->setExecutionOptions(h.options());
+    MTL::ComputeCommandEncoder* e = cb->computeCommandEncoder(MTL::DispatchTypeConcurrent);
+    e->setComputePipelineState(write.get());
+    e->setTexture(texture.get(), 0);
+    e->dispatchThreads({16, 16, 1}, {8, 8, 1});
+    const MTL::Resource* the_texture[] = {texture.get()};
+    const MTL::Resource* the_other[] = {other.get()};
+    switch (between) {
+      case Barrier::textures: e->memoryBarrier(MTL::BarrierScopeTextures); break;
+      case Barrier::texture: e->memoryBarrier(the_texture, 1); break;
+      case Barrier::buffers: e->memoryBarrier(MTL::BarrierScopeBuffers); break;
+      case Barrier::other: e->memoryBarrier(the_other, 1); break;
+      case Barrier::none: break;
+    }
+    e->setComputePipelineState(read.get());
+    e->setBuffer(out.get(), 0, 0);
+    e->dispatchThreads({16, 16, 1}, {8, 8, 1});
+    e->endEncoding();
+    cb->commit();
+    const check::Report* r = find(cb, check::CheckId::race_dispatch);
+    if (between == Barrier::none || between == Barrier::other) {
+      ASSERT_NE(r, nullptr) << int(between) << "\n" << Harness::reports(cb);
+      EXPECT_EQ(r->kernel, "planted_dispatch_texture_read") << r->format();
+      EXPECT_NE(r->memory.find("texture(0) 'src'"), std::string::npos) << r->format();
+      continue;
+    }
+    ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << int(between) << "\n"
+                                                               << Harness::reports(cb);
+    const auto* got = static_cast<const float*>(out->contents());
+    for (uint32_t i = 0; i < 256; ++i) ASSERT_EQ(got[i], float(i)) << int(between) << " " << i;
+  }
+}
+
 // Without the race check the reversed schedule runs a concurrent group backwards: the consumer
 // reads `mid` before the producer wrote it. In order, the result is the ordered one. Both
 // execution modes.

@@ -45,3 +45,16 @@ kernel void planted_dispatch_count(device atomic_uint* counter [[buffer(0)]],
                                    uint gid [[thread_position_in_grid]]) {
   atomic_fetch_add_explicit(counter, gid + 1, memory_order_relaxed);
 }
+
+// A texture written by one dispatch and read by the next: memoryBarrier(BarrierScopeTextures)
+// orders them, a missing one is race.dispatch as for buffers.
+kernel void planted_dispatch_texture_write(texture2d<float, access::write> dst [[texture(0)]],
+                                           uint2 gid [[thread_position_in_grid]]) {
+  dst.write(float4(float(gid.x + 16 * gid.y), 0.0f, 0.0f, 1.0f), gid);
+}
+
+kernel void planted_dispatch_texture_read(texture2d<float, access::read> src [[texture(0)]],
+                                          device float* out [[buffer(0)]],
+                                          uint2 gid [[thread_position_in_grid]]) {
+  out[gid.x + 16 * gid.y] = src.read(gid).x;
+}

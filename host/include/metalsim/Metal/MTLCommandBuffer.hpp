@@ -120,8 +120,9 @@ class CommandBuffer : public NS::Object {
   void deliver_logs() const;
   // How a direct dispatch follows the one encoded before it (ComputeCommandEncoder::encode).
   struct Order {
-    bool concurrent = false;  // may overlap it: a concurrent encoder's, no full barrier between
-    bool fence = false;       // a memoryBarrier between them over some resources only
+    bool concurrent = false;      // may overlap it: a concurrent encoder's, no full barrier between
+    bool fence = false;           // a memoryBarrier between them over some resources only
+    bool fence_textures = false;  // ... over every texture (BarrierScopeTextures)
     std::vector<std::pair<const char*, const char*>> fenced;  // their bytes
   };
   struct Step;  // command_buffer.cpp

@@ -85,9 +85,9 @@ class ComputeCommandEncoder : public NS::Object {
   // DispatchTypeSerial unless made by CommandBuffer::computeCommandEncoder(DispatchTypeConcurrent).
   DispatchType dispatchType() const { return type_; }
   // Between the dispatches of a concurrent encoder: the dispatches after it see what those
-  // before it wrote. With BarrierScopeBuffers, every buffer (the concurrent group ends); without
-  // it (BarrierScopeTextures), or with a list of resources, only those. A serial encoder's
-  // dispatches are ordered anyway.
+  // before it wrote. With BarrierScopeBuffers, every buffer (the concurrent group ends, textures
+  // with it); BarrierScopeTextures alone, every texture; a list of resources, those. A serial
+  // encoder's dispatches are ordered anyway.
   void memoryBarrier(BarrierScope scope);
   void memoryBarrier(const Resource* const resources[], NS::UInteger count);
   // Residency: every buffer is always resident on the CPU, so nothing to do.
@@ -109,6 +109,7 @@ class ComputeCommandEncoder : public NS::Object {
   // joins its group); a barrier over some resources since the last dispatch, and their bytes.
   bool open_ = false;
   bool fence_ = false;
+  bool fence_textures_ = false;
   std::vector<std::pair<const char*, const char*>> fenced_;
 };
 
