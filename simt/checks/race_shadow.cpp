@@ -81,7 +81,7 @@ DispatchShadow::Cells DispatchShadow::device_cells(const char* p) const {
 
 void DispatchShadow::set_group(GroupShadow* group) {
   group_ = group;
-  for (Space& s : spaces_) s.group = group->cells_of(s.cells->begin());
+  for (Space& s : spaces_) s.group = group->cells_of(s.cells->begin(), s.cells->end());
 }
 
 bool DispatchShadow::first_report(const void* pc, const void* other_pc) {
@@ -271,17 +271,19 @@ void GroupShadow::begin_member(const DispatchRequest& request) {
   m.geometry = request.geometry;
   for (const MemoryRange& r : request.memory) {
     if (r.contents == nullptr || r.end <= r.contents) continue;
-    const bool known = std::any_of(spaces_.begin(), spaces_.end(), [&](const auto& s) {
-      return s->contains(r.contents) && s->contains(r.end - 1);
-    });
-    if (!known) spaces_.push_back(std::make_unique<GroupCellSpace>(r.contents, r.end));
+    // The whole buffer, up to its guard page, whatever the binding covers (a texture over part
+    // of a buffer and the buffer itself): one space per buffer, the same for every binding.
+    const char* end = r.guard_begin != nullptr && r.guard_begin >= r.end ? r.guard_begin : r.end;
+    const bool known = std::any_of(spaces_.begin(), spaces_.end(),
+                                   [&](const auto& s) { return s->begin() == r.contents; });
+    if (!known) spaces_.push_back(std::make_unique<GroupCellSpace>(r.contents, end));
   }
 }
 
-GroupCellSpace* GroupShadow::cells_of(const char* contents) const {
+GroupCellSpace* GroupShadow::cells_of(const char* begin, const char* end) const {
   for (const auto& s : spaces_)
-    if (s->contains(contents)) return s.get();
-  return nullptr;
+    if (s->begin() <= begin && s->end() >= end) return s.get();
+  return nullptr;  // none covers it: the group does not see these accesses
 }
 
 // A barrier over `address` lies between members a and b (0-based, encoding order).

@@ -212,8 +212,9 @@ class GroupShadow {
                            std::vector<std::pair<const char*, const char*>> ranges);
   // The dispatch of `request` (request.group_member) starts: its buffers get cells.
   void begin_member(const DispatchRequest& request);
-  // The cells of the buffer starting at `contents` (begin_member made them).
-  GroupCellSpace* cells_of(const char* contents) const;
+  // The cells covering [begin, end) (begin_member made them: one space per buffer, to its guard
+  // page), or nullptr.
+  GroupCellSpace* cells_of(const char* begin, const char* end) const;
   // Checks and records access `a` of the running member (`dispatch`: its shadow) in `cells`; the
   // caller holds the dispatch's lock of the access's granule (members run one at a time).
   void on_access(RunningThreadgroup& running, DispatchShadow& dispatch, const Access& a,

@@ -293,6 +293,45 @@ TEST(PlantedDispatch, ATextureBarrierOrdersTextures) {
   }
 }
 
+// A texture over part of a buffer, written by one dispatch, and the whole buffer read by the
+// next: one shadow per buffer serves both bindings (the buffer's bytes past the texture too).
+TEST(PlantedDispatch, ATextureOverABufferAndTheBufferShareTheirShadow) {
+  if (!race_dispatch_implemented()) GTEST_SKIP() << "race.dispatch needs the shadow racecheck";
+  Harness h;
+  h.options().workers = 1;
+  h.options().checks.race = true;
+  auto queue = NS::TransferPtr(h.device()->newCommandQueue());
+  constexpr uint32_t kFloats = 16 * 16 * 4 + 16;  // the pixels, then 64 bytes more
+  auto storage = h.buffer(std::vector<float>(kFloats, 0.0f));
+  MTL::TextureDescriptor* d =
+      MTL::TextureDescriptor::texture2DDescriptor(MTL::PixelFormatRGBA32Float, 16, 16, false);
+  d->setUsage(MTL::TextureUsage(MTL::TextureUsageShaderRead | MTL::TextureUsageShaderWrite));
+  auto texture = NS::TransferPtr(storage->newTexture(d, 0, 16 * 16));
+  ASSERT_TRUE(texture);
+  auto out = h.buffer(kFloats * 4);
+  auto write = h.pipeline("planted_dispatch_texture_write");
+  auto scale = h.pipeline("planted_dispatch_scale");
+  MTL::CommandBuffer* cb = queue->commandBuffer();
+  cb->setExecutionOptions(h.options());
+  MTL::ComputeCommandEncoder* e = cb->computeCommandEncoder(MTL::DispatchTypeConcurrent);
+  e->setComputePipelineState(write.get());
+  e->setTexture(texture.get(), 0);
+  e->dispatchThreads({16, 16, 1}, {8, 8, 1});
+  e->setComputePipelineState(scale.get());
+  e->setBuffer(storage.get(), 0, 0);
+  e->setBuffer(out.get(), 0, 1);
+  const float one = 1.0f;
+  e->setBytes(&one, sizeof one, 2);
+  e->dispatchThreads({kFloats, 1, 1}, {64, 1, 1});
+  e->endEncoding();
+  cb->commit();
+  const check::Report* r = find(cb, check::CheckId::race_dispatch);
+  ASSERT_NE(r, nullptr) << Harness::reports(cb);
+  EXPECT_EQ(r->kernel, "planted_dispatch_scale") << r->format();
+  EXPECT_NE(r->other_lanes.find("planted_dispatch_texture_write"), std::string::npos)
+      << r->format();
+}
+
 // Without the race check the reversed schedule runs a concurrent group backwards: the consumer
 // reads `mid` before the producer wrote it. In order, the result is the ordered one. Both
 // execution modes.
