@@ -1,10 +1,16 @@
 #include "metalsim/Metal/MTLCommandBuffer.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <optional>
+#include <span>
 
 #include "metalsim/Metal.hpp"
+#include "simt/checks/race_shadow.h"
 #include "simt/engine/dispatch.h"
+#include "simt/engine/schedule.h"
 #include "validation.h"
 
 namespace MTL {
@@ -12,9 +18,29 @@ namespace MTL {
 CommandBuffer::~CommandBuffer() = default;
 
 ComputeCommandEncoder* CommandBuffer::computeCommandEncoder() {
-  encoders_.push_back(NS::TransferPtr(new ComputeCommandEncoder(this)));
+  return computeCommandEncoder(DispatchTypeSerial);
+}
+
+ComputeCommandEncoder* CommandBuffer::computeCommandEncoder(DispatchType dispatchType) {
+  encoders_.push_back(NS::TransferPtr(new ComputeCommandEncoder(this, dispatchType)));
   return encoders_.back().get();
 }
+
+// One dispatch as commit() runs it: a direct one, or an indirect command buffer's command (with
+// what it inherits), or a misuse found when reading the commands, filed when its turn comes.
+struct CommandBuffer::Step {
+  const EncodedDispatch* dispatch = nullptr;
+  std::shared_ptr<EncodedDispatch> inherited;  // an ICB command with the encoder's bindings
+  std::string where;                           // the prefix of its reports
+  std::string label;                           // its name in a race.dispatch report
+  std::optional<metalsim::check::Report> failure;
+  // How it follows the step before it: may overlap it (the same concurrent group), and a barrier
+  // between them over some resources only (`fenced`: their bytes).
+  bool concurrent = false;
+  bool fence = false;
+  bool fence_textures = false;  // the barrier orders every texture (BarrierScopeTextures)
+  std::vector<std::pair<const char*, const char*>> fenced;
+};
 
 void CommandBuffer::fail(std::vector<metalsim::check::Report> reports) {
   for (auto& r : reports) reports_.push_back(std::move(r));
@@ -23,12 +49,17 @@ void CommandBuffer::fail(std::vector<metalsim::check::Report> reports) {
 
 // Validates and runs one dispatch. `where` prefixes the reports of a dispatch that came from an
 // indirect command buffer ("indirect command buffer 'decode' command 12: ").
-bool CommandBuffer::run(const EncodedDispatch& d, const std::string& where) {
+bool CommandBuffer::run(const EncodedDispatch& d, const std::string& where,
+                        metalsim::engine::race::GroupShadow* group, uint32_t member,
+                        const std::string& label) {
   metalsim::engine::DispatchRequest request;
   std::vector<metalsim::check::Report> problems =
       metalsim::host::validate(d, device_->profile(), request);
   if (problems.empty()) {
     request.options = options_;
+    request.group = group;
+    request.group_member = member;
+    request.group_label = label;
     metalsim::engine::DispatchOutcome outcome = metalsim::engine::execute_dispatch(request);
     for (auto& line : outcome.log) logs_.push_back(std::move(line));
     if (outcome.ok) {
@@ -68,34 +99,100 @@ EncodedDispatch with_inherited(const IndirectCommandBuffer& icb, const EncodedDi
 }  // namespace
 
 // The commands of one executeCommandsInBuffer, read now (as the GPU reads them when it runs),
-// in order. An empty command (never dispatched, or reset) does nothing.
-bool CommandBuffer::run_indirect(const EncodedIndirect& e) {
+// as steps: the commands between two barriers (a command with setBarrier waits for those before
+// it) form a concurrent group; the first follows what came before in order. An empty command
+// (never dispatched, or reset) does nothing, its barrier still counts.
+void CommandBuffer::add_indirect_steps(const EncodedIndirect& e, std::vector<Step>& steps) const {
   const IndirectCommandBuffer& icb = *e.commands;
   if (!icb.problems().empty()) {
-    fail({misuse_report(icb.describe() + ": " + icb.problems().front())});
-    return false;
+    steps.push_back({});
+    steps.back().failure = misuse_report(icb.describe() + ": " + icb.problems().front());
+    return;
   }
   const bool inherits = icb.inheritPipelineState() || icb.inheritBuffers();
   const ComputePipelineState* inherited = e.inherited.pipeline.get();
   if (icb.inheritPipelineState() && inherited != nullptr &&
       !inherited->supportIndirectCommandBuffers()) {
-    fail({misuse_report(icb.describe() + ", inheriting the encoder's pipeline: " +
-                        unsupported_pipeline(*inherited))});
-    return false;
+    steps.push_back({});
+    steps.back().failure = misuse_report(icb.describe() + ", inheriting the encoder's pipeline: " +
+                                         unsupported_pipeline(*inherited));
+    return;
   }
+  bool first = true, barrier = false;
   for (NS::UInteger i = e.first; i < e.first + e.count; ++i) {
     const IndirectComputeCommand& c = icb.command(i);
-    const std::string where = icb.describe() + " command " + std::to_string(i) + ": ";
+    barrier = barrier || c.hasBarrier();
+    Step step;
+    step.where = icb.describe() + " command " + std::to_string(i) + ": ";
+    step.label = "command " + std::to_string(i);
     if (!c.problems().empty()) {
-      fail({misuse_report(where + c.problems().front())});
-      return false;
+      step.failure = misuse_report(step.where + c.problems().front());
+    } else if (!c.hasDispatch()) {
+      continue;
+    } else if (inherits) {
+      step.inherited =
+          std::make_shared<EncodedDispatch>(with_inherited(icb, c.dispatch(), e.inherited));
+      step.dispatch = step.inherited.get();
+    } else {
+      step.dispatch = &c.dispatch();
     }
-    if (!c.hasDispatch()) continue;
-    const bool ok = inherits ? run(with_inherited(icb, c.dispatch(), e.inherited), where)
-                             : run(c.dispatch(), where);
-    if (!ok) return false;
+    step.concurrent = !first && !barrier;
+    first = barrier = false;
+    steps.push_back(std::move(step));
   }
-  return true;
+}
+
+bool CommandBuffer::run_step(const Step& step, metalsim::engine::race::GroupShadow* group,
+                             uint32_t member) {
+  if (step.failure) {
+    fail({*step.failure});
+    return false;
+  }
+  return run(*step.dispatch, step.where, group, member, step.label);
+}
+
+// Runs steps [begin, end), one concurrent group: with `race` on and two or more dispatches, under
+// one race shadow of the group's device accesses (race.dispatch); the dispatches between two
+// barriers in the schedule's order (in order, reversed, or shuffled by its seed and the group's
+// index), so that a missing barrier changes the result where a GPU could.
+void CommandBuffer::run_group(const std::vector<Step>& steps, size_t begin, size_t end,
+                              uint64_t index) {
+  std::unique_ptr<metalsim::engine::race::GroupShadow> group;
+  if (options_.checks.race && end - begin >= 2) {
+    group = std::make_unique<metalsim::engine::race::GroupShadow>();
+    // A barrier over every texture orders the pixels of each texture the group's dispatches bind.
+    std::vector<std::pair<const char*, const char*>> textures;
+    for (size_t k = begin; k < end; ++k)
+      if (steps[k].dispatch != nullptr)
+        for (const auto& t : steps[k].dispatch->textures)
+          if (t && t->storageBuffer() != nullptr) {
+            const char* contents = static_cast<const char*>(t->storageBuffer()->contents());
+            textures.push_back({contents, contents + t->storageBuffer()->length()});
+          }
+    for (size_t k = begin + 1; k < end; ++k) {
+      if (!steps[k].fence) continue;
+      std::vector<std::pair<const char*, const char*>> ranges = steps[k].fenced;
+      if (steps[k].fence_textures) ranges.insert(ranges.end(), textures.begin(), textures.end());
+      group->add_partial_barrier(uint32_t(k - begin), std::move(ranges));
+    }
+  }
+  const metalsim::engine::SchedulePolicy& schedule = options_.schedule;
+  for (size_t run_begin = begin; run_begin < end && status_ != CommandBufferStatusError;) {
+    size_t run_end = run_begin + 1;
+    while (run_end < end && !steps[run_end].fence) ++run_end;
+    std::vector<size_t> order;
+    for (size_t k = run_begin; k < run_end; ++k) order.push_back(k);
+    if (schedule.kind == metalsim::engine::ScheduleKind::reversed) {
+      std::reverse(order.begin(), order.end());
+    } else if (schedule.kind == metalsim::engine::ScheduleKind::random) {
+      metalsim::engine::ScheduleRng rng(schedule.seed * 0x9e3779b97f4a7c15ull + index * 131 +
+                                        run_begin + 11);
+      metalsim::engine::shuffle(std::span<size_t>(order), rng);
+    }
+    for (size_t k : order)
+      if (!run_step(steps[k], group.get(), uint32_t(k - begin))) break;
+    run_begin = run_end;
+  }
 }
 
 // The kernels' log lines to the log state's handlers, or to stderr (docs/logging.md).
@@ -112,7 +209,8 @@ void CommandBuffer::deliver_logs() const {
 }
 
 // Runs the dispatches and the indirect command buffers' commands in the order they were
-// encoded; the first that fails validation or a check ends the buffer.
+// encoded, but for the order within a concurrent group (run_group); the first that fails
+// validation or a check ends the buffer.
 void CommandBuffer::commit() {
   if (committed_) {
     // Metal forbids committing twice; running the dispatches again would be a silent surprise.
@@ -125,12 +223,30 @@ void CommandBuffer::commit() {
   committed_ = true;
   // A misuse while encoding has already put the buffer in error: nothing runs.
   if (status_ != CommandBufferStatusError) status_ = CommandBufferStatusCommitted;
+  // Every dispatch in encoding order, the indirect command buffers' commands where they were
+  // executed; then the concurrent groups, one after another.
+  std::vector<Step> steps;
   size_t next_indirect = 0;
-  for (size_t i = 0; i <= dispatches_.size() && status_ != CommandBufferStatusError; ++i) {
-    while (next_indirect < indirect_.size() && indirect_[next_indirect].before_dispatch == i &&
-           run_indirect(indirect_[next_indirect]))
-      ++next_indirect;
-    if (i < dispatches_.size() && status_ != CommandBufferStatusError) run(dispatches_[i]);
+  for (size_t i = 0; i <= dispatches_.size(); ++i) {
+    for (; next_indirect < indirect_.size() && indirect_[next_indirect].before_dispatch == i;
+         ++next_indirect)
+      add_indirect_steps(indirect_[next_indirect], steps);
+    if (i == dispatches_.size()) break;
+    Step step;
+    step.dispatch = &dispatches_[i];
+    step.label = "dispatch " + std::to_string(i);
+    step.concurrent = orders_[i].concurrent;
+    step.fence = orders_[i].fence;
+    step.fence_textures = orders_[i].fence_textures;
+    step.fenced = orders_[i].fenced;
+    steps.push_back(std::move(step));
+  }
+  uint64_t group_index = 0;
+  for (size_t begin = 0; begin < steps.size() && status_ != CommandBufferStatusError;) {
+    size_t end = begin + 1;
+    while (end < steps.size() && steps[end].concurrent) ++end;
+    run_group(steps, begin, end, group_index++);
+    begin = end;
   }
   deliver_logs();
   if (status_ != CommandBufferStatusError) {

@@ -92,7 +92,47 @@ void ComputeCommandEncoder::encode(EncodedDispatch d) {
     misuse("dispatch encoded after endEncoding");
     return;
   }
+  CommandBuffer::Order order;
+  order.concurrent = type_ == DispatchTypeConcurrent && open_;
+  order.fence = order.concurrent && fence_;
+  order.fence_textures = order.fence && fence_textures_;
+  if (order.fence) order.fenced = std::move(fenced_);
+  fenced_.clear();
+  fence_ = fence_textures_ = false;
+  open_ = true;
   owner_->dispatches_.push_back(std::move(d));
+  owner_->orders_.push_back(std::move(order));
+}
+
+void ComputeCommandEncoder::memoryBarrier(BarrierScope scope) {
+  if (ended_) {
+    misuse("memoryBarrier after endEncoding");
+    return;
+  }
+  if ((scope & BarrierScopeBuffers) != 0) {  // every buffer: the concurrent group ends
+    open_ = false;
+    fence_ = fence_textures_ = false;
+    fenced_.clear();
+    return;
+  }
+  fence_ = true;  // textures only: every texture of the group (CommandBuffer::run_group)
+  fence_textures_ = fence_textures_ || (scope & BarrierScopeTextures) != 0;
+}
+
+void ComputeCommandEncoder::memoryBarrier(const Resource* const resources[], NS::UInteger count) {
+  if (ended_) {
+    misuse("memoryBarrier after endEncoding");
+    return;
+  }
+  fence_ = true;
+  for (NS::UInteger i = 0; i < count; ++i) {
+    const Buffer* buffer = dynamic_cast<const Buffer*>(resources[i]);
+    if (const auto* texture = dynamic_cast<const Texture*>(resources[i]))
+      buffer = texture->storageBuffer();  // the pixels' bytes, all of them
+    if (buffer == nullptr || buffer->contents() == nullptr) continue;
+    const char* begin = static_cast<const char*>(buffer->contents());
+    fenced_.push_back({begin, begin + buffer->length()});
+  }
 }
 
 void ComputeCommandEncoder::dispatchThreadgroups(Size threadgroupsPerGrid,
@@ -130,6 +170,10 @@ void ComputeCommandEncoder::executeCommandsInBuffer(const IndirectCommandBuffer*
   }
   owner_->indirect_.push_back({NS::RetainPtr(const_cast<IndirectCommandBuffer*>(commands)),
                                range.location, range.length, owner_->dispatches_.size(), state_});
+  // Its commands form groups of their own: the next dispatch of this encoder follows them.
+  open_ = false;
+  fence_ = fence_textures_ = false;
+  fenced_.clear();
 }
 
 void ComputeCommandEncoder::endEncoding() { ended_ = true; }

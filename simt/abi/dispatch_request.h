@@ -13,6 +13,10 @@
 
 namespace metalsim::engine {
 
+namespace race {
+class GroupShadow;  // simt/checks/race_shadow.h
+}
+
 // A range of memory a fault can be attributed to: a bound buffer and its guard pages.
 struct MemoryRange {
   std::string name;              // "buffer(2) 'B'"
@@ -34,6 +38,15 @@ struct DispatchRequest {
   std::vector<const void*> function_constants;  // by [[function_constant(N)]] index
   std::vector<MemoryRange> memory;
   ExecutionOptions options;
+  // Dispatches Metal may run at the same time as this one (a concurrent encoder's between memory
+  // barriers, an indirect command buffer's commands between barriers): the shadow of their
+  // device accesses, which the race check extends with this dispatch's (race.dispatch,
+  // race_shadow.h), this dispatch's index in them (in encoding order) and how a report names it
+  // ("dispatch 2", "indirect command buffer 'decode' command 1"). nullptr: none (the host sets it
+  // with `race` on only).
+  race::GroupShadow* group = nullptr;
+  uint32_t group_member = 0;
+  std::string group_label;
   // Initcheck (initcheck.cpp) sets these for its passes.
   uint8_t threadgroup_poison = 0xA5;
   bool trace_uninit = false;

@@ -37,19 +37,19 @@ void Clock::collective_end(uint32_t simdgroup) {
 
 // ------------------------------ CellSpace
 
-CellSpace::CellSpace(const char* begin, const char* end)
+CellMapping::CellMapping(const char* begin, const char* end, size_t cell_bytes)
     : begin_(begin),
       end_(end),
       base_(reinterpret_cast<const char*>(uintptr_t(begin) & ~uintptr_t(3))) {
-  bytes_ = (size_t(end - base_) + 3) / 4 * sizeof(Cell);
+  bytes_ = (size_t(end - base_) + 3) / 4 * cell_bytes;
   if (bytes_ == 0) return;
   void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  cells_ = static_cast<Cell*>(p);
+  cells_ = p;
 }
 
-CellSpace::~CellSpace() {
+CellMapping::~CellMapping() {
   if (cells_ != nullptr) munmap(cells_, bytes_);
 }
 
@@ -73,6 +73,17 @@ CellSpace* DispatchShadow::device_space(const char* p, std::string& name, const 
     return s.cells.get();
   }
   return nullptr;
+}
+
+DispatchShadow::Cells DispatchShadow::device_cells(const char* p) const {
+  for (const Space& s : spaces_)
+    if (s.cells->contains(p)) return {s.cells.get(), s.group};
+  return {};
+}
+
+void DispatchShadow::set_group(GroupShadow* group) {
+  group_ = group;
+  for (Space& s : spaces_) s.group = group->cells_of(s.cells->begin(), s.cells->end());
 }
 
 bool DispatchShadow::first_report(const void* pc, const void* other_pc) {
@@ -105,6 +116,10 @@ DispatchRace::DispatchRace(const DispatchRequest& request, bool lane_loops) {
     return;
   }
   shadow_ = std::make_unique<DispatchShadow>(request);
+  if (request.group != nullptr) {
+    request.group->begin_member(request);
+    shadow_->set_group(request.group);
+  }
   __atomic_fetch_add(&__metalsim_access_every, 1u, __ATOMIC_SEQ_CST);
 }
 
@@ -213,12 +228,11 @@ void WorkerShadow::check_granule(RunningThreadgroup& running, Cell& cell, const 
 
 void WorkerShadow::on_access(RunningThreadgroup& running, uint32_t lane, const char* address,
                              size_t bytes, bool write, const void* pc) {
-  std::string device_name;
-  const char* origin = nullptr;
-  CellSpace* space = nullptr;
+  DispatchShadow::Cells cells;
   const bool threadgroup = arena_ && arena_->contains(address);
-  if (threadgroup) space = arena_.get();
-  else space = dispatch_->device_space(address, device_name, origin);
+  if (threadgroup) cells.dispatch = arena_.get();
+  else cells = dispatch_->device_cells(address);
+  CellSpace* space = cells.dispatch;
   if (space == nullptr) return;  // a lane's own memory, or the engine's
   const char* end = std::min(address + bytes, space->end());
   Access a{clock_.run, clock_.serial, lane, pc, write, 0, address};
@@ -232,9 +246,107 @@ void WorkerShadow::on_access(RunningThreadgroup& running, uint32_t lane, const c
     } else {
       SpinLock lock(dispatch_->lock_for(granule));
       check_granule(running, space->cell(granule), a, false);
+      if (cells.group != nullptr)
+        dispatch_->group()->on_access(running, *dispatch_, a, *cells.group, granule);
     }
     p = stop;
   }
+}
+
+// ------------------------------ GroupShadow (race.dispatch)
+
+GroupShadow::GroupShadow() = default;
+GroupShadow::~GroupShadow() = default;
+
+void GroupShadow::add_partial_barrier(uint32_t before,
+                                      std::vector<std::pair<const char*, const char*>> ranges) {
+  barriers_.push_back({before, std::move(ranges)});
+}
+
+void GroupShadow::begin_member(const DispatchRequest& request) {
+  current_ = request.group_member;
+  if (members_.size() <= current_) members_.resize(current_ + 1);
+  Member& m = members_[current_];
+  m.known = true;
+  m.label = request.group_label;
+  m.kernel = request.kernel != nullptr ? request.kernel->name : "";
+  m.geometry = request.geometry;
+  for (const MemoryRange& r : request.memory) {
+    if (r.contents == nullptr || r.end <= r.contents) continue;
+    // The whole buffer, up to its guard page, whatever the binding covers (a texture over part
+    // of a buffer and the buffer itself): one space per buffer, the same for every binding.
+    const char* end = r.guard_begin != nullptr && r.guard_begin >= r.end ? r.guard_begin : r.end;
+    const bool known = std::any_of(spaces_.begin(), spaces_.end(),
+                                   [&](const auto& s) { return s->begin() == r.contents; });
+    if (!known) spaces_.push_back(std::make_unique<GroupCellSpace>(r.contents, end));
+  }
+}
+
+GroupCellSpace* GroupShadow::cells_of(const char* begin, const char* end) const {
+  for (const auto& s : spaces_)
+    if (s->begin() <= begin && s->end() >= end) return s.get();
+  return nullptr;  // none covers it: the group does not see these accesses
+}
+
+// A barrier over `address` lies between members a and b (0-based, encoding order).
+bool GroupShadow::ordered(uint32_t a, uint32_t b, const char* address) const {
+  const uint32_t lo = std::min(a, b), hi = std::max(a, b);
+  for (const Barrier& barrier : barriers_) {
+    if (barrier.before <= lo || barrier.before > hi) continue;
+    for (const auto& [begin, end] : barrier.ranges)
+      if (address >= begin && address < end) return true;
+  }
+  return false;
+}
+
+namespace {
+
+GroupRecord group_record_of(const Access& a, uint32_t member) {
+  GroupRecord r;
+  r.member = member + 1;
+  r.run = a.run;
+  r.pc = uint64_t(reinterpret_cast<uintptr_t>(a.pc)) & ((uint64_t(1) << 48) - 1);
+  r.lane = a.lane;
+  r.mask = a.mask;
+  return r;
+}
+
+}  // namespace
+
+void GroupShadow::on_access(RunningThreadgroup& running, DispatchShadow& dispatch, const Access& a,
+                            GroupCellSpace& cells, const char* granule) {
+  GroupCell& cell = cells.cell(granule);
+  const uint32_t me = current_ + 1;
+  const auto conflicts = [&](const GroupRecord& r) {
+    return r.member != 0 && r.member != me && (r.mask & a.mask) != 0 &&
+           !ordered(r.member - 1, current_, a.address);
+  };
+  if (conflicts(cell.write)) {
+    report(running, dispatch, a, cell.write, true);
+  } else if (a.write) {
+    for (const GroupRecord& r : cell.reads)
+      if (conflicts(r)) {
+        report(running, dispatch, a, r, false);
+        break;
+      }
+  }
+  const GroupRecord mine = group_record_of(a, current_);
+  if (a.write) {
+    const uint8_t mask = uint8_t(mine.mask | (cell.write.member == me ? cell.write.mask : 0));
+    cell.write = mine;
+    cell.write.mask = mask;
+    return;
+  }
+  for (GroupRecord& r : cell.reads) {
+    if (r.member == me) {  // this member's reads: the bytes of all, the newest instruction
+      const uint8_t mask = uint8_t(r.mask | mine.mask);
+      r = mine;
+      r.mask = mask;
+      return;
+    }
+  }
+  if (cell.reads[0].member == 0) cell.reads[0] = mine;
+  else cell.reads[1] = mine;  // two other members: keep the first, replace the second
 }
 
 }  // namespace metalsim::engine::race

@@ -6,7 +6,8 @@
 // lanes to one byte, at least one a write, conflict unless MSL orders them:
 //  - a threadgroup barrier between them orders every lane of the threadgroup;
 //  - a simd function or simdgroup barrier between them orders the lanes of that simdgroup;
-//  - nothing orders two threadgroups of one dispatch (dispatches are ordered);
+//  - nothing orders two threadgroups of one dispatch; dispatches are ordered, but for those of
+//    one concurrent group (GroupShadow below: race.dispatch);
 //  - atomics are not recorded: Metal's are relaxed; they race with nothing and order nothing.
 // A conflict is race.threadgroup or race.device naming both lanes and both .metal lines.
 //
@@ -18,11 +19,14 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "simt/abi/builtin.h"
 #include "simt/abi/dispatch_request.h"
+#include "simt/abi/geometry.h"
 
 namespace metalsim::engine {
 class RunningThreadgroup;
@@ -66,25 +70,41 @@ struct Cell {
 };
 
 // Cells for [begin, end), one per 4-byte granule, mapped lazily (MAP_NORESERVE).
-class CellSpace {
+class CellMapping {
  public:
-  CellSpace(const char* begin, const char* end);
-  ~CellSpace();
-  CellSpace(const CellSpace&) = delete;
-  CellSpace& operator=(const CellSpace&) = delete;
+  CellMapping(const char* begin, const char* end, size_t cell_bytes);
+  ~CellMapping();
+  CellMapping(const CellMapping&) = delete;
+  CellMapping& operator=(const CellMapping&) = delete;
   bool contains(const char* p) const { return p >= begin_ && p < end_; }
-  // `p`: 4-byte aligned (a cell's first byte), at or after the cell holding begin().
-  Cell& cell(const char* p) { return cells_[size_t(p - base_) >> 2]; }
   const char* begin() const { return begin_; }
   const char* end() const { return end_; }
+  // begin() rounded down to 4 bytes (a no-copy buffer's need not be aligned): cell 0's first byte.
+  const char* base() const { return base_; }
+
+ protected:
+  void* cells_ = nullptr;
 
  private:
   const char* begin_;
   const char* end_;
-  const char* base_;  // begin_ rounded down to 4 bytes (a no-copy buffer's need not be aligned)
-  Cell* cells_ = nullptr;
+  const char* base_;
   size_t bytes_ = 0;
 };
+
+template <class C>
+class BasicCellSpace : public CellMapping {
+ public:
+  BasicCellSpace(const char* begin, const char* end) : CellMapping(begin, end, sizeof(C)) {}
+  // `p`: 4-byte aligned (a cell's first byte), at or after the cell holding begin().
+  C& cell(const char* p) { return static_cast<C*>(cells_)[size_t(p - base()) >> 2]; }
+};
+using CellSpace = BasicCellSpace<Cell>;
+
+class GroupShadow;
+struct Access;
+struct GroupCell;
+using GroupCellSpace = BasicCellSpace<GroupCell>;
 
 // The device memory of one dispatch: a space per bound buffer, locks, and the pairs of
 // instructions already reported (each conflict is reported once per dispatch).
@@ -93,15 +113,25 @@ class DispatchShadow {
   explicit DispatchShadow(const DispatchRequest& request);
   const DispatchRequest& request() const { return request_; }
   CellSpace* device_space(const char* p, std::string& name, const char*& origin);
+  // The same without the name, for every access: the dispatch's cells of `p` and the group's.
+  struct Cells {
+    CellSpace* dispatch = nullptr;
+    GroupCellSpace* group = nullptr;
+  };
+  Cells device_cells(const char* p) const;
   std::atomic<uint8_t>& lock_for(const char* p) { return locks_[(uintptr_t(p) >> 6) % kLocks].v; }
   // True the first time this pair of instructions conflicts in this dispatch.
   bool first_report(const void* pc, const void* other_pc);
+  // The dispatches Metal may run at the same time as this one (race.dispatch), or nullptr.
+  GroupShadow* group() const { return group_; }
+  void set_group(GroupShadow* group);
 
  private:
   struct Space {
     std::unique_ptr<CellSpace> cells;
-    std::string name;    // of the first binding of the buffer
-    const char* origin;  // its bound address (byte offset 0 of the report)
+    std::string name;                 // of the first binding of the buffer
+    const char* origin;               // its bound address (byte offset 0 of the report)
+    GroupCellSpace* group = nullptr;  // the group's cells of the same buffer
   };
   static constexpr size_t kLocks = 1024;
   static constexpr size_t kMaxReported = 256;
@@ -113,6 +143,7 @@ class DispatchShadow {
   std::unique_ptr<Lock[]> locks_;
   std::mutex reported_mutex_;
   std::set<std::pair<const void*, const void*>> reported_;
+  GroupShadow* group_ = nullptr;
 };
 
 // One access being checked.
@@ -146,6 +177,75 @@ class WorkerShadow {
   uint64_t dispatch_serial_ = 0;
   Clock clock_;
   std::unique_ptr<CellSpace> arena_;
+};
+
+// race.dispatch: the device accesses of dispatches Metal may run at the same time (a concurrent
+// encoder's dispatches between memory barriers, an indirect command buffer's commands between
+// barriers), which metalsim runs one after another. The host makes one per such group of two or
+// more dispatches (with `race` on) and drops it at the group's end (a barrier over every buffer);
+// every dispatch of the group records its device accesses here, by its index in the group, besides
+// its own DispatchShadow. An access of a location another member wrote, or a write of one another
+// member read, is a conflict unless a barrier over that buffer (memoryBarrier with resources)
+// lies between the two members in encoding order. Atomics are not recorded (access_check.cpp).
+// Per 4-byte granule: the last write and the reads of two members (enough to find a member other
+// than the writer), 48 bytes of shadow per 4 bytes touched, mapped lazily.
+struct GroupRecord {
+  uint32_t member = 0;  // index in the group + 1 (0: none)
+  uint32_t run = 0;     // linear threadgroup + 1
+  uint64_t pc : 48 = 0;
+  uint64_t lane : 12 = 0;
+  uint64_t mask : 4 = 0;  // bytes of the granule
+};
+
+struct GroupCell {
+  GroupRecord write;
+  GroupRecord reads[2];  // of two different members
+};
+
+class GroupShadow {
+ public:
+  GroupShadow();
+  ~GroupShadow();
+  GroupShadow(const GroupShadow&) = delete;
+  GroupShadow& operator=(const GroupShadow&) = delete;
+
+  // A barrier before member `before` (encoding order) that orders only `ranges` of device memory
+  // (memoryBarrier(resources, count)): accesses of these ranges by members on its two sides are
+  // ordered.
+  void add_partial_barrier(uint32_t before,
+                           std::vector<std::pair<const char*, const char*>> ranges);
+  // The dispatch of `request` (request.group_member) starts: its buffers get cells.
+  void begin_member(const DispatchRequest& request);
+  // The cells covering [begin, end) (begin_member made them: one space per buffer, to its guard
+  // page), or nullptr.
+  GroupCellSpace* cells_of(const char* begin, const char* end) const;
+  // Checks and records access `a` of the running member (`dispatch`: its shadow) in `cells`; the
+  // caller holds the dispatch's lock of the access's granule (members run one at a time).
+  void on_access(RunningThreadgroup& running, DispatchShadow& dispatch, const Access& a,
+                 GroupCellSpace& cells, const char* granule);
+  size_t members() const { return members_.size(); }
+
+ private:
+  struct Member {
+    bool known = false;
+    std::string label;   // "dispatch 2"
+    std::string kernel;  // its kernel's name
+    DispatchGeometry geometry;
+  };
+  struct Barrier {
+    uint32_t before;
+    std::vector<std::pair<const char*, const char*>> ranges;
+  };
+  bool ordered(uint32_t a, uint32_t b, const char* address) const;
+  void report(RunningThreadgroup& running, DispatchShadow& dispatch, const Access& a,
+              const GroupRecord& other, bool other_write);
+
+  std::vector<Member> members_;
+  uint32_t current_ = 0;
+  std::vector<Barrier> barriers_;
+  std::vector<std::unique_ptr<GroupCellSpace>> spaces_;
+  std::mutex reported_mutex_;
+  std::set<std::pair<const void*, const void*>> reported_;
 };
 
 // The shadow racecheck of one dispatch while it runs (dispatch.cpp): on when the dispatch asks

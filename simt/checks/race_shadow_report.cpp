@@ -14,15 +14,15 @@ std::string position(const Size3& p) {
 }
 
 // "thread (3,0,0) of threadgroup (1,0,0)" for lane `lane` of run `run`.
-std::string thread_of(const DispatchRequest& request, uint32_t run, uint32_t lane) {
-  const Size3 tg = request.geometry.threadgroup_position(run - 1);
-  const Size3 size = request.geometry.threadgroup_size_at(tg);
+std::string thread_of(const DispatchGeometry& geometry, uint32_t run, uint32_t lane) {
+  const Size3 tg = geometry.threadgroup_position(run - 1);
+  const Size3 size = geometry.threadgroup_size_at(tg);
   const Size3 local{lane % size.x, lane / size.x % size.y, lane / (size.x * size.y)};
   return "thread " + position(local) + " of threadgroup " + position(tg);
 }
 
 std::string who(const DispatchRequest& request, const Record& other, bool write) {
-  const std::string one = thread_of(request, other.run, uint32_t(other.lane));
+  const std::string one = thread_of(request.geometry, other.run, uint32_t(other.lane));
   if (write) return one + " (write)";
   if (other.many_runs) return "reads by threads of several threadgroups, among them " + one;
   if (other.many_lanes) return "reads by several threads, among them " + one;
@@ -66,6 +66,37 @@ void WorkerShadow::report(RunningThreadgroup& running, const Access& a, const Re
                                               : "another threadgroup") +
       (threadgroup || other.run == a.run ? ", with no barrier between them"
                                          : ": threadgroups of one dispatch are not ordered");
+  running.report(std::move(r));
+}
+
+// race.dispatch: the running member's access `a` against `other`, another member's.
+void GroupShadow::report(RunningThreadgroup& running, DispatchShadow& dispatch, const Access& a,
+                         const GroupRecord& other, bool other_write) {
+  const void* other_pc = reinterpret_cast<const void*>(uintptr_t(other.pc));
+  {
+    std::lock_guard lock(reported_mutex_);
+    if (reported_.size() >= 256 || !reported_.insert({a.pc, other_pc}).second) return;
+  }
+  const Member& me = members_[current_];
+  const Member& them = members_[other.member - 1];
+  check::Report r = running.lane_report(check::CheckId::race_dispatch, a.lane, nullptr);
+  CallerTrace callers;
+  capture_callers(static_cast<const char*>(a.pc) + 1, callers);
+  keep_user_trace(r, a.pc, callers);
+  r.other_trace = {other_pc};
+  std::string region;
+  const char* origin = nullptr;
+  if (dispatch.device_space(a.address, region, origin) != nullptr) {
+    r.memory = region;
+    r.has_offset = true;
+    r.offset = int64_t(a.address - origin);
+  }
+  const std::string other_kernel = "kernel '" + them.kernel + "'";
+  r.other_lanes = thread_of(them.geometry, other.run, uint32_t(other.lane)) + " of " + them.label +
+                  " (" + other_kernel + ", " + (other_write ? "write" : "read") + ")";
+  r.message = std::string(a.write ? "write" : "read") + " by " + me.label + " conflicts with a " +
+              (other_write ? "write" : "read") + " by " + them.label + " (" + other_kernel +
+              "): the two may run at the same time on a GPU (no barrier between them)";
   running.report(std::move(r));
 }
 

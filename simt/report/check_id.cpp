@@ -47,9 +47,16 @@ bool check_implemented(CheckId id) {
 #else
   constexpr bool racecheck = false;
 #endif
+#if defined(METALSIM_ACCESS_CHECKS) && !defined(METALSIM_RACECHECK)
+  constexpr bool shadow_racecheck = true;
+#else
+  constexpr bool shadow_racecheck = false;
+#endif
   switch (id) {
     case CheckId::race_threadgroup:
     case CheckId::race_device: return racecheck;
+    // Only the shadow racecheck: ThreadSanitizer sees dispatches ordered, as metalsim runs them.
+    case CheckId::race_dispatch: return shadow_racecheck;
     default: return true;
   }
 }

@@ -29,6 +29,8 @@ namespace metalsim::check {
     "conflicting threadgroup-memory accesses with no barrier between")                             \
   X(race_device, "race.device", race,                                                              \
     "conflicting device-memory accesses with no ordering between")                                 \
+  X(race_dispatch, "race.dispatch", race,                                                          \
+    "conflicting device-memory accesses of two dispatches Metal may run at the same time")         \
   X(race_schedule, "race.schedule", race, "the result depends on the schedule")                    \
   X(mode_divergent, "mode.divergent", race, "fibers and lane loops wrote different results")       \
   X(kernel_exception, "kernel.exception", api, "the kernel threw a C++ exception")                 \

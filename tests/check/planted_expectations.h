@@ -143,6 +143,16 @@ inline constexpr Expectation kTable[] = {
   {"planted_race_device_lanes", "race.device", Finder::race, "race_device.metal",
    "data[gid] = ...; out[gid] = data[neighbour] with no barrier: thread 1 writes what thread 0 read",
    true, tg0, {1, 0, 0}, true, 0, true, "buffer(0)", 4},
+  // race.dispatch (issue 28 item 3): two dispatches Metal may overlap, the producer writing mid
+  // and the consumer reading it, no barrier between; run in order, the consumer's read (thread 0
+  // of threadgroup 0) conflicts with the producer's write (PLANT2). Controls, the reversed order
+  // and lane loops: planted_dispatch_test.cpp.
+  {"planted_dispatch_consumer", "race.dispatch", Finder::race, "race_dispatch.metal",
+   "a concurrent encoder's producer writes mid, its consumer reads it, no memoryBarrier between",
+   true, tg0, {0, 0, 0}, true, 0, true, "buffer(0) 'mid'", 0},
+  {"planted_icb_consumer", "race.dispatch", Finder::race, "race_dispatch.metal",
+   "an indirect command buffer's producer command writes mid, the next command reads it, no setBarrier",
+   true, tg0, {0, 0, 0}, true, 0, true, "buffer(0) 'mid'", 0},
   // 5. barrier.exited: a portability warning (Apple GPUs run such kernels to their end): the
   // report names the first thread waiting at the barrier, and the dispatch completes.
   {"planted_barrier_after_return", "barrier.exited", Finder::engine, "barrier_exited.metal",

@@ -16,10 +16,10 @@
 namespace metalsim::testing::planted {
 
 struct Outcome {
-  bool ran = false;                     // a dispatch was made (false: the row cannot run here)
+  bool ran = false;  // a dispatch was made (false: the row cannot run here)
   MTL::CommandBufferStatus status = MTL::CommandBufferStatusNotEnqueued;
   std::vector<check::Report> reports;
-  std::string text;                     // every report, formatted
+  std::string text;  // every report, formatted
 };
 
 inline Outcome outcome_of(const MTL::CommandBuffer* cb) {
@@ -43,7 +43,8 @@ inline NS::SharedPtr<MTL::Buffer> poisoned_buffer(Harness& h, size_t floats) {
 
 // One uninit.output report per output: the first element still poison, and how many are.
 inline void report_unwritten(const std::string& kernel, const std::string& name, uint32_t index,
-                             const MTL::Buffer* out, size_t floats, std::vector<check::Report>& reports) {
+                             const MTL::Buffer* out, size_t floats,
+                             std::vector<check::Report>& reports) {
   const auto* p = static_cast<const uint32_t*>(out->contents());
   size_t first = floats, count = 0;
   for (size_t i = 0; i < floats; ++i)
@@ -64,7 +65,7 @@ inline void report_unwritten(const std::string& kernel, const std::string& name,
 inline const char* const kSchedules[] = {"in-order", "reversed", "random:7"};
 
 struct Output {
-  uint32_t index;   // [[buffer(N)]]
+  uint32_t index;  // [[buffer(N)]]
   std::string name;
   const MTL::Buffer* buffer;
 };
@@ -132,4 +133,6 @@ const std::map<std::string, Dispatcher>& dispatchers();
 namespace metalsim::testing::planted {
 // Defined in planted_race_test.cpp: the race rows (schedule comparison and TSan).
 void add_race_dispatchers(std::map<std::string, Dispatcher>& into);
+// Defined in planted_dispatch_test.cpp: the race.dispatch rows (concurrent groups).
+void add_dispatch_dispatchers(std::map<std::string, Dispatcher>& into);
 }  // namespace metalsim::testing::planted

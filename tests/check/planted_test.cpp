@@ -390,6 +390,7 @@ std::map<std::string, Dispatcher> make_dispatchers() {
     return watchdog(h, "planted_watchdog_step");
   };
   add_race_dispatchers(d);
+  add_dispatch_dispatchers(d);
   return d;
 }
 
@@ -416,6 +417,9 @@ std::string unavailable(const Expectation& e) {
     // (the shadow racecheck of the other builds records the combine's accesses for its lanes).
     if (engine::race::kEnabled && std::string_view(e.file) == "through_library.metal")
       return "ThreadSanitizer does not see accesses made by the engine's collective combine";
+    if (id == CheckId::race_dispatch && !check::check_implemented(id))
+      return "race.dispatch is the shadow racecheck's (ThreadSanitizer sees dispatches ordered, "
+             "as metalsim runs them)";
     if (check::check_implemented(id)) return "";
     return "race reports need kernels built with the access-check pass or the tsan preset";
   }

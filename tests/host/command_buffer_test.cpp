@@ -2,6 +2,10 @@
 // the rest; ownership follows metal-cpp (new... is owned, SharedPtr releases).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
+#include <string>
+
 #include "support/hand_kernel.h"
 #include "support/host_harness.h"
 
@@ -44,6 +48,170 @@ TEST(CommandBuffer, DispatchesRunInOrder) {
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
   const auto* got = static_cast<const uint32_t*>(out->contents());
   for (int i = 0; i < 300; ++i) ASSERT_EQ(got[i], 123u);
+}
+
+// The digits of out[0] after dispatches that each append their step, encoded by `encode` on a
+// fresh command buffer run under `schedule`: the order they ran in.
+uint32_t digits_under(Harness& h, const char* schedule,
+                      const std::function<void(MTL::CommandBuffer*, MTL::Buffer*)>& encode) {
+  auto out = h.buffer(std::vector<uint32_t>(64, 0));
+  auto queue = NS::TransferPtr(h.device()->newCommandQueue());
+  MTL::CommandBuffer* cb = queue->commandBuffer();
+  engine::ExecutionOptions options = h.options();
+  EXPECT_TRUE(engine::SchedulePolicy::parse(schedule, options.schedule));
+  cb->setExecutionOptions(options);
+  encode(cb, out.get());
+  cb->commit();
+  EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
+  return static_cast<const uint32_t*>(out->contents())[0];
+}
+
+// A concurrent encoder's dispatches between memory barriers (a concurrent group) run in the
+// schedule's order: reversed under `reversed`; a barrier over every buffer ends the group, one
+// over some resources keeps the order across it. A serial encoder's run in order whatever the
+// schedule (issue 28 item 3; docs/host_api.md, "Concurrent dispatches").
+TEST(CommandBuffer, AConcurrentGroupRunsInTheSchedulesOrder) {
+  Harness h;
+  auto pso = h.pipeline("test_append_digit");
+  auto other = h.buffer(16);
+  const auto encode = [&](MTL::DispatchType type, int barrier) {
+    return [&, type, barrier](MTL::CommandBuffer* cb, MTL::Buffer* out) {
+      MTL::ComputeCommandEncoder* e = cb->computeCommandEncoder(type);
+      EXPECT_EQ(e->dispatchType(), type);
+      e->setComputePipelineState(pso.get());
+      e->setBuffer(out, 0, 0);
+      for (uint32_t step = 1; step <= 4; ++step) {
+        e->setBytes(&step, 4, 1);
+        e->dispatchThreads({64, 1, 1}, {64, 1, 1});
+        if (step == 2 && barrier == 1) e->memoryBarrier(MTL::BarrierScopeBuffers);
+        const MTL::Resource* resources[] = {other.get()};
+        if (step == 2 && barrier == 2) e->memoryBarrier(resources, 1);
+      }
+      e->endEncoding();
+    };
+  };
+  EXPECT_EQ(digits_under(h, "in-order", encode(MTL::DispatchTypeConcurrent, 0)), 1234u);
+  EXPECT_EQ(digits_under(h, "reversed", encode(MTL::DispatchTypeConcurrent, 0)), 4321u);
+  EXPECT_EQ(digits_under(h, "reversed", encode(MTL::DispatchTypeConcurrent, 1)), 2143u);
+  EXPECT_EQ(digits_under(h, "reversed", encode(MTL::DispatchTypeConcurrent, 2)), 2143u);
+  EXPECT_EQ(digits_under(h, "reversed", encode(MTL::DispatchTypeSerial, 0)), 1234u);
+  // random:SEED: some order of the four, the same for the same seed.
+  const uint32_t shuffled = digits_under(h, "random:3", encode(MTL::DispatchTypeConcurrent, 0));
+  EXPECT_EQ(digits_under(h, "random:3", encode(MTL::DispatchTypeConcurrent, 0)), shuffled);
+  std::string digits = std::to_string(shuffled);
+  std::sort(digits.begin(), digits.end());
+  EXPECT_EQ(digits, "1234");
+  // Two encoders: the second's dispatches follow the first's.
+  EXPECT_EQ(digits_under(h, "reversed",
+                         [&](MTL::CommandBuffer* cb, MTL::Buffer* out) {
+                           encode(MTL::DispatchTypeConcurrent, 0)(cb, out);
+                           encode(MTL::DispatchTypeConcurrent, 0)(cb, out);
+                         }),
+            43214321u);
+}
+
+// An indirect command buffer's commands between barriers are a concurrent group too: a command
+// with setBarrier waits for those before it.
+// test_append_digit's pipeline, made for indirect command buffers.
+NS::SharedPtr<MTL::ComputePipelineState> icb_digit_pipeline(Harness& h) {
+  auto library = NS::TransferPtr(h.device()->newDefaultLibrary());
+  auto function = NS::TransferPtr(library->newFunction("test_append_digit"));
+  auto pd = NS::TransferPtr(MTL::ComputePipelineDescriptor::alloc()->init());
+  pd->setComputeFunction(function.get());
+  pd->setSupportIndirectCommandBuffers(true);
+  NS::Error* error = nullptr;
+  return NS::TransferPtr(
+      h.device()->newComputePipelineState(pd.get(), MTL::PipelineOptionNone, nullptr, &error));
+}
+
+NS::SharedPtr<MTL::IndirectCommandBuffer> digit_icb(Harness& h, NS::UInteger size) {
+  auto d = NS::TransferPtr(MTL::IndirectCommandBufferDescriptor::alloc()->init());
+  d->setCommandTypes(MTL::IndirectCommandTypeConcurrentDispatchThreads);
+  d->setMaxKernelBufferBindCount(2);
+  return NS::TransferPtr(
+      h.device()->newIndirectCommandBuffer(d.get(), size, MTL::ResourceStorageModeShared));
+}
+
+TEST(CommandBuffer, IndirectCommandsBetweenBarriersRunInTheSchedulesOrder) {
+  Harness h;
+  auto pso = icb_digit_pipeline(h);
+  ASSERT_TRUE(pso);
+  std::vector<NS::SharedPtr<MTL::Buffer>> steps;
+  for (uint32_t step = 1; step <= 4; ++step) steps.push_back(h.buffer(std::vector<uint32_t>{step}));
+  auto icb = digit_icb(h, 4);
+  const auto encode = [&](MTL::CommandBuffer* cb, MTL::Buffer* out) {
+    for (NS::UInteger i = 0; i < 4; ++i) {
+      MTL::IndirectComputeCommand* c = icb->indirectComputeCommand(i);
+      c->setComputePipelineState(pso.get());
+      c->setKernelBuffer(out, 0, 0);
+      c->setKernelBuffer(steps[i].get(), 0, 1);
+      c->concurrentDispatchThreads({64, 1, 1}, {64, 1, 1});
+      if (i == 2) c->setBarrier();
+    }
+    MTL::ComputeCommandEncoder* e = cb->computeCommandEncoder();
+    e->executeCommandsInBuffer(icb.get(), NS::Range::Make(0, 4));
+    e->endEncoding();
+  };
+  EXPECT_EQ(digits_under(h, "in-order", encode), 1234u);
+  EXPECT_EQ(digits_under(h, "reversed", encode), 2143u);
+}
+
+// An executeCommandsInBuffer ends a concurrent encoder's group (the direct dispatches before it,
+// its commands and those after it are three groups), and an empty command's barrier still
+// separates the commands around it.
+TEST(CommandBuffer, AnIndirectExecutionEndsAGroupAndAnEmptyCommandsBarrierCounts) {
+  Harness h;
+  auto direct = h.pipeline("test_append_digit");
+  auto pso = icb_digit_pipeline(h);
+  ASSERT_TRUE(pso);
+  std::vector<NS::SharedPtr<MTL::Buffer>> steps;
+  for (uint32_t step = 0; step <= 9; ++step) steps.push_back(h.buffer(std::vector<uint32_t>{step}));
+  auto icb = digit_icb(h, 5);
+  const auto encode = [&](MTL::CommandBuffer* cb, MTL::Buffer* out) {
+    // Commands 0, 1 (digits 3, 4), 2 empty with a barrier, 3, 4 (digits 5, 6).
+    const uint32_t digit[] = {3, 4, 0, 5, 6};
+    for (NS::UInteger i = 0; i < 5; ++i) {
+      MTL::IndirectComputeCommand* c = icb->indirectComputeCommand(i);
+      c->reset();
+      if (i == 2) {
+        c->setBarrier();
+        continue;
+      }
+      c->setComputePipelineState(pso.get());
+      c->setKernelBuffer(out, 0, 0);
+      c->setKernelBuffer(steps[digit[i]].get(), 0, 1);
+      c->concurrentDispatchThreads({64, 1, 1}, {64, 1, 1});
+    }
+    MTL::ComputeCommandEncoder* e = cb->computeCommandEncoder(MTL::DispatchTypeConcurrent);
+    e->setComputePipelineState(direct.get());
+    e->setBuffer(out, 0, 0);
+    for (uint32_t d : {1u, 2u}) {
+      e->setBuffer(steps[d].get(), 0, 1);
+      e->dispatchThreads({64, 1, 1}, {64, 1, 1});
+    }
+    e->executeCommandsInBuffer(icb.get(), NS::Range::Make(0, 5));
+    for (uint32_t d : {7u, 8u}) {
+      e->setBuffer(steps[d].get(), 0, 1);
+      e->dispatchThreads({64, 1, 1}, {64, 1, 1});
+    }
+    e->endEncoding();
+  };
+  EXPECT_EQ(digits_under(h, "in-order", encode), 12345678u);
+  EXPECT_EQ(digits_under(h, "reversed", encode), 21436587u);
+}
+
+// memoryBarrier is encoding: after endEncoding it is a misuse, as a dispatch is.
+TEST(CommandBuffer, MemoryBarrierAfterEndEncodingIsAMisuse) {
+  Harness h;
+  auto queue = NS::TransferPtr(h.device()->newCommandQueue());
+  MTL::CommandBuffer* cb = queue->commandBuffer();
+  MTL::ComputeCommandEncoder* e = cb->computeCommandEncoder(MTL::DispatchTypeConcurrent);
+  e->endEncoding();
+  e->memoryBarrier(MTL::BarrierScopeBuffers);
+  cb->commit();
+  EXPECT_EQ(cb->status(), MTL::CommandBufferStatusError);
+  EXPECT_EQ(Harness::count(cb, check::CheckId::api_misuse), 1u) << Harness::reports(cb);
+  EXPECT_EQ(cb->computeCommandEncoder()->dispatchType(), MTL::DispatchTypeSerial);
 }
 
 TEST(CommandBuffer, AFailedDispatchSkipsTheRest) {

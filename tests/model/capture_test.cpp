@@ -75,6 +75,14 @@ TEST_F(Capture, OneTokenPromptsShareTheDecodeProgram) {
   expect_same_as_uncaptured(small_config(), 1, 5);
 }
 
+// Every recorded command has a barrier (command_sink.cpp): under the reversed schedule, which
+// runs the commands of an indirect command buffer between barriers backwards (a concurrent group,
+// docs/host_api.md), the replay still equals the uncaptured path bit for bit.
+TEST_F(Capture, EveryCommandHasABarrierSoTheReversedScheduleKeepsTheOrder) {
+  device_->executionOptions().schedule.kind = engine::ScheduleKind::reversed;
+  expect_same_as_uncaptured(small_config(), 5, 3);
+}
+
 // Window 8: the ring wraps inside the prompt and again while decoding; each replay writes
 // the slot position % 8.
 TEST_F(Capture, TheRotatingCachePastItsWindowEqualsTheUncapturedPath) {

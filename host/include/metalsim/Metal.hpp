@@ -16,6 +16,7 @@
 #include "metalsim/Metal/MTLLibrary.hpp"
 #include "metalsim/Metal/MTLLogState.hpp"
 #include "metalsim/Metal/MTLPixelFormat.hpp"
+#include "metalsim/Metal/MTLResource.hpp"
 #include "metalsim/Metal/MTLSampler.hpp"
 #include "metalsim/Metal/MTLTexture.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"

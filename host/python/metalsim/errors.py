@@ -56,7 +56,7 @@ class BoundsError(KernelError):
 
 
 class RaceError(KernelError):
-    """race.threadgroup, race.device, race.schedule."""
+    """race.threadgroup, race.device, race.dispatch, race.schedule."""
 
 
 class BarrierError(KernelError):

@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 
+#include "metalsim/Metal/MTLResource.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
 
 namespace MTL {
@@ -29,7 +30,7 @@ struct Range {
 // any callable here). May be empty.
 using BufferDeallocator = std::function<void(void* pointer, NS::UInteger length)>;
 
-class Buffer : public NS::Object {
+class Buffer : public Resource {
  public:
   void* contents() const { return contents_; }
   NS::UInteger length() const { return length_; }

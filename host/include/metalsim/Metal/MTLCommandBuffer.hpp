@@ -1,10 +1,14 @@
 #pragma once
-// MTL::CommandBuffer: encoded dispatches, run in order by commit(). metalsim executes at
-// commit (on every core); waitUntilCompleted() then returns at once. A dispatch that fails
-// validation or a check ends the buffer with CommandBufferStatusError; its error() and
-// reports() say what and where, and the dispatches after it do not run. A warning
-// (barrier.exited, check::Severity::warning) does not: the buffer completes with the report in
-// reports(), unless its execution options are strict (METALSIM_STRICT=1).
+// MTL::CommandBuffer: encoded dispatches, run by commit(). metalsim executes at commit (on every
+// core); waitUntilCompleted() then returns at once. Dispatches run one at a time in encoding
+// order, except within a concurrent group (a concurrent encoder's dispatches between memory
+// barriers, an indirect command buffer's commands between barriers), which runs in the order of
+// the schedule (ExecutionOptions::schedule: reversed, or shuffled by random:SEED) and is checked
+// for race.dispatch with `race` on. A dispatch that fails validation or a check ends the buffer
+// with CommandBufferStatusError; its error() and reports() say what and where, and the
+// dispatches after it do not run. A warning (barrier.exited, check::Severity::warning) does not:
+// the buffer completes with the report in reports(), unless its execution options are strict
+// (METALSIM_STRICT=1).
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +20,10 @@
 #include "simt/base/execution_options.h"
 #include "simt/report/log_line.h"
 #include "simt/report/report.h"
+
+namespace metalsim::engine::race {
+class GroupShadow;
+}
 
 namespace MTL {
 
@@ -78,6 +86,8 @@ class CommandBufferDescriptor : public NS::Object {
 class CommandBuffer : public NS::Object {
  public:
   ComputeCommandEncoder* computeCommandEncoder();
+  // DispatchTypeConcurrent: an encoder whose dispatches between memoryBarrier calls may overlap.
+  ComputeCommandEncoder* computeCommandEncoder(DispatchType dispatchType);
   void commit();
   void waitUntilCompleted() {}
   void waitUntilScheduled() {}
@@ -111,9 +121,22 @@ class CommandBuffer : public NS::Object {
   ~CommandBuffer() override;
   void fail(std::vector<metalsim::check::Report> reports);
   void deliver_logs() const;
-  // Validates and runs one dispatch; false when it failed (the buffer is then in error).
-  bool run(const EncodedDispatch& dispatch, const std::string& where = {});
-  bool run_indirect(const EncodedIndirect& execution);
+  // How a direct dispatch follows the one encoded before it (ComputeCommandEncoder::encode).
+  struct Order {
+    bool concurrent = false;      // may overlap it: a concurrent encoder's, no full barrier between
+    bool fence = false;           // a memoryBarrier between them over some resources only
+    bool fence_textures = false;  // ... over every texture (BarrierScopeTextures)
+    std::vector<std::pair<const char*, const char*>> fenced;  // their bytes
+  };
+  struct Step;  // command_buffer.cpp
+  // Validates and runs one dispatch; false when it failed (the buffer is then in error). `group`:
+  // the concurrent group's race shadow (race.dispatch), `member` its index there, `label` its name.
+  bool run(const EncodedDispatch& dispatch, const std::string& where = {},
+           metalsim::engine::race::GroupShadow* group = nullptr, uint32_t member = 0,
+           const std::string& label = {});
+  void add_indirect_steps(const EncodedIndirect& execution, std::vector<Step>& steps) const;
+  bool run_step(const Step& step, metalsim::engine::race::GroupShadow* group, uint32_t member);
+  void run_group(const std::vector<Step>& steps, size_t begin, size_t end, uint64_t index);
 
   Device* device_;
   metalsim::engine::ExecutionOptions options_;
@@ -124,6 +147,7 @@ class CommandBuffer : public NS::Object {
   std::vector<metalsim::engine::LogLine> logs_;
   NS::SharedPtr<LogState> log_state_;
   std::vector<EncodedDispatch> dispatches_;
+  std::vector<Order> orders_;  // one per dispatch
   std::vector<EncodedIndirect> indirect_;
   std::vector<NS::SharedPtr<ComputeCommandEncoder>> encoders_;
 };

@@ -24,8 +24,9 @@ class IndirectComputeCommand {
   void setThreadgroupMemoryLength(NS::UInteger length, NS::UInteger index);
   void concurrentDispatchThreadgroups(Size threadgroupsPerGrid, Size threadsPerThreadgroup);
   void concurrentDispatchThreads(Size threadsPerGrid, Size threadsPerThreadgroup);
-  // metalsim runs an indirect command buffer's commands one after another, so every command
-  // behaves as if it had a barrier; the flag is kept for hasBarrier().
+  // The command waits for the commands before it in the execution. Without it, it may run at the
+  // same time as those back to the last barrier (a concurrent group: run in the schedule's order,
+  // checked by race.dispatch with `race` on; MTLCommandBuffer.hpp).
   void setBarrier() { barrier_ = true; }
   void clearBarrier() { barrier_ = false; }
   // Back to an empty command: executing it does nothing.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "metalsim/Metal/MTLPixelFormat.hpp"
+#include "metalsim/Metal/MTLResource.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
 
 namespace metalsim::engine {
@@ -98,7 +99,7 @@ class TextureDescriptor : public NS::Object {
   ResourceOptions options_ = ResourceStorageModeShared;
 };
 
-class Texture : public NS::Object {
+class Texture : public Resource {
  public:
   // Copies `bytes` (rows `bytesPerRow` apart) into `region` of mipmap `level`. A region outside
   // the level copies nothing and says so on stderr (Metal's validation would stop the program).
