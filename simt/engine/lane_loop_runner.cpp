@@ -259,10 +259,15 @@ void LaneLoopRunner::step(uint32_t cont, uint32_t first, uint32_t count, const u
   }
 }
 
+// kLaneDone has every bit set, and no continuation does: the and of the stops is kLaneDone
+// exactly when every lane returned. An and-reduction, which vectorizes (a count of the lanes
+// that returned did not, and took three times the step of an element-wise kernel).
+static_assert(kLaneDone == ~0u);
 bool LaneLoopRunner::all_returned(uint32_t first, uint32_t count) const {
-  uint32_t returned = 0;
-  for (uint32_t i = first; i < first + count; ++i) returned += stop_[i] == kLaneDone ? 1u : 0u;
-  return returned == count;
+  const uint32_t* stop = stop_.data() + first;
+  uint32_t all = kLaneDone;
+  for (uint32_t i = 0; i < count; ++i) all &= stop[i];
+  return all == kLaneDone;
 }
 
 void LaneLoopRunner::release(uint32_t lane) {

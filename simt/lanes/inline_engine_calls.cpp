@@ -1,5 +1,7 @@
 #include "simt/lanes/inline_engine_calls.h"
 
+#include <vector>
+
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -68,6 +70,24 @@ std::optional<Failure> inline_engine_calls(Function& f, const EngineReach& reach
     if (!result.isSuccess())
       return Failure{site, "cannot inline " + name + " (" + result.getFailureReason() +
                                "), which reaches a sync point"};
+  }
+}
+
+void inline_kernel_calls(Function& f) {
+  std::vector<CallBase*> calls;
+  for (Instruction& i : instructions(f)) {
+    auto* call = dyn_cast<CallBase>(&i);
+    if (call == nullptr || call->isInlineAsm() || isa<IntrinsicInst>(call)) continue;
+    if (engine_call_of(*call) != EngineCall::None) continue;
+    const auto* callee = dyn_cast<Function>(call->getCalledOperand()->stripPointerCasts());
+    if (callee == nullptr || callee->isDeclaration() || callee == &f ||
+        callee->hasFnAttribute(Attribute::NoInline))
+      continue;
+    calls.push_back(call);
+  }
+  for (CallBase* call : calls) {
+    InlineFunctionInfo info;
+    (void)InlineFunction(*call, info);  // a call that cannot be inlined stays a call
   }
 }
 

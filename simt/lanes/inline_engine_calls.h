@@ -19,4 +19,11 @@ std::optional<Failure> inline_engine_calls(llvm::Function& f, const EngineReach&
                                            const llvm::TargetLibraryInfo& tli,
                                            const std::string& fallback_site);
 
+// Inlines the direct calls of the body `f` to functions defined in this file (the kernel function
+// the front's body calls, and any helper it calls directly), whether or not they reach the engine:
+// a lane loop around a call is not vectorized, and the inliner's size heuristics leave long
+// kernels (gelu with its tanh written out) as calls. Recursive callees and calls that cannot be
+// inlined stay calls.
+void inline_kernel_calls(llvm::Function& f);
+
 }  // namespace metalsim::lanes

@@ -57,6 +57,7 @@ std::optional<Failure> prepare(Context& cx, const LaneBody& body, PreparedBody& 
                    "a lane body must be void(const BoundArgs&, const LaneLoopState&, uint32_t)"};
   engine_invokes_to_calls(*p.work);
   if (auto f = inline_engine_calls(*p.work, cx.reach, cx.tli, at)) return f;
+  inline_kernel_calls(*p.work);
   engine_invokes_to_calls(*p.work);
   clean_up_inlined_body(*p.work, cx.fam);
   if (auto f = lower_queries(*p.work, reg.threadgroup_variables, at)) return f;
