@@ -160,6 +160,9 @@ std::vector<Case> cases() {
                    return l;
                  },
                  {{1, false, 1, 4}}});
+  c.push_back({"long_kernel",
+               [](const Shape& s, std::mt19937& r) { return in_out("long_kernel", s, r, 1, 0); },
+               {{1, false, 1, 4}}});
   c.push_back({"private_array",
                [](const Shape& s, std::mt19937& r) { return in_out("private_array", s, r, 1, 4); },
                {{1, false, 1, 4}}});

@@ -57,6 +57,14 @@ TEST(LaneLoopVectorization, TheElementWiseRegionBecomesVectorCode) {
     ASSERT_FALSE(guarded_step.empty()) << "no step for " << guarded;
     EXPECT_TRUE(has_vector_float(guarded_step, "= fmul <")) << guarded_step;
   }
+  // A kernel function longer than the inliner's threshold is inlined into the body all the same.
+  const std::string long_step = step_function(ir, "long_kernel");
+  ASSERT_FALSE(long_step.empty()) << "no step for long_kernel";
+  EXPECT_TRUE(has_vector_float(long_step, "= fdiv <")) << long_step;
+  // (the fibers' entry still calls it: the optimizer did not inline it there)
+  const std::string long_kernel = "@_ZN8metalsim10lanes_test12_GLOBAL__N_111long_kernel";
+  EXPECT_EQ(long_step.find(long_kernel), std::string::npos) << long_step;
+  EXPECT_NE(ir.find("call fastcc void " + long_kernel), std::string::npos);
   // The vectorizer marks the loops it vectorized.
   EXPECT_NE(ir.find("llvm.loop.isvectorized"), std::string::npos);
 }

@@ -43,5 +43,25 @@ void guarded_by_data(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(guarded_by_data);
 
+// buffer(0): float x[grid]; buffer(1): float out[grid]. A kernel function too long for the
+// inliner's threshold, called from both the fibers' entry and the lane body, so the optimizer
+// leaves both calls; the pass inlines it into the body anyway (inline_kernel_calls), or the lane
+// loop would stay a scalar call per lane.
+#define LONG_STEP(k) y = y * (x + float(k) * 0.01f) + float(k) * 0.5f, y = y / (1.0f + y * y);
+#define LONG_STEPS_8(k)                                                                \
+  LONG_STEP(k)                                                                         \
+  LONG_STEP(k + 1)                                                                     \
+  LONG_STEP(k + 2) LONG_STEP(k + 3) LONG_STEP(k + 4) LONG_STEP(k + 5) LONG_STEP(k + 6) \
+      LONG_STEP(k + 7)
+void long_kernel(const BoundArgs& a, const Lane& l) {
+  const float x = buffer<const float>(a, 0)[l.gid];
+  float y = x;
+  LONG_STEPS_8(0)
+  LONG_STEPS_8(8) LONG_STEPS_8(16) LONG_STEPS_8(24) LONG_STEPS_8(32) buffer<float>(a, 1)[l.gid] = y;
+}
+#undef LONG_STEPS_8
+#undef LONG_STEP
+LANES_TEST_KERNEL(long_kernel);
+
 }  // namespace
 }  // namespace metalsim::lanes_test
