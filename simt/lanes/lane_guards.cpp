@@ -1,9 +1,6 @@
 #include "simt/lanes/lane_guards.h"
 
-#include <algorithm>
-
 #include <llvm/ADT/SmallPtrSet.h>
-#include <llvm/IR/CFG.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
@@ -58,6 +55,7 @@ std::optional<LaneGuard> find_lane_guard(const EmittedLoop& loop) {
 
 std::vector<Instruction*> condition_slice(const LaneGuard& g, const EmittedLoop& loop) {
   SmallPtrSet<BasicBlock*, 16> chain(g.chain.begin(), g.chain.end());
+  SmallPtrSet<BasicBlock*, 32> body(loop.body.begin(), loop.body.end());
   SmallPtrSet<Instruction*, 32> slice;
   std::vector<Instruction*> work;
   if (auto* c = dyn_cast<Instruction>(g.branch->getCondition())) work.push_back(c);
@@ -66,10 +64,8 @@ std::vector<Instruction*> condition_slice(const LaneGuard& g, const EmittedLoop&
     work.pop_back();
     if (inst == loop.counter || slice.contains(inst)) continue;
     if (!chain.contains(inst->getParent())) {
-      if (inst->getFunction() == loop.header->getParent() &&
-          std::find(loop.body.begin(), loop.body.end(), inst->getParent()) != loop.body.end())
-        return {};  // defined in the loop, off the chain
-      continue;     // defined before the loop
+      if (body.contains(inst->getParent())) return {};  // defined in the loop, off the chain
+      continue;                                         // defined before the loop
     }
     auto* load = dyn_cast<LoadInst>(inst);
     if (isa<PHINode>(inst) || isa<CallBase>(inst) || (load != nullptr && !load->isSimple()) ||
@@ -107,8 +103,7 @@ GuardScan emit_guard_scan(Function& step, BasicBlock* from, const LaneGuard& g,
     RemapInstruction(c, map, RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
     map[inst] = c;
   }
-  Value* cond = map.lookup(g.branch->getCondition());
-  if (cond == nullptr) cond = g.branch->getCondition();  // uniform: defined before the loop
+  Value* cond = map[g.branch->getCondition()];  // in the slice: a uniform one has none
   Value* to_work = g.work == 0 ? cond : b.CreateNot(cond);
   Value* next_all = b.CreateAnd(so_far, to_work, "all.next");
   Value* next = b.CreateAdd(i, b.getInt32(1), "i.next", true, true);

@@ -208,6 +208,11 @@ bool uses_template(const std::vector<BasicBlock*>& clones,
   return false;
 }
 
+void erase_blocks(const std::vector<BasicBlock*>& blocks) {
+  for (BasicBlock* bb : blocks) bb->dropAllReferences();
+  for (BasicBlock* bb : blocks) bb->eraseFromParent();
+}
+
 // One lane loop over `spec.region`: header (lane, slot addresses), the region's clones, latch.
 // Returns the header, or nullptr when a clone still uses a template (see uses_template).
 BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e,
@@ -267,8 +272,7 @@ BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e,
   all.push_back(header);
   if (spec.one_d && specialise_one_d(all) == 0) {  // no position read: the general loop serves
     all.push_back(latch);
-    for (BasicBlock* bb : all) bb->dropAllReferences();
-    for (BasicBlock* bb : all) bb->eraseFromParent();
+    erase_blocks(all);
     return spec.from;
   }
 
@@ -283,11 +287,6 @@ BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e,
     for (Instruction& inst : *c) add_access_group(inst, group);
   if (emitted != nullptr) *emitted = {header, latch, i, order};
   return uses_template(order, templates) ? nullptr : header;
-}
-
-void erase_blocks(const std::vector<BasicBlock*>& blocks) {
-  for (BasicBlock* bb : blocks) bb->dropAllReferences();
-  for (BasicBlock* bb : blocks) bb->eraseFromParent();
 }
 
 // Puts a guard scan before the one-dimensional loop `loop` (entered from spec.from) and a copy
