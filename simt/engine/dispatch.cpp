@@ -225,8 +225,8 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
   const double watchdog_seconds = watchdog_limit(request.options);
   Watchdog watchdog(state, watchdog_seconds);
   race::release(&state.start_token);
-  // Threadgroups are handed out one at a time from one counter, in `order`, to the engine's
-  // persistent workers (worker_pool.h): no thread team is forked and joined per dispatch.
+  // Threadgroups are handed out from one counter, in `order`, in chunks (handout_chunk), to the
+  // engine's persistent workers (worker_pool.h): no thread team is forked and joined per dispatch.
   std::atomic<uint64_t> next{0};
   const uint64_t chunk = handout_chunk(count, workers);
   WorkerPool::shared().run(workers, [&](int worker_index) {

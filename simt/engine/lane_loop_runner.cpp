@@ -192,13 +192,9 @@ void LaneLoopRunner::run_threadgroup() {
   try {
     // Every lane starts at the kernel's start: one step over them all, without the scan.
     step(0, 0, n_, nullptr);
-    for (;;) {
-      if (live_ == 0) return;  // the usual end: no lane waits at anything
-      if (release_simd_stops()) {
-        run_ready();
-        continue;
-      }
-      if (!release_barrier()) return;
+    // The usual end is the first: no lane waits at anything. Simd stops resolve before barriers.
+    while (live_ != 0) {
+      if (!release_simd_stops() && !release_barrier()) return;
       run_ready();
     }
   } catch (const std::exception& e) {
@@ -260,8 +256,7 @@ void LaneLoopRunner::step(uint32_t cont, uint32_t first, uint32_t count, const u
 }
 
 // kLaneDone has every bit set, and no continuation does: the and of the stops is kLaneDone
-// exactly when every lane returned. An and-reduction, which vectorizes (a count of the lanes
-// that returned did not, and took three times the step of an element-wise kernel).
+// exactly when every lane returned. One pass without a branch per lane.
 static_assert(kLaneDone == ~0u);
 bool LaneLoopRunner::all_returned(uint32_t first, uint32_t count) const {
   const uint32_t* stop = stop_.data() + first;
