@@ -22,9 +22,9 @@ inline float silu(float v) { return v / (1.0f + std::exp(-v)); }
 
 // A dispatch context with no checks on `workers` threads (0: every core).
 std::unique_ptr<spec::CaseContext> plain_context(uint32_t workers) {
-  engine::ExecutionOptions o;
+  metalsim::ExecutionOptions o;
   o.workers = workers;
-  o.checks = check::CheckSet::none();
+  o.checks = metalsim::CheckSet::none();
   return spec::CaseRunner::shared().context(o, 1);
 }
 
@@ -71,7 +71,7 @@ BENCHMARK(BM_EmptyThreadgroup)->Arg(1)->Arg(256)->Unit(benchmark::kMillisecond);
 void BM_EmptyDispatch(benchmark::State& state) {
   auto h = plain_context(uint32_t(state.range(0)));
   h->mutable_options().mode =
-      state.range(1) ? engine::ExecutionMode::loops : engine::ExecutionMode::fibers;
+      state.range(1) ? metalsim::ExecutionMode::loops : metalsim::ExecutionMode::fibers;
   const uint32_t groups = uint32_t(state.range(2));
   for (auto _ : state) h->run("bench_empty", no_arguments, {groups, 1, 1}, {1, 1, 1});
 }

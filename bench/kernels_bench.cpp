@@ -19,8 +19,8 @@ namespace metalsim::spec {
 namespace {
 
 void bench_case(benchmark::State& state, const KernelSpec* spec, Params params) {
-  engine::ExecutionOptions options;
-  options.checks = check::CheckSet::none();  // speed of the plain run
+  metalsim::ExecutionOptions options;
+  options.checks = metalsim::CheckSet::none();  // speed of the plain run
   auto ctx = CaseRunner::shared().context(options, 1);
   std::unique_ptr<PreparedCase> c = spec->prepare_case(spec->complete(params), *ctx);
   const BenchSettings settings{.reference = std::getenv("METALSIM_BENCH_NO_REFERENCE") == nullptr,

@@ -25,7 +25,9 @@ namespace {
 MTL::Device* device() {
   static NS::SharedPtr<MTL::Device> d = [] {
     auto dev = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
-    dev->executionOptions().checks = {false, false, false, false};  // the speed of the plain run
+    metalsim::ExecutionOptions options = dev->executionOptions();
+    options.checks = metalsim::CheckSet::none();  // the speed of the plain run
+    dev->setExecutionOptions(options);
     return dev;
   }();
   return d.get();

@@ -115,7 +115,7 @@ class CaseFileRun : public spec::PreparedCase {
 
   void run_reference() override {
     // A warning (barrier.exited) leaves complete outputs: the oracles still run.
-    if (!check::any_error(kernel_.reports)) run_oracles();
+    if (!report::any_error(kernel_.reports)) run_oracles();
     if (file_.reference.kind == Reference::Kind::kernel) run_reference_kernel();
     if (file_.reference.kind == Reference::Kind::function) run_reference_function();
   }
@@ -132,7 +132,7 @@ class CaseFileRun : public spec::PreparedCase {
       else if (reference_set_) compare_typed(b, i, tol, r);
       else check_alone(b, main_.data(i), shape_.counts[i], r);
     }
-    for (check::Report& race : oracle_reports_) r.reports.push_back(race);
+    for (report::Report& race : oracle_reports_) r.reports.push_back(race);
     spec::finish(r);
     if (r.passed && !equivalence_.empty()) {
       r.passed = false;
@@ -172,19 +172,19 @@ class CaseFileRun : public spec::PreparedCase {
 
   // The case again under `options` (and `p`), on fresh buffers; "" when the outputs are the
   // main run's, else the first difference in words.
-  std::string run_again(const engine::ExecutionOptions& options, const Params& p) {
+  std::string run_again(const metalsim::ExecutionOptions& options, const Params& p) {
     const Shape s = evaluate_shape(file_, p, file_.dispatch);
     if (s.counts != shape_.counts) return "the outputs' sizes change";
     BufferSet again(ctx_, initial_for(s));
-    const engine::ExecutionOptions saved = ctx_.options();
+    const metalsim::ExecutionOptions saved = ctx_.options();
     ctx_.mutable_options() = options;
     CaseResult ignored;
     dispatch(ctx_, spec_.specialised(file_.kernel, case_scope(file_, p)).get(), file_, s,
              file_.dispatch.threads, again, ignored, true);
     ctx_.mutable_options() = saved;
     // The main run's warnings come again; an error is a difference.
-    if (const check::Report* error = check::first_error(ignored.reports))
-      return "the run filed " + std::string(check::check_name(error->check));
+    if (const report::Report* error = report::first_error(ignored.reports))
+      return "the run filed " + std::string(report::check_name(error->check));
     for (size_t i = 0; i < file_.buffers.size(); ++i) {
       if (!file_.buffers[i].output) continue;
       const std::string d =
@@ -195,8 +195,8 @@ class CaseFileRun : public spec::PreparedCase {
   }
 
   void file_race(const std::string& what, const std::string& repro) {
-    check::Report r;
-    r.check = check::CheckId::race_schedule;
+    report::Report r;
+    r.check = report::CheckId::race_schedule;
     r.kernel = file_.kernel;
     r.message = what + " (reproduce with " + repro + ")";
     oracle_reports_.push_back(std::move(r));
@@ -204,17 +204,17 @@ class CaseFileRun : public spec::PreparedCase {
 
   // The oracles that need no reference (header comment).
   void run_oracles() {
-    const engine::ExecutionOptions base = ctx_.options();
+    const metalsim::ExecutionOptions base = ctx_.options();
     if (file_.compare_schedules) {
-      engine::ExecutionOptions reversed = base;
-      const bool was_reversed = base.schedule.kind == engine::ScheduleKind::reversed;
+      metalsim::ExecutionOptions reversed = base;
+      const bool was_reversed = base.schedule.kind == metalsim::ScheduleKind::reversed;
       reversed.schedule = {
-          was_reversed ? engine::ScheduleKind::in_order : engine::ScheduleKind::reversed, 0};
+          was_reversed ? metalsim::ScheduleKind::in_order : metalsim::ScheduleKind::reversed, 0};
       if (const std::string d = run_again(reversed, params_); !d.empty())
         return file_race("results under " + base.schedule.str() + " and " +
                              reversed.schedule.str() + " differ: " + d,
                          "--schedule " + reversed.schedule.str());
-      engine::ExecutionOptions workers = base;
+      metalsim::ExecutionOptions workers = base;
       workers.workers = base.workers == 1 ? 2 : 1;
       if (const std::string d = run_again(workers, params_); !d.empty())
         return file_race("results on " + workers_in_words(base.workers) + " and on " +
@@ -244,11 +244,11 @@ class CaseFileRun : public spec::PreparedCase {
     dispatch(ctx_, spec_.specialised(file_.reference.kernel, scope_).get(), file_, s, d.threads,
              *reference_set_, result, true);
     // A warning of the reference kernel (barrier.exited) is not the case's: it ran to its end.
-    const check::Report* error = check::first_error(result.reports);
+    const report::Report* error = report::first_error(result.reports);
     if (error == nullptr) return;
     // The watchdog (a fuzz campaign's deadline) stopping the reference is the case's own stop,
     // which the campaign counts as stopped, not a harness error.
-    if (error->check == check::CheckId::watchdog_timeout) {
+    if (error->check == report::CheckId::watchdog_timeout) {
       oracle_reports_.push_back(*error);
       return;
     }
@@ -284,10 +284,10 @@ class CaseFileRun : public spec::PreparedCase {
   Shape shape_;
   std::vector<Bytes> initial_;
   BufferSet main_;
-  CaseResult kernel_;                          // the main run's reports
-  std::vector<check::Report> oracle_reports_;  // race.schedule, the reference's watchdog stop
-  std::string equivalence_;                    // an equivalent parameter changed the outputs
-  std::unique_ptr<BufferSet> reference_set_;   // the reference kernel's buffers
+  CaseResult kernel_;                           // the main run's reports
+  std::vector<report::Report> oracle_reports_;  // race.schedule, the reference's watchdog stop
+  std::string equivalence_;                     // an equivalent parameter changed the outputs
+  std::unique_ptr<BufferSet> reference_set_;    // the reference kernel's buffers
   std::vector<std::vector<double>> reference_doubles_;  // the reference function's
 };
 

@@ -81,9 +81,9 @@ void CaseFileSpec::name_buffers() {
   for (BufferDecl& b : file_.buffers) {
     if (!b.name.empty()) continue;
     b.name = "buffer" + std::to_string(b.index);
-    for (const engine::ArgInfo& a : kernel_fn_->kernel().args)
+    for (const abi::ArgInfo& a : kernel_fn_->kernel().args)
       if (a.index == b.index &&
-          (a.kind == engine::ArgKind::DeviceBuffer || a.kind == engine::ArgKind::ConstantBuffer))
+          (a.kind == abi::ArgKind::DeviceBuffer || a.kind == abi::ArgKind::ConstantBuffer))
         b.name = a.name;
   }
 }
@@ -136,19 +136,19 @@ MTL::DataType data_type(const MslType& t) {
   return MTL::DataTypeNone;
 }
 
-std::string declared_constants(const engine::KernelInfo& k) {
+std::string declared_constants(const abi::KernelInfo& k) {
   std::string out;
-  for (const engine::FunctionConstantInfo& fc : k.function_constants)
+  for (const abi::FunctionConstantInfo& fc : k.function_constants)
     out += (out.empty() ? "" : ", ") + std::string(fc.type) + " " + fc.name +
            " [[function_constant(" + std::to_string(fc.index) + ")]]";
   return out.empty() ? "none" : out;
 }
 
 // The declaration a function constant of the case file names, by name or by index.
-const engine::FunctionConstantInfo& declaration(const engine::KernelInfo& k,
-                                                const FunctionConstantDecl& d,
-                                                const std::string& origin) {
-  for (const engine::FunctionConstantInfo& fc : k.function_constants)
+const abi::FunctionConstantInfo& declaration(const abi::KernelInfo& k,
+                                             const FunctionConstantDecl& d,
+                                             const std::string& origin) {
+  for (const abi::FunctionConstantInfo& fc : k.function_constants)
     if (d.name.empty() ? int64_t(fc.index) == d.index : d.name == fc.name) return fc;
   throw CaseFileError(
       origin + ": " + d.path + (d.name.empty() ? ".index" : ".name") +
@@ -159,7 +159,7 @@ const engine::FunctionConstantInfo& declaration(const engine::KernelInfo& k,
 
 // The type of the constant: the declaration's, or the case file's where it says the same (or
 // where the declaration's type is one the case file cannot name, of the same size).
-MslType constant_type(const engine::FunctionConstantInfo& fc, const FunctionConstantDecl& d,
+MslType constant_type(const abi::FunctionConstantInfo& fc, const FunctionConstantDecl& d,
                       const std::string& origin) {
   auto fail = [&](const std::string& where, const std::string& what) {
     throw CaseFileError(origin + ": " + d.path + where + ": '" + fc.name + "' " + what);
@@ -186,9 +186,9 @@ MslType constant_type(const engine::FunctionConstantInfo& fc, const FunctionCons
 // Each of the case file's function constants against the file's declarations: the one it
 // names, its type, its number of values; each constant given once.
 void CaseFileSpec::resolve_function_constants() {
-  const engine::KernelInfo& k = kernel_fn_->kernel();
+  const abi::KernelInfo& k = kernel_fn_->kernel();
   for (const FunctionConstantDecl& d : file_.function_constants) {
-    const engine::FunctionConstantInfo& fc = declaration(k, d, file_.origin);
+    const abi::FunctionConstantInfo& fc = declaration(k, d, file_.origin);
     const MslType type = constant_type(fc, d, file_.origin);
     if (d.values.size() != type.values())
       throw CaseFileError(file_.origin + ": " + d.path + ".value: " + type.name() + " needs " +
@@ -234,11 +234,11 @@ NS::SharedPtr<MTL::Function> CaseFileSpec::specialised(const std::string& kernel
 // setBytes of fewer or other bytes than the argument's type takes is a layout mismatch: the
 // case file's struct against the kernel's (`constant Args& args`: exactly its size;
 // `constant T* p`: whole elements).
-void CaseFileSpec::check_bytes_sizes(const engine::KernelInfo& k) const {
+void CaseFileSpec::check_bytes_sizes(const abi::KernelInfo& k) const {
   for (size_t i = 0; i < file_.bytes.size(); ++i) {
-    const auto a = std::find_if(k.args.begin(), k.args.end(), [&](const engine::ArgInfo& x) {
+    const auto a = std::find_if(k.args.begin(), k.args.end(), [&](const abi::ArgInfo& x) {
       return x.index == file_.bytes[i].index &&
-             (x.kind == engine::ArgKind::DeviceBuffer || x.kind == engine::ArgKind::ConstantBuffer);
+             (x.kind == abi::ArgKind::DeviceBuffer || x.kind == abi::ArgKind::ConstantBuffer);
     });
     if (a == k.args.end() || a->element_size == 0) continue;
     const size_t size = layout_struct(file_.bytes[i].fields).size;
@@ -253,14 +253,14 @@ void CaseFileSpec::check_bytes_sizes(const engine::KernelInfo& k) const {
 
 // Every binding of the case file against the kernel's arguments, both ways.
 void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) const {
-  const engine::KernelInfo& k = function(kernel)->kernel();
+  const abi::KernelInfo& k = function(kernel)->kernel();
   auto fail = [&](const std::string& where, const std::string& what) {
     throw CaseFileError(file_.origin + ": " + where + ": " + what);
   };
-  auto arg_at = [&](engine::ArgKind kind, uint32_t index) -> const engine::ArgInfo* {
-    for (const engine::ArgInfo& a : k.args)
-      if (a.index == index && (a.kind == kind || (kind == engine::ArgKind::DeviceBuffer &&
-                                                  a.kind == engine::ArgKind::ConstantBuffer)))
+  auto arg_at = [&](abi::ArgKind kind, uint32_t index) -> const abi::ArgInfo* {
+    for (const abi::ArgInfo& a : k.args)
+      if (a.index == index && (a.kind == kind || (kind == abi::ArgKind::DeviceBuffer &&
+                                                  a.kind == abi::ArgKind::ConstantBuffer)))
         return &a;
     return nullptr;
   };
@@ -268,7 +268,7 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
   for (size_t i = 0; i < file_.buffers.size(); ++i) {
     const BufferDecl& b = file_.buffers[i];
     const std::string& where = b.path;
-    const engine::ArgInfo* a = arg_at(engine::ArgKind::DeviceBuffer, b.index);
+    const abi::ArgInfo* a = arg_at(abi::ArgKind::DeviceBuffer, b.index);
     if (a == nullptr)
       fail(where + ".index",
            "no argument" + in + " is [[buffer(" + std::to_string(b.index) + ")]]");
@@ -281,7 +281,7 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
       fail(where + ".output", "argument '" + std::string(a->name) + "' (" + a->type + ") is const");
   }
   for (const AliasDecl& alias : file_.aliases) {
-    const engine::ArgInfo* a = arg_at(engine::ArgKind::DeviceBuffer, alias.index);
+    const abi::ArgInfo* a = arg_at(abi::ArgKind::DeviceBuffer, alias.index);
     if (a == nullptr)
       fail(alias.path + ".index",
            "no argument" + in + " is [[buffer(" + std::to_string(alias.index) + ")]]");
@@ -294,7 +294,7 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
   }
   check_bytes_sizes(k);
   for (size_t i = 0; i < file_.bytes.size(); ++i)
-    if (const engine::ArgInfo* a = arg_at(engine::ArgKind::DeviceBuffer, file_.bytes[i].index);
+    if (const abi::ArgInfo* a = arg_at(abi::ArgKind::DeviceBuffer, file_.bytes[i].index);
         a == nullptr || !a->is_const)
       fail("bytes[" + std::to_string(i) + "].index",
            a == nullptr
@@ -315,10 +315,10 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
   }
   std::vector<const void*> constants;
   for (const Bytes& v : values) constants.push_back(v.empty() ? nullptr : v.data());
-  for (const engine::ArgInfo& a : k.args) {
-    if (!engine::argument_exists(a, constants)) continue;
+  for (const abi::ArgInfo& a : k.args) {
+    if (!abi::argument_exists(a, constants)) continue;
     const bool buffer =
-        a.kind == engine::ArgKind::DeviceBuffer || a.kind == engine::ArgKind::ConstantBuffer;
+        a.kind == abi::ArgKind::DeviceBuffer || a.kind == abi::ArgKind::ConstantBuffer;
     const bool bound =
         buffer ? std::any_of(file_.buffers.begin(), file_.buffers.end(),
                              [&](auto& b) { return b.index == a.index; }) ||
@@ -326,7 +326,7 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
                                  [&](auto& b) { return b.index == a.index; }) ||
                      std::any_of(file_.bytes.begin(), file_.bytes.end(),
                                  [&](auto& b) { return b.index == a.index; })
-               : a.kind != engine::ArgKind::Threadgroup ||
+               : a.kind != abi::ArgKind::Threadgroup ||
                      std::any_of(file_.threadgroup_memory.begin(), file_.threadgroup_memory.end(),
                                  [&](auto& t) { return t.index == a.index; });
     if (!bound)

@@ -74,7 +74,7 @@ class CaseFileSpec : public spec::KernelSpec {
   // The function constants' bytes in `scope`, by [[function_constant(N)]] index (empty: unset).
   std::vector<Bytes> constant_values(const Scope& scope) const;
   void check_bindings(const std::string& kernel, const char* field) const;
-  void check_bytes_sizes(const engine::KernelInfo& k) const;
+  void check_bytes_sizes(const abi::KernelInfo& k) const;
 
   // A function constant of the case file, resolved against the kernel's declarations.
   struct Constant {

@@ -29,7 +29,7 @@ std::vector<const KernelSpec*> select_specs(const std::vector<std::string>& patt
 bool spec_matches(const KernelSpec& spec, const std::string& pattern);
 
 // The program's runs all go through the one runner.
-inline CaseOutcome run_case(const Case& c, const engine::ExecutionOptions& options) {
+inline CaseOutcome run_case(const Case& c, const metalsim::ExecutionOptions& options) {
   return spec::CaseRunner::shared().run(c, options);
 }
 

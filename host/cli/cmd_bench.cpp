@@ -23,10 +23,10 @@ struct BenchResult {
   spec::CaseResult result;  // of the last automatic run (lane loops where the kernel has them)
 };
 
-BenchResult bench_case(const Case& r, const engine::ExecutionOptions& options, size_t reps,
+BenchResult bench_case(const Case& r, const metalsim::ExecutionOptions& options, size_t reps,
                        bool reference) {
   BenchResult b;
-  engine::ExecutionOptions plain = options;
+  metalsim::ExecutionOptions plain = options;
   plain.checks.race = false;  // one schedule: a benchmark times a run, it does not compare runs
   plain.checks.init = false;  // auto runs lane loops only without the fibers-only checks
   try {

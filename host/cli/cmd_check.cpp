@@ -53,7 +53,7 @@ void print_failure(std::ostream& out, const CaseOutcome& o) {
 // A passing case's warnings (barrier.exited), each report in full.
 void print_warnings(std::ostream& out, const CaseOutcome& o) {
   out << "warning  " << o.subject.id() << "\n";
-  for (const check::Report& r : o.result.reports) {
+  for (const report::Report& r : o.result.reports) {
     if (!r.is_warning()) continue;
     std::istringstream lines(r.format());
     for (std::string line; std::getline(lines, line);) out << "    " << line << "\n";
@@ -113,7 +113,7 @@ Action setup_check(CLI::App& sub, Io& io) {
       bar.update(n, c.id());
       // With --mode auto, every case on fibers and in lane loops too: their outputs must be
       // bit-identical. --mode fibers or loops runs that mode alone.
-      const bool compare_modes = o->flags.options.mode == engine::ExecutionMode::automatic;
+      const bool compare_modes = o->flags.options.mode == metalsim::ExecutionMode::automatic;
       CaseOutcome out = spec::CaseRunner::shared().run(c, o->flags.options, compare_modes);
       if (o->json) write_json_line(io.out, case_json("check", out));
       auto [it, added] = row_of.emplace(c.spec, rows.size());
@@ -149,7 +149,7 @@ Action setup_check(CLI::App& sub, Io& io) {
       }
       header = false;
       for (const auto& out : outcomes) {
-        if (!spec::verdict_ok(out.verdict()) || check::count_warnings(out.result.reports) == 0)
+        if (!spec::verdict_ok(out.verdict()) || report::count_warnings(out.result.reports) == 0)
           continue;
         if (!header) io.out << "\nwarnings (the cases passed; --strict makes warnings failures):\n";
         header = true;
@@ -158,7 +158,7 @@ Action setup_check(CLI::App& sub, Io& io) {
     }
     size_t warned = 0;
     for (const auto& out : outcomes)
-      warned += spec::verdict_ok(out.verdict()) && check::count_warnings(out.result.reports) > 0;
+      warned += spec::verdict_ok(out.verdict()) && report::count_warnings(out.result.reports) > 0;
     bool header = false;
     for (const auto& r : rows) {
       if (r.spec->expectation() != spec::Expectation::known_bug || r.ok == 0) continue;

@@ -46,7 +46,7 @@ struct Options {
   std::string junit;
 };
 
-std::string corpus_name(const Case& c, const engine::ExecutionOptions& options) {
+std::string corpus_name(const Case& c, const metalsim::ExecutionOptions& options) {
   std::string name = c.id() + "_seed" + std::to_string(c.seed) + "_" + options.schedule.str();
   std::string out;
   for (char ch : name) {
@@ -66,7 +66,7 @@ json corpus_entry(const CaseOutcome& found, const ShrinkResult& s, uint64_t fuzz
       {"seed", r.seed},
       {"schedule", s.options.schedule.str()},
       {"checks", s.options.checks.str()},
-      {"mode", std::string(engine::execution_mode_name(s.options.mode))},
+      {"mode", std::string(metalsim::execution_mode_name(s.options.mode))},
       {"strict", s.options.strict},
       {"expectation", r.spec->expectation() == spec::Expectation::known_bug ? "known_bug" : "pass"},
       {"failure_kind", spec::failure_kind(s.outcome.result)},
@@ -86,7 +86,7 @@ json corpus_entry(const CaseOutcome& found, const ShrinkResult& s, uint64_t fuzz
 }
 
 // Reads one corpus entry back into a case and its options; false (with a message) when it cannot.
-bool read_entry(const fs::path& path, Case& c, engine::ExecutionOptions& options,
+bool read_entry(const fs::path& path, Case& c, metalsim::ExecutionOptions& options,
                 std::ostream& err) {
   try {
     std::ifstream file(path);
@@ -103,9 +103,9 @@ bool read_entry(const fs::path& path, Case& c, engine::ExecutionOptions& options
     for (const auto& [k, v] : j.at("params").items()) p[k] = v.get<int64_t>();
     c.params = c.spec->complete(p);
     c.seed = j.at("seed").get<uint64_t>();
-    if (!engine::SchedulePolicy::parse(j.at("schedule").get<std::string>(), options.schedule) ||
-        !check::CheckSet::parse(j.at("checks").get<std::string>(), options.checks) ||
-        !engine::parse_execution_mode(j.value("mode", std::string("auto")), options.mode)) {
+    if (!metalsim::SchedulePolicy::parse(j.at("schedule").get<std::string>(), options.schedule) ||
+        !metalsim::CheckSet::parse(j.at("checks").get<std::string>(), options.checks) ||
+        !metalsim::parse_execution_mode(j.value("mode", std::string("auto")), options.mode)) {
       err << "metalsim: " << path.string() << ": bad schedule, checks or mode\n";
       return false;
     }
@@ -139,7 +139,7 @@ int replay(const Options& o, Io& io) {
   ProgressBar bar(io.err, io.progress, files.size());
   for (size_t i = 0; i < files.size(); ++i) {
     Case c;
-    engine::ExecutionOptions options = o.flags.options;
+    metalsim::ExecutionOptions options = o.flags.options;
     if (!read_entry(files[i], c, options, io.err)) {
       ++unreadable;
       continue;
@@ -244,8 +244,8 @@ uint64_t time_capped_budget(uint64_t max_bytes, std::optional<Clock::time_point>
 
 // --time: every dispatch of a case (the run, the other schedules, initcheck's runs, the shrink's
 // runs) ends at the deadline plus a second's grace: an absolute limit, not one per dispatch.
-engine::ExecutionOptions with_deadline(engine::ExecutionOptions options,
-                                       Clock::time_point deadline) {
+metalsim::ExecutionOptions with_deadline(metalsim::ExecutionOptions options,
+                                         Clock::time_point deadline) {
   const auto limit = deadline + std::chrono::seconds(1);
   options.watchdog_deadline_ns = uint64_t(
       std::chrono::duration_cast<std::chrono::nanoseconds>(limit.time_since_epoch()).count());
@@ -254,7 +254,7 @@ engine::ExecutionOptions with_deadline(engine::ExecutionOptions options,
 
 bool stopped_by_watchdog(const CaseOutcome& out) {
   for (const auto& r : out.result.reports)
-    if (r.check == check::CheckId::watchdog_timeout) return true;
+    if (r.check == report::CheckId::watchdog_timeout) return true;
   return false;
 }
 
@@ -282,7 +282,7 @@ std::string replay_skipped(const Case& c, uint64_t max_bytes) {
 // Runs `subject` on fibers with every check, within kReplayTime (and the --time deadline);
 // fills `status` ("skipped: ...", "stopped ...", the failure, or "passed").
 std::optional<CaseOutcome> bounded_replay(const Campaign& cp, const Case& subject,
-                                          const engine::ExecutionOptions& options,
+                                          const metalsim::ExecutionOptions& options,
                                           std::optional<Clock::time_point> deadline,
                                           std::string& status) {
   status = replay_skipped(subject, cp.replay_bytes);
@@ -304,11 +304,11 @@ std::optional<CaseOutcome> bounded_replay(const Campaign& cp, const Case& subjec
 // the thread) are printed instead of the lane loops'; skipped, stopped or passing, the lane
 // loops' reports of the failing case follow it.
 void replay_on_fibers(const Campaign& cp, const CaseOutcome& found, const Case& subject,
-                      const engine::ExecutionOptions& subject_options,
+                      const metalsim::ExecutionOptions& subject_options,
                       std::optional<Clock::time_point> deadline, std::ostream& text, json& line) {
-  engine::ExecutionOptions options = subject_options;
-  options.mode = engine::ExecutionMode::fibers;
-  options.checks = check::CheckSet::all();
+  metalsim::ExecutionOptions options = subject_options;
+  options.mode = metalsim::ExecutionMode::fibers;
+  options.checks = metalsim::CheckSet::all();
   std::string status;
   const std::optional<CaseOutcome> again = bounded_replay(cp, subject, options, deadline, status);
   text << "  on fibers with --checks all (" << subject.id() << "): " << status << "\n";
@@ -377,7 +377,7 @@ std::string print_failure(Campaign& cp, const CaseOutcome& out, size_t k, SpecTa
 void fuzz_one(Campaign& cp, const FuzzCase& fc, SpecTally& tally,
               std::optional<Clock::time_point> deadline) {
   const Case c{tally.spec, fc.params, fc.seed};
-  engine::ExecutionOptions options = cp.o.flags.options;
+  metalsim::ExecutionOptions options = cp.o.flags.options;
   if (!cp.fixed_schedule && engine::runs_on_fibers(options)) options.schedule = fc.schedule;
   if (deadline) options = with_deadline(options, *deadline);
   cp.bar->update(cp.passed + cp.failed, c.id(), cp.failing_cases);
@@ -391,7 +391,7 @@ void fuzz_one(Campaign& cp, const FuzzCase& fc, SpecTally& tally,
   if (out.verdict() == Verdict::known_bug_not_reproduced) out.judgement = {Verdict::pass, {}};
   ++tally.cases;
   (spec::verdict_ok(out.verdict()) ? cp.passed : cp.failed)++;
-  cp.warned += spec::verdict_ok(out.verdict()) && check::count_warnings(out.result.reports) > 0;
+  cp.warned += spec::verdict_ok(out.verdict()) && report::count_warnings(out.result.reports) > 0;
   cp.junit.push_back(junit_case(out));
   json line = case_json("fuzz", out);
   line["case_index"] = fc.index;

@@ -106,7 +106,7 @@ int run_model(const ModelOptions& o, Io& io) {
     return kExitUsage;
   }
   auto device = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
-  device->executionOptions() = o.flags.options;
+  device->setExecutionOptions(o.flags.options);
   io.out << "model      " << config.describe() << "\n";
   auto t0 = std::chrono::steady_clock::now();
   const model::ModelWeights weights = model::generate_weights(config, o.flags.seed);
@@ -185,7 +185,7 @@ Action setup_model(CLI::App& sub, Io& io) {
   sub.add_flag("!--no-capture", o->capture,
                "skip decoding with capture (replay from an indirect command buffer)");
   // The device's default checks: METALSIM_CHECKS, else sync,mem.
-  o->flags.add_to(sub, check::CheckSet::from_environment().str());
+  o->flags.add_to(sub, metalsim::CheckSet::from_environment().str());
   return [o, &io] { return run_model(*o, io); };
 }
 

@@ -17,12 +17,12 @@ constexpr int kHostPid = 1, kWorkersPid = 2;
 
 // Each threadgroup a worker ran becomes a complete event on that worker's track, with the kernel
 // variant that ran it (checked or fast: docs/architecture.md).
-void install_threadgroup_hook(engine::ExecutionOptions& options, TraceWriter& writer) {
-  options.on_threadgroup = [&writer](const engine::ThreadgroupEvent& e) {
+void install_threadgroup_hook(metalsim::ExecutionOptions& options, TraceWriter& writer) {
+  options.on_threadgroup = [&writer](const metalsim::ThreadgroupEvent& e) {
     writer.complete("threadgroup " + std::to_string(e.linear_threadgroup), "threadgroup",
                     kWorkersPid, int(e.worker) + 1, e.begin_ns, e.end_ns,
                     {{"position", {e.position.x, e.position.y, e.position.z}},
-                     {"variant", std::string(engine::kernel_variant_name(e.variant))}});
+                     {"variant", std::string(metalsim::kernel_variant_name(e.variant))}});
   };
 }
 
@@ -46,14 +46,14 @@ Action setup_trace(CLI::App& sub, Io& io) {
     trace.process_name(kHostPid, "metalsim host");
     trace.thread_name(kHostPid, 1, "host");
     trace.process_name(kWorkersPid, "threadgroups by worker");
-    engine::ExecutionOptions options = o->flags.options;
+    metalsim::ExecutionOptions options = o->flags.options;
     options.checks.race = false;  // one run under one schedule
     install_threadgroup_hook(options, trace);
     const json args = {{"id", r.id()},
                        {"seed", r.seed},
                        {"schedule", options.schedule.str()},
                        {"checks", options.checks.str()},
-                       {"mode", std::string(engine::execution_mode_name(options.mode))},
+                       {"mode", std::string(metalsim::execution_mode_name(options.mode))},
                        {"workers", options.workers}};
     CaseOutcome outcome;
     outcome.subject = r;

@@ -48,14 +48,14 @@ int run_cli(const std::vector<std::string>& args, Io io) {
 // ------------------------------ shared flags
 
 void RunFlags::add_to(CLI::App& sub, const std::string& default_checks) {
-  options = engine::ExecutionOptions::from_environment();
-  check::CheckSet::parse(default_checks, options.checks);
+  options = metalsim::ExecutionOptions::from_environment();
+  metalsim::CheckSet::parse(default_checks, options.checks);
   sub.add_option("--seed", seed, "input seed (and the race check's random schedule)")
       ->capture_default_str();
   sub.add_option_function<std::string>(
          "--schedule",
          [this](const std::string& text) {
-           if (!engine::SchedulePolicy::parse(text, options.schedule))
+           if (!metalsim::SchedulePolicy::parse(text, options.schedule))
              throw CLI::ValidationError("--schedule",
                                         "'" + text + "' is not in-order, reversed or random:SEED");
          },
@@ -64,7 +64,7 @@ void RunFlags::add_to(CLI::App& sub, const std::string& default_checks) {
   sub.add_option_function<std::string>(
          "--checks",
          [this](const std::string& text) {
-           if (!check::CheckSet::parse(text, options.checks))
+           if (!metalsim::CheckSet::parse(text, options.checks))
              throw CLI::ValidationError(
                  "--checks", "'" + text + "' is not a list of sync,init,mem,race, all or none");
          },
@@ -77,11 +77,11 @@ void RunFlags::add_to(CLI::App& sub, const std::string& default_checks) {
   sub.add_option_function<std::string>(
          "--mode",
          [this](const std::string& text) {
-           if (!engine::parse_execution_mode(text, options.mode))
+           if (!metalsim::parse_execution_mode(text, options.mode))
              throw CLI::ValidationError("--mode", "'" + text + "' is not fibers, loops or auto");
          },
          "fibers, loops or auto (loops unless a check or the schedule needs fibers)")
-      ->default_str(std::string(engine::execution_mode_name(options.mode)));
+      ->default_str(std::string(metalsim::execution_mode_name(options.mode)));
   sub.add_flag("--strict", options.strict,
                "warnings (barrier.exited) fail the case and the command (METALSIM_STRICT=1)");
 }
@@ -165,7 +165,7 @@ void print_case(std::ostream& out, const CaseOutcome& o) {
   const auto& res = o.result;
   out << "case       " << c.id() << "\n";
   out << "run        seed " << c.seed << ", schedule " << o.options.schedule.str() << ", checks "
-      << o.options.checks.str() << ", mode " << engine::execution_mode_name(o.options.mode)
+      << o.options.checks.str() << ", mode " << metalsim::execution_mode_name(o.options.mode)
       << (o.options.strict ? ", strict" : "") << "\n";
   out << "status     " << spec::verdict_name(o.verdict());
   if (!res.failure.empty()) out << ": " << res.failure;
@@ -180,7 +180,7 @@ void print_case(std::ostream& out, const CaseOutcome& o) {
   out << "time       kernel " << format_seconds(res.kernel_seconds) << ", reference "
       << format_seconds(res.reference_seconds) << "\n";
   if (!o.race.empty()) out << "race       " << o.race << "\n";
-  const size_t warnings = check::count_warnings(res.reports);
+  const size_t warnings = report::count_warnings(res.reports);
   out << "reports    " << res.reports.size();
   if (warnings > 0)
     out << " (" << warnings << (warnings == 1 ? " warning" : " warnings")

@@ -51,7 +51,7 @@ int run_cli(const std::vector<std::string>& args, Io io);
 // usage error naming the flag).
 struct RunFlags {
   uint64_t seed = 1;  // the inputs'
-  engine::ExecutionOptions options;
+  metalsim::ExecutionOptions options;
 
   void add_to(CLI::App& sub, const std::string& default_checks);
 };

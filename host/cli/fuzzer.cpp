@@ -34,11 +34,11 @@ int64_t random_value(spec::ParamDef def, int64_t limit, spec::InputGenerator& rn
   return log_uniform(rng, def.min, def.max);
 }
 
-engine::SchedulePolicy random_schedule(spec::InputGenerator& rng) {
+metalsim::SchedulePolicy random_schedule(spec::InputGenerator& rng) {
   const double r = rng.uniform(0.0, 1.0);
-  if (r < 0.5) return {engine::ScheduleKind::in_order, 0};
-  if (r < 0.7) return {engine::ScheduleKind::reversed, 0};
-  return {engine::ScheduleKind::random, uint64_t(rng.integer(1, 999999))};
+  if (r < 0.5) return {metalsim::ScheduleKind::in_order, 0};
+  if (r < 0.7) return {metalsim::ScheduleKind::reversed, 0};
+  return {metalsim::ScheduleKind::random, uint64_t(rng.integer(1, 999999))};
 }
 
 bool is_valid(const KernelSpec& spec, const Params& p) {
@@ -150,7 +150,7 @@ ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs, const CaseRunFn
   ShrinkResult s{failing.subject, failing.options, failing, 0};
   const KernelSpec& spec = *failing.subject.spec;
   // Runs the trial; keeps it when the failure persists.
-  auto attempt = [&](const Case& trial, const engine::ExecutionOptions& options) {
+  auto attempt = [&](const Case& trial, const metalsim::ExecutionOptions& options) {
     if (s.runs >= max_runs || !is_valid(spec, trial.params)) return false;
     if (deadline && std::chrono::steady_clock::now() >= *deadline) return false;
     CaseOutcome o = run(trial, options);
@@ -174,9 +174,9 @@ ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs, const CaseRunFn
         }
       }
     }
-    if (s.options.schedule.kind != engine::ScheduleKind::in_order) {
-      engine::ExecutionOptions in_order = s.options;
-      in_order.schedule = {engine::ScheduleKind::in_order, 0};
+    if (s.options.schedule.kind != metalsim::ScheduleKind::in_order) {
+      metalsim::ExecutionOptions in_order = s.options;
+      in_order.schedule = {metalsim::ScheduleKind::in_order, 0};
       changed = attempt(s.minimal, in_order) || changed;
     }
     if (s.minimal.seed != 1) {

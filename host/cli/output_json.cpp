@@ -14,8 +14,8 @@ json case_json(const std::string& command, const CaseOutcome& o) {
   const Case& r = o.subject;
   json reports = json::array();
   for (const auto& rep : o.result.reports)
-    reports.push_back({{"check", std::string(check::check_name(rep.check))},
-                       {"severity", std::string(check::severity_name(rep.severity()))},
+    reports.push_back({{"check", std::string(report::check_name(rep.check))},
+                       {"severity", std::string(report::severity_name(rep.severity()))},
                        {"message", rep.message},
                        {"text", rep.format()}});
   // JSON has no inf or NaN: an unbounded error is written as null.
@@ -28,7 +28,7 @@ json case_json(const std::string& command, const CaseOutcome& o) {
           {"seed", r.seed},
           {"schedule", o.options.schedule.str()},
           {"checks", o.options.checks.str()},
-          {"mode", std::string(engine::execution_mode_name(o.options.mode))},
+          {"mode", std::string(metalsim::execution_mode_name(o.options.mode))},
           {"strict", o.options.strict},
           {"status", std::string(spec::verdict_name(o.verdict()))},
           {"ok", spec::verdict_ok(o.verdict())},
@@ -41,7 +41,7 @@ json case_json(const std::string& command, const CaseOutcome& o) {
           {"worst", o.result.worst},
           {"failure", o.result.failure},
           {"reports", reports},
-          {"warnings", check::count_warnings(o.result.reports)},
+          {"warnings", report::count_warnings(o.result.reports)},
           {"race", o.race},
           {"mode_divergence", o.mode_divergence},
           {"kernel_seconds", o.result.kernel_seconds},

@@ -33,8 +33,8 @@ JunitCase junit_case(const CaseOutcome& o) {
   std::string reports;
   for (const auto& r : o.result.reports) {
     reports += r.format() + "\n";
-    c.properties.emplace_back(check::severity_name(r.severity()),
-                              std::string(check::check_name(r.check)) + ": " + r.message);
+    c.properties.emplace_back(report::severity_name(r.severity()),
+                              std::string(report::check_name(r.check)) + ": " + r.message);
   }
   if (c.failed) {
     c.message = std::string(spec::verdict_name(o.verdict())) + ": " +

@@ -25,18 +25,18 @@ using Size = std::array<uint32_t, 3>;
 
 // Starts from the device's options (the environment: METALSIM_CHECKS, ...) and overrides what
 // the caller gave; a value that does not parse is a ValueError naming the keyword.
-engine::ExecutionOptions make_options(std::optional<std::string> checks,
-                                      std::optional<std::string> mode,
-                                      std::optional<std::string> schedule,
-                                      std::optional<uint32_t> workers,
-                                      std::optional<double> watchdog) {
-  engine::ExecutionOptions o = device()->executionOptions();
-  if (checks && !check::CheckSet::parse(*checks, o.checks))
+metalsim::ExecutionOptions make_options(std::optional<std::string> checks,
+                                        std::optional<std::string> mode,
+                                        std::optional<std::string> schedule,
+                                        std::optional<uint32_t> workers,
+                                        std::optional<double> watchdog) {
+  metalsim::ExecutionOptions o = device()->executionOptions();
+  if (checks && !metalsim::CheckSet::parse(*checks, o.checks))
     throw py::value_error("checks='" + *checks +
                           "': expected a comma list of sync, init, mem, race, or all, none");
-  if (mode && !engine::parse_execution_mode(*mode, o.mode))
+  if (mode && !metalsim::parse_execution_mode(*mode, o.mode))
     throw py::value_error("mode='" + *mode + "': expected auto, fibers or loops");
-  if (schedule && !engine::SchedulePolicy::parse(*schedule, o.schedule))
+  if (schedule && !metalsim::SchedulePolicy::parse(*schedule, o.schedule))
     throw py::value_error("schedule='" + *schedule +
                           "': expected in-order, reversed, random or random:SEED");
   if (workers) o.workers = *workers;
@@ -48,8 +48,8 @@ engine::ExecutionOptions make_options(std::optional<std::string> checks,
 }
 
 struct DispatchResult {
-  std::vector<check::Report> reports;  // empty: the command buffer completed
-  std::string error;                   // the command buffer's error text, "" when none
+  std::vector<report::Report> reports;  // empty: the command buffer completed
+  std::string error;                    // the command buffer's error text, "" when none
 };
 
 // Encodes and commits one dispatch. `threadgroups`: grid counts threadgroups
@@ -58,7 +58,7 @@ DispatchResult dispatch(const PyPipeline& pipeline,
                         const std::vector<std::pair<uint32_t, PyBuffer*>>& buffers,
                         const std::vector<std::pair<uint32_t, py::bytes>>& bytes,
                         const std::vector<std::pair<uint32_t, uint32_t>>& threadgroup_memory,
-                        Size grid, Size group, const engine::ExecutionOptions& options,
+                        Size grid, Size group, const metalsim::ExecutionOptions& options,
                         bool threadgroups) {
   // A queue of its own, gone with the call: a queue keeps its recent command buffers and they
   // their bindings, and a borrowed buffer (py_buffer.h) must be released before its array is.
@@ -98,20 +98,20 @@ DispatchResult dispatch(const PyPipeline& pipeline,
 }  // namespace
 
 void bind_dispatch(py::module_& m) {
-  py::class_<engine::ExecutionOptions>(m, "Options", "How a dispatch runs (ExecutionOptions)")
+  py::class_<metalsim::ExecutionOptions>(m, "Options", "How a dispatch runs (ExecutionOptions)")
       .def(py::init(&make_options), py::arg("checks") = py::none(), py::arg("mode") = py::none(),
            py::arg("schedule") = py::none(), py::arg("workers") = py::none(),
            py::arg("watchdog") = py::none())
       .def_property_readonly("checks",
-                             [](const engine::ExecutionOptions& o) { return o.checks.str(); })
+                             [](const metalsim::ExecutionOptions& o) { return o.checks.str(); })
       .def_property_readonly("mode",
-                             [](const engine::ExecutionOptions& o) {
-                               return std::string(engine::execution_mode_name(o.mode));
+                             [](const metalsim::ExecutionOptions& o) {
+                               return std::string(metalsim::execution_mode_name(o.mode));
                              })
       .def_property_readonly("schedule",
-                             [](const engine::ExecutionOptions& o) { return o.schedule.str(); })
-      .def_readonly("workers", &engine::ExecutionOptions::workers)
-      .def_readonly("watchdog", &engine::ExecutionOptions::watchdog_seconds);
+                             [](const metalsim::ExecutionOptions& o) { return o.schedule.str(); })
+      .def_readonly("workers", &metalsim::ExecutionOptions::workers)
+      .def_readonly("watchdog", &metalsim::ExecutionOptions::watchdog_seconds);
   py::class_<DispatchResult>(m, "DispatchResult")
       .def_readonly("reports", &DispatchResult::reports)
       .def_readonly("error", &DispatchResult::error);

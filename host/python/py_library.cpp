@@ -17,20 +17,20 @@ namespace py = pybind11;
 namespace metalsim::python {
 namespace {
 
-const char* kind_name(engine::ArgKind kind) {
+const char* kind_name(abi::ArgKind kind) {
   switch (kind) {
-    case engine::ArgKind::DeviceBuffer: return "device";
-    case engine::ArgKind::ConstantBuffer: return "constant";
-    case engine::ArgKind::Threadgroup: return "threadgroup";
-    case engine::ArgKind::Builtin: return "builtin";
-    case engine::ArgKind::Texture: return "texture";
-    case engine::ArgKind::Sampler: return "sampler";
+    case abi::ArgKind::DeviceBuffer: return "device";
+    case abi::ArgKind::ConstantBuffer: return "constant";
+    case abi::ArgKind::Threadgroup: return "threadgroup";
+    case abi::ArgKind::Builtin: return "builtin";
+    case abi::ArgKind::Texture: return "texture";
+    case abi::ArgKind::Sampler: return "sampler";
   }
   return "?";
 }
 
 // One kernel argument as a dict: what the package needs to bind a Python value to it.
-py::dict argument(const engine::ArgInfo& a) {
+py::dict argument(const abi::ArgInfo& a) {
   py::dict d;
   d["name"] = a.name;
   d["kind"] = kind_name(a.kind);
@@ -78,7 +78,7 @@ PyPipeline pipeline(const PyLibrary& library, const std::string& name) {
 
 py::list arguments(const PyPipeline& p) {
   py::list out;
-  for (const engine::ArgInfo& a : p.state->kernel().args) out.append(argument(a));
+  for (const abi::ArgInfo& a : p.state->kernel().args) out.append(argument(a));
   return out;
 }
 

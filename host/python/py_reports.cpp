@@ -1,4 +1,4 @@
-// check::Report as Python sees it: read-only attributes (the check, the kernel, where in the
+// report::Report as Python sees it: read-only attributes (the check, the kernel, where in the
 // grid, the .metal lines, the memory) and `text`, the lines the metalsim program prints.
 #include <pybind11/stl.h>
 
@@ -14,17 +14,17 @@ namespace py = pybind11;
 namespace metalsim::python {
 namespace {
 
-using check::Report;
+using report::Report;
 
-std::tuple<uint32_t, uint32_t, uint32_t> xyz(const engine::Size3& s) { return {s.x, s.y, s.z}; }
+std::tuple<uint32_t, uint32_t, uint32_t> xyz(const metalsim::Size3& s) { return {s.x, s.y, s.z}; }
 
-const char* family_name(check::Family f) {
+const char* family_name(metalsim::CheckFamily f) {
   switch (f) {
-    case check::Family::sync: return "sync";
-    case check::Family::init: return "init";
-    case check::Family::mem: return "mem";
-    case check::Family::race: return "race";
-    case check::Family::api: return "api";
+    case metalsim::CheckFamily::sync: return "sync";
+    case metalsim::CheckFamily::init: return "init";
+    case metalsim::CheckFamily::mem: return "mem";
+    case metalsim::CheckFamily::race: return "race";
+    case metalsim::CheckFamily::api: return "api";
   }
   return "?";
 }
@@ -40,11 +40,11 @@ std::optional<std::tuple<uint32_t, uint32_t, uint32_t>> thread_of(const Report& 
 
 void bind_reports(py::module_& m) {
   py::class_<Report>(m, "Report", "One finding of a dispatch (simt/report/report.h)")
-      .def_property_readonly("check", [](const Report& r) { return check::check_name(r.check); })
+      .def_property_readonly("check", [](const Report& r) { return report::check_name(r.check); })
       .def_property_readonly("family",
                              [](const Report& r) { return family_name(check_family(r.check)); })
       .def_property_readonly("severity",
-                             [](const Report& r) { return check::severity_name(r.severity()); })
+                             [](const Report& r) { return report::severity_name(r.severity()); })
       .def_readonly("kernel", &Report::kernel)
       .def_property_readonly("threadgroup",
                              [](const Report& r) {
@@ -82,7 +82,7 @@ void bind_reports(py::module_& m) {
       .def_readonly("repeats", &Report::repeats)
       .def_property_readonly("text", &Report::format)
       .def("__repr__", [](const Report& r) {
-        return "<metalsim Report " + std::string(check::check_name(r.check)) + " at " +
+        return "<metalsim Report " + std::string(report::check_name(r.check)) + " at " +
                r.site.str() + ">";
       });
   // uninit.output is found by whoever poisoned the outputs (the package, as the spec harness
@@ -92,7 +92,7 @@ void bind_reports(py::module_& m) {
       [](const std::string& kernel, const std::string& memory, int64_t offset,
          const std::string& message) {
         Report r;
-        r.check = check::CheckId::uninit_output;
+        r.check = report::CheckId::uninit_output;
         r.kernel = kernel;
         r.memory = memory;
         r.has_offset = true;

@@ -19,7 +19,7 @@ NS::UInteger page_size() {
 }
 NS::UInteger round_up(NS::UInteger n, NS::UInteger to) { return (n + to - 1) / to * to; }
 
-namespace shadow = metalsim::engine::shadow;
+namespace shadow = metalsim::checks::shadow;
 constexpr uintptr_t kGranule = shadow::kGranule;
 
 uintptr_t granule_down(const void* p) { return reinterpret_cast<uintptr_t>(p) & ~(kGranule - 1); }
@@ -128,7 +128,7 @@ Buffer::~Buffer() {
     return;
   }
   // The addresses may be anyone's next.
-  metalsim::engine::shadow::mark_valid(static_cast<char*>(mapping_) + page_size(),
+  metalsim::checks::shadow::mark_valid(static_cast<char*>(mapping_) + page_size(),
                                        mapping_size_ - 2 * page_size());
   munmap(mapping_, mapping_size_);
 }

@@ -7,15 +7,23 @@
 #include <optional>
 #include <span>
 
+#include "dispatch_translation.h"
+#include "encoded_dispatch.h"
 #include "metalsim/Metal.hpp"
 #include "simt/checks/race_shadow.h"
 #include "simt/engine/dispatch.h"
 #include "simt/engine/schedule.h"
-#include "validation.h"
 
 namespace MTL {
 
+CommandBuffer::CommandBuffer(Device* device, metalsim::ExecutionOptions options)
+    : device_(device),
+      options_(std::move(options)),
+      recording_(std::make_unique<CommandRecording>()) {}
+
 CommandBuffer::~CommandBuffer() = default;
+
+size_t CommandBuffer::encodedDispatchCount() const { return recording_->dispatches.size(); }
 
 ComputeCommandEncoder* CommandBuffer::computeCommandEncoder() {
   return computeCommandEncoder(DispatchTypeSerial);
@@ -33,7 +41,7 @@ struct CommandBuffer::Step {
   std::shared_ptr<EncodedDispatch> inherited;  // an ICB command with the encoder's bindings
   std::string where;                           // the prefix of its reports
   std::string label;                           // its name in a race.dispatch report
-  std::optional<metalsim::check::Report> failure;
+  std::optional<metalsim::report::Report> failure;
   // How it follows the step before it: may overlap it (the same concurrent group), and a barrier
   // between them over some resources only (`fenced`: their bytes).
   bool concurrent = false;
@@ -42,7 +50,7 @@ struct CommandBuffer::Step {
   std::vector<std::pair<const char*, const char*>> fenced;
 };
 
-void CommandBuffer::fail(std::vector<metalsim::check::Report> reports) {
+void CommandBuffer::fail(std::vector<metalsim::report::Report> reports) {
   for (auto& r : reports) reports_.push_back(std::move(r));
   status_ = CommandBufferStatusError;
 }
@@ -50,17 +58,15 @@ void CommandBuffer::fail(std::vector<metalsim::check::Report> reports) {
 // Validates and runs one dispatch. `where` prefixes the reports of a dispatch that came from an
 // indirect command buffer ("indirect command buffer 'decode' command 12: ").
 bool CommandBuffer::run(const EncodedDispatch& d, const std::string& where,
-                        metalsim::engine::race::GroupShadow* group, uint32_t member,
+                        metalsim::checks::race::GroupShadow* group, uint32_t member,
                         const std::string& label) {
-  metalsim::engine::DispatchRequest request;
-  std::vector<metalsim::check::Report> problems =
-      metalsim::host::validate(d, device_->profile(), request);
+  auto [problems, request] = metalsim::host::translate_dispatch(d, device_->profile());
   if (problems.empty()) {
     request.options = options_;
     request.group = group;
     request.group_member = member;
     request.group_label = label;
-    metalsim::engine::DispatchOutcome outcome = metalsim::engine::execute_dispatch(request);
+    metalsim::abi::DispatchOutcome outcome = metalsim::engine::execute_dispatch(request);
     for (auto& line : outcome.log) logs_.push_back(std::move(line));
     if (outcome.ok) {
       // Warnings alone (barrier.exited): the dispatch completed; its reports are kept.
@@ -79,9 +85,9 @@ bool CommandBuffer::run(const EncodedDispatch& d, const std::string& where,
 
 namespace {
 
-metalsim::check::Report misuse_report(std::string message) {
-  metalsim::check::Report r;
-  r.check = metalsim::check::CheckId::api_misuse;
+metalsim::report::Report misuse_report(std::string message) {
+  metalsim::report::Report r;
+  r.check = metalsim::report::CheckId::api_misuse;
   r.message = std::move(message);
   return r;
 }
@@ -142,7 +148,7 @@ void CommandBuffer::add_indirect_steps(const EncodedIndirect& e, std::vector<Ste
   }
 }
 
-bool CommandBuffer::run_step(const Step& step, metalsim::engine::race::GroupShadow* group,
+bool CommandBuffer::run_step(const Step& step, metalsim::checks::race::GroupShadow* group,
                              uint32_t member) {
   if (step.failure) {
     fail({*step.failure});
@@ -157,9 +163,9 @@ bool CommandBuffer::run_step(const Step& step, metalsim::engine::race::GroupShad
 // index), so that a missing barrier changes the result where a GPU could.
 void CommandBuffer::run_group(const std::vector<Step>& steps, size_t begin, size_t end,
                               uint64_t index) {
-  std::unique_ptr<metalsim::engine::race::GroupShadow> group;
+  std::unique_ptr<metalsim::checks::race::GroupShadow> group;
   if (options_.checks.race && end - begin >= 2) {
-    group = std::make_unique<metalsim::engine::race::GroupShadow>();
+    group = std::make_unique<metalsim::checks::race::GroupShadow>();
     // A barrier over every texture orders the pixels of each texture the group's dispatches bind.
     std::vector<std::pair<const char*, const char*>> textures;
     for (size_t k = begin; k < end; ++k)
@@ -176,15 +182,15 @@ void CommandBuffer::run_group(const std::vector<Step>& steps, size_t begin, size
       group->add_partial_barrier(uint32_t(k - begin), std::move(ranges));
     }
   }
-  const metalsim::engine::SchedulePolicy& schedule = options_.schedule;
+  const metalsim::SchedulePolicy& schedule = options_.schedule;
   for (size_t run_begin = begin; run_begin < end && status_ != CommandBufferStatusError;) {
     size_t run_end = run_begin + 1;
     while (run_end < end && !steps[run_end].fence) ++run_end;
     std::vector<size_t> order;
     for (size_t k = run_begin; k < run_end; ++k) order.push_back(k);
-    if (schedule.kind == metalsim::engine::ScheduleKind::reversed) {
+    if (schedule.kind == metalsim::ScheduleKind::reversed) {
       std::reverse(order.begin(), order.end());
-    } else if (schedule.kind == metalsim::engine::ScheduleKind::random) {
+    } else if (schedule.kind == metalsim::ScheduleKind::random) {
       metalsim::engine::ScheduleRng rng(schedule.seed * 0x9e3779b97f4a7c15ull + index * 131 +
                                         run_begin + 11);
       metalsim::engine::shuffle(std::span<size_t>(order), rng);
@@ -201,7 +207,7 @@ void CommandBuffer::deliver_logs() const {
     const char* v = std::getenv("METALSIM_LOG");
     return v != nullptr && std::string(v) == "0";
   }();
-  for (const metalsim::engine::LogLine& line : logs_) {
+  for (const metalsim::report::LogLine& line : logs_) {
     if (log_state_)
       log_state_->deliver(line.subsystem, line.category, LogLevel(line.level), line.prefixed());
     else if (!quiet) std::fprintf(stderr, "%s\n", line.prefixed().c_str());
@@ -214,7 +220,7 @@ void CommandBuffer::deliver_logs() const {
 void CommandBuffer::commit() {
   if (committed_) {
     // Metal forbids committing twice; running the dispatches again would be a silent surprise.
-    metalsim::check::Report r =
+    metalsim::report::Report r =
         misuse_report("commit() called on a command buffer that was already committed");
     fail({r});
     error_ = NS::TransferPtr(new NS::Error(CommandBufferErrorInternal, r.format()));
@@ -227,18 +233,21 @@ void CommandBuffer::commit() {
   // executed; then the concurrent groups, one after another.
   std::vector<Step> steps;
   size_t next_indirect = 0;
-  for (size_t i = 0; i <= dispatches_.size(); ++i) {
-    for (; next_indirect < indirect_.size() && indirect_[next_indirect].before_dispatch == i;
+  const CommandRecording& recorded = *recording_;
+  for (size_t i = 0; i <= recorded.dispatches.size(); ++i) {
+    for (; next_indirect < recorded.indirect.size() &&
+           recorded.indirect[next_indirect].before_dispatch == i;
          ++next_indirect)
-      add_indirect_steps(indirect_[next_indirect], steps);
-    if (i == dispatches_.size()) break;
+      add_indirect_steps(recorded.indirect[next_indirect], steps);
+    if (i == recorded.dispatches.size()) break;
+    const DispatchOrder& order = recorded.orders[i];
     Step step;
-    step.dispatch = &dispatches_[i];
+    step.dispatch = &recorded.dispatches[i];
     step.label = "dispatch " + std::to_string(i);
-    step.concurrent = orders_[i].concurrent;
-    step.fence = orders_[i].fence;
-    step.fence_textures = orders_[i].fence_textures;
-    step.fenced = orders_[i].fenced;
+    step.concurrent = order.concurrent;
+    step.fence = order.fence;
+    step.fence_textures = order.fence_textures;
+    step.fenced = order.fenced;
     steps.push_back(std::move(step));
   }
   uint64_t group_index = 0;
@@ -257,7 +266,7 @@ void CommandBuffer::commit() {
   bool timeout = false;
   for (const auto& r : reports_) {
     text += r.format();
-    timeout = timeout || r.check == metalsim::check::CheckId::watchdog_timeout;
+    timeout = timeout || r.check == metalsim::report::CheckId::watchdog_timeout;
   }
   error_ = NS::TransferPtr(
       new NS::Error(timeout ? CommandBufferErrorTimeout : CommandBufferErrorInternal, text));

@@ -2,25 +2,30 @@
 
 #include <cstring>
 
+#include "encoded_dispatch.h"
 #include "metalsim/Metal.hpp"
 #include "simt/abi/kernel.h"
 
 namespace MTL {
 
-static_assert(kBufferBindingSlots == metalsim::engine::kMaxBufferBindings);
-static_assert(kThreadgroupBindingSlots == metalsim::engine::kMaxThreadgroupBindings);
-static_assert(kTextureBindingSlots == metalsim::engine::kMaxTextureBindings);
-static_assert(kSamplerBindingSlots == metalsim::engine::kMaxSamplerBindings);
+static_assert(kBufferBindingSlots == metalsim::abi::kMaxBufferBindings);
+static_assert(kThreadgroupBindingSlots == metalsim::abi::kMaxThreadgroupBindings);
+static_assert(kTextureBindingSlots == metalsim::abi::kMaxTextureBindings);
+static_assert(kSamplerBindingSlots == metalsim::abi::kMaxSamplerBindings);
+
+ComputeCommandEncoder::ComputeCommandEncoder(CommandBuffer* owner, DispatchType type)
+    : owner_(owner), type_(type), state_(std::make_unique<EncodedDispatch>()) {}
+ComputeCommandEncoder::~ComputeCommandEncoder() = default;
 
 void ComputeCommandEncoder::misuse(const std::string& what) {
-  metalsim::check::Report r;
-  r.check = metalsim::check::CheckId::api_misuse;
+  metalsim::report::Report r;
+  r.check = metalsim::report::CheckId::api_misuse;
   r.message = what;
   owner_->fail({r});
 }
 
 void ComputeCommandEncoder::setComputePipelineState(const ComputePipelineState* state) {
-  state_.pipeline = NS::RetainPtr(const_cast<ComputePipelineState*>(state));
+  state_->pipeline = NS::RetainPtr(const_cast<ComputePipelineState*>(state));
 }
 
 void ComputeCommandEncoder::setBuffer(const Buffer* buffer, NS::UInteger offset,
@@ -29,11 +34,11 @@ void ComputeCommandEncoder::setBuffer(const Buffer* buffer, NS::UInteger offset,
     misuse("setBuffer: index " + std::to_string(index) + " is over 30");
     return;
   }
-  state_.buffers[index] = {NS::RetainPtr(const_cast<Buffer*>(buffer)), offset, false};
+  state_->buffers[index] = {NS::RetainPtr(const_cast<Buffer*>(buffer)), offset, false};
 }
 
 void ComputeCommandEncoder::setBufferOffset(NS::UInteger offset, NS::UInteger index) {
-  if (index < kBufferBindingSlots) state_.buffers[index].offset = offset;
+  if (index < kBufferBindingSlots) state_->buffers[index].offset = offset;
 }
 
 // setBytes copies now, as Metal does: later changes to `bytes` do not reach the kernel. The
@@ -50,7 +55,7 @@ void ComputeCommandEncoder::setBytes(const void* bytes, NS::UInteger length, NS:
     return;
   }
   Buffer* copy = owner_->device()->newBuffer(bytes, length, ResourceStorageModeShared);
-  state_.buffers[index] = {NS::TransferPtr(copy), 0, true};
+  state_->buffers[index] = {NS::TransferPtr(copy), 0, true};
 }
 
 void ComputeCommandEncoder::setThreadgroupMemoryLength(NS::UInteger length, NS::UInteger index) {
@@ -58,8 +63,8 @@ void ComputeCommandEncoder::setThreadgroupMemoryLength(NS::UInteger length, NS::
     misuse("setThreadgroupMemoryLength: index " + std::to_string(index) + " is over 30");
     return;
   }
-  state_.threadgroup_lengths[index] = length;
-  state_.threadgroup_set[index] = true;
+  state_->threadgroup_lengths[index] = length;
+  state_->threadgroup_set[index] = true;
 }
 
 void ComputeCommandEncoder::setTexture(const Texture* texture, NS::UInteger index) {
@@ -67,7 +72,7 @@ void ComputeCommandEncoder::setTexture(const Texture* texture, NS::UInteger inde
     misuse("setTexture: index " + std::to_string(index) + " is over 30");
     return;
   }
-  state_.textures[index] = NS::RetainPtr(const_cast<Texture*>(texture));
+  state_->textures[index] = NS::RetainPtr(const_cast<Texture*>(texture));
 }
 
 void ComputeCommandEncoder::setTextures(const Texture* const textures[], NS::Range range) {
@@ -79,7 +84,7 @@ void ComputeCommandEncoder::setSamplerState(const SamplerState* sampler, NS::UIn
     misuse("setSamplerState: index " + std::to_string(index) + " is over 15");
     return;
   }
-  state_.samplers[index] = NS::RetainPtr(const_cast<SamplerState*>(sampler));
+  state_->samplers[index] = NS::RetainPtr(const_cast<SamplerState*>(sampler));
 }
 
 void ComputeCommandEncoder::setSamplerStates(const SamplerState* const samplers[],
@@ -92,7 +97,7 @@ void ComputeCommandEncoder::encode(EncodedDispatch d) {
     misuse("dispatch encoded after endEncoding");
     return;
   }
-  CommandBuffer::Order order;
+  DispatchOrder order;
   order.concurrent = type_ == DispatchTypeConcurrent && open_;
   order.fence = order.concurrent && fence_;
   order.fence_textures = order.fence && fence_textures_;
@@ -100,8 +105,8 @@ void ComputeCommandEncoder::encode(EncodedDispatch d) {
   fenced_.clear();
   fence_ = fence_textures_ = false;
   open_ = true;
-  owner_->dispatches_.push_back(std::move(d));
-  owner_->orders_.push_back(std::move(order));
+  owner_->recording_->dispatches.push_back(std::move(d));
+  owner_->recording_->orders.push_back(std::move(order));
 }
 
 void ComputeCommandEncoder::memoryBarrier(BarrierScope scope) {
@@ -137,7 +142,7 @@ void ComputeCommandEncoder::memoryBarrier(const Resource* const resources[], NS:
 
 void ComputeCommandEncoder::dispatchThreadgroups(Size threadgroupsPerGrid,
                                                  Size threadsPerThreadgroup) {
-  EncodedDispatch d = state_;
+  EncodedDispatch d = *state_;
   d.threadgroups = threadgroupsPerGrid;
   d.threads_per_threadgroup = threadsPerThreadgroup;
   d.by_threads = false;
@@ -145,7 +150,7 @@ void ComputeCommandEncoder::dispatchThreadgroups(Size threadgroupsPerGrid,
 }
 
 void ComputeCommandEncoder::dispatchThreads(Size threadsPerGrid, Size threadsPerThreadgroup) {
-  EncodedDispatch d = state_;
+  EncodedDispatch d = *state_;
   d.threads = threadsPerGrid;
   d.threads_per_threadgroup = threadsPerThreadgroup;
   d.by_threads = true;
@@ -168,8 +173,10 @@ void ComputeCommandEncoder::executeCommandsInBuffer(const IndirectCommandBuffer*
            " of " + commands->describe());
     return;
   }
-  owner_->indirect_.push_back({NS::RetainPtr(const_cast<IndirectCommandBuffer*>(commands)),
-                               range.location, range.length, owner_->dispatches_.size(), state_});
+  CommandRecording& recording = *owner_->recording_;
+  recording.indirect.push_back({NS::RetainPtr(const_cast<IndirectCommandBuffer*>(commands)),
+                                range.location, range.length, recording.dispatches.size(),
+                                *state_});
   // Its commands form groups of their own: the next dispatch of this encoder follows them.
   open_ = false;
   fence_ = fence_textures_ = false;

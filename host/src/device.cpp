@@ -21,8 +21,7 @@ NS::Error* make_error(NS::Integer code, std::string text) {
 }  // namespace
 
 Device::Device(DeviceProfile profile)
-    : profile_(std::move(profile)),
-      options_(metalsim::engine::ExecutionOptions::from_environment()) {}
+    : profile_(std::move(profile)), options_(metalsim::ExecutionOptions::from_environment()) {}
 
 Device* CreateSystemDefaultDevice() { return new Device(); }
 

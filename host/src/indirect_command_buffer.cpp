@@ -1,5 +1,6 @@
 #include "metalsim/Metal/MTLIndirectCommandBuffer.hpp"
 
+#include "encoded_dispatch.h"
 #include "metalsim/Metal.hpp"
 #include "simt/abi/kernel.h"
 
@@ -39,6 +40,13 @@ std::string unsupported_pipeline(const ComputePipelineState& state) {
 
 // ------------------------------------------------------------------ IndirectComputeCommand
 
+IndirectComputeCommand::IndirectComputeCommand(const IndirectCommandBuffer* owner)
+    : owner_(owner), dispatch_(std::make_unique<EncodedDispatch>()) {}
+IndirectComputeCommand::IndirectComputeCommand(IndirectComputeCommand&&) noexcept = default;
+IndirectComputeCommand& IndirectComputeCommand::operator=(IndirectComputeCommand&&) noexcept =
+    default;
+IndirectComputeCommand::~IndirectComputeCommand() = default;
+
 void IndirectComputeCommand::setComputePipelineState(const ComputePipelineState* state) {
   if (owner_->inheritPipelineState()) {
     reject("setComputePipelineState on a command whose descriptor inherits the pipeline state");
@@ -48,7 +56,7 @@ void IndirectComputeCommand::setComputePipelineState(const ComputePipelineState*
     reject(unsupported_pipeline(*state));
     return;
   }
-  dispatch_.pipeline = NS::RetainPtr(const_cast<ComputePipelineState*>(state));
+  dispatch_->pipeline = NS::RetainPtr(const_cast<ComputePipelineState*>(state));
 }
 
 void IndirectComputeCommand::setKernelBuffer(const Buffer* buffer, NS::UInteger offset,
@@ -66,7 +74,7 @@ void IndirectComputeCommand::setKernelBuffer(const Buffer* buffer, NS::UInteger 
            index_text(owner_->maxKernelBufferBindCount()));
     return;
   }
-  dispatch_.buffers[index] = {NS::RetainPtr(const_cast<Buffer*>(buffer)), offset, false};
+  dispatch_->buffers[index] = {NS::RetainPtr(const_cast<Buffer*>(buffer)), offset, false};
 }
 
 void IndirectComputeCommand::setThreadgroupMemoryLength(NS::UInteger length, NS::UInteger index) {
@@ -74,8 +82,8 @@ void IndirectComputeCommand::setThreadgroupMemoryLength(NS::UInteger length, NS:
     reject("setThreadgroupMemoryLength: index " + index_text(index) + " is over 30");
     return;
   }
-  dispatch_.threadgroup_lengths[index] = length;
-  dispatch_.threadgroup_set[index] = true;
+  dispatch_->threadgroup_lengths[index] = length;
+  dispatch_->threadgroup_set[index] = true;
 }
 
 void IndirectComputeCommand::dispatch(bool by_threads, Size grid, Size threadsPerThreadgroup) {
@@ -89,9 +97,9 @@ void IndirectComputeCommand::dispatch(bool by_threads, Size grid, Size threadsPe
                     : "IndirectCommandTypeConcurrentDispatch"));
     return;
   }
-  (by_threads ? dispatch_.threads : dispatch_.threadgroups) = grid;
-  dispatch_.threads_per_threadgroup = threadsPerThreadgroup;
-  dispatch_.by_threads = by_threads;
+  (by_threads ? dispatch_->threads : dispatch_->threadgroups) = grid;
+  dispatch_->threads_per_threadgroup = threadsPerThreadgroup;
+  dispatch_->by_threads = by_threads;
   has_dispatch_ = true;
 }
 
@@ -106,7 +114,7 @@ void IndirectComputeCommand::concurrentDispatchThreads(Size threadsPerGrid,
 }
 
 void IndirectComputeCommand::reset() {
-  dispatch_ = {};
+  *dispatch_ = {};
   has_dispatch_ = false;
   barrier_ = false;
   problems_.clear();

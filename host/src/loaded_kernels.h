@@ -11,7 +11,7 @@ namespace metalsim::host {
 
 struct LoadedKernels {
   std::string path;  // the shared object in the kernel cache
-  std::vector<const engine::KernelInfo*> kernels;
+  std::vector<const abi::KernelInfo*> kernels;
 };
 
 }  // namespace metalsim::host

@@ -6,8 +6,8 @@
 namespace metalsim::host {
 namespace {
 
-using engine::ArgInfo;
-using engine::ArgKind;
+using abi::ArgInfo;
+using abi::ArgKind;
 
 // The scalar or vector type Metal names for a pointee spelled `type` ("device const float*",
 // "constant uint3&"), else DataTypeNone (a struct, or a type Metal's DataType does not list).
@@ -41,12 +41,12 @@ MTL::DataType data_type_of(std::string_view type) {
   return MTL::DataTypeNone;
 }
 
-MTL::BindingAccess texture_access(engine::TextureAccess access) {
+MTL::BindingAccess texture_access(abi::TextureAccess access) {
   switch (access) {
-    case engine::TextureAccess::sample:
-    case engine::TextureAccess::read: return MTL::BindingAccessReadOnly;
-    case engine::TextureAccess::write: return MTL::BindingAccessWriteOnly;
-    case engine::TextureAccess::read_write: return MTL::BindingAccessReadWrite;
+    case abi::TextureAccess::sample:
+    case abi::TextureAccess::read: return MTL::BindingAccessReadOnly;
+    case abi::TextureAccess::write: return MTL::BindingAccessWriteOnly;
+    case abi::TextureAccess::read_write: return MTL::BindingAccessReadWrite;
   }
   return MTL::BindingAccessReadOnly;
 }
@@ -84,12 +84,12 @@ MTL::Binding* binding_of(const ArgInfo& a, bool used) {
 
 }  // namespace
 
-MTL::ComputePipelineReflection* reflect_pipeline(const engine::KernelInfo& kernel,
+MTL::ComputePipelineReflection* reflect_pipeline(const abi::KernelInfo& kernel,
                                                  std::span<const void* const> constants) {
   std::vector<NS::SharedPtr<MTL::Binding>> owned;
   std::vector<const NS::Object*> objects;
   for (const ArgInfo& a : kernel.args) {
-    MTL::Binding* b = binding_of(a, engine::argument_exists(a, constants));
+    MTL::Binding* b = binding_of(a, abi::argument_exists(a, constants));
     if (b == nullptr) continue;
     owned.push_back(NS::TransferPtr(b));
     objects.push_back(b);

@@ -9,7 +9,7 @@
 namespace metalsim::host {
 
 // Autoreleased, as metal-cpp returns it.
-MTL::ComputePipelineReflection* reflect_pipeline(const engine::KernelInfo& kernel,
+MTL::ComputePipelineReflection* reflect_pipeline(const abi::KernelInfo& kernel,
                                                  std::span<const void* const> constants);
 
 }  // namespace metalsim::host

@@ -5,31 +5,31 @@
 
 namespace MTL {
 
-namespace engine = metalsim::engine;
-
 static_assert(NS::UInteger(SamplerAddressModeClampToEdge) ==
-              NS::UInteger(engine::SamplerAddress::clamp_to_edge));
+              NS::UInteger(metalsim::abi::SamplerAddress::clamp_to_edge));
 static_assert(NS::UInteger(SamplerAddressModeMirrorRepeat) ==
-              NS::UInteger(engine::SamplerAddress::mirrored_repeat));
+              NS::UInteger(metalsim::abi::SamplerAddress::mirrored_repeat));
 static_assert(NS::UInteger(SamplerAddressModeClampToBorderColor) ==
-              NS::UInteger(engine::SamplerAddress::clamp_to_border));
+              NS::UInteger(metalsim::abi::SamplerAddress::clamp_to_border));
 static_assert(NS::UInteger(SamplerMinMagFilterLinear) ==
-              NS::UInteger(engine::SamplerFilter::linear));
+              NS::UInteger(metalsim::abi::SamplerFilter::linear));
 static_assert(NS::UInteger(SamplerBorderColorOpaqueWhite) ==
-              NS::UInteger(engine::SamplerBorder::opaque_white));
+              NS::UInteger(metalsim::abi::SamplerBorder::opaque_white));
 
 SamplerDescriptor* SamplerDescriptor::alloc() { return new SamplerDescriptor(); }
 
 SamplerState::SamplerState(Device* device, const SamplerDescriptor& d)
-    : device_(device), binding_(std::make_unique<engine::SamplerBinding>()), label_(d.labelText()) {
-  engine::SamplerBinding& b = *binding_;
+    : device_(device),
+      binding_(std::make_unique<metalsim::abi::SamplerBinding>()),
+      label_(d.labelText()) {
+  metalsim::abi::SamplerBinding& b = *binding_;
   b.normalized = d.normalizedCoordinates();
-  b.s_address = engine::SamplerAddress(d.sAddressMode());
-  b.t_address = engine::SamplerAddress(d.tAddressMode());
-  b.r_address = engine::SamplerAddress(d.rAddressMode());
-  b.mag_filter = engine::SamplerFilter(d.magFilter());
-  b.min_filter = engine::SamplerFilter(d.minFilter());
-  b.border = engine::SamplerBorder(d.borderColor());
+  b.s_address = metalsim::abi::SamplerAddress(d.sAddressMode());
+  b.t_address = metalsim::abi::SamplerAddress(d.tAddressMode());
+  b.r_address = metalsim::abi::SamplerAddress(d.rAddressMode());
+  b.mag_filter = metalsim::abi::SamplerFilter(d.magFilter());
+  b.min_filter = metalsim::abi::SamplerFilter(d.minFilter());
+  b.border = metalsim::abi::SamplerBorder(d.borderColor());
 }
 
 SamplerState::~SamplerState() = default;

@@ -11,17 +11,15 @@
 
 namespace MTL {
 
-namespace engine = metalsim::engine;
-
 // The host's enums are Metal's numbers, and so are the engine's.
 #define METALSIM_SAME_PIXEL_FORMAT(name, value, component, channels, bgra) \
-  static_assert(NS::UInteger(PixelFormat##name) == NS::UInteger(engine::PixelFormat::name));
+  static_assert(NS::UInteger(PixelFormat##name) == NS::UInteger(metalsim::abi::PixelFormat::name));
 METALSIM_PIXEL_FORMATS(METALSIM_SAME_PIXEL_FORMAT)
 #undef METALSIM_SAME_PIXEL_FORMAT
-static_assert(NS::UInteger(TextureType1D) == NS::UInteger(engine::TextureKind::texture1d));
-static_assert(NS::UInteger(TextureType2D) == NS::UInteger(engine::TextureKind::texture2d));
+static_assert(NS::UInteger(TextureType1D) == NS::UInteger(metalsim::abi::TextureKind::texture1d));
+static_assert(NS::UInteger(TextureType2D) == NS::UInteger(metalsim::abi::TextureKind::texture2d));
 static_assert(NS::UInteger(TextureTypeTextureBuffer) ==
-              NS::UInteger(engine::TextureKind::texture_buffer));
+              NS::UInteger(metalsim::abi::TextureKind::texture_buffer));
 
 // ------------------------------ TextureDescriptor
 
@@ -73,17 +71,17 @@ Texture::Texture(const TextureDescriptor& d, Buffer* storage, bool from_buffer, 
       storage_(storage),
       from_buffer_(from_buffer),
       offset_(offset),
-      binding_(std::make_unique<engine::TextureBinding>()) {
+      binding_(std::make_unique<metalsim::abi::TextureBinding>()) {
   storage_->retain();
-  engine::TextureBinding& b = *binding_;
+  metalsim::abi::TextureBinding& b = *binding_;
   b.data = static_cast<char*>(storage_->contents()) + offset;
   b.width = uint32_t(d.width());
   b.height = type_ == TextureType2D ? uint32_t(d.height()) : 1;
   b.bytes_per_row = bytes_per_row;
-  b.format = engine::PixelFormat(format_);
-  b.kind = engine::TextureKind(type_);
+  b.format = metalsim::abi::PixelFormat(format_);
+  b.kind = metalsim::abi::TextureKind(type_);
   b.mipmap_levels = uint32_t(d.mipmapLevelCount());
-  const uint64_t pixel = engine::bytes_per_pixel(b.format);
+  const uint64_t pixel = metalsim::abi::bytes_per_pixel(b.format);
   uint64_t at = bytes_per_row * b.height;
   for (uint32_t level = 1; level < b.mipmap_levels; ++level) {
     b.level_offsets[level] = at;
@@ -100,23 +98,24 @@ NS::UInteger Texture::bufferBytesPerRow() const {
   return from_buffer_ ? binding_->bytes_per_row : 0;
 }
 NS::UInteger Texture::storageLength() const {
-  const engine::TextureBinding& b = *binding_;
+  const metalsim::abi::TextureBinding& b = *binding_;
   if (!from_buffer_) return storage_->length();
   return b.bytes_per_row * (b.height - 1) +
-         NS::UInteger(b.width) * engine::bytes_per_pixel(b.format);
+         NS::UInteger(b.width) * metalsim::abi::bytes_per_pixel(b.format);
 }
 
 NS::String* Texture::label() const { return NS::String::string(label_.c_str()); }
 
 char* Texture::level_data(NS::UInteger level, NS::UInteger& bytes_per_row) const {
-  const engine::TextureBinding& b = *binding_;
-  bytes_per_row =
-      level == 0 ? b.bytes_per_row : level_size(b.width, level) * engine::bytes_per_pixel(b.format);
+  const metalsim::abi::TextureBinding& b = *binding_;
+  bytes_per_row = level == 0
+                      ? b.bytes_per_row
+                      : level_size(b.width, level) * metalsim::abi::bytes_per_pixel(b.format);
   return b.data + b.level_offset(uint32_t(level));
 }
 
 bool Texture::holds(const Region& r, NS::UInteger level, const char* what) const {
-  const engine::TextureBinding& b = *binding_;
+  const metalsim::abi::TextureBinding& b = *binding_;
   const bool inside = level < b.mipmap_levels && r.size.depth == 1 && r.origin.z == 0 &&
                       r.origin.x + r.size.width <= level_size(b.width, level) &&
                       r.origin.y + r.size.height <= level_size(b.height, level) &&
@@ -136,7 +135,7 @@ void Texture::replaceRegion(Region region, NS::UInteger level, const void* bytes
   if (!holds(region, level, "replaceRegion")) return;
   NS::UInteger row_bytes = 0;
   char* base = level_data(level, row_bytes);
-  const NS::UInteger pixel = engine::bytes_per_pixel(binding_->format);
+  const NS::UInteger pixel = metalsim::abi::bytes_per_pixel(binding_->format);
   const auto* src = static_cast<const char*>(bytes);
   for (NS::UInteger y = 0; y < region.size.height; ++y)
     std::memcpy(base + (region.origin.y + y) * row_bytes + region.origin.x * pixel,
@@ -148,7 +147,7 @@ void Texture::getBytes(void* bytes, NS::UInteger bytesPerRow, Region region,
   if (!holds(region, level, "getBytes")) return;
   NS::UInteger row_bytes = 0;
   const char* base = level_data(level, row_bytes);
-  const NS::UInteger pixel = engine::bytes_per_pixel(binding_->format);
+  const NS::UInteger pixel = metalsim::abi::bytes_per_pixel(binding_->format);
   auto* dst = static_cast<char*>(bytes);
   for (NS::UInteger y = 0; y < region.size.height; ++y)
     std::memcpy(dst + y * bytesPerRow,
@@ -163,7 +162,7 @@ namespace {
 // Why metalsim cannot make a texture of `d` ("" when it can). Metal's validation would stop the
 // program; metal-cpp's newTexture has no error argument, so it is said on stderr with nullptr.
 std::string unsupported(const TextureDescriptor& d) {
-  if (engine::bytes_per_pixel(engine::PixelFormat(d.pixelFormat())) == 0)
+  if (metalsim::abi::bytes_per_pixel(metalsim::abi::PixelFormat(d.pixelFormat())) == 0)
     return "pixel format " + std::to_string(d.pixelFormat()) + " is not supported";
   const TextureType t = d.textureType();
   if (t != TextureType1D && t != TextureType2D && t != TextureTypeTextureBuffer)
@@ -174,7 +173,7 @@ std::string unsupported(const TextureDescriptor& d) {
   NS::UInteger most = 1;
   for (NS::UInteger n = std::max(d.width(), d.height()); n > 1; n /= 2) ++most;
   if (d.mipmapLevelCount() == 0 || d.mipmapLevelCount() > most ||
-      d.mipmapLevelCount() > engine::kMaxMipmapLevels)
+      d.mipmapLevelCount() > metalsim::abi::kMaxMipmapLevels)
     return "mipmapLevelCount " + std::to_string(d.mipmapLevelCount()) + " is not 1.." +
            std::to_string(most);
   if (t != TextureType2D && d.height() != 1) return "a 1D texture or texture buffer has height 1";
@@ -192,7 +191,7 @@ Texture* Device::newTexture(const TextureDescriptor* descriptor) {
   if (descriptor == nullptr) return refuse("newTexture", "the descriptor is null");
   if (std::string why = unsupported(*descriptor); !why.empty()) return refuse("newTexture", why);
   const NS::UInteger pixel =
-      engine::bytes_per_pixel(engine::PixelFormat(descriptor->pixelFormat()));
+      metalsim::abi::bytes_per_pixel(metalsim::abi::PixelFormat(descriptor->pixelFormat()));
   NS::UInteger bytes = 0;
   for (NS::UInteger level = 0; level < descriptor->mipmapLevelCount(); ++level)
     bytes +=
@@ -211,7 +210,7 @@ Texture* Buffer::newTexture(const TextureDescriptor* descriptor, NS::UInteger of
   if (descriptor->mipmapLevelCount() != 1)
     return refuse("Buffer::newTexture", "a texture over a buffer has one mipmap level");
   const NS::UInteger pixel =
-      engine::bytes_per_pixel(engine::PixelFormat(descriptor->pixelFormat()));
+      metalsim::abi::bytes_per_pixel(metalsim::abi::PixelFormat(descriptor->pixelFormat()));
   const NS::UInteger row = pixel * descriptor->width();
   if (bytesPerRow < row)
     return refuse("Buffer::newTexture", "bytesPerRow " + std::to_string(bytesPerRow) +

@@ -5,13 +5,13 @@
 namespace metalsim::host {
 namespace {
 
-using check::CheckId;
+using report::CheckId;
 
-std::string kind_name(engine::TextureKind k) {
+std::string kind_name(abi::TextureKind k) {
   switch (k) {
-    case engine::TextureKind::texture1d: return "texture1d";
-    case engine::TextureKind::texture2d: return "texture2d";
-    case engine::TextureKind::texture_buffer: return "texture_buffer";
+    case abi::TextureKind::texture1d: return "texture1d";
+    case abi::TextureKind::texture2d: return "texture2d";
+    case abi::TextureKind::texture_buffer: return "texture_buffer";
   }
   return "texture";
 }
@@ -25,43 +25,43 @@ std::string type_name(MTL::TextureType t) {
   }
 }
 
-std::string sample_name(engine::SampleKind k) {
+std::string sample_name(abi::SampleKind k) {
   switch (k) {
-    case engine::SampleKind::floating: return "float or normalized";
-    case engine::SampleKind::sint: return "signed integer";
-    case engine::SampleKind::uint: return "unsigned integer";
+    case abi::SampleKind::floating: return "float or normalized";
+    case abi::SampleKind::sint: return "signed integer";
+    case abi::SampleKind::uint: return "unsigned integer";
   }
   return "?";
 }
 
-const char* access_name(engine::TextureAccess a) {
+const char* access_name(abi::TextureAccess a) {
   switch (a) {
-    case engine::TextureAccess::sample: return "access::sample";
-    case engine::TextureAccess::read: return "access::read";
-    case engine::TextureAccess::write: return "access::write";
-    case engine::TextureAccess::read_write: return "access::read_write";
+    case abi::TextureAccess::sample: return "access::sample";
+    case abi::TextureAccess::read: return "access::read";
+    case abi::TextureAccess::write: return "access::write";
+    case abi::TextureAccess::read_write: return "access::read_write";
   }
   return "?";
 }
 
 // The usage bits the kernel's access needs, and the first one the texture lacks ("" if none).
-std::string missing_usage(engine::TextureAccess a, MTL::TextureUsage usage) {
-  const bool reads = a != engine::TextureAccess::write;
-  const bool writes = a == engine::TextureAccess::write || a == engine::TextureAccess::read_write;
+std::string missing_usage(abi::TextureAccess a, MTL::TextureUsage usage) {
+  const bool reads = a != abi::TextureAccess::write;
+  const bool writes = a == abi::TextureAccess::write || a == abi::TextureAccess::read_write;
   if (reads && (usage & MTL::TextureUsageShaderRead) == 0) return "MTLTextureUsageShaderRead";
   if (writes && (usage & MTL::TextureUsageShaderWrite) == 0) return "MTLTextureUsageShaderWrite";
   return "";
 }
 
-std::optional<BindingProblem> texture_problem(const engine::ArgInfo& arg, const MTL::Texture& t) {
-  const engine::TextureArgInfo& want = arg.texture;
-  const engine::TextureBinding& b = t.binding();
+std::optional<BindingProblem> texture_problem(const abi::ArgInfo& arg, const MTL::Texture& t) {
+  const abi::TextureArgInfo& want = arg.texture;
+  const abi::TextureBinding& b = t.binding();
   if (b.kind != want.kind)
     return BindingProblem{
         CheckId::api_wrong_kind,
         "is a " + kind_name(want.kind) + " but the bound texture is " + type_name(t.textureType())};
-  const engine::PixelFormatInfo format = engine::pixel_format_info(b.format);
-  const engine::SampleKind holds = engine::sample_kind(format.component);
+  const abi::PixelFormatInfo format = abi::pixel_format_info(b.format);
+  const abi::SampleKind holds = abi::sample_kind(format.component);
   if (holds != want.sample)
     return BindingProblem{CheckId::api_wrong_kind,
                           "(" + std::string(arg.type) + ") reads " + sample_name(want.sample) +
@@ -76,8 +76,7 @@ std::optional<BindingProblem> texture_problem(const engine::ArgInfo& arg, const 
 
 // The texture's pixels as one of the dispatch's memory ranges, as a buffer's are: initcheck
 // restores them between its runs (a read_write texture would otherwise be updated twice).
-void add_memory_range(const engine::ArgInfo& arg, const MTL::Texture& t,
-                      engine::DispatchRequest& req) {
+void add_memory_range(const abi::ArgInfo& arg, const MTL::Texture& t, abi::DispatchRequest& req) {
   const MTL::Buffer& storage = *t.storageBuffer();
   std::string name = "texture(" + std::to_string(arg.index) + ") '" + arg.name + "'";
   if (!t.labelText().empty()) name += " (" + t.labelText() + ")";
@@ -89,10 +88,9 @@ void add_memory_range(const engine::ArgInfo& arg, const MTL::Texture& t,
 
 }  // namespace
 
-std::optional<BindingProblem> bind_texture(const engine::ArgInfo& arg,
-                                           const MTL::EncodedDispatch& d,
-                                           engine::DispatchRequest& req) {
-  if (arg.index >= engine::kMaxTextureBindings)
+std::optional<BindingProblem> bind_texture(const abi::ArgInfo& arg, const MTL::EncodedDispatch& d,
+                                           abi::DispatchRequest& req) {
+  if (arg.index >= abi::kMaxTextureBindings)
     return BindingProblem{CheckId::api_misuse,
                           "uses index " + std::to_string(arg.index) + ", over 30"};
   const MTL::Texture* t = d.textures[arg.index].get();
@@ -107,10 +105,9 @@ std::optional<BindingProblem> bind_texture(const engine::ArgInfo& arg,
   return std::nullopt;
 }
 
-std::optional<BindingProblem> bind_sampler(const engine::ArgInfo& arg,
-                                           const MTL::EncodedDispatch& d,
-                                           engine::DispatchRequest& req) {
-  if (arg.index >= engine::kMaxSamplerBindings)
+std::optional<BindingProblem> bind_sampler(const abi::ArgInfo& arg, const MTL::EncodedDispatch& d,
+                                           abi::DispatchRequest& req) {
+  if (arg.index >= abi::kMaxSamplerBindings)
     return BindingProblem{CheckId::api_misuse,
                           "uses index " + std::to_string(arg.index) + ", over 15"};
   const MTL::SamplerState* s = d.samplers[arg.index].get();

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "encoded_dispatch.h"
 #include "metalsim/Metal.hpp"
 #include "simt/abi/dispatch_request.h"
 #include "simt/report/check_id.h"
@@ -12,15 +13,15 @@
 namespace metalsim::host {
 
 struct BindingProblem {
-  check::CheckId check;
+  report::CheckId check;
   std::string message;  // after "argument 'name' [[texture(N)]] "
 };
 
-std::optional<BindingProblem> bind_texture(const engine::ArgInfo& arg,
+std::optional<BindingProblem> bind_texture(const abi::ArgInfo& arg,
                                            const MTL::EncodedDispatch& dispatch,
-                                           engine::DispatchRequest& request);
-std::optional<BindingProblem> bind_sampler(const engine::ArgInfo& arg,
+                                           abi::DispatchRequest& request);
+std::optional<BindingProblem> bind_sampler(const abi::ArgInfo& arg,
                                            const MTL::EncodedDispatch& dispatch,
-                                           engine::DispatchRequest& request);
+                                           abi::DispatchRequest& request);
 
 }  // namespace metalsim::host

@@ -521,7 +521,7 @@ class DocumentedAttentionSpec : public AttentionSpecBase {
 }  // namespace
 
 AttentionRun run_attention(const std::string& name, const Params& given,
-                           const engine::ExecutionOptions& options, uint64_t seed) {
+                           const metalsim::ExecutionOptions& options, uint64_t seed) {
   const spec::KernelSpec* s = spec::SpecRegistry::find(name);
   if (s == nullptr || s->family() != "attention")
     throw std::invalid_argument("no attention spec " + name);

@@ -18,6 +18,6 @@ struct AttentionRun {
 // Runs the case `p` (completed with defaults) of attention spec `name` ("decode_attention",
 // ...). Throws std::invalid_argument for an unknown spec or an invalid case.
 AttentionRun run_attention(const std::string& name, const spec::Params& p,
-                           const engine::ExecutionOptions& options, uint64_t seed = 1);
+                           const metalsim::ExecutionOptions& options, uint64_t seed = 1);
 
 }  // namespace metalsim::kernels::attention

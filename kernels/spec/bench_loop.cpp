@@ -27,7 +27,7 @@ BenchMedians medians(const BenchTimes& t) {
 BenchLoop::BenchLoop(CaseContext& ctx, PreparedCase& c, BenchSettings settings)
     : ctx_(ctx), case_(c), settings_(settings) {}
 
-double BenchLoop::time_kernel(engine::ExecutionMode mode, bool checked) {
+double BenchLoop::time_kernel(metalsim::ExecutionMode mode, bool checked) {
   ctx_.mutable_options().mode = mode;
   ctx_.mutable_options().checked_variant = checked;
   case_.repoison();
@@ -35,23 +35,23 @@ double BenchLoop::time_kernel(engine::ExecutionMode mode, bool checked) {
 }
 
 void BenchLoop::warm_up() {
-  time_kernel(engine::ExecutionMode::fibers, false);
-  time_kernel(engine::ExecutionMode::automatic, false);
-  if (settings_.checked_variant) time_kernel(engine::ExecutionMode::automatic, true);
+  time_kernel(metalsim::ExecutionMode::fibers, false);
+  time_kernel(metalsim::ExecutionMode::automatic, false);
+  if (settings_.checked_variant) time_kernel(metalsim::ExecutionMode::automatic, true);
   times_.has_baseline = case_.run_baseline();
   if (settings_.reference) case_.run_reference();
 }
 
 void BenchLoop::repeat() {
-  times_.fibers.push_back(time_kernel(engine::ExecutionMode::fibers, false));
+  times_.fibers.push_back(time_kernel(metalsim::ExecutionMode::fibers, false));
   const uint64_t before = engine::lane_loop_threadgroups_total();
-  times_.loops.push_back(time_kernel(engine::ExecutionMode::automatic, false));
+  times_.loops.push_back(time_kernel(metalsim::ExecutionMode::automatic, false));
   times_.lane_loops = engine::lane_loop_threadgroups_total() > before;
   if (times_.has_baseline) times_.baseline.push_back(seconds_of([&] { case_.run_baseline(); }));
   if (settings_.reference) times_.reference.push_back(seconds_of([&] { case_.run_reference(); }));
   if (settings_.checked_variant) {
-    times_.fibers_checked.push_back(time_kernel(engine::ExecutionMode::fibers, true));
-    times_.loops_checked.push_back(time_kernel(engine::ExecutionMode::automatic, true));
+    times_.fibers_checked.push_back(time_kernel(metalsim::ExecutionMode::fibers, true));
+    times_.loops_checked.push_back(time_kernel(metalsim::ExecutionMode::automatic, true));
   }
 }
 

@@ -54,7 +54,7 @@ class BenchLoop {
   const BenchTimes& times() const { return times_; }
 
  private:
-  double time_kernel(engine::ExecutionMode mode, bool checked);
+  double time_kernel(metalsim::ExecutionMode mode, bool checked);
 
   CaseContext& ctx_;
   PreparedCase& case_;

@@ -5,7 +5,7 @@
 namespace metalsim::spec {
 
 CaseContext::CaseContext(MTL::Device* device, MTL::CommandQueue* queue, PipelineCache& pipelines,
-                         engine::ExecutionOptions options, uint64_t seed)
+                         metalsim::ExecutionOptions options, uint64_t seed)
     : device_(device),
       queue_(queue),
       pipelines_(pipelines),

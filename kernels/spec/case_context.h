@@ -17,14 +17,14 @@ class PipelineCache;  // case_runner.h
 class CaseContext {
  public:
   CaseContext(MTL::Device* device, MTL::CommandQueue* queue, PipelineCache& pipelines,
-              engine::ExecutionOptions options, uint64_t seed);
+              metalsim::ExecutionOptions options, uint64_t seed);
   CaseContext(const CaseContext&) = delete;
   CaseContext& operator=(const CaseContext&) = delete;
 
   uint64_t seed() const { return seed_; }  // the inputs' seed
-  const engine::ExecutionOptions& options() const { return options_; }
+  const metalsim::ExecutionOptions& options() const { return options_; }
   // Changes apply to the command buffers made after them.
-  engine::ExecutionOptions& mutable_options() { return options_; }
+  metalsim::ExecutionOptions& mutable_options() { return options_; }
 
   MTL::Device* device() const { return device_; }
   // Throws std::runtime_error naming a kernel that is not linked.
@@ -59,7 +59,7 @@ class CaseContext {
   MTL::Device* device_;
   MTL::CommandQueue* queue_;
   PipelineCache& pipelines_;
-  engine::ExecutionOptions options_;
+  metalsim::ExecutionOptions options_;
   uint64_t seed_;
 };
 

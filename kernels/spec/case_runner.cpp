@@ -45,13 +45,13 @@ std::string difference(const std::vector<OutputBytes>& a, const std::vector<Outp
   return {};
 }
 
-std::vector<engine::SchedulePolicy> other_schedules(const engine::SchedulePolicy& main,
-                                                    uint64_t seed) {
-  std::vector<engine::SchedulePolicy> out;
-  for (const engine::SchedulePolicy& p :
-       {engine::SchedulePolicy{engine::ScheduleKind::in_order, 0},
-        engine::SchedulePolicy{engine::ScheduleKind::reversed, 0},
-        engine::SchedulePolicy{engine::ScheduleKind::random, seed}})
+std::vector<metalsim::SchedulePolicy> other_schedules(const metalsim::SchedulePolicy& main,
+                                                      uint64_t seed) {
+  std::vector<metalsim::SchedulePolicy> out;
+  for (const metalsim::SchedulePolicy& p :
+       {metalsim::SchedulePolicy{metalsim::ScheduleKind::in_order, 0},
+        metalsim::SchedulePolicy{metalsim::ScheduleKind::reversed, 0},
+        metalsim::SchedulePolicy{metalsim::ScheduleKind::random, seed}})
     if (!(p == main)) out.push_back(p);
   return out;
 }
@@ -72,9 +72,9 @@ CaseResult execute_keeping(PreparedCase& c, std::vector<OutputBytes>* outputs) {
   return result;
 }
 
-const check::Report* first_timeout(const std::vector<check::Report>& reports) {
-  for (const check::Report& r : reports)
-    if (r.check == check::CheckId::watchdog_timeout) return &r;
+const report::Report* first_timeout(const std::vector<report::Report>& reports) {
+  for (const report::Report& r : reports)
+    if (r.check == report::CheckId::watchdog_timeout) return &r;
   return nullptr;
 }
 
@@ -82,11 +82,11 @@ const check::Report* first_timeout(const std::vector<check::Report>& reports) {
 // filed (the engine stopped the command buffer at the warning: a later dispatch's outputs may be
 // unwritten because of it).
 void fail_on_warnings(CaseResult& r) {
-  for (const check::Report& w : r.reports) {
+  for (const report::Report& w : r.reports) {
     if (!w.is_warning()) continue;
     r.passed = false;
-    if (!check::any_error(r.reports) && r.failure.rfind("harness error", 0) != 0)
-      r.failure = std::string(check::check_name(w.check)) +
+    if (!report::any_error(r.reports) && r.failure.rfind("harness error", 0) != 0)
+      r.failure = std::string(report::check_name(w.check)) +
                   " (warning, a failure under --strict): " + w.message;
     return;
   }
@@ -111,14 +111,14 @@ CaseRunner& CaseRunner::shared() {
   return runner;
 }
 
-std::unique_ptr<CaseContext> CaseRunner::context(const engine::ExecutionOptions& options,
+std::unique_ptr<CaseContext> CaseRunner::context(const metalsim::ExecutionOptions& options,
                                                  uint64_t seed) {
   return std::make_unique<CaseContext>(device_.get(), queue_.get(), pipelines_, options, seed);
 }
 
 CaseResult CaseRunner::execute(PreparedCase& c) { return execute_keeping(c, nullptr); }
 
-CaseRunner::Run CaseRunner::run_once(const Case& c, const engine::ExecutionOptions& options) {
+CaseRunner::Run CaseRunner::run_once(const Case& c, const metalsim::ExecutionOptions& options) {
   Run run;
   try {
     std::unique_ptr<CaseContext> ctx = context(options, c.seed);
@@ -133,16 +133,16 @@ CaseRunner::Run CaseRunner::run_once(const Case& c, const engine::ExecutionOptio
   return run;
 }
 
-void CaseRunner::check_schedules(const Case& c, const engine::ExecutionOptions& options,
+void CaseRunner::check_schedules(const Case& c, const metalsim::ExecutionOptions& options,
                                  const Run& main, CaseOutcome& out) {
-  for (const engine::SchedulePolicy& other : other_schedules(options.schedule, c.seed)) {
-    engine::ExecutionOptions again_options = options;
+  for (const metalsim::SchedulePolicy& other : other_schedules(options.schedule, c.seed)) {
+    metalsim::ExecutionOptions again_options = options;
     again_options.schedule = other;
     again_options.checks.race = false;  // the engine's race check ran with the main run
     const Run again = run_once(c, again_options);
     // A rerun the watchdog stopped has incomplete outputs: no comparison, and the timeout is the
     // case's (a fuzz campaign's deadline counts it as stopped, not as a race).
-    if (const check::Report* timeout = first_timeout(again.result.reports)) {
+    if (const report::Report* timeout = first_timeout(again.result.reports)) {
       out.result.reports.push_back(*timeout);
       out.result.passed = false;
       if (out.result.failure.empty()) out.result.failure = "watchdog.timeout: " + timeout->message;
@@ -152,8 +152,8 @@ void CaseRunner::check_schedules(const Case& c, const engine::ExecutionOptions& 
     if (diff.empty()) continue;
     out.race =
         "results under " + options.schedule.str() + " and " + other.str() + " differ: " + diff;
-    check::Report report;
-    report.check = check::CheckId::race_schedule;
+    report::Report report;
+    report.check = report::CheckId::race_schedule;
     report.kernel = c.spec->name();
     report.message = out.race + " (reproduce with --schedule " + other.str() + ")";
     out.result.reports.push_back(report);
@@ -164,7 +164,7 @@ void CaseRunner::check_schedules(const Case& c, const engine::ExecutionOptions& 
 }
 
 // The case on fibers and in lane loops (mode_comparison.h): outputs and checks filed must agree.
-void CaseRunner::check_modes(const Case& c, const engine::ExecutionOptions& options,
+void CaseRunner::check_modes(const Case& c, const metalsim::ExecutionOptions& options,
                              const Run& main, CaseOutcome& out) {
   const ModeRuns m = mode_runs(options);
   const Run fibers = m.reuse == ModeRuns::Reuse::as_fibers ? main : run_once(c, m.fibers);
@@ -174,8 +174,8 @@ void CaseRunner::check_modes(const Case& c, const engine::ExecutionOptions& opti
     diff = difference(fibers.outputs, loops.outputs);
   if (diff.empty()) return;
   out.mode_divergence = "fibers and lane loops (in-order) differ: " + diff;
-  check::Report report;
-  report.check = check::CheckId::mode_divergent;
+  report::Report report;
+  report.check = report::CheckId::mode_divergent;
   report.kernel = c.spec->name();
   report.message = out.mode_divergence + " (reproduce with --mode fibers and --mode loops)";
   out.result.reports.push_back(report);
@@ -183,7 +183,7 @@ void CaseRunner::check_modes(const Case& c, const engine::ExecutionOptions& opti
   if (out.result.failure.empty()) out.result.failure = "mode.divergent: " + out.mode_divergence;
 }
 
-CaseOutcome CaseRunner::run(const Case& c, const engine::ExecutionOptions& options,
+CaseOutcome CaseRunner::run(const Case& c, const metalsim::ExecutionOptions& options,
                             bool compare_modes) {
   CaseOutcome out;
   out.subject = c;
@@ -204,16 +204,17 @@ CaseOutcome CaseRunner::run(const Case& c, const engine::ExecutionOptions& optio
 }
 
 CaseResult run_case(const KernelSpec& spec, const Params& params,
-                    const engine::ExecutionOptions& options, uint64_t seed) {
+                    const metalsim::ExecutionOptions& options, uint64_t seed) {
   return CaseRunner::shared().run({&spec, spec.complete(params), seed}, options).result;
 }
 
 // ------------------------------ text
 
-std::string repro_command(const Case& c, const engine::ExecutionOptions& o) {
+std::string repro_command(const Case& c, const metalsim::ExecutionOptions& o) {
   std::string cmd = "metalsim run " + c.spec->run_arguments(c.params) + " --seed " +
                     std::to_string(c.seed) + " --schedule " + o.schedule.str() + " --checks " +
-                    o.checks.str() + " --mode " + std::string(engine::execution_mode_name(o.mode));
+                    o.checks.str() + " --mode " +
+                    std::string(metalsim::execution_mode_name(o.mode));
   if (o.strict) cmd += " --strict";
   return cmd;
 }

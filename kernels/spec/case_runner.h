@@ -31,7 +31,7 @@ struct Case {
 
 struct CaseOutcome {
   Case subject;
-  engine::ExecutionOptions options;
+  metalsim::ExecutionOptions options;
   CaseResult result;
   Judgement judgement;
   std::string race;             // the schedule-dependent result, in words; empty when none
@@ -50,19 +50,19 @@ class CaseRunner {
   // `compare_modes`: the case also runs on fibers and in lane loops, in-order (one of the two
   // may be the run itself), and a difference of outputs or of checks filed is mode.divergent
   // (mode_comparison.h); metalsim check and the sweep equivalence test ask for it.
-  CaseOutcome run(const Case& c, const engine::ExecutionOptions& options,
+  CaseOutcome run(const Case& c, const metalsim::ExecutionOptions& options,
                   bool compare_modes = false);
   // A context to prepare cases by hand (benchmarks and traces time the parts of a run).
-  std::unique_ptr<CaseContext> context(const engine::ExecutionOptions& options, uint64_t seed);
+  std::unique_ptr<CaseContext> context(const metalsim::ExecutionOptions& options, uint64_t seed);
   // Runs a prepared case: kernel, reference, comparison, with both times.
   static CaseResult execute(PreparedCase& c);
 
  private:
   struct Run;
-  Run run_once(const Case& c, const engine::ExecutionOptions& options);
-  void check_schedules(const Case& c, const engine::ExecutionOptions& options, const Run& main,
+  Run run_once(const Case& c, const metalsim::ExecutionOptions& options);
+  void check_schedules(const Case& c, const metalsim::ExecutionOptions& options, const Run& main,
                        CaseOutcome& out);
-  void check_modes(const Case& c, const engine::ExecutionOptions& options, const Run& main,
+  void check_modes(const Case& c, const metalsim::ExecutionOptions& options, const Run& main,
                    CaseOutcome& out);
 
   NS::SharedPtr<MTL::Device> device_;
@@ -72,10 +72,10 @@ class CaseRunner {
 
 // CaseRunner::shared().run() of one case, for tests that only need the result.
 CaseResult run_case(const KernelSpec& spec, const Params& params,
-                    const engine::ExecutionOptions& options, uint64_t seed = 1);
+                    const metalsim::ExecutionOptions& options, uint64_t seed = 1);
 
 // The command that reproduces a case: metalsim run 'id' --seed S --schedule P --checks C --mode
 // M [--strict].
-std::string repro_command(const Case& c, const engine::ExecutionOptions& options);
+std::string repro_command(const Case& c, const metalsim::ExecutionOptions& options);
 
 }  // namespace metalsim::spec

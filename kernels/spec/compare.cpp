@@ -8,8 +8,8 @@ void finish(CaseResult& result) {
   std::string why;
   // A warning (barrier.exited) does not fail a case: the kernel ran to its end and its outputs
   // are judged; CaseRunner::run fails it under --strict.
-  if (const check::Report* error = check::first_error(result.reports))
-    why = std::string(check::check_name(error->check)) + ": " + error->message;
+  if (const report::Report* error = report::first_error(result.reports))
+    why = std::string(report::check_name(error->check)) + ": " + error->message;
   else if (result.unwritten > 0)
     why =
         std::to_string(result.unwritten) + " output elements never written (" + result.worst + ")";

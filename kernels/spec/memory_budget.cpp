@@ -16,7 +16,7 @@ constexpr uint64_t kInitcheckCopies = 3;
 }  // namespace
 
 uint64_t case_memory_bytes(const KernelSpec& spec, const Params& params,
-                           const engine::ExecutionOptions& options) {
+                           const metalsim::ExecutionOptions& options) {
   const Footprint f = spec.footprint(params);
   if (!f.known()) return 0;
   const uint64_t workers =
@@ -26,7 +26,7 @@ uint64_t case_memory_bytes(const KernelSpec& spec, const Params& params,
 }
 
 std::string over_memory(const KernelSpec& spec, const Params& params,
-                        const engine::ExecutionOptions& options) {
+                        const metalsim::ExecutionOptions& options) {
   const uint64_t need = case_memory_bytes(spec, params, options);
   const uint64_t have = available_memory_bytes();
   if (need == 0 || have == 0 || need <= have / 10 * 9) return {};

@@ -14,12 +14,12 @@ namespace metalsim::spec {
 // copies), and each worker keeps lane stacks and a threadgroup arena. 0 when the spec gives no
 // footprint.
 uint64_t case_memory_bytes(const KernelSpec& spec, const Params& params,
-                           const engine::ExecutionOptions& options);
+                           const metalsim::ExecutionOptions& options);
 
 // Empty when the case fits in 90% of the memory available now; else why not, in words, naming the
 // case.
 std::string over_memory(const KernelSpec& spec, const Params& params,
-                        const engine::ExecutionOptions& options);
+                        const metalsim::ExecutionOptions& options);
 
 // MemAvailable of /proc/meminfo, in bytes; 0 when it cannot be read.
 uint64_t available_memory_bytes();

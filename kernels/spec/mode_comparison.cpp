@@ -8,9 +8,10 @@ namespace metalsim::spec {
 namespace {
 
 // The checks both runs can file: init runs only on fibers, race on neither.
-bool compared(check::CheckId id) {
-  const check::Family f = check::check_family(id);
-  return f == check::Family::sync || f == check::Family::mem || f == check::Family::api;
+bool compared(report::CheckId id) {
+  const metalsim::CheckFamily f = report::check_family(id);
+  return f == metalsim::CheckFamily::sync || f == metalsim::CheckFamily::mem ||
+         f == metalsim::CheckFamily::api;
 }
 
 std::string names(const std::set<std::string>& ids) {
@@ -22,22 +23,22 @@ std::string names(const std::set<std::string>& ids) {
 
 std::set<std::string> compared_checks(const CaseResult& r) {
   std::set<std::string> ids;
-  for (const check::Report& rep : r.reports)
-    if (compared(rep.check)) ids.insert(std::string(check::check_name(rep.check)));
+  for (const report::Report& rep : r.reports)
+    if (compared(rep.check)) ids.insert(std::string(report::check_name(rep.check)));
   return ids;
 }
 
 }  // namespace
 
-ModeRuns mode_runs(const engine::ExecutionOptions& options) {
+ModeRuns mode_runs(const metalsim::ExecutionOptions& options) {
   ModeRuns m;
-  const engine::SchedulePolicy in_order{engine::ScheduleKind::in_order, 0};
+  const metalsim::SchedulePolicy in_order{metalsim::ScheduleKind::in_order, 0};
   m.fibers = options;
-  m.fibers.mode = engine::ExecutionMode::fibers;
+  m.fibers.mode = metalsim::ExecutionMode::fibers;
   m.fibers.schedule = in_order;
   m.fibers.checks.race = false;
   m.loops = options;
-  m.loops.mode = engine::ExecutionMode::automatic;
+  m.loops.mode = metalsim::ExecutionMode::automatic;
   m.loops.schedule = in_order;
   m.loops.checks.init = false;
   m.loops.checks.race = false;
@@ -54,18 +55,18 @@ std::string report_difference(const CaseResult& fibers, const CaseResult& loops)
 }
 
 bool abandoned(const CaseResult& result) {
-  for (const check::Report& r : result.reports) {
+  for (const report::Report& r : result.reports) {
     switch (r.check) {
-      case check::CheckId::stack_overflow:
-      case check::CheckId::bounds_device:
-      case check::CheckId::bounds_threadgroup:
-      case check::CheckId::kernel_fault:
-      case check::CheckId::kernel_exception:
-      case check::CheckId::watchdog_timeout:
-      case check::CheckId::barrier_divergent:
-      case check::CheckId::sync_deadlock:
-      case check::CheckId::limit_threadgroup_memory:
-      case check::CheckId::mode_unavailable: return true;
+      case report::CheckId::stack_overflow:
+      case report::CheckId::bounds_device:
+      case report::CheckId::bounds_threadgroup:
+      case report::CheckId::kernel_fault:
+      case report::CheckId::kernel_exception:
+      case report::CheckId::watchdog_timeout:
+      case report::CheckId::barrier_divergent:
+      case report::CheckId::sync_deadlock:
+      case report::CheckId::limit_threadgroup_memory:
+      case report::CheckId::mode_unavailable: return true;
       default: break;
     }
   }

@@ -12,13 +12,13 @@
 namespace metalsim::spec {
 
 struct ModeRuns {
-  engine::ExecutionOptions fibers;  // fibers, in-order, the run's checks but race
-  engine::ExecutionOptions loops;   // auto, in-order, sync and mem only: lane loops wherever the
-                                    // kernel has them (a kernel without runs on fibers)
+  metalsim::ExecutionOptions fibers;  // fibers, in-order, the run's checks but race
+  metalsim::ExecutionOptions loops;   // auto, in-order, sync and mem only: lane loops wherever the
+                                      // kernel has them (a kernel without runs on fibers)
   // The run the comparison started from already is one of the two (its outputs are reused).
   enum class Reuse { none, as_fibers, as_loops } reuse = Reuse::none;
 };
-ModeRuns mode_runs(const engine::ExecutionOptions& options);
+ModeRuns mode_runs(const metalsim::ExecutionOptions& options);
 
 // Empty when both runs filed the same checks (of the families both had on); else the
 // difference, in words.

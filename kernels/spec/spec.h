@@ -42,13 +42,13 @@ struct Tolerance {
 
 struct CaseResult {
   bool passed = false;
-  double max_error = 0;                // worst |got - ref| / (abs + rel * scale): <= 1 passes
-  size_t elements = 0;                 // output elements compared
-  size_t unwritten = 0;                // still holding the poison bit pattern
-  size_t non_finite = 0;               // NaN or inf where the reference is finite
-  std::string worst;                   // where the worst error is, in words
-  std::vector<check::Report> reports;  // from the command buffer and the harness
-  std::string failure;                 // why it failed, in one line
+  double max_error = 0;                 // worst |got - ref| / (abs + rel * scale): <= 1 passes
+  size_t elements = 0;                  // output elements compared
+  size_t unwritten = 0;                 // still holding the poison bit pattern
+  size_t non_finite = 0;                // NaN or inf where the reference is finite
+  std::string worst;                    // where the worst error is, in words
+  std::vector<report::Report> reports;  // from the command buffer and the harness
+  std::string failure;                  // why it failed, in one line
   double kernel_seconds = 0;
   double reference_seconds = 0;
 };

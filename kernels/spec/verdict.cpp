@@ -20,16 +20,16 @@ bool verdict_ok(Verdict v) { return v == Verdict::pass || v == Verdict::known_bu
 
 std::string failure_kind(const CaseResult& r) {
   if (r.passed) return {};
-  if (const check::Report* error = check::first_error(r.reports))
-    return std::string(check::check_name(error->check));
+  if (const report::Report* error = report::first_error(r.reports))
+    return std::string(report::check_name(error->check));
   if (r.failure.rfind("harness error", 0) == 0) return "harness";
   if (r.failure.rfind("invalid case", 0) == 0) return "invalid";
   if (r.unwritten > 0) return "unwritten";
   if (r.non_finite > 0) return "non_finite";
   // A warning that failed the case under --strict (the failure starts with its check id).
-  for (const check::Report& w : r.reports)
-    if (r.failure.rfind(check::check_name(w.check), 0) == 0)
-      return std::string(check::check_name(w.check));
+  for (const report::Report& w : r.reports)
+    if (r.failure.rfind(report::check_name(w.check), 0) == 0)
+      return std::string(report::check_name(w.check));
   return "mismatch";
 }
 
@@ -41,7 +41,8 @@ namespace {
 // still a mismatch): a recorded finding is reproduced when it is among them.
 std::vector<std::string> failure_kinds(const CaseResult& r) {
   std::vector<std::string> kinds;
-  for (const check::Report& report : r.reports) kinds.emplace_back(check::check_name(report.check));
+  for (const report::Report& report : r.reports)
+    kinds.emplace_back(report::check_name(report.check));
   if (r.unwritten > 0) kinds.emplace_back("unwritten");
   if (r.non_finite > 0) kinds.emplace_back("non_finite");
   if (r.max_error > 1) kinds.emplace_back("mismatch");
@@ -50,15 +51,15 @@ std::vector<std::string> failure_kinds(const CaseResult& r) {
 }
 
 // A finding recorded as a check that this run did not turn on cannot show as that check.
-bool finding_observable(const Finding& f, const check::CheckSet& checks) {
-  check::CheckId id;
-  return !check::check_from_name(f.kind, id) || checks.enabled(check::check_family(id));
+bool finding_observable(const Finding& f, const metalsim::CheckSet& checks) {
+  report::CheckId id;
+  return !report::check_from_name(f.kind, id) || checks.enabled(report::check_family(id));
 }
 
 }  // namespace
 
 Judgement judge(const KernelSpec& spec, const Params& params, const CaseResult& result,
-                const check::CheckSet& checks) {
+                const metalsim::CheckSet& checks) {
   if (spec.expectation() == Expectation::pass)
     return {result.passed ? Verdict::pass : Verdict::fail, {}};
   if (result.passed) return {Verdict::known_bug_not_reproduced, "the case passed"};

@@ -26,6 +26,6 @@ struct Judgement {
 // `params` completed; `checks`: the families that were on (a finding recorded as a check whose
 // family was off may show as any failure).
 Judgement judge(const KernelSpec& spec, const Params& params, const CaseResult& result,
-                const check::CheckSet& checks);
+                const metalsim::CheckSet& checks);
 
 }  // namespace metalsim::spec

@@ -1,6 +1,6 @@
 #include "simt/abi/builtin.h"
 
-namespace metalsim::engine {
+namespace metalsim::abi {
 namespace {
 
 struct Row {
@@ -19,4 +19,4 @@ constexpr Row kRows[] = {
 std::string_view builtin_name(Builtin b) { return kRows[static_cast<int>(b)].name; }
 int builtin_components(Builtin b) { return kRows[static_cast<int>(b)].components; }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::abi

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace metalsim::engine {
+namespace metalsim::abi {
 
 // X(name, components): components is 3 for positions and sizes, 1 for indices and counts.
 #define METALSIM_BUILTINS(X)                \
@@ -49,4 +49,4 @@ inline constexpr uint32_t kQuadWidth = 4;
 // device profile's maxThreadsPerThreadgroup, 1024 on Apple GPUs, stays within it).
 inline constexpr uint32_t kMaxThreadsPerThreadgroup = 1024;
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::abi

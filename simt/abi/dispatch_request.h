@@ -11,11 +11,11 @@
 #include "simt/report/log_line.h"
 #include "simt/report/report.h"
 
-namespace metalsim::engine {
-
-namespace race {
+namespace metalsim::checks::race {
 class GroupShadow;  // simt/checks/race_shadow.h
 }
+
+namespace metalsim::abi {
 
 // A range of memory a fault can be attributed to: a bound buffer and its guard pages.
 struct MemoryRange {
@@ -44,7 +44,7 @@ struct DispatchRequest {
   // race_shadow.h), this dispatch's index in them (in encoding order) and how a report names it
   // ("dispatch 2", "indirect command buffer 'decode' command 1"). nullptr: none (the host sets it
   // with `race` on only).
-  race::GroupShadow* group = nullptr;
+  checks::race::GroupShadow* group = nullptr;
   uint32_t group_member = 0;
   std::string group_label;
   // Initcheck (initcheck.cpp) sets these for its passes.
@@ -56,8 +56,8 @@ struct DispatchOutcome {
   // false when an error was filed, or any report with options.strict; a warning alone
   // (barrier.exited) leaves it true, the report kept in `reports`.
   bool ok = true;
-  std::vector<check::Report> reports;
-  std::vector<LogLine> log;  // the kernels' log lines, in threadgroup order (kernel_log.h)
+  std::vector<report::Report> reports;
+  std::vector<report::LogLine> log;  // the kernels' log lines, in threadgroup order (kernel_log.h)
 };
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::abi

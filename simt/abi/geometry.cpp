@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace metalsim::engine {
+namespace metalsim::abi {
 namespace {
 
 uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
@@ -34,4 +34,4 @@ Size3 DispatchGeometry::threadgroup_size_at(Size3 pos) const {
           edge(pos.z, threads_per_threadgroup.z, threads.z)};
 }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::abi

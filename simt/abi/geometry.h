@@ -5,7 +5,7 @@
 #include "simt/abi/builtin.h"
 #include "simt/base/size3.h"
 
-namespace metalsim::engine {
+namespace metalsim::abi {
 
 // What a dispatch fixes: the grid of threadgroups and the uniform threadgroup size. For
 // dispatchThreads the edge threadgroups are partial: threads_per_grid is not a multiple of
@@ -89,4 +89,4 @@ struct ThreadgroupGeometry : ThreadgroupShape {
   }
 };
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::abi

@@ -12,6 +12,10 @@
 #include "simt/abi/texture_binding.h"
 
 namespace metalsim::engine {
+struct LaneLoopState;  // simt/engine/lane_loops.h
+}
+
+namespace metalsim::abi {
 
 inline constexpr uint32_t kMaxBufferBindings = 31;       // Metal: buffer(0) .. buffer(30)
 inline constexpr uint32_t kMaxThreadgroupBindings = 31;  // threadgroup(0) .. threadgroup(30)
@@ -35,8 +39,8 @@ struct ArgInfo {
   bool is_reference = false;   // `constant P& p`: one element must be bound
   uint32_t element_size = 0;   // sizeof the pointee (sizeof the built-in's declared type)
   uint32_t element_align = 1;  // alignof the pointee: bound offsets must be multiples
-  engine::Builtin builtin = engine::Builtin::thread_position_in_grid;  // kind == Builtin
-  TextureArgInfo texture{};                                            // kind == Texture
+  Builtin builtin = Builtin::thread_position_in_grid;  // kind == Builtin
+  TextureArgInfo texture{};                            // kind == Texture
   // `[[buffer(N), function_constant(c)]]`: the argument exists only while c is true (Metal
   // drops it otherwise, and the host binds nothing there). Reads c through function_constant(),
   // so call it through argument_exists(); null for an argument that always exists.
@@ -107,8 +111,7 @@ using KernelEntry = void (*)(const BoundArgs& args, LaneCursor& lanes);
 // Lane loops (lane_loops.h, docs/lanes.md): the front also emits, per kernel, a lane body that
 // runs the kernel for one lane reading its built-ins from the state. It is never called: the
 // lane-loop pass builds a step from it, and the runtime finds the step by the body's address.
-struct LaneLoopState;
-using LaneBody = void (*)(const BoundArgs& args, const LaneLoopState& state, uint32_t lane);
+using LaneBody = void (*)(const BoundArgs& args, const engine::LaneLoopState& state, uint32_t lane);
 
 struct KernelInfo {
   const char* name = "";         // the host name: newFunction looks it up
@@ -136,4 +139,4 @@ struct KernelRegistrar {
   explicit KernelRegistrar(const KernelInfo& kernel) { KernelRegistry::add(kernel); }
 };
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::abi

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace metalsim::engine {
+namespace metalsim::abi {
 
 // How one component is stored.
 enum class Component : uint8_t {
@@ -132,4 +132,4 @@ constexpr SampleKind sample_kind(Component c) {
 // when it has, (0, 0, 0, 1) when not (MSL specification, sampler address modes).
 constexpr bool has_alpha(PixelFormat f) { return pixel_format_info(f).channels == 4; }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::abi

@@ -2,15 +2,15 @@
 
 #include <cstdlib>
 
-namespace metalsim::check {
+namespace metalsim {
 
-bool CheckSet::enabled(Family f) const {
+bool CheckSet::enabled(CheckFamily f) const {
   switch (f) {
-    case Family::sync: return sync;
-    case Family::init: return init;
-    case Family::mem: return mem;
-    case Family::race: return race;
-    case Family::api: return true;
+    case CheckFamily::sync: return sync;
+    case CheckFamily::init: return init;
+    case CheckFamily::mem: return mem;
+    case CheckFamily::race: return race;
+    case CheckFamily::api: return true;
   }
   return true;
 }
@@ -53,4 +53,4 @@ std::string CheckSet::str() const {
   return s.empty() ? "none" : s;
 }
 
-}  // namespace metalsim::check
+}  // namespace metalsim

@@ -4,15 +4,15 @@
 #include <string>
 #include <string_view>
 
-namespace metalsim::check {
+namespace metalsim {
 
-enum class Family : uint8_t { sync, init, mem, race, api };
+enum class CheckFamily : uint8_t { sync, init, mem, race, api };
 
 // Parsed from "sync,init,mem,race", "all" or "none". api checks are always on: misuse is never
 // silently accepted.
 struct CheckSet {
   bool sync = true, init = false, mem = true, race = false;
-  bool enabled(Family f) const;
+  bool enabled(CheckFamily f) const;
   static bool parse(std::string_view text, CheckSet& out);
   static CheckSet all() { return {true, true, true, true}; }
   static CheckSet none() { return {false, false, false, false}; }
@@ -21,4 +21,4 @@ struct CheckSet {
   friend bool operator==(const CheckSet&, const CheckSet&) = default;
 };
 
-}  // namespace metalsim::check
+}  // namespace metalsim

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-namespace metalsim::engine {
+namespace metalsim {
 namespace {
 
 uint32_t env_uint(const char* name, uint32_t fallback) {
@@ -39,7 +39,7 @@ bool parse_execution_mode(std::string_view text, ExecutionMode& out) {
 ExecutionOptions ExecutionOptions::from_environment() {
   ExecutionOptions o;
   o.schedule = SchedulePolicy::from_environment();
-  o.checks = check::CheckSet::from_environment();
+  o.checks = metalsim::CheckSet::from_environment();
   o.workers = env_uint("METALSIM_THREADS", 0);
   if (const char* w = std::getenv("METALSIM_WATCHDOG"); w != nullptr)
     o.watchdog_seconds = std::atof(w);
@@ -48,4 +48,4 @@ ExecutionOptions ExecutionOptions::from_environment() {
   return o;
 }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim

@@ -12,7 +12,7 @@
 #include "simt/base/schedule_policy.h"
 #include "simt/base/size3.h"
 
-namespace metalsim::engine {
+namespace metalsim {
 
 // fibers: every lane of a synchronising kernel on a fiber (every check, every schedule, gdb by
 // lane). loops: the lanes of a threadgroup as loops between sync points (fast; in-order only).
@@ -39,7 +39,7 @@ struct ThreadgroupEvent {
 
 struct ExecutionOptions {
   SchedulePolicy schedule;
-  check::CheckSet checks;
+  metalsim::CheckSet checks;
   uint32_t workers = 0;         // 0: every core (omp_get_max_threads)
   double watchdog_seconds = 0;  // 0: no limit
   // An absolute limit (std::chrono::steady_clock, ns; 0: none) every dispatch of a run respects
@@ -51,7 +51,7 @@ struct ExecutionOptions {
   // be measured in one program (bench/kernels_bench's METALSIM_BENCH_CHECKED). Off: the variant
   // follows the checks.
   bool checked_variant = false;
-  // Warnings (check::Severity::warning: barrier.exited) fail the dispatch as errors do: the
+  // Warnings (report::Severity::warning: barrier.exited) fail the dispatch as errors do: the
   // command buffer ends with CommandBufferStatusError. Off: a warning is kept in the reports of a
   // dispatch that completes. METALSIM_STRICT=1, `metalsim --strict`.
   bool strict = false;
@@ -63,4 +63,4 @@ struct ExecutionOptions {
   static ExecutionOptions from_environment();
 };
 
-}  // namespace metalsim::engine
+}  // namespace metalsim

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-namespace metalsim::engine {
+namespace metalsim {
 
 std::string SchedulePolicy::str() const {
   switch (kind) {
@@ -43,4 +43,4 @@ SchedulePolicy SchedulePolicy::from_environment() {
   return policy;
 }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace metalsim::engine {
+namespace metalsim {
 
 enum class ScheduleKind : uint8_t { in_order, reversed, random };
 
@@ -21,4 +21,4 @@ struct SchedulePolicy {
   friend bool operator==(const SchedulePolicy&, const SchedulePolicy&) = default;
 };
 
-}  // namespace metalsim::engine
+}  // namespace metalsim

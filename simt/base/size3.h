@@ -3,7 +3,7 @@
 // shares, from the engine's geometry to the reports and the host API's validation.
 #include <cstdint>
 
-namespace metalsim::engine {
+namespace metalsim {
 
 struct Size3 {
   uint32_t x = 1, y = 1, z = 1;
@@ -11,4 +11,4 @@ struct Size3 {
   friend bool operator==(const Size3&, const Size3&) = default;
 };
 
-}  // namespace metalsim::engine
+}  // namespace metalsim

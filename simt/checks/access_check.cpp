@@ -13,22 +13,22 @@ extern "C" {
 uint32_t __metalsim_access_every = 0;
 }
 
-namespace metalsim::engine {
+namespace metalsim::checks {
 namespace {
 
-thread_local const DispatchRequest* tls_active = nullptr;
+thread_local const abi::DispatchRequest* tls_active = nullptr;
 
 // [address, address + bytes) lies inside one binding of the dispatch: valid through it, whatever
 // the shadow says of the bytes (a buffer bound twice: before one binding, inside another).
-bool inside_a_binding(const DispatchRequest& request, const char* address, size_t bytes) {
-  return std::any_of(request.memory.begin(), request.memory.end(), [&](const MemoryRange& m) {
+bool inside_a_binding(const abi::DispatchRequest& request, const char* address, size_t bytes) {
+  return std::any_of(request.memory.begin(), request.memory.end(), [&](const abi::MemoryRange& m) {
     return address >= m.origin && address + bytes <= m.end;
   });
 }
 
 // `return_address`: into the instrumented frame, whose callers the report may need.
-void check_bounds(const DispatchRequest& request, const char* address, size_t bytes, bool write,
-                  const void* pc, const void* return_address) {
+void check_bounds(const abi::DispatchRequest& request, const char* address, size_t bytes,
+                  bool write, const void* pc, const void* return_address) {
   const char* bad = shadow::first_inaccessible(address, bytes);
   if (bad == address + bytes || inside_a_binding(request, address, bytes)) return;
   // A granule that a no-copy buffer shares with memory not its own may be marked unused whole
@@ -39,13 +39,13 @@ void check_bounds(const DispatchRequest& request, const char* address, size_t by
       bad = p;
       break;
     }
-  FaultRecord fault;
+  fault::FaultRecord fault;
   fault.address = bad;
   fault.pc = pc;
-  capture_callers(return_address, fault.callers);
+  fault::capture_callers(return_address, fault.callers);
   fault.write = write;
   fault.detected = true;
-  FaultTrap::raise(fault);  // does not return while a trap is armed
+  fault::FaultTrap::raise(fault);  // does not return while a trap is armed
 }
 
 void check_race(const char* address, size_t bytes, uint32_t flags, const void* pc) {
@@ -59,7 +59,7 @@ void check_race(const char* address, size_t bytes, uint32_t flags, const void* p
 }
 
 void check(const void* address, uint64_t bytes, uint32_t flags, const void* return_address) {
-  const DispatchRequest* request = tls_active;
+  const abi::DispatchRequest* request = tls_active;
   if (request == nullptr || bytes == 0) return;
   // The call's return address, less one: inside the call instruction, whose line is the
   // access's (the pass gives the call the access's debug location).
@@ -72,9 +72,9 @@ void check(const void* address, uint64_t bytes, uint32_t flags, const void* retu
 
 }  // namespace
 
-ActiveDispatch::ActiveDispatch(const DispatchRequest& request) { tls_active = &request; }
+ActiveDispatch::ActiveDispatch(const abi::DispatchRequest& request) { tls_active = &request; }
 ActiveDispatch::~ActiveDispatch() { tls_active = nullptr; }
-const DispatchRequest* ActiveDispatch::current() { return tls_active; }
+const abi::DispatchRequest* ActiveDispatch::current() { return tls_active; }
 
 bool kernels_built_with_access_checks() {
 #if defined(METALSIM_ACCESS_CHECKS)
@@ -90,7 +90,7 @@ namespace {
 
 // Byte-precise bounds asked for and not possible: said once (METALSIM_CHECKS never skips a check
 // in silence).
-void say_why_bounds_are_coarse(const DispatchRequest& request) {
+void say_why_bounds_are_coarse(const abi::DispatchRequest& request) {
   if (!request.options.checks.mem) return;
   if (race::kEnabled) {
     notice_once(
@@ -109,10 +109,10 @@ void say_why_bounds_are_coarse(const DispatchRequest& request) {
 
 }  // namespace
 
-BindingMarks::BindingMarks(const DispatchRequest& request) {
+BindingMarks::BindingMarks(const abi::DispatchRequest& request) {
   say_why_bounds_are_coarse(request);
   if (!shadow::active()) return;
-  for (const MemoryRange& m : request.memory) {
+  for (const abi::MemoryRange& m : request.memory) {
     if (m.contents == nullptr) continue;
     auto same = std::find_if(marked_.begin(), marked_.end(),
                              [&](const Marked& k) { return k.contents == m.contents; });
@@ -147,31 +147,31 @@ BindingMarks::~BindingMarks() {
   }
 }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::checks
 
 // ------------------------------ the calls instrumented kernels make
 
-namespace metalsim::engine {
+namespace metalsim::checks {
 
 void private_out_of_bounds(const char* variable, uint64_t elements, int64_t index, uint32_t flags) {
-  const DispatchRequest* request = tls_active;
+  const abi::DispatchRequest* request = tls_active;
   if (request == nullptr || !request->options.checks.mem) return;
   const void* return_address = __builtin_return_address(0);
-  FaultRecord fault;
+  fault::FaultRecord fault;
   fault.pc = static_cast<const char*>(return_address) - 1;  // the call, on the access's line
   fault.write = (flags & access::kWrite) != 0;
   fault.detected = true;
   fault.variable = variable;
   fault.elements = elements;
   fault.index = index;
-  capture_callers(return_address, fault.callers);
-  FaultTrap::raise(fault);  // does not return while a trap is armed
+  fault::capture_callers(return_address, fault.callers);
+  fault::FaultTrap::raise(fault);  // does not return while a trap is armed
 }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::checks
 
 extern "C" void __metalsim_access(const void* address, uint64_t bytes, uint32_t flags) {
-  metalsim::engine::check(address, bytes, flags, __builtin_return_address(0));
+  metalsim::checks::check(address, bytes, flags, __builtin_return_address(0));
 }
 
 extern "C" void __metalsim_access_masked(const void* address, uint32_t element_bytes, uint64_t mask,
@@ -179,6 +179,6 @@ extern "C" void __metalsim_access_masked(const void* address, uint32_t element_b
   const void* return_address = __builtin_return_address(0);
   for (uint32_t i = 0; i < 64 && mask != 0; ++i, mask >>= 1)
     if ((mask & 1) != 0)
-      metalsim::engine::check(static_cast<const char*>(address) + uint64_t(i) * element_bytes,
+      metalsim::checks::check(static_cast<const char*>(address) + uint64_t(i) * element_bytes,
                               element_bytes, flags, return_address);
 }

@@ -22,7 +22,7 @@ void __metalsim_access_masked(const void* address, uint32_t element_bytes, uint6
                               uint32_t flags);
 }
 
-namespace metalsim::engine {
+namespace metalsim::checks {
 
 // What the private-bounds pass (simt/instrument/private_bounds.h) calls before an access outside
 // a thread's private array: element `index` of the `elements` of `variable`; `flags` as above.
@@ -38,11 +38,11 @@ inline constexpr uint32_t kAtomic = 2;
 // The dispatch the calling worker runs, for the slow path: set around each threadgroup.
 class ActiveDispatch {
  public:
-  explicit ActiveDispatch(const DispatchRequest& request);
+  explicit ActiveDispatch(const abi::DispatchRequest& request);
   ~ActiveDispatch();
   ActiveDispatch(const ActiveDispatch&) = delete;
   ActiveDispatch& operator=(const ActiveDispatch&) = delete;
-  static const DispatchRequest* current();
+  static const abi::DispatchRequest* current();
 };
 
 // Whether this build compiles its kernels with the access-check pass (which also emits their
@@ -56,7 +56,7 @@ bool kernels_built_with_access_checks();
 // granule, host/src/buffer.cpp).
 class BindingMarks {
  public:
-  explicit BindingMarks(const DispatchRequest& request);
+  explicit BindingMarks(const abi::DispatchRequest& request);
   ~BindingMarks();
   BindingMarks(const BindingMarks&) = delete;
   BindingMarks& operator=(const BindingMarks&) = delete;
@@ -71,4 +71,4 @@ class BindingMarks {
   std::vector<Marked> marked_;
 };
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::checks

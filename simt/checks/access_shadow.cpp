@@ -19,7 +19,7 @@ uint8_t* __metalsim_access_shadow = zero_shadow;
 uint64_t __metalsim_access_shadow_mask = 0;
 }
 
-namespace metalsim::engine::shadow {
+namespace metalsim::checks::shadow {
 namespace {
 
 constexpr unsigned kAddressBits = 47;  // x86-64 and AArch64 Linux user space
@@ -120,4 +120,4 @@ const char* first_inaccessible(const void* address, size_t bytes) {
   return end;
 }
 
-}  // namespace metalsim::engine::shadow
+}  // namespace metalsim::checks::shadow

@@ -30,7 +30,7 @@ extern uint8_t* __metalsim_access_shadow;
 extern uint64_t __metalsim_access_shadow_mask;
 }
 
-namespace metalsim::engine::shadow {
+namespace metalsim::checks::shadow {
 
 inline constexpr unsigned kGranuleShift = 4;
 inline constexpr size_t kGranule = size_t(1) << kGranuleShift;
@@ -61,4 +61,4 @@ void set_granule_value(const void* address, uint8_t value);
 // when there is none).
 const char* first_inaccessible(const void* address, size_t bytes);
 
-}  // namespace metalsim::engine::shadow
+}  // namespace metalsim::checks::shadow

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <set>
 
-namespace metalsim::engine {
+namespace metalsim::checks {
 
 void notice_once(const std::string& text) {
   static std::mutex mutex;
@@ -14,4 +14,4 @@ void notice_once(const std::string& text) {
   std::fprintf(stderr, "metalsim: %s\n", text.c_str());
 }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::checks

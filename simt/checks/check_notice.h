@@ -3,8 +3,8 @@
 // ("metalsim: ..."): METALSIM_CHECKS=all never skips one in silence (docs/checks.md).
 #include <string>
 
-namespace metalsim::engine {
+namespace metalsim::checks {
 
 void notice_once(const std::string& text);
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::checks

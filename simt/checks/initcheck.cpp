@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace metalsim::engine {
+namespace metalsim::checks {
 namespace {
 
 constexpr uint8_t kFirstPoison = 0xA5;
@@ -13,19 +13,19 @@ constexpr uint8_t kSecondPoison = 0x5A;
 // The bytes of every bound buffer range, to restore or compare.
 using Snapshot = std::vector<std::vector<char>>;
 
-Snapshot take(const DispatchRequest& r) {
+Snapshot take(const abi::DispatchRequest& r) {
   Snapshot s;
-  for (const MemoryRange& m : r.memory) s.emplace_back(m.origin, m.end);
+  for (const abi::MemoryRange& m : r.memory) s.emplace_back(m.origin, m.end);
   return s;
 }
 
-void restore(const DispatchRequest& r, const Snapshot& s) {
+void restore(const abi::DispatchRequest& r, const Snapshot& s) {
   for (size_t i = 0; i < r.memory.size(); ++i)
     std::memcpy(const_cast<char*>(r.memory[i].origin), s[i].data(), s[i].size());
 }
 
 // The first byte at which two snapshots differ, in words; empty when they are equal.
-std::string first_difference(const DispatchRequest& r, const Snapshot& a, const Snapshot& b) {
+std::string first_difference(const abi::DispatchRequest& r, const Snapshot& a, const Snapshot& b) {
   for (size_t i = 0; i < a.size(); ++i)
     for (size_t k = 0; k < a[i].size(); ++k)
       if (a[i][k] != b[i][k]) return r.memory[i].name + " byte " + std::to_string(k);
@@ -34,17 +34,18 @@ std::string first_difference(const DispatchRequest& r, const Snapshot& a, const 
 
 }  // namespace
 
-DispatchOutcome run_with_initcheck(const DispatchRequest& request, RunDispatchOnce run_once) {
+abi::DispatchOutcome run_with_initcheck(const abi::DispatchRequest& request,
+                                        RunDispatchOnce run_once) {
   const Snapshot before = take(request);
-  DispatchRequest pass = request;
+  abi::DispatchRequest pass = request;
   pass.threadgroup_poison = kFirstPoison;
-  DispatchOutcome first = run_once(pass);
+  abi::DispatchOutcome first = run_once(pass);
   if (!first.ok) return first;  // other findings come first; outputs stay as this run left them
   const Snapshot after_first = take(request);
 
   restore(request, before);
   pass.threadgroup_poison = kSecondPoison;
-  DispatchOutcome second = run_once(pass);
+  abi::DispatchOutcome second = run_once(pass);
   // A rerun that did not complete (the watchdog stopped it at a campaign's deadline, or a fault
   // only this run met) left incomplete outputs: its outcome is the dispatch's, never "clean".
   if (!second.ok) return second;
@@ -60,7 +61,7 @@ DispatchOutcome run_with_initcheck(const DispatchRequest& request, RunDispatchOn
   for (int k = 0; k < 2; ++k) {
     restore(request, before);
     pass.threadgroup_poison = k == 0 ? kFirstPoison : kSecondPoison;
-    DispatchOutcome confirmation = run_once(pass);
+    abi::DispatchOutcome confirmation = run_once(pass);
     if (!confirmation.ok) return confirmation;
     serial[k] = take(request);
   }
@@ -71,13 +72,13 @@ DispatchOutcome run_with_initcheck(const DispatchRequest& request, RunDispatchOn
   restore(request, before);
   pass.threadgroup_poison = kFirstPoison;
   pass.trace_uninit = true;
-  DispatchOutcome traced = run_once(pass);
-  for (check::Report& r : traced.reports)
-    if (r.check == check::CheckId::uninit_threadgroup)
+  abi::DispatchOutcome traced = run_once(pass);
+  for (report::Report& r : traced.reports)
+    if (r.check == report::CheckId::uninit_threadgroup)
       r.message += "; the value reaches device memory (" + where + " depends on it)";
   if (traced.reports.empty()) {
-    check::Report r;
-    r.check = check::CheckId::uninit_threadgroup;
+    report::Report r;
+    r.check = report::CheckId::uninit_threadgroup;
     r.kernel = request.kernel->name;
     r.site = {request.kernel->source_file, request.kernel->source_line, request.kernel->name};
     r.message = "device memory depends on threadgroup memory no thread wrote (" + where +
@@ -88,4 +89,4 @@ DispatchOutcome run_with_initcheck(const DispatchRequest& request, RunDispatchOn
   return traced;
 }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::checks

@@ -7,11 +7,12 @@
 // reach device memory are not reported.
 #include "simt/abi/dispatch_request.h"
 
-namespace metalsim::engine {
+namespace metalsim::checks {
 
 // One run of a dispatch, without initcheck (dispatch.cpp's): initcheck runs it for each pass.
-using RunDispatchOnce = DispatchOutcome (*)(const DispatchRequest& request);
+using RunDispatchOnce = abi::DispatchOutcome (*)(const abi::DispatchRequest& request);
 
-DispatchOutcome run_with_initcheck(const DispatchRequest& request, RunDispatchOnce run_once);
+abi::DispatchOutcome run_with_initcheck(const abi::DispatchRequest& request,
+                                        RunDispatchOnce run_once);
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::checks

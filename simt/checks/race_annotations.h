@@ -10,7 +10,7 @@ extern "C" void __tsan_ignore_thread_begin();
 extern "C" void __tsan_ignore_thread_end();
 #endif
 
-namespace metalsim::engine::race {
+namespace metalsim::checks::race {
 
 #if defined(METALSIM_RACECHECK)
 inline constexpr bool kEnabled = true;
@@ -45,4 +45,4 @@ class IgnoreScope {
   bool active_ = true;
 };
 
-}  // namespace metalsim::engine::race
+}  // namespace metalsim::checks::race

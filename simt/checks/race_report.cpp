@@ -26,7 +26,7 @@ int __tsan_get_report_thread(void* report, unsigned long idx, int* tid, uint64_t
                              unsigned long trace_size);
 }
 
-namespace metalsim::engine {
+namespace metalsim::checks {
 namespace {
 
 constexpr unsigned long kTrace = 16;
@@ -69,12 +69,12 @@ bool print_raw_reports() {
 }
 
 }  // namespace
-}  // namespace metalsim::engine
+}  // namespace metalsim::checks
 
 // Called by dispatch.cpp so the linker keeps this object (and the hook) from the archive.
-namespace metalsim::engine {
+namespace metalsim::checks {
 void link_race_reporting() {}
-}  // namespace metalsim::engine
+}  // namespace metalsim::checks
 
 namespace {
 bool convert_report(void* report);
@@ -106,7 +106,7 @@ bool OnReport(const ReportDesc* rep, bool suppressed) {
   __tsan_ignore_thread_begin();
   const bool converted = convert_report(report);
   __tsan_ignore_thread_end();
-  return converted && !metalsim::engine::print_raw_reports();
+  return converted && !metalsim::checks::print_raw_reports();
 }
 }  // namespace __tsan
 
@@ -119,17 +119,18 @@ extern "C" void __tsan_on_report(void* report) {
   __tsan_ignore_thread_end();
 }
 
-namespace metalsim::engine {
+// Declared in simt/fault/fault.h: the trap calls it when a ThreadSanitizer build cannot recover.
+namespace metalsim::fault {
 
 void report_unrecoverable_fault(const FaultRecord& fault) {
   __tsan_ignore_thread_begin();
   std::string text;
-  if (RunningThreadgroup* running = RunningThreadgroup::current()) {
+  if (checks::RunningThreadgroup* running = checks::RunningThreadgroup::current()) {
     text = running->classify_fault(fault).format();
   } else {
-    check::Report r;
-    r.check = fault.timeout ? check::CheckId::watchdog_timeout : check::CheckId::kernel_fault;
-    r.site = symbolize(fault.pc);
+    report::Report r;
+    r.check = fault.timeout ? report::CheckId::watchdog_timeout : report::CheckId::kernel_fault;
+    r.site = report::symbolize(fault.pc);
     r.message = fault.timeout ? "the dispatch ran past its watchdog limit"
                               : "memory fault inside a kernel (lane loops: the lane is unknown)";
     text = r.format();
@@ -142,13 +143,13 @@ void report_unrecoverable_fault(const FaultRecord& fault) {
   __tsan_ignore_thread_end();
 }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::fault
 
 namespace {
 // True when `report` was about a kernel's access and is now a metalsim report.
 bool convert_report(void* report) {
   using namespace metalsim;
-  engine::RunningThreadgroup* running = engine::RunningThreadgroup::current();
+  checks::RunningThreadgroup* running = checks::RunningThreadgroup::current();
   if (running == nullptr || report == nullptr)
     return false;  // not a kernel's access: TSan's own report stands
   if (!running->request().options.checks.race)
@@ -160,20 +161,20 @@ bool convert_report(void* report) {
                               &threads, &tids, sleep, 1) ||
       mops < 2)
     return false;
-  engine::Access a[2];
+  checks::Access a[2];
   for (int i = 0; i < 2; ++i) {
     int atomic = 0, write = 0;
     __tsan_get_report_mop(report, i, &a[i].tid, &a[i].address, &a[i].size, &write, &atomic,
-                          a[i].trace, engine::kTrace);
+                          a[i].trace, checks::kTrace);
     a[i].write = write != 0;
   }
   std::string region;
   uint64_t offset = 0;
-  check::CheckId id = check::CheckId::race_device;
+  report::CheckId id = report::CheckId::race_device;
   if (running->describe_threadgroup_memory(a[0].address, region, offset)) {
-    id = check::CheckId::race_threadgroup;
+    id = report::CheckId::race_threadgroup;
   } else {
-    for (const engine::MemoryRange& m : running->request().memory) {
+    for (const abi::MemoryRange& m : running->request().memory) {
       auto* p = static_cast<const char*>(a[0].address);
       if (p >= m.origin && p < m.end) {
         region = m.name;
@@ -181,15 +182,15 @@ bool convert_report(void* report) {
       }
     }
   }
-  check::Report r = running->lane_report(id, running->current_lane(), nullptr);
+  report::Report r = running->lane_report(id, running->current_lane(), nullptr);
   // Symbolized when the dispatch ends: running addr2line inside TSan's report would deadlock.
-  r.site_trace = engine::trace_of(a[0]);
-  r.other_trace = engine::trace_of(a[1]);
+  r.site_trace = checks::trace_of(a[0]);
+  r.other_trace = checks::trace_of(a[1]);
   r.memory = region.empty() ? "memory" : region;
   r.has_offset = !region.empty();
   r.offset = int64_t(offset);
   r.other_lanes =
-      engine::thread_name(report, threads, a[1].tid) + (a[1].write ? " (write)" : " (read)");
+      checks::thread_name(report, threads, a[1].tid) + (a[1].write ? " (write)" : " (read)");
   r.message = std::string(a[0].write ? "write" : "read") + " of " + std::to_string(a[0].size) +
               " bytes conflicts with an earlier " + (a[1].write ? "write" : "read") +
               " by another thread, with no barrier between them";
@@ -198,7 +199,7 @@ bool convert_report(void* report) {
 }
 }  // namespace
 #else
-namespace metalsim::engine {
+namespace metalsim::checks {
 void link_race_reporting() {}
-}  // namespace metalsim::engine
+}  // namespace metalsim::checks
 #endif

@@ -11,7 +11,7 @@
 #include "simt/checks/race_annotations.h"
 #include "simt/checks/running_threadgroup.h"
 
-namespace metalsim::engine::race {
+namespace metalsim::checks::race {
 
 // ------------------------------ Clock
 
@@ -55,9 +55,9 @@ CellMapping::~CellMapping() {
 
 // ------------------------------ DispatchShadow
 
-DispatchShadow::DispatchShadow(const DispatchRequest& request)
+DispatchShadow::DispatchShadow(const abi::DispatchRequest& request)
     : request_(request), locks_(new Lock[kLocks]) {
-  for (const MemoryRange& m : request.memory) {
+  for (const abi::MemoryRange& m : request.memory) {
     const bool known = std::any_of(spaces_.begin(), spaces_.end(),
                                    [&](const Space& s) { return s.cells->begin() == m.contents; });
     if (known || m.contents == nullptr || m.end <= m.contents) continue;
@@ -100,7 +100,7 @@ constexpr bool kKernelsReportAccesses = true;
 constexpr bool kKernelsReportAccesses = false;
 #endif
 
-DispatchRace::DispatchRace(const DispatchRequest& request, bool lane_loops) {
+DispatchRace::DispatchRace(const abi::DispatchRequest& request, bool lane_loops) {
   if (!request.options.checks.race || kEnabled) return;  // tsan preset: ThreadSanitizer's
   if (!kKernelsReportAccesses) {
     notice_once(
@@ -156,7 +156,7 @@ Record record_of(const Access& a) {
 }
 
 bool same_simdgroup(const Record& r, uint32_t lane) {
-  return !r.many_simd && r.lane / kSimdWidth == lane / kSimdWidth;
+  return !r.many_simd && r.lane / abi::kSimdWidth == lane / abi::kSimdWidth;
 }
 
 }  // namespace
@@ -177,7 +177,7 @@ void WorkerShadow::begin(DispatchShadow& dispatch, uint64_t serial, uint64_t lin
 bool WorkerShadow::ordered(const Record& earlier, const Access& now) const {
   if (earlier.run != now.run || earlier.many_runs) return false;
   if (earlier.serial < clock_.barrier_serial) return true;
-  const uint32_t sg = now.lane / kSimdWidth;
+  const uint32_t sg = now.lane / abi::kSimdWidth;
   if (same_simdgroup(earlier, now.lane) && earlier.serial < clock_.simd_serial[sg]) return true;
   return !earlier.many_lanes && earlier.lane == now.lane;
 }
@@ -263,7 +263,7 @@ void GroupShadow::add_partial_barrier(uint32_t before,
   barriers_.push_back({before, std::move(ranges)});
 }
 
-void GroupShadow::begin_member(const DispatchRequest& request) {
+void GroupShadow::begin_member(const abi::DispatchRequest& request) {
   current_ = request.group_member;
   if (members_.size() <= current_) members_.resize(current_ + 1);
   Member& m = members_[current_];
@@ -271,7 +271,7 @@ void GroupShadow::begin_member(const DispatchRequest& request) {
   m.label = request.group_label;
   m.kernel = request.kernel != nullptr ? request.kernel->name : "";
   m.geometry = request.geometry;
-  for (const MemoryRange& r : request.memory) {
+  for (const abi::MemoryRange& r : request.memory) {
     if (r.contents == nullptr || r.end <= r.contents) continue;
     // The whole buffer, up to its guard page, whatever the binding covers (a texture over part
     // of a buffer and the buffer itself): one space per buffer, the same for every binding.
@@ -349,4 +349,4 @@ void GroupShadow::on_access(RunningThreadgroup& running, DispatchShadow& dispatc
   else cell.reads[1] = mine;  // two other members: keep the first, replace the second
 }
 
-}  // namespace metalsim::engine::race
+}  // namespace metalsim::checks::race

@@ -28,13 +28,13 @@
 #include "simt/abi/dispatch_request.h"
 #include "simt/abi/geometry.h"
 
-namespace metalsim::engine {
+namespace metalsim::checks {
 class RunningThreadgroup;
 }
 
-namespace metalsim::engine::race {
+namespace metalsim::checks::race {
 
-inline constexpr uint32_t kSimdgroups = kMaxThreadsPerThreadgroup / kSimdWidth;
+inline constexpr uint32_t kSimdgroups = abi::kMaxThreadsPerThreadgroup / abi::kSimdWidth;
 
 // How far the running threadgroup's lanes are ordered: the serial ticks at every resolution of a
 // sync point; an access made at a serial below barrier_serial happened before the last barrier.
@@ -110,8 +110,8 @@ using GroupCellSpace = BasicCellSpace<GroupCell>;
 // instructions already reported (each conflict is reported once per dispatch).
 class DispatchShadow {
  public:
-  explicit DispatchShadow(const DispatchRequest& request);
-  const DispatchRequest& request() const { return request_; }
+  explicit DispatchShadow(const abi::DispatchRequest& request);
+  const abi::DispatchRequest& request() const { return request_; }
   CellSpace* device_space(const char* p, std::string& name, const char*& origin);
   // The same without the name, for every access: the dispatch's cells of `p` and the group's.
   struct Cells {
@@ -138,7 +138,7 @@ class DispatchShadow {
   struct alignas(64) Lock {
     std::atomic<uint8_t> v{0};
   };
-  const DispatchRequest& request_;
+  const abi::DispatchRequest& request_;
   std::vector<Space> spaces_;
   std::unique_ptr<Lock[]> locks_;
   std::mutex reported_mutex_;
@@ -215,7 +215,7 @@ class GroupShadow {
   void add_partial_barrier(uint32_t before,
                            std::vector<std::pair<const char*, const char*>> ranges);
   // The dispatch of `request` (request.group_member) starts: its buffers get cells.
-  void begin_member(const DispatchRequest& request);
+  void begin_member(const abi::DispatchRequest& request);
   // The cells covering [begin, end) (begin_member made them: one space per buffer, to its guard
   // page), or nullptr.
   GroupCellSpace* cells_of(const char* begin, const char* end) const;
@@ -230,7 +230,7 @@ class GroupShadow {
     bool known = false;
     std::string label;   // "dispatch 2"
     std::string kernel;  // its kernel's name
-    DispatchGeometry geometry;
+    abi::DispatchGeometry geometry;
   };
   struct Barrier {
     uint32_t before;
@@ -253,7 +253,7 @@ class GroupShadow {
 // (whose racecheck is ThreadSanitizer's); while on, instrumented kernels report every access.
 class DispatchRace {
  public:
-  DispatchRace(const DispatchRequest& request, bool lane_loops);
+  DispatchRace(const abi::DispatchRequest& request, bool lane_loops);
   ~DispatchRace();
   DispatchRace(const DispatchRace&) = delete;
   DispatchRace& operator=(const DispatchRace&) = delete;
@@ -263,4 +263,4 @@ class DispatchRace {
   std::unique_ptr<DispatchShadow> shadow_;
 };
 
-}  // namespace metalsim::engine::race
+}  // namespace metalsim::checks::race

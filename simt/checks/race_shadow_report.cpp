@@ -6,7 +6,7 @@
 #include "simt/checks/running_threadgroup.h"
 #include "simt/fault/caller_trace.h"
 
-namespace metalsim::engine::race {
+namespace metalsim::checks::race {
 namespace {
 
 std::string position(const Size3& p) {
@@ -14,14 +14,14 @@ std::string position(const Size3& p) {
 }
 
 // "thread (3,0,0) of threadgroup (1,0,0)" for lane `lane` of run `run`.
-std::string thread_of(const DispatchGeometry& geometry, uint32_t run, uint32_t lane) {
+std::string thread_of(const abi::DispatchGeometry& geometry, uint32_t run, uint32_t lane) {
   const Size3 tg = geometry.threadgroup_position(run - 1);
   const Size3 size = geometry.threadgroup_size_at(tg);
   const Size3 local{lane % size.x, lane / size.x % size.y, lane / (size.x * size.y)};
   return "thread " + position(local) + " of threadgroup " + position(tg);
 }
 
-std::string who(const DispatchRequest& request, const Record& other, bool write) {
+std::string who(const abi::DispatchRequest& request, const Record& other, bool write) {
   const std::string one = thread_of(request.geometry, other.run, uint32_t(other.lane));
   if (write) return one + " (write)";
   if (other.many_runs) return "reads by threads of several threadgroups, among them " + one;
@@ -35,15 +35,15 @@ void WorkerShadow::report(RunningThreadgroup& running, const Access& a, const Re
                           bool other_write, bool threadgroup) {
   const void* other_pc = reinterpret_cast<const void*>(uintptr_t(other.pc));
   if (!dispatch_->first_report(a.pc, other_pc)) return;
-  const check::CheckId id =
-      threadgroup ? check::CheckId::race_threadgroup : check::CheckId::race_device;
-  check::Report r = running.lane_report(id, a.lane, nullptr);
+  const report::CheckId id =
+      threadgroup ? report::CheckId::race_threadgroup : report::CheckId::race_device;
+  report::Report r = running.lane_report(id, a.lane, nullptr);
   // Symbolized when the dispatch ends (dispatch.cpp), like every report with a trace. The
   // access's callers name the user's line of a race inside metalsim's headers; `a.pc` is the
   // access check's return address less one (access_check.cpp).
-  CallerTrace callers;
-  capture_callers(static_cast<const char*>(a.pc) + 1, callers);
-  keep_user_trace(r, a.pc, callers);
+  fault::CallerTrace callers;
+  fault::capture_callers(static_cast<const char*>(a.pc) + 1, callers);
+  fault::keep_user_trace(r, a.pc, callers);
   r.other_trace = {other_pc};
   std::string region;
   uint64_t offset = 0;
@@ -79,10 +79,10 @@ void GroupShadow::report(RunningThreadgroup& running, DispatchShadow& dispatch, 
   }
   const Member& me = members_[current_];
   const Member& them = members_[other.member - 1];
-  check::Report r = running.lane_report(check::CheckId::race_dispatch, a.lane, nullptr);
-  CallerTrace callers;
-  capture_callers(static_cast<const char*>(a.pc) + 1, callers);
-  keep_user_trace(r, a.pc, callers);
+  report::Report r = running.lane_report(report::CheckId::race_dispatch, a.lane, nullptr);
+  fault::CallerTrace callers;
+  fault::capture_callers(static_cast<const char*>(a.pc) + 1, callers);
+  fault::keep_user_trace(r, a.pc, callers);
   r.other_trace = {other_pc};
   std::string region;
   const char* origin = nullptr;
@@ -100,4 +100,4 @@ void GroupShadow::report(RunningThreadgroup& running, DispatchShadow& dispatch, 
   running.report(std::move(r));
 }
 
-}  // namespace metalsim::engine::race
+}  // namespace metalsim::checks::race

@@ -10,9 +10,12 @@
 #include "simt/abi/dispatch_request.h"
 #include "simt/report/report.h"
 
-namespace metalsim::engine {
-
+namespace metalsim::fault {
 struct FaultRecord;  // fault.h
+}
+
+namespace metalsim::checks {
+
 namespace race {
 class WorkerShadow;  // race_shadow.h
 }
@@ -23,19 +26,19 @@ class RunningThreadgroup {
   static RunningThreadgroup* current() { return current_; }
 
   virtual uint32_t current_lane() const = 0;
-  virtual const DispatchRequest& request() const = 0;
+  virtual const abi::DispatchRequest& request() const = 0;
   // Whether `address` lies in this threadgroup's threadgroup memory: then its region's name
   // ("threadgroup(0)") and the byte offset in it.
   virtual bool describe_threadgroup_memory(const void* address, std::string& region,
                                            uint64_t& offset) const = 0;
   // A report about `lane` of this threadgroup (the kernel, its position in the grid, `site`).
-  virtual check::Report lane_report(check::CheckId id, uint32_t lane,
-                                    const std::source_location* site) = 0;
-  virtual void report(check::Report r) = 0;
+  virtual report::Report lane_report(report::CheckId id, uint32_t lane,
+                                     const std::source_location* site) = 0;
+  virtual void report(report::Report r) = 0;
   // From inside a sanitizer callback, which must not take locks: filed when the threadgroup ends.
-  virtual void defer_report(check::Report r) = 0;
+  virtual void defer_report(report::Report r) = 0;
   // What a fault of the running lane hit, as its report.
-  virtual check::Report classify_fault(const FaultRecord& fault) = 0;
+  virtual report::Report classify_fault(const fault::FaultRecord& fault) = 0;
   // The shadow racecheck's part of this worker while a dispatch with it runs, else nullptr.
   virtual race::WorkerShadow* race() const = 0;
 
@@ -50,4 +53,4 @@ class RunningThreadgroup {
   static inline thread_local RunningThreadgroup* current_ = nullptr;
 };
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::checks

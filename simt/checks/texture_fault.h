@@ -4,11 +4,13 @@
 // here, after describe_fault (fault_report.h) saw FaultRecord::texture.
 #include "simt/report/report.h"
 
-namespace metalsim::engine {
+namespace metalsim::abi {
+struct DispatchRequest;  // simt/abi/dispatch_request.h
+}
 
-struct DispatchRequest;
+namespace metalsim::checks {
 
 // Fills `r`'s check, site, memory and message from the calling thread's last texture fault.
-void describe_texture_fault(const DispatchRequest& request, check::Report& r);
+void describe_texture_fault(const abi::DispatchRequest& request, report::Report& r);
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::checks

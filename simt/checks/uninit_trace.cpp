@@ -8,7 +8,7 @@
 #include "simt/checks/running_threadgroup.h"
 #include "simt/report/sync_site.h"
 
-namespace metalsim::engine {
+namespace metalsim::checks {
 namespace {
 
 constexpr size_t kPage = 4096;
@@ -73,7 +73,8 @@ bool UninitTrace::seen(const UninitRead& read) const {
   for (size_t i = 0; i < read_count_; ++i) {
     const UninitRead& r = reads_[i];
     if (r.pc == read.pc && r.callers.in_collective == read.callers.in_collective &&
-        (!r.callers.in_collective || same_site(r.callers.collective, read.callers.collective)) &&
+        (!r.callers.in_collective ||
+         report::same_site(r.callers.collective, read.callers.collective)) &&
         r.callers.count == read.callers.count &&
         (r.callers.count == 0 || r.callers.returns[0] == read.callers.returns[0]))
       return true;
@@ -88,7 +89,7 @@ bool UninitTrace::on_access_fault(void* address, void* ucontext) {
   if (guard_pages_[offset / kPage] || pending_count_ == 2) return false;
   if (!is_write(ucontext) && written_[offset] == 0) {
     UninitRead read{pc_of(ucontext), address, 0, {}};
-    capture_callers(read.pc, read.callers);
+    fault::capture_callers(read.pc, read.callers);
     if (!seen(read) && read_count_ < kMaxReads) {
       RunningThreadgroup* running = RunningThreadgroup::current();
       read.lane = running != nullptr ? running->current_lane() : 0;
@@ -117,4 +118,4 @@ bool UninitTrace::on_single_step(void* ucontext) {
   return true;
 }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::checks

@@ -11,16 +11,16 @@
 
 #include "simt/fault/fault.h"
 
-namespace metalsim::engine {
+namespace metalsim::checks {
 
 struct UninitRead {
   const void* pc = nullptr;
   const void* address = nullptr;
   uint32_t lane = 0;
-  CallerTrace callers;  // where a read inside metalsim's headers was called from
+  fault::CallerTrace callers;  // where a read inside metalsim's headers was called from
 };
 
-class UninitTrace final : public SignalTracer {
+class UninitTrace final : public fault::SignalTracer {
  public:
   static constexpr size_t kMaxReads = 64;
 
@@ -51,4 +51,4 @@ class UninitTrace final : public SignalTracer {
   size_t read_count_ = 0;
 };
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::checks

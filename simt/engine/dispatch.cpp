@@ -27,6 +27,10 @@
 #include "simt/fiber/guarded_stack.h"
 #include "simt/report/symbolize.h"
 
+namespace metalsim::checks {
+void link_race_reporting();  // race_report.cpp
+}
+
 namespace metalsim::engine {
 namespace {
 
@@ -40,7 +44,7 @@ struct Worker {
   LaneLoopRunner lane_loops;
 
   void run(DispatchState& state, uint64_t linear_threadgroup) {
-    const ActiveDispatch active(state.request);  // for the access checks (access_check.h)
+    const checks::ActiveDispatch active(state.request);  // for the access checks (access_check.h)
     const LoggingThreadgroup logging(state.log, state.request, linear_threadgroup);
     if (state.lane_loops != nullptr) lane_loops.run(state, linear_threadgroup);
     else runner.run(state, linear_threadgroup);
@@ -63,7 +67,7 @@ uint64_t handout_chunk(uint64_t count, int workers) {
 }
 
 // The order threadgroups are handed out in: in order, or a seeded permutation.
-std::vector<uint64_t> threadgroup_order(const DispatchRequest& req, uint64_t count) {
+std::vector<uint64_t> threadgroup_order(const abi::DispatchRequest& req, uint64_t count) {
   std::vector<uint64_t> order(count);
   for (uint64_t i = 0; i < count; ++i) order[i] = i;
   if (req.options.schedule.kind == ScheduleKind::random) {
@@ -85,8 +89,9 @@ class Watchdog {
       if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {
         state_.stop.store(true);
         fired_.store(true);
-        FaultTrap::note_debugger();  // here, not per dispatch: only a firing watchdog needs it
-        for (pthread_t t : workers_) pthread_kill(t, FaultTrap::timeout_signal());
+        fault::FaultTrap::note_debugger();  // here, not per dispatch: only a firing watchdog needs
+                                            // it
+        for (pthread_t t : workers_) pthread_kill(t, fault::FaultTrap::timeout_signal());
       }
     });
   }
@@ -135,7 +140,7 @@ std::atomic<uint64_t> dispatches_by_variant[2];
 // The code the dispatch runs: the fast variant when mem, race and init are off and the kernel's
 // library has one; else the checked one (a library compiled without the access-check pass has
 // only that one, uninstrumented too).
-void choose_variant(const DispatchRequest& request, DispatchState& state) {
+void choose_variant(const abi::DispatchRequest& request, DispatchState& state) {
   state.entry = request.kernel->entry;
   state.step = state.lane_loops != nullptr ? state.lane_loops->step : nullptr;
   if (needs_checked_variant(request.options.checks) || request.options.checked_variant) return;
@@ -144,7 +149,7 @@ void choose_variant(const DispatchRequest& request, DispatchState& state) {
     if (step == nullptr) return;
     state.step = step;
   } else {
-    const KernelEntry entry = fast_variant_of(state.entry);
+    const abi::KernelEntry entry = fast_variant_of(state.entry);
     if (entry == nullptr) return;
     state.entry = entry;
   }
@@ -157,23 +162,21 @@ uint64_t variant_dispatches_total(KernelVariant variant) {
   return dispatches_by_variant[int(variant)].load();
 }
 
-void link_race_reporting();  // race_report.cpp
+bool racecheck_available() { return checks::race::kEnabled; }
 
-bool racecheck_available() { return race::kEnabled; }
+abi::DispatchOutcome run_dispatch_once(const abi::DispatchRequest& request);  // below
 
-DispatchOutcome run_dispatch_once(const DispatchRequest& request);  // below
-
-DispatchOutcome execute_dispatch(const DispatchRequest& request) {
+abi::DispatchOutcome execute_dispatch(const abi::DispatchRequest& request) {
   if (request.options.checks.init && !request.trace_uninit)
-    return run_with_initcheck(request, &run_dispatch_once);
+    return checks::run_with_initcheck(request, &run_dispatch_once);
   return run_dispatch_once(request);
 }
 
 // The watchdog ended a dispatch while no lane was running (before the first threadgroup or between
 // two): threadgroups were skipped, so the outputs are incomplete and the run must say why.
-check::Report timeout_between_threadgroups(const DispatchRequest& request, double seconds) {
-  check::Report r;
-  r.check = check::CheckId::watchdog_timeout;
+report::Report timeout_between_threadgroups(const abi::DispatchRequest& request, double seconds) {
+  report::Report r;
+  r.check = report::CheckId::watchdog_timeout;
   r.kernel = request.kernel->name;
   r.site = {request.kernel->source_file, request.kernel->source_line, ""};
   r.message = "the dispatch ran past its limit of " + std::to_string(seconds) +
@@ -181,32 +184,33 @@ check::Report timeout_between_threadgroups(const DispatchRequest& request, doubl
   return r;
 }
 
-bool has_check(const std::vector<check::Report>& reports, check::CheckId id) {
-  for (const check::Report& r : reports)
+bool has_check(const std::vector<report::Report>& reports, report::CheckId id) {
+  for (const report::Report& r : reports)
     if (r.check == id) return true;
   return false;
 }
 
 // Lane loops were asked for a kernel that cannot run in them: nothing runs.
-DispatchOutcome refuse_lane_loops(const DispatchRequest& request, const std::string& why) {
-  check::Report r;
-  r.check = check::CheckId::mode_unavailable;
+abi::DispatchOutcome refuse_lane_loops(const abi::DispatchRequest& request,
+                                       const std::string& why) {
+  report::Report r;
+  r.check = report::CheckId::mode_unavailable;
   r.kernel = request.kernel->name;
   r.site = {request.kernel->source_file, request.kernel->source_line, ""};
   r.message = "--mode loops, but the kernel cannot run in lane loops: " + why;
   return {false, {std::move(r)}, {}};
 }
 
-DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
-  link_race_reporting();
+abi::DispatchOutcome run_dispatch_once(const abi::DispatchRequest& request) {
+  checks::link_race_reporting();
   const ModeDecision mode = decide_execution_mode(request);
   if (!mode.refused.empty()) return refuse_lane_loops(request, mode.refused);
   DispatchState state(request);
   state.lane_loops = mode.loops;
   choose_variant(request, state);
   dispatches_by_variant[int(state.variant)].fetch_add(1, std::memory_order_relaxed);
-  const BindingMarks bindings(request);  // byte-precise bounds of the bound offsets
-  const race::DispatchRace race_check(request, mode.loops != nullptr);
+  const checks::BindingMarks bindings(request);  // byte-precise bounds of the bound offsets
+  const checks::race::DispatchRace race_check(request, mode.loops != nullptr);
   state.race = race_check.shadow();
   const uint64_t count = request.geometry.threadgroups.volume();
   const std::vector<uint64_t> order = threadgroup_order(request, count);
@@ -224,13 +228,13 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
   const int workers = int(std::max<uint64_t>(1, std::min(asked, count)));
   const double watchdog_seconds = watchdog_limit(request.options);
   Watchdog watchdog(state, watchdog_seconds);
-  race::release(&state.start_token);
+  checks::race::release(&state.start_token);
   // Threadgroups are handed out from one counter, in `order`, in chunks (handout_chunk), to the
   // engine's persistent workers (worker_pool.h): no thread team is forked and joined per dispatch.
   std::atomic<uint64_t> next{0};
   const uint64_t chunk = handout_chunk(count, workers);
   WorkerPool::shared().run(workers, [&](int worker_index) {
-    race::acquire(&state.start_token);
+    checks::race::acquire(&state.start_token);
     Worker& worker = this_worker(stack_bytes);
     worker.arena.configure(request.threadgroup_lengths, static_capacity);
     if (watchdog_seconds > 0) watchdog.add_worker(pthread_self());
@@ -255,21 +259,21 @@ DispatchOutcome run_dispatch_once(const DispatchRequest& request) {
       event.end_ns = steady_ns();
       request.options.on_threadgroup(event);
     }
-    race::release(&state.finish_token);  // the worker's reads of the request, before the host
-                                         // reuses it
+    checks::race::release(&state.finish_token);  // the worker's reads of the request, before the
+                                                 // host reuses it
   });
-  race::acquire(&state.finish_token);
-  DispatchOutcome outcome;
+  checks::race::acquire(&state.finish_token);
+  abi::DispatchOutcome outcome;
   outcome.reports = state.reports.take();
-  if (watchdog.fired() && !has_check(outcome.reports, check::CheckId::watchdog_timeout))
+  if (watchdog.fired() && !has_check(outcome.reports, report::CheckId::watchdog_timeout))
     outcome.reports.push_back(timeout_between_threadgroups(request, watchdog_seconds));
-  for (check::Report& r : outcome.reports) {
-    if (!r.site_trace.empty()) name_user_site(r, r.site_trace);
-    if (!r.other_trace.empty()) r.other_site = symbolize_user(r.other_trace).site;
+  for (report::Report& r : outcome.reports) {
+    if (!r.site_trace.empty()) report::name_user_site(r, r.site_trace);
+    if (!r.other_trace.empty()) r.other_site = report::symbolize_user(r.other_trace).site;
   }
   // A warning (barrier.exited) lets the dispatch complete, its report kept, unless strict.
   outcome.ok =
-      request.options.strict ? outcome.reports.empty() : !check::any_error(outcome.reports);
+      request.options.strict ? outcome.reports.empty() : !report::any_error(outcome.reports);
   outcome.log = state.log.take();
   return outcome;
 }

@@ -9,7 +9,7 @@
 
 namespace metalsim::engine {
 
-DispatchOutcome execute_dispatch(const DispatchRequest& request);
+abi::DispatchOutcome execute_dispatch(const abi::DispatchRequest& request);
 
 // True in the tsan preset: ThreadSanitizer reports races between lanes and threadgroups as
 // race.threadgroup / race.device (docs/checks.md). Other builds have schedule fuzzing only.

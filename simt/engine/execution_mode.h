@@ -18,11 +18,11 @@ struct ModeDecision {
   const LaneLoopKernel* loops = nullptr;  // run in lane loops; nullptr: on fibers
   std::string refused;  // loops were asked for and the kernel cannot: why (mode.unavailable)
 };
-ModeDecision decide_execution_mode(const DispatchRequest& request);
+ModeDecision decide_execution_mode(const abi::DispatchRequest& request);
 
 // Why `kernel` cannot run in lane loops, naming the .metal file and line where the pass gave one;
 // "" when it can.
-std::string lane_loops_unavailable(const KernelInfo& kernel);
+std::string lane_loops_unavailable(const abi::KernelInfo& kernel);
 
 // Why `auto` runs a kernel that has lane loops on fibers under `options`; "" when it does not.
 std::string fibers_needed_by(const ExecutionOptions& options);

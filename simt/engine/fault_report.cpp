@@ -21,20 +21,21 @@ bool below_stack(const fiber::GuardedStack* stack, const char* address) {
   return address < bottom && address >= bottom - (64 << 20);
 }
 
-const char* access_word(const FaultRecord& fault) {
+const char* access_word(const fault::FaultRecord& fault) {
   if (fault.write) return "write";
   return fault.detected ? "read" : "access";
 }
 
 // A bound buffer's guard pages, the bytes before its bound offset or past its end (the shadow
 // of byte-precise bounds), or its mapping around its contents: bounds.device.
-bool describe_device(const FaultRecord& fault, const DispatchRequest& req, check::Report& r) {
+bool describe_device(const fault::FaultRecord& fault, const abi::DispatchRequest& req,
+                     report::Report& r) {
   auto* address = static_cast<const char*>(fault.address);
-  for (const MemoryRange& m : req.memory) {
+  for (const abi::MemoryRange& m : req.memory) {
     const char* first = m.extent_begin != nullptr ? m.extent_begin : m.guard_begin;
     if (address < first || address >= m.guard_end) continue;
     if (address >= m.origin && address < m.end) continue;  // inside this binding: another's
-    r.check = check::CheckId::bounds_device;
+    r.check = report::CheckId::bounds_device;
     r.memory = m.name;
     r.has_offset = true;
     r.offset = int64_t(address - m.origin);
@@ -76,20 +77,21 @@ __attribute__((no_sanitize("address"))) std::vector<const void*> stack_words(
 
 // `from`: a word of `stack` to read from (null: its bottom); nothing happens when the report
 // already names a .metal line or `from` is not on the stack.
-void name_the_kernel_frame(const fiber::GuardedStack* stack, check::Report& r,
+void name_the_kernel_frame(const fiber::GuardedStack* stack, report::Report& r,
                            const void* from = nullptr) {
-  if (stack == nullptr || is_metal_source(r.site.file)) return;
+  if (stack == nullptr || report::is_metal_source(r.site.file)) return;
   if (from == nullptr) from = stack->bottom();
   if (from < stack->bottom() || from >= stack->top()) return;
-  if (check::SourceSite site = first_metal_site(stack_words(*stack, from)); site.known()) {
-    if (is_library_source(r.site.file)) r.library_site = r.site;  // a header the kernel called
+  if (report::SourceSite site = report::first_metal_site(stack_words(*stack, from)); site.known()) {
+    if (report::is_library_source(r.site.file))
+      r.library_site = r.site;  // a header the kernel called
     r.site = site;
   }
 }
 
 // An access outside a thread's private array, found by the private-bounds pass's test.
-void describe_private(const FaultRecord& fault, check::Report& r) {
-  r.check = check::CheckId::bounds_private;
+void describe_private(const fault::FaultRecord& fault, report::Report& r) {
+  r.check = report::CheckId::bounds_private;
   r.memory = "thread array '" + std::string(fault.variable) + "'";
   r.message = std::string(access_word(fault)) + " of element " + std::to_string(fault.index) +
               " of a private array of " + std::to_string(fault.elements) + " elements";
@@ -101,13 +103,13 @@ std::string stack_size(const fiber::StackPool* stacks) {
 
 }  // namespace
 
-void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Report& r) {
-  r.check = check::CheckId::kernel_fault;
-  const DispatchRequest& req = *scene.request;
+void describe_fault(const fault::FaultRecord& fault, const FaultScene& scene, report::Report& r) {
+  r.check = report::CheckId::kernel_fault;
+  const abi::DispatchRequest& req = *scene.request;
   if (fault.timeout) {
-    r.check = check::CheckId::watchdog_timeout;
-    r.site = symbolize_loop(FaultTrap::last_timeout_trace());
-    if (const void* sp = FaultTrap::last_timeout_stack_pointer(); sp != nullptr)
+    r.check = report::CheckId::watchdog_timeout;
+    r.site = report::symbolize_loop(fault::FaultTrap::last_timeout_trace());
+    if (const void* sp = fault::FaultTrap::last_timeout_stack_pointer(); sp != nullptr)
       name_the_kernel_frame(scene.running_stack, r, sp);  // not the bottom: stale frames lie there
     r.message = req.options.watchdog_deadline_ns != 0
                     ? "the dispatch ran past its deadline (a fuzz campaign's --time); this "
@@ -118,10 +120,10 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
     return;
   }
   if (fault.texture) {
-    describe_texture_fault(req, r);
+    checks::describe_texture_fault(req, r);
     return;
   }
-  name_user_site(r, fault.pc, fault.callers);
+  fault::name_user_site(r, fault.pc, fault.callers);
   if (fault.variable != nullptr) {
     describe_private(fault, r);
     return;
@@ -135,7 +137,7 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
   auto* address = static_cast<const char*>(fault.address);
   if (const fiber::GuardedStack* overflowed =
           scene.stacks != nullptr ? scene.stacks->guard_owner(address) : nullptr) {
-    r.check = check::CheckId::stack_overflow;
+    r.check = report::CheckId::stack_overflow;
     name_the_kernel_frame(overflowed, r);
     r.message = "the thread overflowed its " + stack_size(scene.stacks) +
                 " stack (set METALSIM_STACK_SIZE for more)";
@@ -146,7 +148,7 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
   if (scene.arena != nullptr && fault.detected) {
     int64_t outside = 0;
     if (scene.arena->describe_outside(address, region, outside)) {
-      r.check = check::CheckId::bounds_threadgroup;
+      r.check = report::CheckId::bounds_threadgroup;
       r.memory = region;
       r.has_offset = true;
       r.offset = outside;
@@ -156,7 +158,7 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
   }
   uint64_t offset = 0;
   if (scene.arena != nullptr && scene.arena->describe_guard(address, region, offset)) {
-    r.check = check::CheckId::bounds_threadgroup;
+    r.check = report::CheckId::bounds_threadgroup;
     r.memory = region;
     r.has_offset = true;
     r.offset = int64_t(offset);
@@ -164,7 +166,7 @@ void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Re
     return;
   }
   if (below_stack(scene.running_stack, address)) {  // after buffers and regions: they may lie below
-    r.check = check::CheckId::stack_overflow;
+    r.check = report::CheckId::stack_overflow;
     name_the_kernel_frame(scene.running_stack, r);
     r.message = "the thread overflowed its " + stack_size(scene.stacks) +
                 " stack by more than its guard page (set METALSIM_STACK_SIZE for more)";

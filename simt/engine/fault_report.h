@@ -11,14 +11,17 @@ class GuardedStack;
 class StackPool;
 }  // namespace metalsim::fiber
 
+namespace metalsim::abi {
+struct DispatchRequest;  // simt/abi/dispatch_request.h
+}
+
 namespace metalsim::engine {
 
-struct DispatchRequest;
 class ThreadgroupArena;
 
 // Where the faulting thread was running when the signal came.
 struct FaultScene {
-  const DispatchRequest* request = nullptr;            // its buffers' guards, its watchdog
+  const abi::DispatchRequest* request = nullptr;       // its buffers' guards, its watchdog
   const fiber::StackPool* stacks = nullptr;            // the worker's stacks: their guard pages
   const ThreadgroupArena* arena = nullptr;             // threadgroup memory: its guard pages
   const fiber::GuardedStack* running_stack = nullptr;  // the stack the kernel code ran on
@@ -27,6 +30,6 @@ struct FaultScene {
 // `r` arrives with its kernel and lane set; leaves with check, site, memory and message: a
 // lane stack's guard (stack.overflow), a buffer's guard (bounds.device), a threadgroup region's
 // guard (bounds.threadgroup), the watchdog (watchdog.timeout), else kernel.fault.
-void describe_fault(const FaultRecord& fault, const FaultScene& scene, check::Report& r);
+void describe_fault(const fault::FaultRecord& fault, const FaultScene& scene, report::Report& r);
 
 }  // namespace metalsim::engine

@@ -25,7 +25,7 @@ namespace metalsim::generated {
 // A built-in as the kernel declared it: T is the declared type (uint3, ushort, uint2, ...),
 // S its scalar, N its component count (from the type name).
 template <class T, class S, int N>
-T builtin_cast(engine::BuiltinValue v) {
+T builtin_cast(abi::BuiltinValue v) {
   if constexpr (N == 1) {
     return T(static_cast<S>(v.x));
   } else if constexpr (N == 2) {
@@ -120,11 +120,11 @@ constexpr uint32_t threadgroup_bytes(std::initializer_list<SizeAlign> vars) {
 // ------------------------------ registration
 // One registered kernel (a plain kernel, or one [[host_name]] instance of a template).
 struct KernelInstance {
-  explicit KernelInstance(const engine::KernelInfo& i) : info(i), registrar(info) {}
+  explicit KernelInstance(const abi::KernelInfo& i) : info(i), registrar(info) {}
   KernelInstance(const KernelInstance&) = delete;
   KernelInstance& operator=(const KernelInstance&) = delete;
-  engine::KernelInfo info;
-  engine::KernelRegistrar registrar;
+  abi::KernelInfo info;
+  abi::KernelRegistrar registrar;
 };
 
 // ------------------------------ kernel selection

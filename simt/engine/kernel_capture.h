@@ -18,16 +18,16 @@ class KernelCapture {
   KernelCapture(const KernelCapture&) = delete;
   KernelCapture& operator=(const KernelCapture&) = delete;
 
-  const std::vector<const KernelInfo*>& kernels() const { return kernels_; }
+  const std::vector<const abi::KernelInfo*>& kernels() const { return kernels_; }
   // Kernels that registered twice under one name in this library, one line each.
   const std::vector<std::string>& duplicates() const { return duplicates_; }
 
  private:
-  friend class KernelRegistry;
-  void add(const KernelInfo& kernel);
+  friend class abi::KernelRegistry;
+  void add(const abi::KernelInfo& kernel);
 
   KernelCapture* outer_;
-  std::vector<const KernelInfo*> kernels_;
+  std::vector<const abi::KernelInfo*> kernels_;
   std::vector<std::string> duplicates_;
 };
 

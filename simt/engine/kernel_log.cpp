@@ -10,7 +10,7 @@ namespace {
 
 struct Current {
   KernelLog* log = nullptr;
-  const DispatchRequest* request = nullptr;
+  const abi::DispatchRequest* request = nullptr;
   uint64_t linear_threadgroup = 0;
   Size3 position{0, 0, 0};
   Size3 size{0, 0, 0};  // the threadgroup's actual size (partial at a grid's edge)
@@ -20,16 +20,16 @@ thread_local Current tls_current;
 
 }  // namespace
 
-void KernelLog::add(LogLine line) {
+void KernelLog::add(report::LogLine line) {
   std::lock_guard lock(mutex_);
   lines_.push_back(std::move(line));
 }
 
-std::vector<LogLine> KernelLog::take() {
+std::vector<report::LogLine> KernelLog::take() {
   std::lock_guard lock(mutex_);
-  std::vector<LogLine> out = std::move(lines_);
+  std::vector<report::LogLine> out = std::move(lines_);
   lines_.clear();
-  std::sort(out.begin(), out.end(), [](const LogLine& a, const LogLine& b) {
+  std::sort(out.begin(), out.end(), [](const report::LogLine& a, const report::LogLine& b) {
     return a.linear_threadgroup != b.linear_threadgroup
                ? a.linear_threadgroup < b.linear_threadgroup
                : a.order < b.order;
@@ -37,7 +37,7 @@ std::vector<LogLine> KernelLog::take() {
   return out;
 }
 
-LoggingThreadgroup::LoggingThreadgroup(KernelLog& log, const DispatchRequest& request,
+LoggingThreadgroup::LoggingThreadgroup(KernelLog& log, const abi::DispatchRequest& request,
                                        uint64_t linear_threadgroup) {
   const Size3 position = request.geometry.threadgroup_position(linear_threadgroup);
   tls_current = {
@@ -47,14 +47,14 @@ LoggingThreadgroup::LoggingThreadgroup(KernelLog& log, const DispatchRequest& re
 
 LoggingThreadgroup::~LoggingThreadgroup() { tls_current = {}; }
 
-void log_message(uint32_t lane, LogLevel level, const char* subsystem, const char* category,
+void log_message(uint32_t lane, report::LogLevel level, const char* subsystem, const char* category,
                  const char* message) {
   Current& c = tls_current;
   if (c.log == nullptr) {
     std::fprintf(stderr, "%s\n", message);
     return;
   }
-  LogLine line;
+  report::LogLine line;
   line.kernel = c.request->kernel->name;
   line.threadgroup = c.position;
   const uint32_t sx = std::max(c.size.x, 1u), sy = std::max(c.size.y, 1u);

@@ -12,26 +12,29 @@
 
 #include "simt/report/log_line.h"
 
-namespace metalsim::engine {
+namespace metalsim::abi {
+struct DispatchRequest;  // simt/abi/dispatch_request.h
+}
 
-struct DispatchRequest;  // dispatch.h
+namespace metalsim::engine {
 
 // The lines of one dispatch, from every worker.
 class KernelLog {
  public:
-  void add(LogLine line);
+  void add(report::LogLine line);
   // Sorted by threadgroup, then by order (see above); the log is empty afterwards.
-  std::vector<LogLine> take();
+  std::vector<report::LogLine> take();
 
  private:
   std::mutex mutex_;
-  std::vector<LogLine> lines_;
+  std::vector<report::LogLine> lines_;
 };
 
 // Set by the worker around each threadgroup it runs: where that threadgroup's lines go.
 class LoggingThreadgroup {
  public:
-  LoggingThreadgroup(KernelLog& log, const DispatchRequest& request, uint64_t linear_threadgroup);
+  LoggingThreadgroup(KernelLog& log, const abi::DispatchRequest& request,
+                     uint64_t linear_threadgroup);
   ~LoggingThreadgroup();
   LoggingThreadgroup(const LoggingThreadgroup&) = delete;
   LoggingThreadgroup& operator=(const LoggingThreadgroup&) = delete;
@@ -39,7 +42,7 @@ class LoggingThreadgroup {
 
 // The kernel side (simt/include/metal_logging): a line from lane `lane` of the threadgroup the
 // calling worker runs. Outside a kernel, printed to stderr.
-void log_message(uint32_t lane, LogLevel level, const char* subsystem, const char* category,
+void log_message(uint32_t lane, report::LogLevel level, const char* subsystem, const char* category,
                  const char* message);
 
 }  // namespace metalsim::engine

@@ -5,25 +5,28 @@
 #include "simt/abi/kernel.h"
 #include "simt/engine/kernel_capture.h"
 
-namespace metalsim::engine {
+namespace metalsim {
 namespace {
 
 // Function-local so registration from other translation units' static initialisers is safe.
-std::vector<const KernelInfo*>& kernels() {
-  static std::vector<const KernelInfo*> list;
+std::vector<const abi::KernelInfo*>& kernels() {
+  static std::vector<const abi::KernelInfo*> list;
   return list;
 }
 
 // The capture kernels registering on this thread go to (kernel_capture.h); nullptr: the registry.
-thread_local KernelCapture* current_capture = nullptr;
+thread_local engine::KernelCapture* current_capture = nullptr;
 
-const KernelInfo* find_in(const std::vector<const KernelInfo*>& list, std::string_view name) {
-  for (const KernelInfo* k : list)
+const abi::KernelInfo* find_in(const std::vector<const abi::KernelInfo*>& list,
+                               std::string_view name) {
+  for (const abi::KernelInfo* k : list)
     if (name == k->name) return k;
   return nullptr;
 }
 
 }  // namespace
+
+namespace abi {
 
 // Two kernels under one name would make newFunction ambiguous: the first stays, the second is
 // named on stderr (static initialisation has no better channel).
@@ -47,12 +50,16 @@ const KernelInfo* KernelRegistry::find(std::string_view name) { return find_in(k
 
 std::span<const KernelInfo* const> KernelRegistry::all() { return kernels(); }
 
+}  // namespace abi
+
+namespace engine {
+
 KernelCapture::KernelCapture() : outer_(current_capture) { current_capture = this; }
 
 KernelCapture::~KernelCapture() { current_capture = outer_; }
 
-void KernelCapture::add(const KernelInfo& kernel) {
-  if (const KernelInfo* earlier = find_in(kernels_, kernel.name); earlier != nullptr) {
+void KernelCapture::add(const abi::KernelInfo& kernel) {
+  if (const abi::KernelInfo* earlier = find_in(kernels_, kernel.name); earlier != nullptr) {
     duplicates_.push_back(std::string(kernel.source_file) + ":" +
                           std::to_string(kernel.source_line) + ": kernel '" + kernel.name +
                           "' is defined twice (first at " + earlier->source_file + ":" +
@@ -62,4 +69,5 @@ void KernelCapture::add(const KernelInfo& kernel) {
   kernels_.push_back(&kernel);
 }
 
-}  // namespace metalsim::engine
+}  // namespace engine
+}  // namespace metalsim

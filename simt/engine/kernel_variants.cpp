@@ -31,11 +31,13 @@ const void* find_fast_variant(const void* checked) {
   return it != r.fast_by_checked.end() ? it->second : nullptr;
 }
 
-bool fast_variants_built() { return kernels_built_with_access_checks(); }
+bool fast_variants_built() { return checks::kernels_built_with_access_checks(); }
 
-bool has_fast_variant(const KernelInfo& kernel) { return fast_variant_of(kernel.entry) != nullptr; }
+bool has_fast_variant(const abi::KernelInfo& kernel) {
+  return fast_variant_of(kernel.entry) != nullptr;
+}
 
-bool needs_checked_variant(const check::CheckSet& checks) {
+bool needs_checked_variant(const metalsim::CheckSet& checks) {
   return checks.mem || checks.race || checks.init;
 }
 

@@ -25,11 +25,11 @@ Function fast_variant_of(Function checked) {
 bool fast_variants_built();
 
 // Whether `kernel` has a fast variant (of its fibers' entry; its lane loops have one with it).
-bool has_fast_variant(const KernelInfo& kernel);
+bool has_fast_variant(const abi::KernelInfo& kernel);
 
 // Whether a dispatch under `checks` needs the instrumented code: bounds (mem), the shadow
 // racecheck (race) or initcheck's runs (init) are on.
-bool needs_checked_variant(const check::CheckSet& checks);
+bool needs_checked_variant(const metalsim::CheckSet& checks);
 
 }  // namespace metalsim::engine
 

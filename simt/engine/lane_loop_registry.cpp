@@ -24,7 +24,7 @@ constexpr const char* kOtherAbi =
 
 }  // namespace
 
-const LaneLoopKernel* find_lane_loop_kernel(LaneBody lane_body, const char** why) {
+const LaneLoopKernel* find_lane_loop_kernel(abi::LaneBody lane_body, const char** why) {
   // The pass registers the body as the address it is (a `ptr` in the IR).
   const void* body = reinterpret_cast<const void*>(lane_body);
   Registry& r = registry();

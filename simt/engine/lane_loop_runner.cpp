@@ -36,7 +36,7 @@ uint64_t lane_loop_threadgroups_total() { return threadgroups_run.load(); }
 
 LaneLoopRunner::LaneLoopRunner(fiber::StackPool& stacks, ThreadgroupArena& arena)
     : stacks_(stacks), arena_(arena) {
-  const size_t n = kMaxThreadsPerThreadgroup;
+  const size_t n = abi::kMaxThreadsPerThreadgroup;
   status_.resize(n);
   cont_.resize(n);
   stop_.resize(n);
@@ -84,8 +84,8 @@ void LaneLoopRunner::prepare_local_positions() {
 // the first lane, as fibers file it for the first lane to run.
 bool LaneLoopRunner::prepare_frame() {
   if (kernel_->frame_bytes_per_lane > stacks_.stack_bytes()) {
-    check::Report r = lane_report(check::CheckId::stack_overflow, 0, nullptr);
-    const KernelInfo& k = *dispatch_->request.kernel;
+    report::Report r = lane_report(report::CheckId::stack_overflow, 0, nullptr);
+    const abi::KernelInfo& k = *dispatch_->request.kernel;
     r.site = {k.source_file, k.source_line, k.name};
     r.message = "the thread's private memory in lane loops (" +
                 std::to_string(kernel_->frame_bytes_per_lane) + " bytes) overflows its " +
@@ -108,13 +108,13 @@ bool LaneLoopRunner::prepare_frame() {
 }
 
 void LaneLoopRunner::prepare(DispatchState& dispatch, uint64_t linear_threadgroup) {
-  const DispatchRequest& req = dispatch.request;
+  const abi::DispatchRequest& req = dispatch.request;
   dispatch_ = &dispatch;
   kernel_ = dispatch.lane_loops;
   if (prepared_serial_ != dispatch.serial) {  // once per dispatch and worker
     prepared_serial_ = dispatch.serial;
     args_ = req.args;
-    for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i)
+    for (uint32_t i = 0; i < abi::kMaxThreadgroupBindings; ++i)
       args_.threadgroup_lengths[i] = req.threadgroup_lengths[i];
     state_.dispatch = &req.geometry;
     state_.function_constants = req.function_constants.data();
@@ -125,12 +125,13 @@ void LaneLoopRunner::prepare(DispatchState& dispatch, uint64_t linear_threadgrou
   state_.size = req.geometry.threadgroup_size_at(state_.position);
   n_ = uint32_t(state_.size.volume());
   state_.thread_count = n_;
-  state_.simdgroup_count = (n_ + kSimdWidth - 1) / kSimdWidth;
+  state_.simdgroup_count = (n_ + abi::kSimdWidth - 1) / abi::kSimdWidth;
   prepare_local_positions();
   // Regions are remapped per threadgroup in racecheck builds (ThreadgroupArena): read them each
   // time.
   arena_.begin_threadgroup(req.options.checks.init, req.threadgroup_poison);
-  for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i) args_.threadgroup[i] = arena_.region(i);
+  for (uint32_t i = 0; i < abi::kMaxThreadgroupBindings; ++i)
+    args_.threadgroup[i] = arena_.region(i);
   std::fill_n(status_.begin(), n_, Status::Ready);
   std::fill_n(cont_.begin(), n_, 0u);
   live_ = n_;
@@ -147,7 +148,7 @@ bool LaneLoopRunner::allocate_threadgroup_variables() {
     ThreadgroupVariableSite& site = *sites[i];
     threadgroup_variables_[i] = arena_.allocate_static(site);
     if (threadgroup_variables_[i] != nullptr) continue;
-    check::Report r = lane_report(check::CheckId::limit_threadgroup_memory, 0, nullptr);
+    report::Report r = lane_report(report::CheckId::limit_threadgroup_memory, 0, nullptr);
     r.site = {site.file, site.line, ""};
     r.message = arena_.describe_overflow(site, dispatch_->request.threadgroup_memory_limit);
     report(std::move(r));
@@ -165,7 +166,7 @@ void LaneLoopRunner::run(DispatchState& dispatch, uint64_t linear_threadgroup) {
   if (!prepare_frame() || !allocate_threadgroup_variables()) return;
   fiber::GuardedStack* stack = stacks_.acquire();
   fiber_.start(stack, &LaneLoopRunner::fiber_entry, this);
-  FaultTrap trap(&recovery_);
+  fault::FaultTrap trap(&recovery_);
   // savemask 0 and SA_NODEFER handlers, as ThreadgroupRunner::run: no system call per threadgroup.
   if (sigsetjmp(recovery_, 0) == 0) {
     trap.arm();
@@ -281,30 +282,30 @@ bool LaneLoopRunner::release_simd_stops() {
 // Every live lane of the simdgroup is stopped: the lanes stopped at one call site form one call
 // (its active mask), each site separately, in the order of their lowest lanes (as fibers).
 void LaneLoopRunner::resolve_simdgroup(uint32_t sg, bool& released) {
-  const uint32_t first = sg * kSimdWidth;
-  const uint32_t size = std::min(kSimdWidth, n_ - first);
+  const uint32_t first = sg * abi::kSimdWidth;
+  const uint32_t size = std::min(abi::kSimdWidth, n_ - first);
   auto at_simd_stop = [&](uint32_t lane) {
     return status_[lane] == Status::Stopped && kind_[lane] != uint8_t(SyncKind::ThreadgroupBarrier);
   };
   uint32_t live = 0;
   for (uint32_t i = 0; i < size; ++i) live += status_[first + i] != Status::Done;
-  bool taken[kSimdWidth] = {};
-  CollectiveMember members[kSimdWidth];
-  uint16_t ids[kSimdWidth];
+  bool taken[abi::kSimdWidth] = {};
+  CollectiveMember members[abi::kSimdWidth];
+  uint16_t ids[abi::kSimdWidth];
   for (uint32_t i = 0; i < size; ++i) {
     const uint32_t head = first + i;
     if (taken[i] || !at_simd_stop(head)) continue;
     uint32_t count = 0, mask = 0;
     for (uint32_t j = i; j < size; ++j) {
       const uint32_t l = first + j;
-      if (taken[j] || !at_simd_stop(l) || !same_site(site_[l], site_[head])) continue;
+      if (taken[j] || !at_simd_stop(l) || !report::same_site(site_[l], site_[head])) continue;
       taken[j] = true;
       members[count] = {j, in_[l], out_[l], arg_[l]};
       ids[count++] = uint16_t(l);
       mask |= 1u << j;
     }
     if (kind_[head] == uint8_t(SyncKind::SimdMatrix) && count != live && sync_check_) {
-      check::Report r = lane_report(check::CheckId::simd_partial, head, &site_[head]);
+      report::Report r = lane_report(report::CheckId::simd_partial, head, &site_[head]);
       r.message = "simdgroup_matrix operation reached by " + std::to_string(count) + " of " +
                   std::to_string(live) + " live lanes of simdgroup " + std::to_string(sg);
       report(std::move(r));
@@ -312,7 +313,7 @@ void LaneLoopRunner::resolve_simdgroup(uint32_t sg, bool& released) {
     if (is_collective(kind_[head]) && combine_[head] != nullptr) {
       running_count_ = count;  // a combine may touch memory (simdgroup_matrix loads, stores)
       running_lanes_ = ids;
-      CollectiveScope call(site_[head]);
+      fault::CollectiveScope call(site_[head]);
       combine_[head](CollectiveCall{members, count, mask, size});
       running_count_ = 0;
       running_lanes_ = nullptr;
@@ -328,7 +329,7 @@ bool LaneLoopRunner::release_barrier() {
   while (head < n_ && status_[head] != Status::Stopped) ++head;
   if (head == n_) throw std::logic_error("lane loops: live lanes, but none waits at a barrier");
   for (uint32_t lane = head + 1; lane < n_; ++lane)
-    if (status_[lane] == Status::Stopped && !same_site(site_[lane], site_[head])) {
+    if (status_[lane] == Status::Stopped && !report::same_site(site_[lane], site_[head])) {
       report_divergent_barrier();
       return false;
     }
@@ -346,18 +347,18 @@ void LaneLoopRunner::report_divergent_barrier() {
   for (uint32_t lane = 0; lane < n_; ++lane) {
     if (status_[lane] != Status::Stopped) continue;
     size_t k = 0;
-    while (k < sites.size() && !same_site(*sites[k], site_[lane])) ++k;
+    while (k < sites.size() && !report::same_site(*sites[k], site_[lane])) ++k;
     if (k == sites.size()) {
       sites.push_back(&site_[lane]);
       lanes_at.emplace_back();
     }
     lanes_at[k].push_back(uint16_t(lane));
   }
-  check::Report r = lane_report(check::CheckId::barrier_divergent, lanes_at[0][0], sites[0]);
-  r.message = "threads of one threadgroup wait at different barriers; " + lane_list(lanes_at[0]) +
-              " wait here";
-  r.other_site = to_site(*sites[1]);
-  r.other_lanes = lane_list(lanes_at[1]);
+  report::Report r = lane_report(report::CheckId::barrier_divergent, lanes_at[0][0], sites[0]);
+  r.message = "threads of one threadgroup wait at different barriers; " +
+              report::lane_list(lanes_at[0]) + " wait here";
+  r.other_site = report::to_site(*sites[1]);
+  r.other_lanes = report::lane_list(lanes_at[1]);
   report(std::move(r));
 }
 
@@ -368,15 +369,15 @@ void LaneLoopRunner::report_barrier_after_exit() {
     if (status_[lane] == Status::Done) exited.push_back(uint16_t(lane));
     else if (head == n_) head = lane;
   }
-  check::Report r = lane_report(check::CheckId::barrier_exited, head, &site_[head]);
+  report::Report r = lane_report(report::CheckId::barrier_exited, head, &site_[head]);
   r.message = "threadgroup_barrier reached while " + std::to_string(n_ - live_) + " of " +
               std::to_string(n_) + " threads had already returned";
-  r.other_lanes = "returned threads: " + lane_list(exited);
+  r.other_lanes = "returned threads: " + report::lane_list(exited);
   report(std::move(r));
 }
 
 void LaneLoopRunner::report_kernel_exception(const char* what) {
-  check::Report r = running_lanes_report(check::CheckId::kernel_exception);
+  report::Report r = running_lanes_report(report::CheckId::kernel_exception);
   r.message = what != nullptr ? std::string("the kernel threw: ") + what
                               : "the kernel threw a non-standard exception";
   report(std::move(r));
@@ -385,9 +386,10 @@ void LaneLoopRunner::report_kernel_exception(const char* what) {
 // A memory fault or the watchdog's signal, classified as on fibers (fault_report.h).
 // A texture access check knows its lane (the lane body passes it on): that lane, not the loop's.
 void LaneLoopRunner::report_fault() {
-  const FaultRecord fault = FaultTrap::last_fault();
-  check::Report r = fault.lane < n_ ? lane_report(check::CheckId::kernel_fault, fault.lane, nullptr)
-                                    : running_lanes_report(check::CheckId::kernel_fault);
+  const fault::FaultRecord fault = fault::FaultTrap::last_fault();
+  report::Report r = fault.lane < n_
+                         ? lane_report(report::CheckId::kernel_fault, fault.lane, nullptr)
+                         : running_lanes_report(report::CheckId::kernel_fault);
   FaultScene scene;
   scene.request = &dispatch_->request;
   scene.stacks = &stacks_;
@@ -398,33 +400,33 @@ void LaneLoopRunner::report_fault() {
     std::vector<uint16_t> lanes(running_count_);
     for (uint32_t i = 0; i < running_count_; ++i)
       lanes[i] = uint16_t(running_lanes_ != nullptr ? running_lanes_[i] : running_first_ + i);
-    r.other_lanes = "lane loops were running " + lane_list(lanes);
+    r.other_lanes = "lane loops were running " + report::lane_list(lanes);
   }
   report(std::move(r));
 }
 
 // A report about the lanes running now: the lane when one was, else the threadgroup alone
 // (lane loops do not publish which lane of a loop is at work: that would cost a store per lane).
-check::Report LaneLoopRunner::running_lanes_report(check::CheckId id) const {
+report::Report LaneLoopRunner::running_lanes_report(report::CheckId id) const {
   const uint32_t first = running_lanes_ != nullptr ? running_lanes_[0] : running_first_;
-  check::Report r = lane_report(id, running_count_ > 0 ? first : 0, nullptr);
+  report::Report r = lane_report(id, running_count_ > 0 ? first : 0, nullptr);
   r.thread_known = running_count_ == 1;
   return r;
 }
 
-void LaneLoopRunner::report(check::Report r) const { dispatch_->reports.add(std::move(r)); }
+void LaneLoopRunner::report(report::Report r) const { dispatch_->reports.add(std::move(r)); }
 
-check::Report LaneLoopRunner::lane_report(check::CheckId id, uint32_t lane,
-                                          const std::source_location* site) const {
-  check::Report r;
+report::Report LaneLoopRunner::lane_report(report::CheckId id, uint32_t lane,
+                                           const std::source_location* site) const {
+  report::Report r;
   r.check = id;
   r.kernel = dispatch_->request.kernel->name;
   r.has_lane = true;
   r.lane.threadgroup = state_.position;
   r.lane.thread = {local_x_[lane], local_y_[lane], local_z_[lane]};
-  r.lane.simdgroup = lane / kSimdWidth;
-  r.lane.simd_lane = lane % kSimdWidth;
-  if (site != nullptr) r.site = to_site(*site);
+  r.lane.simdgroup = lane / abi::kSimdWidth;
+  r.lane.simd_lane = lane % abi::kSimdWidth;
+  if (site != nullptr) r.site = report::to_site(*site);
   return r;
 }
 

@@ -65,17 +65,17 @@ class LaneLoopRunner {
   void report_barrier_after_exit();
   void report_kernel_exception(const char* what);
   void report_fault();
-  check::Report lane_report(check::CheckId id, uint32_t lane,
-                            const std::source_location* site) const;
-  check::Report running_lanes_report(check::CheckId id) const;
-  void report(check::Report r) const;
+  report::Report lane_report(report::CheckId id, uint32_t lane,
+                             const std::source_location* site) const;
+  report::Report running_lanes_report(report::CheckId id) const;
+  void report(report::Report r) const;
 
   fiber::StackPool& stacks_;
   ThreadgroupArena& arena_;
   DispatchState* dispatch_ = nullptr;
   const LaneLoopKernel* kernel_ = nullptr;
   uint64_t prepared_serial_ = 0;  // the dispatch args_ was copied from
-  BoundArgs args_;
+  abi::BoundArgs args_;
   LaneLoopState state_;
   uint32_t n_ = 0;     // lanes in this threadgroup
   uint32_t live_ = 0;  // lanes not done

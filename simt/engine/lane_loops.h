@@ -36,7 +36,7 @@ static_assert(sizeof(std::source_location) == sizeof(const void*),
 // offsets of the fields (simt/lanes/state_abi.h), so keep the step's fields' types fixed.
 struct LaneLoopState {
   // ---- read by lane bodies, through value()
-  const DispatchGeometry* dispatch = nullptr;
+  const abi::DispatchGeometry* dispatch = nullptr;
   Size3 position;  // threadgroup_position_in_grid
   Size3 size;      // threads_per_threadgroup (actual: partial at a grid's edge)
   uint32_t thread_count = 0;
@@ -66,9 +66,9 @@ struct LaneLoopState {
 
   // The value of built-in `b` for `lane`: builtin_value's table (geometry.h), as on fibers.
   // Inline and free of calls, so a lane loop that reads built-ins vectorizes.
-  BuiltinValue value(Builtin b, uint32_t lane) const {
-    const ThreadgroupShape shape{dispatch, position, size, thread_count, simdgroup_count};
-    return builtin_value(b, lane, {local_x[lane], local_y[lane], local_z[lane]}, shape);
+  abi::BuiltinValue value(abi::Builtin b, uint32_t lane) const {
+    const abi::ThreadgroupShape shape{dispatch, position, size, thread_count, simdgroup_count};
+    return abi::builtin_value(b, lane, {local_x[lane], local_y[lane], local_z[lane]}, shape);
   }
 };
 
@@ -77,7 +77,7 @@ struct LaneLoopState {
 // lane. Never called in lane loops; the pass builds the step from it and the runtime finds the
 // step by the body's address.
 // What the pass builds from a body. `lanes`: nullptr for the lanes first .. first + count - 1.
-using LaneStep = void (*)(const BoundArgs& args, LaneLoopState& state, uint32_t cont,
+using LaneStep = void (*)(const abi::BoundArgs& args, LaneLoopState& state, uint32_t cont,
                           uint32_t first, uint32_t count, const uint16_t* lanes);
 
 // One body as the pass registered it.
@@ -93,7 +93,7 @@ struct LaneLoopKernel {
 
 // The registration of `body`, or nullptr with `why` set: what the pass said, or that the
 // library was not compiled with the pass.
-const LaneLoopKernel* find_lane_loop_kernel(LaneBody body, const char** why);
+const LaneLoopKernel* find_lane_loop_kernel(abi::LaneBody body, const char** why);
 
 }  // namespace metalsim::engine
 

@@ -10,7 +10,7 @@ namespace metalsim::engine {
 
 class ReadyQueue {
  public:
-  static constexpr uint32_t kCapacity = kMaxThreadsPerThreadgroup;
+  static constexpr uint32_t kCapacity = abi::kMaxThreadsPerThreadgroup;
 
   void clear() { head_ = tail_ = 0; }
   bool empty() const { return head_ == tail_; }

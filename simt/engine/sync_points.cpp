@@ -17,7 +17,7 @@ const CollectiveMember* CollectiveCall::find(uint32_t lane) const {
 }
 
 uint32_t current_lane_index() { return ThreadgroupRunner::current_or_throw().current_lane(); }
-uint32_t current_simd_lane() { return current_lane_index() % kSimdWidth; }
+uint32_t current_simd_lane() { return current_lane_index() % abi::kSimdWidth; }
 
 void* threadgroup_variable(ThreadgroupVariableSite& site) {
   return ThreadgroupRunner::current_or_throw().threadgroup_variable(site);
@@ -37,14 +37,19 @@ const void* function_constant(uint32_t index) {
   return ThreadgroupRunner::current_or_throw().function_constant(index);  // throws: no kernel
 }
 
+}  // namespace metalsim::engine
+
+// Declared in the kernel ABI (simt/abi/kernel.h): the host asks it of each argument.
+namespace metalsim::abi {
+
 bool argument_exists(const ArgInfo& arg, std::span<const void* const> constants) {
   if (arg.active == nullptr) return true;
-  host_constants = constants;
-  host_constants_set = true;
+  engine::host_constants = constants;
+  engine::host_constants_set = true;
   struct Reset {
-    ~Reset() { host_constants_set = false; }
+    ~Reset() { engine::host_constants_set = false; }
   } reset;
   return arg.active();
 }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::abi

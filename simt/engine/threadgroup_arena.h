@@ -10,6 +10,10 @@
 #include "simt/abi/kernel.h"
 #include "simt/engine/threadgroup_memory.h"
 
+namespace metalsim::checks {
+class UninitTrace;  // uninit_trace.h
+}
+
 namespace metalsim::engine {
 
 inline constexpr uint8_t kThreadgroupPoisonByte = 0xA5;  // 0xA5A5A5A5: an unlikely float/int
@@ -25,11 +29,11 @@ class ThreadgroupArena {
 
   // Lays out the regions for a dispatch; keeps the mapping when the sizes are unchanged.
   // `static_capacity`: the bytes kernel-scope variables may use in all.
-  void configure(const uint32_t (&lengths)[kMaxThreadgroupBindings], uint32_t static_capacity);
+  void configure(const uint32_t (&lengths)[abi::kMaxThreadgroupBindings], uint32_t static_capacity);
   // Starts a threadgroup: forgets kernel-scope variables; fills with `poison_byte` when asked.
   void begin_threadgroup(bool poison, uint8_t poison_byte = kThreadgroupPoisonByte);
   // Initcheck's locating pass: poison everything, then hand the pages to `trace`.
-  void begin_trace(class UninitTrace& trace);
+  void begin_trace(checks::UninitTrace& trace);
   void* region(uint32_t index) const { return regions_[index]; }
   // Kernel-scope variable storage; nullptr when the capacity is exhausted.
   void* allocate_static(ThreadgroupVariableSite& site);
@@ -72,8 +76,8 @@ class ThreadgroupArena {
 
   void* mapping_ = nullptr;
   size_t mapping_size_ = 0;
-  uint32_t lengths_[kMaxThreadgroupBindings] = {};
-  void* regions_[kMaxThreadgroupBindings] = {};
+  uint32_t lengths_[abi::kMaxThreadgroupBindings] = {};
+  void* regions_[abi::kMaxThreadgroupBindings] = {};
   uint32_t static_capacity_ = 0;
   uint32_t static_used_ = 0;
   bool poison_ = false;

@@ -23,10 +23,10 @@ std::atomic<uint64_t> fibers_started{0};
 
 ThreadgroupRunner::ThreadgroupRunner(fiber::StackPool& stacks, ThreadgroupArena& arena)
     : stacks_(stacks), arena_(arena) {
-  lanes_.resize(kMaxThreadsPerThreadgroup);
-  fibers_.resize(kMaxThreadsPerThreadgroup);
-  errors_.resize(kMaxThreadsPerThreadgroup);
-  identity_order_.resize(kMaxThreadsPerThreadgroup);
+  lanes_.resize(abi::kMaxThreadsPerThreadgroup);
+  fibers_.resize(abi::kMaxThreadsPerThreadgroup);
+  errors_.resize(abi::kMaxThreadsPerThreadgroup);
+  identity_order_.resize(abi::kMaxThreadsPerThreadgroup);
   for (size_t i = 0; i < lanes_.size(); ++i) {
     lanes_[i].id = uint16_t(i);
     identity_order_[i] = uint16_t(i);
@@ -54,9 +54,9 @@ void ThreadgroupRunner::prepare_local_positions() {
 void ThreadgroupRunner::prepare_dispatch(DispatchState& dispatch) {
   if (prepared_serial_ == dispatch.serial) return;
   prepared_serial_ = dispatch.serial;
-  const DispatchRequest& req = dispatch.request;
+  const abi::DispatchRequest& req = dispatch.request;
   args_ = req.args;
-  for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i) {
+  for (uint32_t i = 0; i < abi::kMaxThreadgroupBindings; ++i) {
     args_.threadgroup[i] = arena_.region(i);
     args_.threadgroup_lengths[i] = req.threadgroup_lengths[i];
   }
@@ -65,14 +65,14 @@ void ThreadgroupRunner::prepare_dispatch(DispatchState& dispatch) {
 // Per threadgroup: only what the plain path needs. Lane states are set up lazily, when a lane
 // first reaches a sync point (prepare_lane_states), so barrier-free kernels never pay for them.
 void ThreadgroupRunner::prepare(DispatchState& dispatch, uint64_t linear_tg) {
-  const DispatchRequest& req = dispatch.request;
+  const abi::DispatchRequest& req = dispatch.request;
   dispatch_ = &dispatch;
   prepare_dispatch(dispatch);
   tg_.dispatch = &req.geometry;
   tg_.position = req.geometry.threadgroup_position(linear_tg);
   tg_.size = req.geometry.threadgroup_size_at(tg_.position);
   tg_.thread_count = uint32_t(tg_.size.volume());
-  tg_.simdgroup_count = (tg_.thread_count + kSimdWidth - 1) / kSimdWidth;
+  tg_.simdgroup_count = (tg_.thread_count + abi::kSimdWidth - 1) / abi::kSimdWidth;
   prepare_local_positions();
   tg_.local = local_;
   arena_.begin_threadgroup(req.options.checks.init, req.threadgroup_poison);
@@ -80,8 +80,9 @@ void ThreadgroupRunner::prepare(DispatchState& dispatch, uint64_t linear_tg) {
   if (race_ != nullptr)
     race_->begin(*dispatch.race, dispatch.serial, linear_tg, arena_.mapping_begin(),
                  arena_.mapping_end());
-  if constexpr (race::kEnabled)  // the arena was remapped: see ThreadgroupArena
-    for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i) args_.threadgroup[i] = arena_.region(i);
+  if constexpr (checks::race::kEnabled)  // the arena was remapped: see ThreadgroupArena
+    for (uint32_t i = 0; i < abi::kMaxThreadgroupBindings; ++i)
+      args_.threadgroup[i] = arena_.region(i);
 
   const uint32_t n = tg_.thread_count;
   const SchedulePolicy& policy = req.options.schedule;
@@ -117,8 +118,8 @@ void ThreadgroupRunner::prepare_lane_states() {
   std::fill_n(live_in_simd_, tg_.simdgroup_count, 0);
   std::fill_n(blocked_in_simd_, tg_.simdgroup_count, 0);
   std::fill_n(simd_waiting_, tg_.simdgroup_count, 0);
-  if constexpr (race::kEnabled) simd_epoch_.assign(tg_.simdgroup_count, 0);
-  for (uint32_t i = 0; i < n; ++i) ++live_in_simd_[i / kSimdWidth];
+  if constexpr (checks::race::kEnabled) simd_epoch_.assign(tg_.simdgroup_count, 0);
+  for (uint32_t i = 0; i < n; ++i) ++live_in_simd_[i / abi::kSimdWidth];
   ready_.clear();
   done_ = 0;
   at_barrier_ = 0;
@@ -133,7 +134,7 @@ void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
   fiber::GuardedStack* stack = stacks_.acquire();
   drive_fiber_.start(stack, &ThreadgroupRunner::drive_entry, this);
   if (dispatch.request.trace_uninit) begin_uninit_trace();
-  FaultTrap trap(&recovery_);
+  fault::FaultTrap trap(&recovery_);
   // savemask 0: no sigprocmask system call per threadgroup; the handlers run with
   // SA_NODEFER, so jumping out of them leaves nothing blocked.
   if (sigsetjmp(recovery_, 0) == 0) {
@@ -154,7 +155,7 @@ void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
   // contended cache line (1.5 million increments for the multi-token mat-vec at out_dim 49152).
   fibers_started.fetch_add(fibers_started_here_, std::memory_order_relaxed);
   fibers_started_here_ = 0;
-  for (check::Report& r : deferred_) report(std::move(r));
+  for (report::Report& r : deferred_) report(std::move(r));
   deferred_.clear();
   current_ = nullptr;
   set_current(nullptr);
@@ -163,17 +164,17 @@ void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
 void ThreadgroupRunner::drive_entry(void* self) { static_cast<ThreadgroupRunner*>(self)->drive(); }
 
 void ThreadgroupRunner::drive() {
-  const KernelEntry entry = dispatch_->entry;
-  LaneCursor cursor(tg_, order_, tg_.thread_count);
+  const abi::KernelEntry entry = dispatch_->entry;
+  abi::LaneCursor cursor(tg_, order_, tg_.thread_count);
   cursor_ = &cursor;
   try {
-    if constexpr (race::kEnabled) {
+    if constexpr (checks::race::kEnabled) {
       start_every_lane_on_a_fiber();
     } else {
       entry(args_, cursor);
     }
     cursor_ = nullptr;
-    if (race::kEnabled) {
+    if (checks::race::kEnabled) {
       schedule_until(nullptr);
     } else if (hijacked_) {
       on_done(lanes_[cursor.lane()]);  // the driver's own return
@@ -182,12 +183,12 @@ void ThreadgroupRunner::drive() {
   } catch (const Abandon&) {
     abandon_fibers();
   } catch (const std::exception& e) {
-    check::Report r = lane_report(check::CheckId::kernel_exception, current_lane(), nullptr);
+    report::Report r = lane_report(report::CheckId::kernel_exception, current_lane(), nullptr);
     r.message = std::string("the kernel threw: ") + e.what();
     report(std::move(r));
     abandon_fibers();
   } catch (...) {
-    check::Report r = lane_report(check::CheckId::kernel_exception, current_lane(), nullptr);
+    report::Report r = lane_report(report::CheckId::kernel_exception, current_lane(), nullptr);
     r.message = "the kernel threw a non-standard exception";
     report(std::move(r));
     abandon_fibers();
@@ -211,9 +212,9 @@ void ThreadgroupRunner::start_every_lane_on_a_fiber() {
 
 void ThreadgroupRunner::start_fiber(Lane& lane) {
   fiber::Fiber& fiber = fibers_[lane.id];
-  fiber.start(stacks_.acquire(), &ThreadgroupRunner::lane_entry, &lane, race::kEnabled);
+  fiber.start(stacks_.acquire(), &ThreadgroupRunner::lane_entry, &lane, checks::race::kEnabled);
   ++fibers_started_here_;  // added to the global count once per threadgroup (run)
-  if constexpr (race::kEnabled) {
+  if constexpr (checks::race::kEnabled) {
     char name[64];
     std::snprintf(name, sizeof name, "tg(%u,%u,%u) lane(%u,%u,%u)", tg_.position.x, tg_.position.y,
                   tg_.position.z, local_[lane.id][0], local_[lane.id][1], local_[lane.id][2]);
@@ -226,9 +227,9 @@ void ThreadgroupRunner::lane_entry(void* p) {
   auto* lane = static_cast<Lane*>(p);
   ThreadgroupRunner& self = *current_;
   try {
-    LaneCursor one(self.tg_, &lane->id, 1);
+    abi::LaneCursor one(self.tg_, &lane->id, 1);
     self.dispatch_->entry(self.args_, one);
-    race::release(&self.dispatch_->finish_token);
+    checks::race::release(&self.dispatch_->finish_token);
   } catch (...) {
     self.errors_[lane->id] = std::current_exception();
     lane->failed = true;
@@ -274,9 +275,9 @@ void ThreadgroupRunner::block(SyncRequest& request) {
 // apart from the plain lane's, so that its frame stays small.
 void ThreadgroupRunner::block_fiber_lane(Lane& lane, SyncRequest& request) {
   // Racecheck only: off that build, no epoch bookkeeping on the barrier path.
-  void* token = race::kEnabled ? ordering_token(request.kind, lane.id) : nullptr;
-  race::release(token);
-  race::IgnoreScope bookkeeping;  // the engine's bookkeeping is not the kernel's access
+  void* token = checks::race::kEnabled ? ordering_token(request.kind, lane.id) : nullptr;
+  checks::race::release(token);
+  checks::race::IgnoreScope bookkeeping;  // the engine's bookkeeping is not the kernel's access
   lane.request = &request;
   lane.status = Status::Blocked;
   on_blocked(lane);
@@ -291,7 +292,7 @@ void ThreadgroupRunner::block_fiber_lane(Lane& lane, SyncRequest& request) {
       self.switch_to(fibers_[next->id]);
     }
   }
-  race::acquire(token);
+  checks::race::acquire(token);
 }
 
 void ThreadgroupRunner::block_plain_lane(SyncRequest& request) {
@@ -371,7 +372,7 @@ void ThreadgroupRunner::on_finished(Lane& lane) {
       abandon_threadgroup();  // already reported inside the lane
     } catch (...) {
     }
-    check::Report r = lane_report(check::CheckId::kernel_exception, lane.id, nullptr);
+    report::Report r = lane_report(report::CheckId::kernel_exception, lane.id, nullptr);
     try {
       std::rethrow_exception(error);
     } catch (const std::exception& e) {
@@ -386,7 +387,7 @@ void ThreadgroupRunner::on_finished(Lane& lane) {
 }
 
 void ThreadgroupRunner::on_blocked(Lane& lane) {
-  const uint32_t sg = lane.id / kSimdWidth;
+  const uint32_t sg = lane.id / abi::kSimdWidth;
   ++blocked_in_simd_[sg];
   if (lane.request->kind == SyncKind::ThreadgroupBarrier) {
     arrive_at_barrier(lane);
@@ -404,7 +405,7 @@ void ThreadgroupRunner::arrive_at_barrier(Lane& lane) {
   if (at_barrier_ == 0) {
     barrier_site_ = &lane.request->site;
     barrier_divergent_ = false;
-  } else if (!same_site(*barrier_site_, lane.request->site)) {
+  } else if (!report::same_site(*barrier_site_, lane.request->site)) {
     barrier_divergent_ = true;
   }
   barrier_waiters_[at_barrier_++] = lane.id;
@@ -413,7 +414,7 @@ void ThreadgroupRunner::arrive_at_barrier(Lane& lane) {
 void ThreadgroupRunner::on_done(Lane& lane) {
   lane.status = Status::Done;
   ++done_;
-  const uint32_t sg = lane.id / kSimdWidth;
+  const uint32_t sg = lane.id / abi::kSimdWidth;
   --live_in_simd_[sg];
   try_resolve_simdgroup(sg);
   try_resolve_barrier();
@@ -423,11 +424,11 @@ void ThreadgroupRunner::on_done(Lane& lane) {
 
 void ThreadgroupRunner::try_resolve_simdgroup(uint32_t sg) {
   if (simd_waiting_[sg] == 0 || blocked_in_simd_[sg] != live_in_simd_[sg]) return;
-  const uint32_t first = sg * kSimdWidth;
-  const uint32_t size = std::min(kSimdWidth, tg_.thread_count - first);
-  CollectiveMember members[kSimdWidth];
-  uint16_t ids[kSimdWidth];
-  bool taken[kSimdWidth] = {};
+  const uint32_t first = sg * abi::kSimdWidth;
+  const uint32_t size = std::min(abi::kSimdWidth, tg_.thread_count - first);
+  CollectiveMember members[abi::kSimdWidth];
+  uint16_t ids[abi::kSimdWidth];
+  bool taken[abi::kSimdWidth] = {};
   for (uint32_t i = 0; i < size; ++i) {
     Lane& head = lanes_[first + i];
     if (taken[i] || head.status != Status::Blocked ||
@@ -439,7 +440,7 @@ void ThreadgroupRunner::try_resolve_simdgroup(uint32_t sg) {
       Lane& l = lanes_[first + j];
       if (taken[j] || l.status != Status::Blocked ||
           l.request->kind == SyncKind::ThreadgroupBarrier ||
-          !same_site(l.request->site, head.request->site))
+          !report::same_site(l.request->site, head.request->site))
         continue;
       taken[j] = true;
       members[count] = l.request->member;
@@ -449,7 +450,7 @@ void ThreadgroupRunner::try_resolve_simdgroup(uint32_t sg) {
     }
     if (head.request->kind == SyncKind::SimdMatrix && count != live_in_simd_[sg] &&
         dispatch_->request.options.checks.sync) {
-      check::Report r = lane_report(check::CheckId::simd_partial, head.id, &head.request->site);
+      report::Report r = lane_report(report::CheckId::simd_partial, head.id, &head.request->site);
       r.message = "simdgroup_matrix operation reached by " + std::to_string(count) + " of " +
                   std::to_string(live_in_simd_[sg]) + " live lanes of simdgroup " +
                   std::to_string(sg);
@@ -457,17 +458,17 @@ void ThreadgroupRunner::try_resolve_simdgroup(uint32_t sg) {
     }
     if (race_ != nullptr) race_->clock().collective_begin(sg, head.id);
     if (head.request->combine != nullptr) {
-      CollectiveScope call(head.request->site);
-      race::ignore_begin();
+      fault::CollectiveScope call(head.request->site);
+      checks::race::ignore_begin();
       head.request->combine(CollectiveCall{members, count, mask, size});
-      race::ignore_end();
+      checks::race::ignore_end();
     }
     if (race_ != nullptr) race_->clock().collective_end(sg);
     blocked_in_simd_[sg] -= uint8_t(count);
     simd_waiting_[sg] -= uint8_t(count);
     release_in_policy_order(ids, count);
   }
-  if constexpr (race::kEnabled) ++simd_epoch_[sg];
+  if constexpr (checks::race::kEnabled) ++simd_epoch_[sg];
 }
 
 // The address a lane releases at arrival and acquires at departure (racecheck): one per
@@ -475,7 +476,7 @@ void ThreadgroupRunner::try_resolve_simdgroup(uint32_t sg) {
 // before the epoch after next can begin.
 void* ThreadgroupRunner::ordering_token(SyncKind kind, uint32_t lane) {
   if (kind == SyncKind::ThreadgroupBarrier) return &ordering_tokens_[barrier_epoch_ & 1];
-  const uint32_t sg = lane / kSimdWidth;
+  const uint32_t sg = lane / abi::kSimdWidth;
   return &ordering_tokens_[2 + 2 * sg + (simd_epoch_[sg] & 1)];
 }
 
@@ -489,23 +490,24 @@ void ThreadgroupRunner::resolve_barrier() {
   if (barrier_divergent_) diagnose_stall();
   if (done_ > 0 && dispatch_->request.options.checks.sync) report_barrier_after_exit();
   const uint32_t count = std::exchange(at_barrier_, 0u);
-  if constexpr (race::kEnabled) ++barrier_epoch_;
+  if constexpr (checks::race::kEnabled) ++barrier_epoch_;
   if (race_ != nullptr) race_->clock().barrier();
   uint16_t* const waiters = barrier_waiters_;
   // Lanes arrive in lane order unless the schedule or divergence reordered them.
   if (!std::is_sorted(waiters, waiters + count)) std::sort(waiters, waiters + count);
-  for (uint32_t i = 0; i < count; ++i) --blocked_in_simd_[waiters[i] / kSimdWidth];
+  for (uint32_t i = 0; i < count; ++i) --blocked_in_simd_[waiters[i] / abi::kSimdWidth];
   release_in_policy_order(waiters, count);
 }
 
 void ThreadgroupRunner::report_barrier_after_exit() {
-  check::Report r = lane_report(check::CheckId::barrier_exited, barrier_waiters_[0], barrier_site_);
+  report::Report r =
+      lane_report(report::CheckId::barrier_exited, barrier_waiters_[0], barrier_site_);
   std::vector<uint16_t> exited;
   for (uint32_t i = 0; i < tg_.thread_count; ++i)
     if (lanes_[i].status == Status::Done) exited.push_back(uint16_t(i));
   r.message = "threadgroup_barrier reached while " + std::to_string(done_) + " of " +
               std::to_string(tg_.thread_count) + " threads had already returned";
-  r.other_lanes = "returned threads: " + lane_list(exited);
+  r.other_lanes = "returned threads: " + report::lane_list(exited);
   report(std::move(r));
 }
 
@@ -527,7 +529,7 @@ void ThreadgroupRunner::diagnose_stall() {
     const Lane& l = lanes_[i];
     if (l.status != Status::Blocked) continue;
     size_t k = 0;
-    while (k < sites.size() && !same_site(*sites[k], l.request->site)) ++k;
+    while (k < sites.size() && !report::same_site(*sites[k], l.request->site)) ++k;
     if (k == sites.size()) {
       sites.push_back(&l.request->site);
       lanes_at.emplace_back();
@@ -535,14 +537,14 @@ void ThreadgroupRunner::diagnose_stall() {
     lanes_at[k].push_back(uint16_t(i));
   }
   const bool divergent = sites.size() >= 2;
-  check::Report r =
-      lane_report(divergent ? check::CheckId::barrier_divergent : check::CheckId::sync_deadlock,
+  report::Report r =
+      lane_report(divergent ? report::CheckId::barrier_divergent : report::CheckId::sync_deadlock,
                   sites.empty() ? 0 : lanes_at[0][0], sites.empty() ? nullptr : sites[0]);
   if (divergent) {
-    r.message = "threads of one threadgroup wait at different barriers; " + lane_list(lanes_at[0]) +
-                " wait here";
-    r.other_site = to_site(*sites[1]);
-    r.other_lanes = lane_list(lanes_at[1]);
+    r.message = "threads of one threadgroup wait at different barriers; " +
+                report::lane_list(lanes_at[0]) + " wait here";
+    r.other_site = report::to_site(*sites[1]);
+    r.other_lanes = report::lane_list(lanes_at[1]);
   } else {
     r.message = "no thread of the threadgroup can make progress";
   }
@@ -567,15 +569,15 @@ void ThreadgroupRunner::abandon_fibers() {
 }
 
 void ThreadgroupRunner::recover_from_fault() {
-  const FaultRecord fault = FaultTrap::last_fault();
+  const fault::FaultRecord fault = fault::FaultTrap::last_fault();
   report(classify_fault(fault));
   abandon_fibers();
   dispatch_->stop.store(true);
 }
 
 // Names what the faulting address belongs to (fault_report.h), for the lane that was running.
-check::Report ThreadgroupRunner::classify_fault(const FaultRecord& fault) {
-  check::Report r = lane_report(check::CheckId::kernel_fault, current_lane(), nullptr);
+report::Report ThreadgroupRunner::classify_fault(const fault::FaultRecord& fault) {
+  report::Report r = lane_report(report::CheckId::kernel_fault, current_lane(), nullptr);
   FaultScene scene;
   scene.request = &dispatch_->request;
   scene.stacks = &stacks_;
@@ -588,19 +590,19 @@ check::Report ThreadgroupRunner::classify_fault(const FaultRecord& fault) {
 // ------------------------------ initcheck's locating pass
 
 void ThreadgroupRunner::begin_uninit_trace() {
-  install_single_step_handler();
+  fault::install_single_step_handler();
   arena_.begin_trace(uninit_trace_);
-  current_signal_tracer() = &uninit_trace_;
+  fault::current_signal_tracer() = &uninit_trace_;
 }
 
 // Every instruction that read threadgroup memory no lane had written becomes a report.
 void ThreadgroupRunner::end_uninit_trace() {
-  current_signal_tracer() = nullptr;
+  fault::current_signal_tracer() = nullptr;
   uninit_trace_.end();
   for (size_t i = 0; i < uninit_trace_.read_count(); ++i) {
-    const UninitRead& read = uninit_trace_.reads()[i];
-    check::Report r = lane_report(check::CheckId::uninit_threadgroup, read.lane, nullptr);
-    name_user_site(r, read.pc, read.callers);
+    const checks::UninitRead& read = uninit_trace_.reads()[i];
+    report::Report r = lane_report(report::CheckId::uninit_threadgroup, read.lane, nullptr);
+    fault::name_user_site(r, read.pc, read.callers);
     std::string region;
     uint64_t offset = 0;
     if (arena_.describe_data(read.address, region, offset)) {
@@ -615,23 +617,23 @@ void ThreadgroupRunner::end_uninit_trace() {
 
 // ------------------------------ reports
 
-check::Report ThreadgroupRunner::lane_report(check::CheckId id, uint32_t lane,
-                                             const std::source_location* site) {
-  check::Report r;
+report::Report ThreadgroupRunner::lane_report(report::CheckId id, uint32_t lane,
+                                              const std::source_location* site) {
+  report::Report r;
   r.check = id;
   r.kernel = dispatch_->request.kernel->name;
   r.has_lane = true;
   r.lane.threadgroup = tg_.position;
   r.lane.thread = {local_[lane][0], local_[lane][1], local_[lane][2]};
-  r.lane.simdgroup = lane / kSimdWidth;
-  r.lane.simd_lane = lane % kSimdWidth;
-  if (site != nullptr) r.site = to_site(*site);
+  r.lane.simdgroup = lane / abi::kSimdWidth;
+  r.lane.simd_lane = lane % abi::kSimdWidth;
+  if (site != nullptr) r.site = report::to_site(*site);
   return r;
 }
 
-void ThreadgroupRunner::report(check::Report r) { dispatch_->reports.add(std::move(r)); }
+void ThreadgroupRunner::report(report::Report r) { dispatch_->reports.add(std::move(r)); }
 
-const DispatchRequest& ThreadgroupRunner::request() const { return dispatch_->request; }
+const abi::DispatchRequest& ThreadgroupRunner::request() const { return dispatch_->request; }
 
 bool ThreadgroupRunner::describe_threadgroup_memory(const void* address, std::string& region,
                                                     uint64_t& offset) const {
@@ -644,12 +646,12 @@ const void* ThreadgroupRunner::function_constant(uint32_t index) const {
 }
 
 void* ThreadgroupRunner::threadgroup_variable(ThreadgroupVariableSite& site) {
-  race::ignore_begin();  // the allocation's poison fill is not the kernel's write
+  checks::race::ignore_begin();  // the allocation's poison fill is not the kernel's write
   void* p = arena_.allocate_static(site);
-  race::ignore_end();
+  checks::race::ignore_end();
   if (p == nullptr) {
-    check::Report r =
-        lane_report(check::CheckId::limit_threadgroup_memory, current_lane(), nullptr);
+    report::Report r =
+        lane_report(report::CheckId::limit_threadgroup_memory, current_lane(), nullptr);
     r.site = {site.file, site.line, ""};
     r.message = arena_.describe_overflow(site, dispatch_->request.threadgroup_memory_limit);
     report(std::move(r));

@@ -41,7 +41,7 @@ struct SyncRequest {
   CollectiveMember member;  // left unset by barriers
 };
 
-class ThreadgroupRunner final : public RunningThreadgroup {
+class ThreadgroupRunner final : public checks::RunningThreadgroup {
  public:
   ThreadgroupRunner(fiber::StackPool& stacks, ThreadgroupArena& arena);
 
@@ -66,15 +66,15 @@ class ThreadgroupRunner final : public RunningThreadgroup {
 
   // What the checks see (running_threadgroup.h).
   uint32_t current_lane() const override;
-  const DispatchRequest& request() const override;
+  const abi::DispatchRequest& request() const override;
   bool describe_threadgroup_memory(const void* address, std::string& region,
                                    uint64_t& offset) const override;
-  check::Report lane_report(check::CheckId id, uint32_t lane,
-                            const std::source_location* site) override;
-  void report(check::Report r) override;
-  void defer_report(check::Report r) override { deferred_.push_back(std::move(r)); }
-  check::Report classify_fault(const FaultRecord& fault) override;  // fault_report.h
-  race::WorkerShadow* race() const override { return race_; }
+  report::Report lane_report(report::CheckId id, uint32_t lane,
+                             const std::source_location* site) override;
+  void report(report::Report r) override;
+  void defer_report(report::Report r) override { deferred_.push_back(std::move(r)); }
+  report::Report classify_fault(const fault::FaultRecord& fault) override;  // fault_report.h
+  checks::race::WorkerShadow* race() const override { return race_; }
 
   // Fault recovery (fault.cpp jumps here from a signal handler).
 
@@ -129,8 +129,8 @@ class ThreadgroupRunner final : public RunningThreadgroup {
   fiber::StackPool& stacks_;
   ThreadgroupArena& arena_;
   DispatchState* dispatch_ = nullptr;
-  ThreadgroupGeometry tg_;
-  BoundArgs args_;
+  abi::ThreadgroupGeometry tg_;
+  abi::BoundArgs args_;
   ScheduleRng rng_{0};
 
   std::vector<Lane> lanes_;
@@ -141,12 +141,13 @@ class ThreadgroupRunner final : public RunningThreadgroup {
   std::vector<uint16_t> identity_order_, reversed_order_, shuffled_order_;
   uint64_t prepared_serial_ = 0;  // the dispatch args_ was copied from
   ReadyQueue ready_;
-  uint16_t local_[kMaxThreadsPerThreadgroup][3] = {};  // thread_position_in_threadgroup by lane
+  uint16_t local_[abi::kMaxThreadsPerThreadgroup][3] =
+      {};  // thread_position_in_threadgroup by lane
   Size3 local_size_{0, 0, 0};
 
-  LaneCursor* cursor_ = nullptr;  // the plain lanes, while the kernel loop runs
-  Lane* running_ = nullptr;       // the fiber lane now running, nullptr: a plain lane
-  bool hijacked_ = false;         // a plain lane became the driver
+  abi::LaneCursor* cursor_ = nullptr;  // the plain lanes, while the kernel loop runs
+  Lane* running_ = nullptr;            // the fiber lane now running, nullptr: a plain lane
+  bool hijacked_ = false;              // a plain lane became the driver
   static constexpr uint16_t kNoLane = 0xffff;
   uint16_t driver_lane_ = kNoLane;  // that lane: it runs on the scheduler's stack
   uint32_t done_ = 0;
@@ -154,10 +155,10 @@ class ThreadgroupRunner final : public RunningThreadgroup {
   // them).
   const std::source_location* barrier_site_ = nullptr;
   bool barrier_divergent_ = false;
-  uint16_t barrier_waiters_[kMaxThreadsPerThreadgroup] = {};
+  uint16_t barrier_waiters_[abi::kMaxThreadsPerThreadgroup] = {};
   uint32_t at_barrier_ = 0;
   // Per simdgroup: live lanes, lanes blocked anywhere, lanes at a collective.
-  static constexpr uint32_t kMaxSimdgroups = kMaxThreadsPerThreadgroup / kSimdWidth;
+  static constexpr uint32_t kMaxSimdgroups = abi::kMaxThreadsPerThreadgroup / abi::kSimdWidth;
   uint8_t live_in_simd_[kMaxSimdgroups] = {};
   uint8_t blocked_in_simd_[kMaxSimdgroups] = {};
   uint8_t simd_waiting_[kMaxSimdgroups] = {};
@@ -166,13 +167,13 @@ class ThreadgroupRunner final : public RunningThreadgroup {
   std::vector<uint32_t> simd_epoch_;  // sized per threadgroup in racecheck builds
   char ordering_tokens_[2 + 2 * kMaxSimdgroups] = {};
 
-  race::WorkerShadow race_worker_;
-  race::WorkerShadow* race_ = nullptr;
+  checks::race::WorkerShadow race_worker_;
+  checks::race::WorkerShadow* race_ = nullptr;
 
   fiber::Fiber drive_fiber_;
   sigjmp_buf recovery_;
-  std::vector<check::Report> deferred_;
-  UninitTrace uninit_trace_;
+  std::vector<report::Report> deferred_;
+  checks::UninitTrace uninit_trace_;
 };
 
 }  // namespace metalsim::engine

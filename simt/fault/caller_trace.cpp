@@ -7,7 +7,7 @@
 #include "simt/report/symbolize.h"
 #include "simt/report/sync_site.h"
 
-namespace metalsim::engine {
+namespace metalsim::fault {
 namespace {
 
 thread_local const std::source_location* tls_collective = nullptr;
@@ -63,13 +63,13 @@ std::vector<const void*> user_trace(const void* pc, const CallerTrace& callers) 
 
 }  // namespace
 
-void keep_user_trace(check::Report& r, const void* pc, const CallerTrace& callers) {
+void keep_user_trace(report::Report& r, const void* pc, const CallerTrace& callers) {
   r.site_trace = user_trace(pc, callers);
-  if (callers.in_collective) r.collective_call = to_site(callers.collective);
+  if (callers.in_collective) r.collective_call = report::to_site(callers.collective);
 }
 
-void name_user_site(check::Report& r, const void* pc, const CallerTrace& callers) {
-  if (callers.in_collective) r.collective_call = to_site(callers.collective);
+void name_user_site(report::Report& r, const void* pc, const CallerTrace& callers) {
+  if (callers.in_collective) r.collective_call = report::to_site(callers.collective);
   name_user_site(r, user_trace(pc, callers));
 }
 
@@ -80,4 +80,4 @@ CollectiveScope::~CollectiveScope() { tls_collective = outer_; }
 const std::source_location* CollectiveScope::current() { return tls_collective; }
 void CollectiveScope::leave_all() { tls_collective = nullptr; }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::fault

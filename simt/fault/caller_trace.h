@@ -10,7 +10,7 @@
 
 #include "simt/report/report.h"
 
-namespace metalsim::engine {
+namespace metalsim::fault {
 
 inline constexpr int kCallerDepth = 12;
 
@@ -34,10 +34,10 @@ void preload_unwinder();
 
 // Names the user's line of a report made at `pc` (symbolize.h's name_user_site), the
 // collective's call where the report was made in its combine.
-void name_user_site(check::Report& r, const void* pc, const CallerTrace& callers);
+void name_user_site(report::Report& r, const void* pc, const CallerTrace& callers);
 // The same, left for the dispatch to symbolize when it ends (dispatch.cpp): r.site_trace is `pc`
 // and each caller's call instruction, r.collective_call the collective's call.
-void keep_user_trace(check::Report& r, const void* pc, const CallerTrace& callers);
+void keep_user_trace(report::Report& r, const void* pc, const CallerTrace& callers);
 
 // Marks the combine of a collective, for the reports made inside it (caller_trace.cpp).
 class CollectiveScope {
@@ -55,4 +55,4 @@ class CollectiveScope {
   const std::source_location* outer_;
 };
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::fault

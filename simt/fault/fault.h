@@ -12,7 +12,7 @@
 #include "simt/fault/caller_trace.h"
 #include "simt/report/report.h"
 
-namespace metalsim::engine {
+namespace metalsim::fault {
 
 // Before the watchdog's signal stops a worker inside kernel code, it single-steps it for this
 // many instructions (x86-64, no debugger attached): the signal may land on compiler-made code of
@@ -94,4 +94,4 @@ class SignalTracer {
 // The calling thread's tracer, or nullptr (set by the runner around a traced threadgroup).
 SignalTracer*& current_signal_tracer();
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::fault

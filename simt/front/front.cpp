@@ -233,18 +233,18 @@ std::string Front::translate_source(std::string_view text, const std::string& pa
   // using-directive, so a file that does not include it sees only metal::-qualified names.
   e.raw_line("#include <metal_stdlib>");
   e.raw_line(
-      "[[maybe_unused]] static std::span<const ::metalsim::engine::FunctionConstantInfo> "
+      "[[maybe_unused]] static std::span<const ::metalsim::abi::FunctionConstantInfo> "
       "ms_function_constants();");
   e.line_directive(0, 1);
   e.emit(t);
   int last_line = t.empty() ? 1 : t.back().line + 1;
   e.line_directive(0, last_line);
   std::string table =
-      "static std::span<const ::metalsim::engine::FunctionConstantInfo> ms_function_constants() {";
+      "static std::span<const ::metalsim::abi::FunctionConstantInfo> ms_function_constants() {";
   if (ctx_.function_constants.empty()) {
     table += " return {}; }";
   } else {
-    table += "\n  static const ::metalsim::engine::FunctionConstantInfo ms_table[] = {\n";
+    table += "\n  static const ::metalsim::abi::FunctionConstantInfo ms_table[] = {\n";
     for (const auto& fc : ctx_.function_constants) {
       table += "      {" + c_string(fc.name) + ", static_cast<uint32_t>(" + fc.index + "), " +
                c_string(fc.type) + ", static_cast<uint32_t>(sizeof(" + fc.type + "))},\n";

@@ -1,6 +1,6 @@
 #pragma once
 // What the front reads from kernel signatures: the reflection table it emits as
-// metalsim::engine::KernelInfo, and the C++ it generates to bind arguments.
+// metalsim::abi::KernelInfo, and the C++ it generates to bind arguments.
 #include <string>
 #include <vector>
 

@@ -16,9 +16,9 @@ inline constexpr const char* kAccess = "__metalsim_access";  // void(ptr, i64 by
 // void(ptr, i32 element bytes, i64 mask, i32 flags)
 inline constexpr const char* kAccessMasked = "__metalsim_access_masked";
 
-inline constexpr unsigned kGranuleShift = engine::shadow::kGranuleShift;
-inline constexpr uint64_t kGranule = engine::shadow::kGranule;
-inline constexpr uint32_t kWrite = engine::access::kWrite;
-inline constexpr uint32_t kAtomic = engine::access::kAtomic;
+inline constexpr unsigned kGranuleShift = checks::shadow::kGranuleShift;
+inline constexpr uint64_t kGranule = checks::shadow::kGranule;
+inline constexpr uint32_t kWrite = checks::access::kWrite;
+inline constexpr uint32_t kAtomic = checks::access::kAtomic;
 
 }  // namespace metalsim::instrument::abi

@@ -52,6 +52,14 @@ constexpr const char* kEngineFreePrefixes[] = {
     "__msan_",
     "_ZN8metalsim6engine",
     "_ZNK8metalsim6engine",
+    "_ZN8metalsim3abi",
+    "_ZNK8metalsim3abi",
+    "_ZN8metalsim6checks",
+    "_ZNK8metalsim6checks",
+    "_ZN8metalsim5fault",
+    "_ZNK8metalsim5fault",
+    "_ZN8metalsim6report",
+    "_ZNK8metalsim6report",
 };
 
 const Function* direct_callee(const CallBase& call) {

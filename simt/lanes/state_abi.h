@@ -26,8 +26,8 @@ inline constexpr uint64_t kFunctionConstantCount = offsetof(State, function_cons
 inline constexpr uint64_t kUnsetConstant = offsetof(State, unset_constant);
 // The threadgroup's actual size (three uint32_t) and the tables of thread_position_in_threadgroup
 // by lane: the step reads them to run a one-dimensional threadgroup's lanes without the tables.
-inline constexpr uint64_t kSizeY = offsetof(State, size) + offsetof(engine::Size3, y);
-inline constexpr uint64_t kSizeZ = offsetof(State, size) + offsetof(engine::Size3, z);
+inline constexpr uint64_t kSizeY = offsetof(State, size) + offsetof(metalsim::Size3, y);
+inline constexpr uint64_t kSizeZ = offsetof(State, size) + offsetof(metalsim::Size3, z);
 inline constexpr uint64_t kLocalX = offsetof(State, local_x);
 inline constexpr uint64_t kLocalY = offsetof(State, local_y);
 inline constexpr uint64_t kLocalZ = offsetof(State, local_z);

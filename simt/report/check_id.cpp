@@ -2,17 +2,17 @@
 
 #include <cstdlib>
 
-namespace metalsim::check {
+namespace metalsim::report {
 namespace {
 
 struct Row {
   std::string_view name;
   std::string_view meaning;
-  Family family;
+  CheckFamily family;
 };
 
 constexpr Row kRows[] = {
-#define METALSIM_CHECK_ROW(e, id, fam, what) {id, what, Family::fam},
+#define METALSIM_CHECK_ROW(e, id, fam, what) {id, what, CheckFamily::fam},
     METALSIM_CHECKS(METALSIM_CHECK_ROW)
 #undef METALSIM_CHECK_ROW
 };
@@ -21,7 +21,7 @@ constexpr Row kRows[] = {
 
 std::string_view check_name(CheckId id) { return kRows[static_cast<int>(id)].name; }
 std::string_view check_meaning(CheckId id) { return kRows[static_cast<int>(id)].meaning; }
-Family check_family(CheckId id) { return kRows[static_cast<int>(id)].family; }
+CheckFamily check_family(CheckId id) { return kRows[static_cast<int>(id)].family; }
 
 std::string_view severity_name(Severity s) { return s == Severity::warning ? "warning" : "error"; }
 
@@ -61,4 +61,4 @@ bool check_implemented(CheckId id) {
   }
 }
 
-}  // namespace metalsim::check
+}  // namespace metalsim::report

@@ -6,7 +6,7 @@
 
 #include "simt/base/check_set.h"
 
-namespace metalsim::check {
+namespace metalsim::report {
 
 // X(enumerator, "id", family, "what it means")
 #define METALSIM_CHECKS(X)                                                                         \
@@ -61,7 +61,7 @@ enum class CheckId : uint8_t {
 
 std::string_view check_name(CheckId id);     // "barrier.divergent"
 std::string_view check_meaning(CheckId id);  // one line
-Family check_family(CheckId id);
+CheckFamily check_family(CheckId id);
 Severity check_severity(CheckId id);
 // The check named `name` ("bounds.device"); false when no check has that name.
 bool check_from_name(std::string_view name, CheckId& out);
@@ -70,4 +70,4 @@ bool check_from_name(std::string_view name, CheckId& out);
 // preset; every other check is always available. Tests of a check skip when it is not.
 bool check_implemented(CheckId id);
 
-}  // namespace metalsim::check
+}  // namespace metalsim::report

@@ -6,7 +6,7 @@
 
 #include "simt/base/size3.h"
 
-namespace metalsim::engine {
+namespace metalsim::report {
 
 // MTLLogLevel's values.
 enum class LogLevel : uint8_t {
@@ -38,4 +38,4 @@ struct LogLine {
   }
 };
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::report

@@ -3,10 +3,10 @@
 #include <sstream>
 #include <tuple>
 
-namespace metalsim::check {
+namespace metalsim::report {
 namespace {
 
-std::string position(const engine::Size3& p) {
+std::string position(const metalsim::Size3& p) {
   std::ostringstream out;
   out << '(' << p.x << ',' << p.y << ',' << p.z << ')';
   return out.str();
@@ -124,4 +124,4 @@ std::vector<Report> ReportSink::take() {
   return std::move(reports_);
 }
 
-}  // namespace metalsim::check
+}  // namespace metalsim::report

@@ -9,7 +9,7 @@
 #include "simt/base/size3.h"
 #include "simt/report/check_id.h"
 
-namespace metalsim::check {
+namespace metalsim::report {
 
 struct SourceSite {
   std::string file;
@@ -21,8 +21,8 @@ struct SourceSite {
 };
 
 struct LanePosition {
-  engine::Size3 threadgroup{0, 0, 0};  // threadgroup_position_in_grid
-  engine::Size3 thread{0, 0, 0};       // thread_position_in_threadgroup
+  metalsim::Size3 threadgroup{0, 0, 0};  // threadgroup_position_in_grid
+  metalsim::Size3 thread{0, 0, 0};       // thread_position_in_threadgroup
   uint32_t simdgroup = 0;
   uint32_t simd_lane = 0;
 };
@@ -84,4 +84,4 @@ class ReportSink {
   std::vector<Report> reports_;
 };
 
-}  // namespace metalsim::check
+}  // namespace metalsim::report

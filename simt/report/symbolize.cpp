@@ -14,11 +14,11 @@
 #include <utility>
 #include <vector>
 
-namespace metalsim::engine {
+namespace metalsim::report {
 namespace {
 
 // Every inlined frame of one instruction, innermost first; frames without a file are left out.
-using Frames = std::vector<check::SourceSite>;
+using Frames = std::vector<SourceSite>;
 
 std::string to_hex(uintptr_t value) {
   char digits[2 * sizeof value + 1];
@@ -38,18 +38,18 @@ void trim_line_end(std::string& text) {
 // MSL compiled from a string at run time is "program_source", Metal's name, in the #line
 // directives the runtime compiler emits (host/src/runtime_library.cpp); addr2line prefixes that
 // relative name with the compile's working directory, which is no file of the user's.
-void name_program_source(check::SourceSite& site) {
+void name_program_source(SourceSite& site) {
   if (ends_with(site.file, "/program_source")) site.file = "program_source";
 }
 
 // addr2line's "file:line" or "file:line (discriminator N)"; empty for "??:0" or "??:?".
-check::SourceSite parse_location(std::string where, const std::string& function) {
+SourceSite parse_location(std::string where, const std::string& function) {
   trim_line_end(where);
   if (size_t paren = where.find(" ("); paren != std::string::npos) where.resize(paren);
   const size_t colon = where.rfind(':');
   if (colon == std::string::npos || where.compare(0, 2, "??") == 0) return {};
-  check::SourceSite site{where.substr(0, colon),
-                         uint32_t(std::strtoul(where.c_str() + colon + 1, nullptr, 10)), function};
+  SourceSite site{where.substr(0, colon),
+                  uint32_t(std::strtoul(where.c_str() + colon + 1, nullptr, 10)), function};
   name_program_source(site);
   return site;
 }
@@ -86,7 +86,7 @@ std::vector<Frames> run_addr2line(const ObjectOffsets& group) {
       continue;
     }
     expect_function = true;
-    check::SourceSite site = parse_location(text, function);
+    SourceSite site = parse_location(text, function);
     if (!frames.empty() && !site.file.empty()) frames.back().push_back(std::move(site));
   }
   pclose(pipe);
@@ -157,30 +157,30 @@ FrameCache& frame_cache() {
 }
 
 // The innermost frame on a .metal line, or null.
-const check::SourceSite* metal_frame(const Frames& frames) {
-  for (const check::SourceSite& f : frames)
+const SourceSite* metal_frame(const Frames& frames) {
+  for (const SourceSite& f : frames)
     if (f.line != 0 && is_metal_source(f.file)) return &f;
   return nullptr;
 }
 
 // The .metal site of each distinct instruction of `pcs` that has one.
-std::map<const void*, check::SourceSite> metal_sites(const std::vector<const void*>& pcs) {
+std::map<const void*, SourceSite> metal_sites(const std::vector<const void*>& pcs) {
   std::vector<const void*> distinct(pcs);
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   const std::vector<Frames> frames = frame_cache().frames_of(distinct);
-  std::map<const void*, check::SourceSite> sites;
+  std::map<const void*, SourceSite> sites;
   for (size_t i = 0; i < distinct.size(); ++i)
-    if (const check::SourceSite* site = metal_frame(frames[i])) sites[distinct[i]] = *site;
+    if (const SourceSite* site = metal_frame(frames[i])) sites[distinct[i]] = *site;
   return sites;
 }
 
 // The site that occurs most often among `keys` (compared by file and line); ties go to the
 // first met.
-const check::SourceSite* most_frequent(const std::vector<const check::SourceSite*>& keys) {
-  const check::SourceSite* best = nullptr;
+const SourceSite* most_frequent(const std::vector<const SourceSite*>& keys) {
+  const SourceSite* best = nullptr;
   size_t best_count = 0;
-  for (const check::SourceSite* s : keys) {
+  for (const SourceSite* s : keys) {
     const auto count = size_t(std::count_if(keys.begin(), keys.end(), [&](const auto* o) {
       return o->line == s->line && o->file == s->file;
     }));
@@ -207,27 +207,26 @@ bool is_library_source(const std::string& file) {
 
 namespace {
 
-check::SourceSite site_of_frames(const Frames& frames) {
+SourceSite site_of_frames(const Frames& frames) {
   if (frames.empty()) return {};
-  for (const check::SourceSite& f : frames)
+  for (const SourceSite& f : frames)
     if (is_metal_source(f.file)) return f;
   return frames.front();
 }
 
 }  // namespace
 
-check::SourceSite symbolize(const void* pc) {
+SourceSite symbolize(const void* pc) {
   return site_of_frames(frame_cache().frames_of({pc}).front());
 }
 
-UserSite symbolize_user(const std::vector<const void*>& trace,
-                        const check::SourceSite& collective_call) {
+UserSite symbolize_user(const std::vector<const void*>& trace, const SourceSite& collective_call) {
   UserSite user;
   if (trace.empty()) return user;
   const std::vector<Frames> frames = frame_cache().frames_of(trace);
-  check::SourceSite first;
+  SourceSite first;
   for (const Frames& f : frames) {
-    if (const check::SourceSite* metal = metal_frame(f)) {
+    if (const SourceSite* metal = metal_frame(f)) {
       user.site = *metal;
       break;
     }
@@ -241,37 +240,37 @@ UserSite symbolize_user(const std::vector<const void*>& trace,
   return user;
 }
 
-void name_user_site(check::Report& r, const std::vector<const void*>& trace) {
+void name_user_site(Report& r, const std::vector<const void*>& trace) {
   UserSite user = symbolize_user(trace, r.collective_call);
   r.site = std::move(user.site);
   r.library_site = std::move(user.library);
 }
 
-check::SourceSite first_metal_site(const std::vector<const void*>& pcs) {
-  const std::map<const void*, check::SourceSite> sites = metal_sites(pcs);
+SourceSite first_metal_site(const std::vector<const void*>& pcs) {
+  const std::map<const void*, SourceSite> sites = metal_sites(pcs);
   for (const void* pc : pcs)
     if (auto it = sites.find(pc); it != sites.end()) return it->second;
   return {};
 }
 
-check::SourceSite symbolize_loop(const std::vector<const void*>& trace) {
+SourceSite symbolize_loop(const std::vector<const void*>& trace) {
   if (trace.empty()) return {};
-  const std::map<const void*, check::SourceSite> sites = metal_sites(trace);
-  auto site_of = [&](const void* pc) -> const check::SourceSite* {
+  const std::map<const void*, SourceSite> sites = metal_sites(trace);
+  auto site_of = [&](const void* pc) -> const SourceSite* {
     auto it = sites.find(pc);
     return it == sites.end() ? nullptr : &it->second;
   };
-  std::vector<const check::SourceSite*> back_edges, lines;
+  std::vector<const SourceSite*> back_edges, lines;
   for (size_t i = 0; i < trace.size(); ++i) {
-    const check::SourceSite* here = site_of(trace[i]);
+    const SourceSite* here = site_of(trace[i]);
     if (here == nullptr) continue;
     lines.push_back(here);
     if (i + 1 < trace.size() && trace[i + 1] < trace[i] && site_of(trace[i + 1]) != nullptr)
       back_edges.push_back(here);
   }
-  if (const check::SourceSite* loop = most_frequent(back_edges)) return *loop;
-  if (const check::SourceSite* line = most_frequent(lines)) return *line;
+  if (const SourceSite* loop = most_frequent(back_edges)) return *loop;
+  if (const SourceSite* line = most_frequent(lines)) return *line;
   return symbolize(trace.front());
 }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::report

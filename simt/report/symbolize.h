@@ -8,37 +8,37 @@
 
 #include "simt/report/report.h"
 
-namespace metalsim::engine {
+namespace metalsim::report {
 
 // The innermost .metal frame of the instruction, else its innermost frame; empty when unknown.
 // A fault inside an inlined MSL library function (max, simd_sum...) is so reported at the
 // .metal line that called it.
-check::SourceSite symbolize(const void* pc);
+SourceSite symbolize(const void* pc);
 // Where a report made at `trace` lies in the user's source. trace[0] is the instruction, the
 // rest its callers' return addresses less one (inside each call), innermost first.
 struct UserSite {
   // The innermost .metal frame of the trace (inlined frames included), else `collective_call`,
   // else the first frame that symbolizes.
-  check::SourceSite site;
+  SourceSite site;
   // The instruction's innermost frame when that is a line of metalsim's MSL headers (simt/include)
   // and `site` is the user's line that called it; else empty.
-  check::SourceSite library;
+  SourceSite library;
 };
 UserSite symbolize_user(const std::vector<const void*>& trace,
-                        const check::SourceSite& collective_call = {});
+                        const SourceSite& collective_call = {});
 // Sets r.site and r.library_site from symbolize_user(trace, r.collective_call): the one way every
 // report kind names the user's line.
-void name_user_site(check::Report& r, const std::vector<const void*>& trace);
+void name_user_site(Report& r, const std::vector<const void*>& trace);
 // A .metal file, or "program_source" (MSL compiled from a string at run time).
 bool is_metal_source(const std::string& file);
 // A file of metalsim's MSL headers (simt/include, or installed), which kernels include.
 bool is_library_source(const std::string& file);
 // The .metal site of the first of `pcs`, in order, that lies on a .metal line; empty if none.
 // For return addresses, pass each less one (inside the call instruction).
-check::SourceSite first_metal_site(const std::vector<const void*>& pcs);
+SourceSite first_metal_site(const std::vector<const void*>& pcs);
 // Where a stopped thread was looping: the .metal line of the back edge (a jump to a lower address
 // within .metal code) taken most often in `trace`, else the .metal line most of it ran, else
 // symbolize(trace.front()).
-check::SourceSite symbolize_loop(const std::vector<const void*>& trace);
+SourceSite symbolize_loop(const std::vector<const void*>& trace);
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::report

@@ -1,8 +1,8 @@
 #include "simt/report/sync_site.h"
 
-namespace metalsim::engine {
+namespace metalsim::report {
 
-check::SourceSite to_site(const std::source_location& s) {
+SourceSite to_site(const std::source_location& s) {
   return {s.file_name(), s.line(), s.function_name()};
 }
 
@@ -19,4 +19,4 @@ std::string lane_list(const std::vector<uint16_t>& lanes) {
   return out;
 }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::report

@@ -11,7 +11,7 @@
 
 #include "simt/report/report.h"
 
-namespace metalsim::engine {
+namespace metalsim::report {
 
 // One call site: the same line and column of the same file. libstdc++'s source_location is one
 // pointer to a constant per call site: equal pointers are one site without reading the
@@ -28,9 +28,9 @@ inline bool same_site(const std::source_location& a, const std::source_location&
          (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0);
 }
 
-check::SourceSite to_site(const std::source_location& s);
+SourceSite to_site(const std::source_location& s);
 
 // "lane 5", "lanes 0..31,40": ascending lanes, runs folded.
 std::string lane_list(const std::vector<uint16_t>& lanes);
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::report

@@ -144,10 +144,12 @@ class Pair {
   NS::SharedPtr<MTL::IndirectCommandBuffer> icb_;
 };
 
-bool race_dispatch_implemented() { return check::check_implemented(check::CheckId::race_dispatch); }
+bool race_dispatch_implemented() {
+  return report::check_implemented(report::CheckId::race_dispatch);
+}
 
-const check::Report* find(const MTL::CommandBuffer* cb, check::CheckId id) {
-  for (const check::Report& r : cb->reports())
+const report::Report* find(const MTL::CommandBuffer* cb, report::CheckId id) {
+  for (const report::Report& r : cb->reports())
     if (r.check == id) return &r;
   return nullptr;
 }
@@ -169,11 +171,11 @@ TEST(PlantedDispatch, TheReportNamesBothDispatchesInEitherOrder) {
     Harness h;
     h.options().workers = 1;
     h.options().checks.race = true;
-    ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, h.options().schedule));
+    ASSERT_TRUE(metalsim::SchedulePolicy::parse(schedule, h.options().schedule));
     Pair pair(h);
     const MTL::CommandBuffer* cb = pair.run(Between::nothing);
     ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError) << schedule;
-    const check::Report* r = find(cb, check::CheckId::race_dispatch);
+    const report::Report* r = find(cb, report::CheckId::race_dispatch);
     ASSERT_NE(r, nullptr) << schedule << "\n" << Harness::reports(cb);
     const std::string text = r->format();
     const bool reversed = std::string(schedule) == "reversed";
@@ -193,8 +195,8 @@ TEST(PlantedDispatch, TheReportNamesBothDispatchesInEitherOrder) {
                                  std::to_string(threadgroup) + ",0,0) of dispatch " +
                                  (reversed ? "1" : "0");
     EXPECT_EQ(r->other_lanes.find(position), 0u) << text;
-    EXPECT_EQ(r->lane.thread, (engine::Size3{thread, 0, 0})) << text;
-    EXPECT_EQ(r->lane.threadgroup, (engine::Size3{threadgroup, 0, 0})) << text;
+    EXPECT_EQ(r->lane.thread, (metalsim::Size3{thread, 0, 0})) << text;
+    EXPECT_EQ(r->lane.threadgroup, (metalsim::Size3{threadgroup, 0, 0})) << text;
     EXPECT_EQ(r->memory, reversed ? "buffer(1) 'mid'" : "buffer(0) 'mid'") << text;
   }
 }
@@ -209,7 +211,7 @@ TEST(PlantedDispatch, ABarrierOrdersTheDispatches) {
       Harness h;
       h.options().workers = 1;
       h.options().checks.race = true;
-      ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, h.options().schedule));
+      ASSERT_TRUE(metalsim::SchedulePolicy::parse(schedule, h.options().schedule));
       Pair pair(h);
       const MTL::CommandBuffer* cb = pair.run(between);
       EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted)
@@ -220,7 +222,7 @@ TEST(PlantedDispatch, ABarrierOrdersTheDispatches) {
     Harness h;
     h.options().workers = 1;
     h.options().checks.race = true;
-    ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, h.options().schedule));
+    ASSERT_TRUE(metalsim::SchedulePolicy::parse(schedule, h.options().schedule));
     Pair indirect(h, true);
     const MTL::CommandBuffer* cb = indirect.run(Between::buffers);
     EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
@@ -232,8 +234,8 @@ TEST(PlantedDispatch, ABarrierOrdersTheDispatches) {
     h.options().checks.race = true;
     Pair pair(h);
     const MTL::CommandBuffer* cb = pair.run(between);
-    EXPECT_NE(find(cb, check::CheckId::race_dispatch), nullptr) << int(between) << "\n"
-                                                                << Harness::reports(cb);
+    EXPECT_NE(find(cb, report::CheckId::race_dispatch), nullptr) << int(between) << "\n"
+                                                                 << Harness::reports(cb);
   }
 }
 
@@ -279,7 +281,7 @@ TEST(PlantedDispatch, ATextureBarrierOrdersTextures) {
     e->dispatchThreads({16, 16, 1}, {8, 8, 1});
     e->endEncoding();
     cb->commit();
-    const check::Report* r = find(cb, check::CheckId::race_dispatch);
+    const report::Report* r = find(cb, report::CheckId::race_dispatch);
     if (between == Barrier::none || between == Barrier::other) {
       ASSERT_NE(r, nullptr) << int(between) << "\n" << Harness::reports(cb);
       EXPECT_EQ(r->kernel, "planted_dispatch_texture_read") << r->format();
@@ -325,7 +327,7 @@ TEST(PlantedDispatch, ATextureOverABufferAndTheBufferShareTheirShadow) {
   e->dispatchThreads({kFloats, 1, 1}, {64, 1, 1});
   e->endEncoding();
   cb->commit();
-  const check::Report* r = find(cb, check::CheckId::race_dispatch);
+  const report::Report* r = find(cb, report::CheckId::race_dispatch);
   ASSERT_NE(r, nullptr) << Harness::reports(cb);
   EXPECT_EQ(r->kernel, "planted_dispatch_scale") << r->format();
   EXPECT_NE(r->other_lanes.find("planted_dispatch_texture_write"), std::string::npos)
@@ -336,7 +338,8 @@ TEST(PlantedDispatch, ATextureOverABufferAndTheBufferShareTheirShadow) {
 // reads `mid` before the producer wrote it. In order, the result is the ordered one. Both
 // execution modes.
 TEST(PlantedDispatch, TheReversedScheduleExposesAMissingBarrier) {
-  for (engine::ExecutionMode mode : {engine::ExecutionMode::fibers, engine::ExecutionMode::loops}) {
+  for (metalsim::ExecutionMode mode :
+       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
     for (bool indirect : {false, true}) {
       Harness h;
       h.options().mode = mode;
@@ -345,10 +348,10 @@ TEST(PlantedDispatch, TheReversedScheduleExposesAMissingBarrier) {
       const MTL::CommandBuffer* cb = pair.run(Between::nothing);
       ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
       EXPECT_TRUE(pair.ordered_result()) << "in order, indirect " << indirect;
-      if (mode == engine::ExecutionMode::loops) {
+      if (mode == metalsim::ExecutionMode::loops) {
         EXPECT_GT(engine::lane_loop_threadgroups_total(), loops_before) << "ran on fibers";
       }
-      h.options().schedule.kind = engine::ScheduleKind::reversed;
+      h.options().schedule.kind = metalsim::ScheduleKind::reversed;
       cb = pair.run(Between::nothing);
       ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
       EXPECT_TRUE(pair.reversed_result()) << "reversed, indirect " << indirect;
@@ -366,12 +369,12 @@ TEST(PlantedDispatch, LaneLoopsRunWithoutTheRaceCheck) {
   Harness h;
   h.options().workers = 1;
   h.options().checks.race = true;
-  h.options().mode = engine::ExecutionMode::loops;
+  h.options().mode = metalsim::ExecutionMode::loops;
   Pair pair(h);
   const uint64_t loops_before = engine::lane_loop_threadgroups_total();
   const MTL::CommandBuffer* cb = pair.run(Between::nothing);
   EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
-  EXPECT_EQ(find(cb, check::CheckId::race_dispatch), nullptr) << Harness::reports(cb);
+  EXPECT_EQ(find(cb, report::CheckId::race_dispatch), nullptr) << Harness::reports(cb);
   EXPECT_GT(engine::lane_loop_threadgroups_total(), loops_before);
 }
 
@@ -386,7 +389,7 @@ TEST(PlantedDispatch, IndependentDispatchesOfAGroupHaveNoReport) {
     Harness h;
     h.options().workers = 2;
     h.options().checks.race = true;
-    ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, h.options().schedule));
+    ASSERT_TRUE(metalsim::SchedulePolicy::parse(schedule, h.options().schedule));
     auto queue = NS::TransferPtr(h.device()->newCommandQueue());
     auto input = h.buffer(in);
     auto counter = h.buffer(std::vector<uint32_t>{0, 0, 0, 0});

@@ -25,17 +25,17 @@ struct Expectation {
   const char* kernel;
   const char* check;  // "bounds.device"
   Finder finder;
-  const char* file;           // the .metal file under tests/check/planted
-  const char* bug;            // in words, for docs/checks_planted.md
-  bool has_lane;              // the report names a thread
-  engine::Size3 threadgroup;  // threadgroup_position_in_grid
-  engine::Size3 thread;       // thread_position_in_threadgroup
-  bool has_line;              // the report names the PLANT line
-  uint32_t line_slack;        // the reported line may be up to this many lines after the marker
-  bool other_line;            // the report also names the PLANT2 line (other_site)
-  const char* memory;         // substring of Report::memory, or nullptr
-  int64_t offset;             // Report::offset in bytes (negative: before the binding), or
-                              // kAnyOffset
+  const char* file;             // the .metal file under tests/check/planted
+  const char* bug;              // in words, for docs/checks_planted.md
+  bool has_lane;                // the report names a thread
+  metalsim::Size3 threadgroup;  // threadgroup_position_in_grid
+  metalsim::Size3 thread;       // thread_position_in_threadgroup
+  bool has_line;                // the report names the PLANT line
+  uint32_t line_slack;          // the reported line may be up to this many lines after the marker
+  bool other_line;              // the report also names the PLANT2 line (other_site)
+  const char* memory;           // substring of Report::memory, or nullptr
+  int64_t offset;               // Report::offset in bytes (negative: before the binding), or
+                                // kAnyOffset
   // Report::severity(): "error" (the command buffer ends in error) or "warning" (barrier.exited:
   // the dispatch completes, the report kept; an error under ExecutionOptions::strict).
   const char* severity = "error";
@@ -43,8 +43,8 @@ struct Expectation {
 
 inline constexpr int64_t kAnyOffset = -1;
 
-constexpr engine::Size3 tg0{0, 0, 0};
-constexpr engine::Size3 any{0, 0, 0};
+constexpr metalsim::Size3 tg0{0, 0, 0};
+constexpr metalsim::Size3 any{0, 0, 0};
 
 // clang-format off
 inline constexpr Expectation kTable[] = {

@@ -101,7 +101,7 @@ Outcome race_device_ticket(Harness& h, std::string* log = nullptr) {
 // workers to see lanes of different threadgroups on different threads; the shadow racecheck
 // sees every access, and one worker running in order makes the reported lanes fixed.
 Outcome race_row(Harness& h, const char* kernel) {
-  h.options().workers = engine::race::kEnabled ? 2 : 1;
+  h.options().workers = checks::race::kEnabled ? 2 : 1;
   std::vector<float> in(4 * kThreads, 1.0f);
   auto a = h.buffer(in);
   auto b = h.buffer(4 * kThreads * 4);
@@ -155,7 +155,7 @@ TEST(PlantedRace, CorrectKernelIsTheSameUnderEverySchedule) {
 // not race with reads, atomics race with nothing (Metal's are relaxed), a simd function orders
 // its simdgroup.
 TEST(PlantedRace, CorrectKernelsHaveNoRace) {
-  if (!check::check_implemented(check::CheckId::race_device))
+  if (!report::check_implemented(report::CheckId::race_device))
     GTEST_SKIP() << "race reports need kernels built with the access-check pass or the tsan preset";
   Harness h;
   h.options().workers = 2;

@@ -18,7 +18,7 @@ namespace metalsim::testing::planted {
 struct Outcome {
   bool ran = false;  // a dispatch was made (false: the row cannot run here)
   MTL::CommandBufferStatus status = MTL::CommandBufferStatusNotEnqueued;
-  std::vector<check::Report> reports;
+  std::vector<report::Report> reports;
   std::string text;  // every report, formatted
 };
 
@@ -44,14 +44,14 @@ inline NS::SharedPtr<MTL::Buffer> poisoned_buffer(Harness& h, size_t floats) {
 // One uninit.output report per output: the first element still poison, and how many are.
 inline void report_unwritten(const std::string& kernel, const std::string& name, uint32_t index,
                              const MTL::Buffer* out, size_t floats,
-                             std::vector<check::Report>& reports) {
+                             std::vector<report::Report>& reports) {
   const auto* p = static_cast<const uint32_t*>(out->contents());
   size_t first = floats, count = 0;
   for (size_t i = 0; i < floats; ++i)
     if (p[i] == kPoisonBits && count++ == 0) first = i;
   if (count == 0) return;
-  check::Report r;
-  r.check = check::CheckId::uninit_output;
+  report::Report r;
+  r.check = report::CheckId::uninit_output;
   r.kernel = kernel;
   r.memory = "buffer(" + std::to_string(index) + ") '" + name + "'";
   r.has_offset = true;
@@ -78,10 +78,10 @@ inline Outcome compare_schedules(Harness& h, const std::string& kernel,
                                  std::string* log = nullptr) {
   Outcome o;
   std::vector<std::vector<unsigned char>> base;
-  const engine::SchedulePolicy saved = h.options().schedule;
+  const metalsim::SchedulePolicy saved = h.options().schedule;
   for (const char* name : kSchedules) {
-    engine::SchedulePolicy policy;
-    if (!engine::SchedulePolicy::parse(name, policy)) continue;
+    metalsim::SchedulePolicy policy;
+    if (!metalsim::SchedulePolicy::parse(name, policy)) continue;
     h.options().schedule = policy;
     const MTL::CommandBuffer* cb = dispatch();
     o.ran = true;
@@ -103,8 +103,8 @@ inline Outcome compare_schedules(Harness& h, const std::string& kernel,
         uint32_t was = 0, is = 0;
         std::memcpy(&was, &base[k][elem * elem_bytes], std::min<size_t>(4, elem_bytes));
         std::memcpy(&is, &now[k][elem * elem_bytes], std::min<size_t>(4, elem_bytes));
-        check::Report r;
-        r.check = check::CheckId::race_schedule;
+        report::Report r;
+        r.check = report::CheckId::race_schedule;
         r.kernel = kernel;
         r.memory = "buffer(" + std::to_string(outputs[k].index) + ") '" + outputs[k].name + "'";
         r.has_offset = true;

@@ -19,7 +19,7 @@ void PrintTo(const Expectation& e, std::ostream* os) { *os << e.kernel << " " <<
 
 namespace {
 
-using check::CheckId;
+using report::CheckId;
 
 // ----------------------------------------------------------------------------- dispatchers
 
@@ -398,7 +398,7 @@ std::map<std::string, Dispatcher> make_dispatchers() {
 
 bool id_of(const std::string& name, CheckId& out) {
   for (uint32_t i = 0; i <= uint32_t(CheckId::api_misuse); ++i) {
-    if (check::check_name(CheckId(i)) == name) {
+    if (report::check_name(CheckId(i)) == name) {
       out = CheckId(i);
       return true;
     }
@@ -415,15 +415,15 @@ std::string unavailable(const Expectation& e) {
     // A simdgroup_matrix load or store is made by the engine's combine for the whole simdgroup,
     // code ThreadSanitizer does not instrument: the tsan preset cannot see a race through it
     // (the shadow racecheck of the other builds records the combine's accesses for its lanes).
-    if (engine::race::kEnabled && std::string_view(e.file) == "through_library.metal")
+    if (checks::race::kEnabled && std::string_view(e.file) == "through_library.metal")
       return "ThreadSanitizer does not see accesses made by the engine's collective combine";
-    if (id == CheckId::race_dispatch && !check::check_implemented(id))
+    if (id == CheckId::race_dispatch && !report::check_implemented(id))
       return "race.dispatch is the shadow racecheck's (ThreadSanitizer sees dispatches ordered, "
              "as metalsim runs them)";
-    if (check::check_implemented(id)) return "";
+    if (report::check_implemented(id)) return "";
     return "race reports need kernels built with the access-check pass or the tsan preset";
   }
-  if (id == CheckId::uninit_threadgroup && !check::check_implemented(id))
+  if (id == CheckId::uninit_threadgroup && !report::check_implemented(id))
     return "uninit.threadgroup (initcheck) is not implemented by the engine yet";
   return "";
 }
@@ -453,7 +453,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }
 
 // Runs row `e` in execution mode `mode` and checks its report.
-void expect_reported(const Expectation& e, engine::ExecutionMode mode) {
+void expect_reported(const Expectation& e, metalsim::ExecutionMode mode) {
   const auto& all = dispatchers();
   const auto it = all.find(std::string(e.kernel) + " " + e.check);
   ASSERT_NE(it, all.end()) << "no dispatcher for " << e.kernel << " " << e.check;
@@ -474,21 +474,21 @@ void expect_reported(const Expectation& e, engine::ExecutionMode mode) {
     h.options().checks.race = true;
   }
   const uint64_t loops_before = engine::lane_loop_threadgroups_total();
-  const uint64_t fast_before = engine::variant_dispatches_total(engine::KernelVariant::fast);
+  const uint64_t fast_before = engine::variant_dispatches_total(metalsim::KernelVariant::fast);
   Outcome o = it->second(h);
   ASSERT_TRUE(o.ran);
   // Every row runs with mem on (the default), so with the checked variant (issue 23 item 1).
-  EXPECT_EQ(engine::variant_dispatches_total(engine::KernelVariant::fast), fast_before)
+  EXPECT_EQ(engine::variant_dispatches_total(metalsim::KernelVariant::fast), fast_before)
       << "a dispatch with mem on ran the fast variant";
-  if (mode == engine::ExecutionMode::loops && e.finder == Finder::engine && e.has_lane) {
+  if (mode == metalsim::ExecutionMode::loops && e.finder == Finder::engine && e.has_lane) {
     EXPECT_GT(engine::lane_loop_threadgroups_total(), loops_before) << "ran on fibers";
   }
 
   // The report of this check; where several (a partial collective reports each site), the one
   // on the planted line.
-  const check::Report* r = nullptr;
+  const report::Report* r = nullptr;
   for (const auto& rep : o.reports) {
-    if (check::check_name(rep.check) != e.check) continue;
+    if (report::check_name(rep.check) != e.check) continue;
     if (r == nullptr) r = &rep;
     if (e.has_line && rep.site.line >= line && rep.site.line <= line + e.line_slack) {
       r = &rep;
@@ -498,7 +498,7 @@ void expect_reported(const Expectation& e, engine::ExecutionMode mode) {
   ASSERT_NE(r, nullptr) << "no " << e.check << " report; got:\n" << o.text;
   const std::string text = r->format();
   EXPECT_EQ(r->kernel, e.kernel) << text;
-  EXPECT_EQ(check::severity_name(r->severity()), e.severity) << text;
+  EXPECT_EQ(report::severity_name(r->severity()), e.severity) << text;
   if (e.finder == Finder::engine) {
     // An error ends the command buffer; a warning alone lets it complete, the report kept.
     const bool warning = std::string(e.severity) == "warning";
@@ -509,7 +509,7 @@ void expect_reported(const Expectation& e, engine::ExecutionMode mode) {
     EXPECT_TRUE(r->has_lane) << text;
     // ThreadSanitizer's rows run on two workers and name whichever lane it saw second: the
     // shadow racecheck's run on one, in order, and name the row's lanes.
-    const bool tsan_row = e.finder == Finder::race && engine::race::kEnabled;
+    const bool tsan_row = e.finder == Finder::race && checks::race::kEnabled;
     if (!tsan_row) {
       EXPECT_EQ(r->lane.threadgroup, e.threadgroup) << text;
     }
@@ -517,7 +517,7 @@ void expect_reported(const Expectation& e, engine::ExecutionMode mode) {
     if (!tsan_row && r->thread_known) {
       EXPECT_EQ(r->lane.thread, e.thread) << text;
     }
-    if (mode == engine::ExecutionMode::fibers || mode == engine::ExecutionMode::automatic) {
+    if (mode == metalsim::ExecutionMode::fibers || mode == metalsim::ExecutionMode::automatic) {
       EXPECT_TRUE(r->thread_known) << text;
     }
   }
@@ -565,8 +565,8 @@ void expect_reported(const Expectation& e, engine::ExecutionMode mode) {
     std::printf("%s", o.text.c_str());
 
   // The process goes on, the device too.
-  h.options() = engine::ExecutionOptions{};
-  h.options().checks = check::CheckSet::all();
+  h.options() = metalsim::ExecutionOptions{};
+  h.options().checks = metalsim::CheckSet::all();
   h.options().checks.race = false;
   expect_next_dispatch_runs(h);
 }
@@ -575,7 +575,7 @@ TEST_P(Planted, IsReported) {
   const Expectation& e = GetParam();
   const std::string why = unavailable(e);
   if (!why.empty()) GTEST_SKIP() << why;
-  expect_reported(e, engine::ExecutionMode::automatic);
+  expect_reported(e, metalsim::ExecutionMode::automatic);
 }
 
 // The same rows with the kernels in lane loops (docs/lanes.md): every check but the schedule
@@ -586,7 +586,7 @@ TEST_P(Planted, IsReportedInLaneLoops) {
   if (e.finder == Finder::schedules || e.finder == Finder::race)
     why = "schedule comparison and racecheck order lanes: they run on fibers";
   if (!why.empty()) GTEST_SKIP() << why;
-  expect_reported(e, engine::ExecutionMode::loops);
+  expect_reported(e, metalsim::ExecutionMode::loops);
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, Planted, ::testing::ValuesIn(kTable), row_name);
@@ -596,9 +596,9 @@ INSTANTIATE_TEST_SUITE_P(Table, Planted, ::testing::ValuesIn(kTable), row_name);
 // Dispatches of the fast variant made by `run`.
 template <class Run>
 uint64_t fast_dispatches(Run run) {
-  const uint64_t before = engine::variant_dispatches_total(engine::KernelVariant::fast);
+  const uint64_t before = engine::variant_dispatches_total(metalsim::KernelVariant::fast);
   run();
-  return engine::variant_dispatches_total(engine::KernelVariant::fast) - before;
+  return engine::variant_dispatches_total(metalsim::KernelVariant::fast) - before;
 }
 
 // With mem, race and init off a dispatch runs the fast variant, which has no access checks; the
@@ -606,10 +606,11 @@ uint64_t fast_dispatches(Run run) {
 // find it, not the access-check pass (docs/architecture.md, "Two variants of every kernel").
 TEST(PlantedVariants, TheFastVariantStillReportsADivergentBarrier) {
   if (!engine::fast_variants_built()) GTEST_SKIP() << "kernels built without the access-check pass";
-  for (engine::ExecutionMode mode : {engine::ExecutionMode::fibers, engine::ExecutionMode::loops}) {
+  for (metalsim::ExecutionMode mode :
+       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
     Harness h;
     h.options().mode = mode;
-    h.options().checks = check::CheckSet::none();
+    h.options().checks = metalsim::CheckSet::none();
     h.options().checks.sync = true;
     Outcome o;
     EXPECT_EQ(fast_dispatches([&] { o = out_only(h, "planted_divergent_if_else", 64); }), 1u);
@@ -619,7 +620,7 @@ TEST(PlantedVariants, TheFastVariantStillReportsADivergentBarrier) {
     const uint32_t a = marker_line("barrier_divergent.metal", "planted_divergent_if_else");
     const uint32_t b =
         marker_line("barrier_divergent.metal", "planted_divergent_if_else", "PLANT2");
-    const check::Report& r = o.reports[0];
+    const report::Report& r = o.reports[0];
     EXPECT_TRUE((r.site.line == a && r.other_site.line == b) ||
                 (r.site.line == b && r.other_site.line == a))
         << "expected lines " << a << " and " << b << "\n"
@@ -633,15 +634,16 @@ TEST(PlantedVariants, TheFastVariantStillReportsADivergentBarrier) {
 TEST(PlantedVariants, GuardPagesStillCatchAReadPastTheEndInTheFastVariant) {
   if (!engine::fast_variants_built()) GTEST_SKIP() << "kernels built without the access-check pass";
   const uint32_t line = marker_line("bounds_device.metal", "planted_oob_device_read");
-  for (engine::ExecutionMode mode : {engine::ExecutionMode::fibers, engine::ExecutionMode::loops}) {
+  for (metalsim::ExecutionMode mode :
+       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
     Harness h;
     h.options().mode = mode;
     h.options().workers = 1;
-    h.options().checks = check::CheckSet::none();
+    h.options().checks = metalsim::CheckSet::none();
     Outcome o;
     EXPECT_EQ(fast_dispatches([&] { o = oob_device_read(h); }), 1u);
     ASSERT_EQ(o.reports.size(), 1u) << o.text;
-    const check::Report& r = o.reports[0];
+    const report::Report& r = o.reports[0];
     EXPECT_EQ(r.check, CheckId::bounds_device) << o.text;
     EXPECT_EQ(r.offset, 256) << o.text;
     EXPECT_EQ(r.site.line, line) << o.text;
@@ -654,10 +656,11 @@ TEST(PlantedVariants, GuardPagesStillCatchAReadPastTheEndInTheFastVariant) {
 // goes unseen in the fast variant, which runs with mem off and reads the buffer's first float.
 TEST(PlantedVariants, OnlyTheCheckedVariantChecksBytes) {
   if (!engine::fast_variants_built()) GTEST_SKIP() << "kernels built without the access-check pass";
-  for (engine::ExecutionMode mode : {engine::ExecutionMode::fibers, engine::ExecutionMode::loops}) {
+  for (metalsim::ExecutionMode mode :
+       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
     Harness checked;
     checked.options().mode = mode;
-    checked.options().checks = check::CheckSet::none();
+    checked.options().checks = metalsim::CheckSet::none();
     checked.options().checks.sync = checked.options().checks.mem = true;  // the defaults
     Outcome o;
     EXPECT_EQ(fast_dispatches([&] { o = oob_offset(checked, "planted_oob_before_offset"); }), 0u);
@@ -667,7 +670,7 @@ TEST(PlantedVariants, OnlyTheCheckedVariantChecksBytes) {
 
     Harness fast;
     fast.options().mode = mode;
-    fast.options().checks = check::CheckSet::none();
+    fast.options().checks = metalsim::CheckSet::none();
     fast.options().checks.sync = true;
     EXPECT_EQ(fast_dispatches([&] { o = oob_offset(fast, "planted_oob_before_offset"); }), 1u);
     EXPECT_EQ(o.status, MTL::CommandBufferStatusCompleted) << o.text;
@@ -678,14 +681,15 @@ TEST(PlantedVariants, OnlyTheCheckedVariantChecksBytes) {
 // bounds.texture: exactly one report per planted kernel in either mode (the lane stops at the
 // first access outside, and the dispatch with it), on the marked line.
 TEST(PlantedTexture, ExactlyOneReportInEitherMode) {
-  for (engine::ExecutionMode mode : {engine::ExecutionMode::fibers, engine::ExecutionMode::loops}) {
+  for (metalsim::ExecutionMode mode :
+       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
     for (const char* kernel :
          {"planted_texture_read_past_width", "planted_texture_write_past_height"}) {
       Harness h;
       h.options().mode = mode;
       const Outcome o = oob_texture(h, kernel);
       size_t count = 0;
-      for (const check::Report& r : o.reports) {
+      for (const report::Report& r : o.reports) {
         if (r.check != CheckId::bounds_texture) continue;
         ++count;
         EXPECT_EQ(r.site.line, marker_line("bounds_texture.metal", kernel)) << o.text;
@@ -700,7 +704,8 @@ TEST(PlantedTexture, ExactlyOneReportInEitherMode) {
 // With the mem check off nothing is reported, a read outside returns a zero pixel and a write
 // outside is dropped: no byte outside the texture is touched.
 TEST(PlantedTexture, MemCheckOffReadsZeroAndDropsTheWrite) {
-  for (engine::ExecutionMode mode : {engine::ExecutionMode::fibers, engine::ExecutionMode::loops}) {
+  for (metalsim::ExecutionMode mode :
+       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
     Harness h;
     h.options().mode = mode;
     h.options().checks.mem = false;
@@ -743,7 +748,7 @@ TEST(PlantedLines, FaultReportsNameTheMetalFile) {
   h.options().workers = 1;
   Outcome o = oob_device_read(h);
   ASSERT_FALSE(o.reports.empty());
-  const check::Report& r = o.reports.front();
+  const report::Report& r = o.reports.front();
   ASSERT_EQ(r.site.line, marker_line("bounds_device.metal", "planted_oob_device_read")) << o.text;
   EXPECT_TRUE(ends_with(r.site.file, "/bounds_device.metal")) << o.text;
 }

@@ -5,7 +5,7 @@
 
 #include "simt/report/report.h"
 
-namespace metalsim::check {
+namespace metalsim::report {
 namespace {
 
 Report race_at(uint32_t group, uint32_t thread, uint32_t line = 30) {
@@ -65,4 +65,4 @@ TEST(ReportSink, DifferentSitesStayApart) {
 }
 
 }  // namespace
-}  // namespace metalsim::check
+}  // namespace metalsim::report

@@ -16,7 +16,7 @@ namespace metalsim::testing::planted {
 namespace {
 
 #define SKIP_UNLESS_TSAN() \
-  if (!engine::race::kEnabled) GTEST_SKIP() << "needs the tsan preset (ThreadSanitizer)"
+  if (!checks::race::kEnabled) GTEST_SKIP() << "needs the tsan preset (ThreadSanitizer)"
 
 TEST(TsanRacecheck, KernelRaceIsReportedWithoutTsansOwnText) {
   SKIP_UNLESS_TSAN();

@@ -182,7 +182,7 @@ const Recorded* find_recorded(const ShrinkResult& s) {
   const Case& r = s.minimal;
   for (const auto& row : recorded())
     if (row.kernel == r.spec->name() && r.spec->complete(row.params) == r.params &&
-        row.seed == r.seed && s.options.schedule.kind == engine::ScheduleKind::in_order)
+        row.seed == r.seed && s.options.schedule.kind == metalsim::ScheduleKind::in_order)
       return &row;
   return nullptr;
 }
@@ -211,14 +211,14 @@ TEST_P(AsDocumentedFuzz, FindsAndShrinksToARecordedMinimalCase) {
   ASSERT_NE(spec, nullptr) << c.kernel;
   ASSERT_EQ(spec->expectation(), spec::Expectation::known_bug);
 
-  engine::ExecutionOptions base;
-  ASSERT_TRUE(check::CheckSet::parse("sync,init,mem", base.checks));  // metalsim fuzz's default
+  metalsim::ExecutionOptions base;
+  ASSERT_TRUE(metalsim::CheckSet::parse("sync,init,mem", base.checks));  // metalsim fuzz's default
   const CaseGenerator gen(*spec, c.seed, {c.limit, 0, base});
   std::map<std::string, ShrinkResult> shrunk;  // failure kind -> shrunk first failure of the kind
   size_t failures = 0;
   for (size_t k = 0; k < c.cases; ++k) {
     const FuzzCase fc = gen.generate(k);
-    engine::ExecutionOptions options = base;
+    metalsim::ExecutionOptions options = base;
     options.schedule = fc.schedule;
     const CaseOutcome out = run_case({spec, fc.params, fc.seed}, options);
     if (out.result.passed) continue;

@@ -25,7 +25,8 @@ void rotate_through_threadgroup_memory(const BoundArgs& a, const LaneCursor& lan
   out[0] = first;
   out[1] = shared[(i + n - 1) % n];
 }
-HandKernel rotate_kernel("test_barrier_rotate", {device_arg("out", 0, 4), threadgroup_arg("s", 0, 4)},
+HandKernel rotate_kernel("test_barrier_rotate",
+                         {device_arg("out", 0, 4), threadgroup_arg("s", 0, 4)},
                          &lane_loop<rotate_through_threadgroup_memory>);
 
 struct Shape {
@@ -37,7 +38,7 @@ class BarrierTest : public ::testing::TestWithParam<std::tuple<Shape, const char
 TEST_P(BarrierTest, WritesBeforeABarrierAreSeenByEveryLaneAfterIt) {
   auto [shape, schedule, workers] = GetParam();
   Harness h;
-  ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, h.options().schedule));
+  ASSERT_TRUE(metalsim::SchedulePolicy::parse(schedule, h.options().schedule));
   h.options().workers = workers;
   std::vector<uint32_t> poison(size_t(shape.groups) * shape.threads * 2, 0xFFFFFFFFu);
   auto out = h.buffer(poison);
@@ -60,11 +61,11 @@ TEST_P(BarrierTest, WritesBeforeABarrierAreSeenByEveryLaneAfterIt) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Schedules, BarrierTest,
-    ::testing::Combine(::testing::Values(Shape{7, 256}, Shape{3, 1024}, Shape{5, 33}, Shape{2, 1}),
-                       ::testing::Values("in-order", "reversed", "random:7"),
-                       ::testing::Values(1u, 0u)));
+INSTANTIATE_TEST_SUITE_P(Schedules, BarrierTest,
+                         ::testing::Combine(::testing::Values(Shape{7, 256}, Shape{3, 1024},
+                                                              Shape{5, 33}, Shape{2, 1}),
+                                            ::testing::Values("in-order", "reversed", "random:7"),
+                                            ::testing::Values(1u, 0u)));
 
 }  // namespace
 }  // namespace metalsim::testing

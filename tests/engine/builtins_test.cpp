@@ -31,7 +31,7 @@ struct Case {
   bool by_threads;
 };
 
-engine::BuiltinValue expected(Builtin b, const Case& c, uint32_t gx, uint32_t gy, uint32_t gz) {
+abi::BuiltinValue expected(Builtin b, const Case& c, uint32_t gx, uint32_t gy, uint32_t gz) {
   const uint32_t tx = uint32_t(c.tg.width), ty = uint32_t(c.tg.height), tz = uint32_t(c.tg.depth);
   auto ceil_div = [](uint64_t a, uint64_t d) { return uint32_t((a + d - 1) / d); };
   const uint32_t nx = c.by_threads ? uint32_t(c.grid.width) : uint32_t(c.grid.width) * tx;
@@ -82,8 +82,8 @@ TEST_P(BuiltinsTest, EveryThreadSeesTheModelsValues) {
   const uint64_t threads = nx * ny * nz;
   std::vector<uint32_t> poison(threads * kWords, 0xDEADBEEFu);
   auto out = h.buffer(poison);
-  auto* cb = h.run("test_builtins", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, c.grid, c.tg,
-                   c.by_threads);
+  auto* cb = h.run(
+      "test_builtins", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, c.grid, c.tg, c.by_threads);
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
   const auto* got = static_cast<const uint32_t*>(out->contents());
   for (uint32_t gz = 0; gz < nz; ++gz)
@@ -94,23 +94,23 @@ TEST_P(BuiltinsTest, EveryThreadSeesTheModelsValues) {
           auto want = expected(static_cast<Builtin>(b), c, gx, gy, gz);
           const uint32_t* v = got + linear * kWords + b * 3;
           ASSERT_TRUE(v[0] == want.x && v[1] == want.y && v[2] == want.z)
-              << engine::builtin_name(static_cast<Builtin>(b)) << " of thread (" << gx << ","
-              << gy << "," << gz << "): got (" << v[0] << "," << v[1] << "," << v[2]
-              << ") want (" << want.x << "," << want.y << "," << want.z << ")";
+              << abi::builtin_name(static_cast<Builtin>(b)) << " of thread (" << gx << "," << gy
+              << "," << gz << "): got (" << v[0] << "," << v[1] << "," << v[2] << ") want ("
+              << want.x << "," << want.y << "," << want.z << ")";
         }
       }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Grids, BuiltinsTest,
-    ::testing::Values(Case{{3, 1, 1}, {70, 1, 1}, false},      // 1-D, partial last simdgroup
-                      Case{{2, 3, 1}, {5, 7, 1}, false},       // 2-D, 35 threads
-                      Case{{2, 2, 3}, {3, 4, 5}, false},       // 3-D, 60 threads
-                      Case{{1, 1, 1}, {1024, 1, 1}, false},    // the largest threadgroup
-                      Case{{100, 1, 1}, {32, 1, 1}, true},     // dispatchThreads, partial edge
-                      Case{{13, 9, 1}, {4, 4, 1}, true},       // 2-D partial edges
-                      Case{{5, 6, 7}, {2, 4, 3}, true},        // 3-D partial edges
-                      Case{{1, 1, 1}, {1, 1, 1}, false}));     // one thread
+    ::testing::Values(Case{{3, 1, 1}, {70, 1, 1}, false},    // 1-D, partial last simdgroup
+                      Case{{2, 3, 1}, {5, 7, 1}, false},     // 2-D, 35 threads
+                      Case{{2, 2, 3}, {3, 4, 5}, false},     // 3-D, 60 threads
+                      Case{{1, 1, 1}, {1024, 1, 1}, false},  // the largest threadgroup
+                      Case{{100, 1, 1}, {32, 1, 1}, true},   // dispatchThreads, partial edge
+                      Case{{13, 9, 1}, {4, 4, 1}, true},     // 2-D partial edges
+                      Case{{5, 6, 7}, {2, 4, 3}, true},      // 3-D partial edges
+                      Case{{1, 1, 1}, {1, 1, 1}, false}));   // one thread
 
 }  // namespace
 }  // namespace metalsim::testing

@@ -47,7 +47,7 @@ void divergent_barrier_after_early_return(const BoundArgs& a, const LaneCursor& 
 HandKernel exited_divergent_kernel("test_exited_divergent_barrier", {device_arg("out", 0, 4)},
                                    &lane_loop<divergent_barrier_after_early_return>);
 
-const check::Report* find(const MTL::CommandBuffer* cb, check::CheckId id) {
+const report::Report* find(const MTL::CommandBuffer* cb, report::CheckId id) {
   for (const auto& r : cb->reports())
     if (r.check == id) return &r;
   return nullptr;
@@ -56,12 +56,12 @@ const check::Report* find(const MTL::CommandBuffer* cb, check::CheckId id) {
 TEST(Divergence, BarrierInADivergentBranchNamesBothCallSites) {
   for (const char* schedule : {"in-order", "reversed", "random:5"}) {
     Harness h;
-    ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, h.options().schedule));
+    ASSERT_TRUE(metalsim::SchedulePolicy::parse(schedule, h.options().schedule));
     auto out = h.buffer(64 * 4);
     auto* cb = h.run("test_divergent_barrier", [&](auto* e) { e->setBuffer(out.get(), 0, 0); },
                      {1, 1, 1}, {64, 1, 1});
     ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
-    const check::Report* r = find(cb, check::CheckId::barrier_divergent);
+    const report::Report* r = find(cb, report::CheckId::barrier_divergent);
     ASSERT_NE(r, nullptr) << Harness::reports(cb);
     EXPECT_EQ(r->kernel, "test_divergent_barrier");
     const std::set<uint32_t> lines{r->site.line, r->other_site.line};
@@ -75,7 +75,7 @@ TEST(Divergence, BarrierInADivergentBranchNamesBothCallSites) {
 TEST(Divergence, BarrierAfterAnEarlyReturnIsAWarningAndCompletes) {
   for (const char* schedule : {"in-order", "reversed", "random:5"}) {
     Harness h;
-    ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, h.options().schedule));
+    ASSERT_TRUE(metalsim::SchedulePolicy::parse(schedule, h.options().schedule));
     std::vector<uint32_t> poison(64, 0xFFFFFFFFu);
     auto out = h.buffer(poison);
     auto* cb = h.run("test_exited_barrier", [&](auto* e) { e->setBuffer(out.get(), 0, 0); },
@@ -84,9 +84,9 @@ TEST(Divergence, BarrierAfterAnEarlyReturnIsAWarningAndCompletes) {
     // with the report kept.
     EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
     EXPECT_EQ(cb->error(), nullptr);
-    const check::Report* r = find(cb, check::CheckId::barrier_exited);
+    const report::Report* r = find(cb, report::CheckId::barrier_exited);
     ASSERT_NE(r, nullptr) << Harness::reports(cb);
-    EXPECT_EQ(r->severity(), check::Severity::warning);
+    EXPECT_EQ(r->severity(), report::Severity::warning);
     EXPECT_EQ(r->site.line, uint32_t(line_of_late_barrier));
     EXPECT_NE(r->other_lanes.find("50..63"), std::string::npos) << r->format();
     EXPECT_NE(r->format().find("barrier.exited (warning): "), std::string::npos) << r->format();
@@ -104,7 +104,7 @@ TEST(Divergence, StrictMakesTheWarningAnError) {
   auto* cb = h.run("test_exited_barrier", [&](auto* e) { e->setBuffer(out.get(), 0, 0); },
                    {1, 1, 1}, {64, 1, 1});
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
-  ASSERT_NE(find(cb, check::CheckId::barrier_exited), nullptr) << Harness::reports(cb);
+  ASSERT_NE(find(cb, report::CheckId::barrier_exited), nullptr) << Harness::reports(cb);
   ASSERT_NE(cb->error(), nullptr);
   EXPECT_NE(cb->error()->localizedDescription()->str().find("barrier.exited (warning)"),
             std::string::npos);
@@ -133,7 +133,7 @@ TEST(Divergence, TheDispatchAfterAWarningRunsUnlessStrict) {
     cb->waitUntilCompleted();
     EXPECT_EQ(cb->status(),
               strict ? MTL::CommandBufferStatusError : MTL::CommandBufferStatusCompleted);
-    EXPECT_EQ(Harness::count(cb, check::CheckId::barrier_exited), strict ? 1u : 2u)
+    EXPECT_EQ(Harness::count(cb, report::CheckId::barrier_exited), strict ? 1u : 2u)
         << Harness::reports(cb);
     const auto* got = static_cast<const uint32_t*>(second->contents());
     EXPECT_EQ(got[0], strict ? 0xFFFFFFFFu : 0u) << "strict " << strict;
@@ -146,9 +146,9 @@ TEST(Divergence, LiveThreadsAtDifferentBarriersAfterAnEarlyReturnAreStillAnError
   auto* cb = h.run("test_exited_divergent_barrier", [&](auto* e) { e->setBuffer(out.get(), 0, 0); },
                    {1, 1, 1}, {64, 1, 1});
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
-  const check::Report* r = find(cb, check::CheckId::barrier_divergent);
+  const report::Report* r = find(cb, report::CheckId::barrier_divergent);
   ASSERT_NE(r, nullptr) << Harness::reports(cb);
-  EXPECT_EQ(r->severity(), check::Severity::error);
+  EXPECT_EQ(r->severity(), report::Severity::error);
 }
 
 TEST(Divergence, SyncCheckOffStillNeverHangs) {

@@ -10,7 +10,7 @@
 namespace metalsim::testing {
 namespace {
 
-const check::Report* find(const MTL::CommandBuffer* cb, check::CheckId id) {
+const report::Report* find(const MTL::CommandBuffer* cb, report::CheckId id) {
   for (const auto& r : cb->reports())
     if (r.check == id) return &r;
   return nullptr;
@@ -26,7 +26,8 @@ void overflow_on_lane_5(const BoundArgs& a, const LaneCursor& lane) {
   const uint32_t i = lane.value(Builtin::thread_index_in_threadgroup).x;
   buffer<uint32_t>(a, 0)[i] = i == 5 ? recurse(1u << 30) : i;
 }
-HandKernel overflow_kernel("test_stack_overflow", {device_arg("out", 0, 4)}, &lane_loop<overflow_on_lane_5>);
+HandKernel overflow_kernel("test_stack_overflow", {device_arg("out", 0, 4)},
+                           &lane_loop<overflow_on_lane_5>);
 
 void write_past_the_end(const BoundArgs& a, const LaneCursor& lane) {
   const uint32_t i = lane.value(Builtin::thread_position_in_grid).x;
@@ -44,7 +45,8 @@ HandKernel spin_kernel("test_endless_loop", {device_arg("flag", 0, 4)}, &lane_lo
 
 void throw_on_lane_7(const BoundArgs&, const LaneCursor& lane) {
   engine::threadgroup_barrier();
-  if (lane.value(Builtin::thread_index_in_threadgroup).x == 7) throw std::runtime_error("lane seven");
+  if (lane.value(Builtin::thread_index_in_threadgroup).x == 7)
+    throw std::runtime_error("lane seven");
 }
 HandKernel throw_kernel("test_throw", {}, &lane_loop<throw_on_lane_7>);
 
@@ -56,7 +58,8 @@ HandKernel ok_kernel("test_ok", {device_arg("out", 0, 4)}, &lane_loop<ok_kernel_
 void expect_next_dispatch_runs(Harness& h) {
   std::vector<uint32_t> zeros(128, 0);
   auto out = h.buffer(zeros);
-  auto* cb = h.run("test_ok", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {2, 1, 1}, {64, 1, 1});
+  auto* cb =
+      h.run("test_ok", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {2, 1, 1}, {64, 1, 1});
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
   const auto* got = static_cast<const uint32_t*>(out->contents());
   for (int i = 0; i < 128; ++i) ASSERT_EQ(got[i], 1u);
@@ -65,9 +68,10 @@ void expect_next_dispatch_runs(Harness& h) {
 TEST(Faults, StackOverflowNamesKernelAndThread) {
   Harness h;
   auto out = h.buffer(64 * 4);
-  auto* cb = h.run("test_stack_overflow", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {1, 1, 1}, {64, 1, 1});
+  auto* cb = h.run("test_stack_overflow", [&](auto* e) { e->setBuffer(out.get(), 0, 0); },
+                   {1, 1, 1}, {64, 1, 1});
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
-  const check::Report* r = find(cb, check::CheckId::stack_overflow);
+  const report::Report* r = find(cb, report::CheckId::stack_overflow);
   ASSERT_NE(r, nullptr) << Harness::reports(cb);
   EXPECT_EQ(r->kernel, "test_stack_overflow");
   EXPECT_EQ(r->lane.thread.x, 5u);
@@ -77,9 +81,10 @@ TEST(Faults, StackOverflowNamesKernelAndThread) {
 TEST(Faults, DeviceWritePastTheEndIsBoundsDevice) {
   Harness h;
   auto out = h.buffer(100 * 4);  // 100 elements, 128 threads
-  auto* cb = h.run("test_oob_write", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {2, 1, 1}, {64, 1, 1});
+  auto* cb = h.run("test_oob_write", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {2, 1, 1},
+                   {64, 1, 1});
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
-  const check::Report* r = find(cb, check::CheckId::bounds_device);
+  const report::Report* r = find(cb, report::CheckId::bounds_device);
   ASSERT_NE(r, nullptr) << Harness::reports(cb);
   EXPECT_EQ(r->offset, 400u);
   EXPECT_EQ(r->lane.thread.x + r->lane.threadgroup.x * 64, 100u) << r->format();
@@ -93,9 +98,10 @@ TEST(Faults, WatchdogEndsAnEndlessLoop) {
   h.options().watchdog_seconds = 0.3;
   std::vector<uint32_t> zero(1, 0);
   auto flag = h.buffer(zero);
-  auto* cb = h.run("test_endless_loop", [&](auto* e) { e->setBuffer(flag.get(), 0, 0); }, {1, 1, 1}, {32, 1, 1});
+  auto* cb = h.run("test_endless_loop", [&](auto* e) { e->setBuffer(flag.get(), 0, 0); }, {1, 1, 1},
+                   {32, 1, 1});
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
-  const check::Report* r = find(cb, check::CheckId::watchdog_timeout);
+  const report::Report* r = find(cb, report::CheckId::watchdog_timeout);
   ASSERT_NE(r, nullptr) << Harness::reports(cb);
   EXPECT_EQ(r->lane.thread.x, 3u);
   EXPECT_EQ(cb->error()->code(), MTL::CommandBufferErrorTimeout);
@@ -107,7 +113,7 @@ TEST(Faults, ExceptionInAFiberLaneIsReported) {
   Harness h;
   auto* cb = h.run("test_throw", [](auto*) {}, {1, 1, 1}, {64, 1, 1});
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
-  const check::Report* r = find(cb, check::CheckId::kernel_exception);
+  const report::Report* r = find(cb, report::CheckId::kernel_exception);
   ASSERT_NE(r, nullptr) << Harness::reports(cb);
   EXPECT_EQ(r->lane.thread.x, 7u);
   EXPECT_NE(r->message.find("lane seven"), std::string::npos);

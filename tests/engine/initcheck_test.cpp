@@ -67,8 +67,8 @@ TEST(Initcheck, UnwrittenThreadgroupMemoryReachingDeviceMemoryIsReported) {
                      e->setThreadgroupMemoryLength(64 * 4, 0);
                    },
                    {4, 1, 1}, {64, 1, 1});
-  ASSERT_GE(Harness::count(cb, check::CheckId::uninit_threadgroup), 1u) << Harness::reports(cb);
-  const check::Report& r = cb->reports().front();
+  ASSERT_GE(Harness::count(cb, report::CheckId::uninit_threadgroup), 1u) << Harness::reports(cb);
+  const report::Report& r = cb->reports().front();
   EXPECT_EQ(r.kernel, "test_initcheck_half_written");
   EXPECT_EQ(r.lane.thread.x % 2, 1u) << "an odd lane reads a slot nobody wrote";
 }
@@ -86,7 +86,7 @@ TEST(Initcheck, ThreadgroupOrderIsNotMistakenForAnUninitialisedRead) {
                        e->setThreadgroupMemoryLength(32 * 4, 0);
                      },
                      {2, 1, 1}, {32, 1, 1});
-    ASSERT_EQ(Harness::count(cb, check::CheckId::uninit_threadgroup), 0u)
+    ASSERT_EQ(Harness::count(cb, report::CheckId::uninit_threadgroup), 0u)
         << "attempt " << attempt << ": " << Harness::reports(cb);
     ASSERT_LT(static_cast<uint32_t*>(out->contents())[0], 2u);
   }
@@ -111,7 +111,7 @@ TEST(Initcheck, ARerunTheWatchdogStoppedIsReported) {
                    {1, 1, 1}, {32, 1, 1});
   EXPECT_GE(runs_started.load(), 2) << "the check reran the dispatch";
   EXPECT_EQ(cb->status(), MTL::CommandBufferStatusError);
-  EXPECT_EQ(Harness::count(cb, check::CheckId::watchdog_timeout), 1u) << Harness::reports(cb);
+  EXPECT_EQ(Harness::count(cb, report::CheckId::watchdog_timeout), 1u) << Harness::reports(cb);
 }
 
 }  // namespace

@@ -52,8 +52,8 @@ TEST_F(Racecheck, MissingBarrierIsARaceOnThreadgroupMemory) {
                      e->setThreadgroupMemoryLength(64 * 4, 0);
                    },
                    {1, 1, 1}, {64, 1, 1});
-  ASSERT_GE(Harness::count(cb, check::CheckId::race_threadgroup), 1u) << Harness::reports(cb);
-  const check::Report& r = cb->reports().front();
+  ASSERT_GE(Harness::count(cb, report::CheckId::race_threadgroup), 1u) << Harness::reports(cb);
+  const report::Report& r = cb->reports().front();
   EXPECT_EQ(r.kernel, "test_race_missing_barrier");
   EXPECT_EQ(r.memory, "threadgroup(0)");
   EXPECT_NE(r.other_lanes.find("lane("), std::string::npos) << r.format();
@@ -78,7 +78,7 @@ TEST_F(Racecheck, TwoThreadgroupsWritingOneElementRace) {
   auto out = h.buffer(16);
   auto* cb = h.run("test_race_between_threadgroups",
                    [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {8, 1, 1}, {32, 1, 1});
-  ASSERT_GE(Harness::count(cb, check::CheckId::race_device), 1u) << Harness::reports(cb);
+  ASSERT_GE(Harness::count(cb, report::CheckId::race_device), 1u) << Harness::reports(cb);
   EXPECT_NE(cb->reports().front().memory.find("buffer(0)"), std::string::npos)
       << Harness::reports(cb);
 }

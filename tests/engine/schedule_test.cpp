@@ -77,7 +77,7 @@ TEST(Schedule, RaceFreeResultsAreBitIdenticalUnderEveryPolicyAndWorkerCount) {
   for (const char* schedule : {"in-order", "reversed", "random:1", "random:99"}) {
     for (uint32_t workers : {1u, 2u, 0u}) {
       Harness h;
-      ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, h.options().schedule));
+      ASSERT_TRUE(metalsim::SchedulePolicy::parse(schedule, h.options().schedule));
       h.options().workers = workers;
       auto in = h.buffer(input);
       std::vector<float> poison(groups, std::numeric_limits<float>::quiet_NaN());

@@ -12,9 +12,11 @@ namespace {
 // out = (sum over active lanes of in) * 1000 + popcount(mask)
 void sum_combine(const engine::CollectiveCall& call) {
   uint32_t sum = 0;
-  for (uint32_t i = 0; i < call.count; ++i) sum += *static_cast<const uint32_t*>(call.members[i].in);
   for (uint32_t i = 0; i < call.count; ++i)
-    *static_cast<uint32_t*>(call.members[i].out) = sum * 1000 + uint32_t(__builtin_popcount(call.active_mask));
+    sum += *static_cast<const uint32_t*>(call.members[i].in);
+  for (uint32_t i = 0; i < call.count; ++i)
+    *static_cast<uint32_t*>(call.members[i].out) =
+        sum * 1000 + uint32_t(__builtin_popcount(call.active_mask));
 }
 
 uint32_t simd_sum_u32(uint32_t x, std::source_location site = std::source_location::current()) {
@@ -32,17 +34,19 @@ void divergent_sums(const BoundArgs& a, const LaneCursor& lane) {
   if (i % 3 == 0) out[i] = simd_sum_u32(i + 1);
   else out[i] = simd_sum_u32(i + 1) + 500000000u;
 }
-HandKernel divergent_kernel("test_simd_divergent", {device_arg("out", 0, 4)}, &lane_loop<divergent_sums>);
+HandKernel divergent_kernel("test_simd_divergent", {device_arg("out", 0, 4)},
+                            &lane_loop<divergent_sums>);
 
 class SimdExchangeTest : public ::testing::TestWithParam<std::tuple<uint32_t, const char*>> {};
 
 TEST_P(SimdExchangeTest, CombinesActiveLanesPerCallSite) {
   auto [n, schedule] = GetParam();
   Harness h;
-  ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, h.options().schedule));
+  ASSERT_TRUE(metalsim::SchedulePolicy::parse(schedule, h.options().schedule));
   std::vector<uint32_t> poison(n, 0xFFFFFFFFu);
   auto out = h.buffer(poison);
-  auto* cb = h.run("test_simd_divergent", [&](auto* e) { e->setBuffer(out.get(), 0, 0); }, {1, 1, 1}, {n, 1, 1});
+  auto* cb = h.run("test_simd_divergent", [&](auto* e) { e->setBuffer(out.get(), 0, 0); },
+                   {1, 1, 1}, {n, 1, 1});
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
   const auto* got = static_cast<const uint32_t*>(out->contents());
   for (uint32_t i = 0; i < n; ++i) {

@@ -27,13 +27,14 @@ void fill_and_verify(const BoundArgs& a, const LaneCursor& lane) {
   for (uint32_t w = 0; w < 256; ++w) bad += scratch[w] != g + 1;
   buffer<uint32_t>(a, 0)[g * n + i] = bad;
 }
-HandKernel isolation_kernel("test_tg_isolation", {device_arg("out", 0, 4), threadgroup_arg("s", 0, 4)},
+HandKernel isolation_kernel("test_tg_isolation",
+                            {device_arg("out", 0, 4), threadgroup_arg("s", 0, 4)},
                             &lane_loop<fill_and_verify>, 256 * 4);
 
 TEST(ThreadgroupMemory, IsPrivateToEachThreadgroupRunningAtOnce) {
   Harness h;
   h.options().workers = 0;
-  h.options().schedule = {engine::ScheduleKind::random, 11};
+  h.options().schedule = {metalsim::ScheduleKind::random, 11};
   const uint32_t groups = 64, threads = 96;
   std::vector<uint32_t> poison(groups * threads, 0xFFFFFFFFu);
   auto out = h.buffer(poison);
@@ -59,7 +60,8 @@ TEST(ThreadgroupMemory, KernelScopeVariablesCountAgainstTheLimit) {
                    },
                    {1, 1, 1}, {64, 1, 1});
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
-  EXPECT_NE(Harness::reports(cb).find("limit.threadgroup_memory"), std::string::npos) << Harness::reports(cb);
+  EXPECT_NE(Harness::reports(cb).find("limit.threadgroup_memory"), std::string::npos)
+      << Harness::reports(cb);
 }
 
 }  // namespace

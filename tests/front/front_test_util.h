@@ -37,7 +37,7 @@ inline std::string body(const std::string& code) {
     if (e == std::string::npos) e = code.size();
     std::string line = code.substr(i, e - i);
     i = e + 1;
-    if (line.rfind("static std::span<const ::metalsim::engine::FunctionConstantInfo> "
+    if (line.rfind("static std::span<const ::metalsim::abi::FunctionConstantInfo> "
                    "ms_function_constants()",
                    0) == 0)
       break;

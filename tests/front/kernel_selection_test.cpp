@@ -9,7 +9,7 @@
 
 namespace {
 
-using metalsim::engine::KernelRegistry;
+using metalsim::abi::KernelRegistry;
 using metalsim::generated::glob_matches;
 
 TEST(KernelSelection, OnlyMatchingInstancesAreRegistered) {

@@ -10,10 +10,10 @@
 
 namespace {
 
-using metalsim::engine::ArgKind;
-using metalsim::engine::Builtin;
-using metalsim::engine::KernelInfo;
-using metalsim::engine::KernelRegistry;
+using metalsim::abi::ArgKind;
+using metalsim::abi::Builtin;
+using metalsim::abi::KernelInfo;
+using metalsim::abi::KernelRegistry;
 
 const KernelInfo& kernel(std::string_view name) {
   const KernelInfo* k = KernelRegistry::find(name);

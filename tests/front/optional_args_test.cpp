@@ -17,7 +17,7 @@
 namespace {
 
 TEST(OptionalArgs, ReflectedWithTheirCondition) {
-  const auto* k = metalsim::engine::KernelRegistry::find("optional_args");
+  const auto* k = metalsim::abi::KernelRegistry::find("optional_args");
   ASSERT_NE(k, nullptr);
   ASSERT_EQ(k->args.size(), 5u);
   EXPECT_EQ(k->args[0].active, nullptr);

@@ -64,11 +64,10 @@ TEST(FrontReflection, EntryBindsAndWalksLanes) {
   EXPECT_TRUE(contains(r.code, "auto* ms_p0 = static_cast<const half*>(ms_a.buffers[0]);"));
   EXPECT_TRUE(contains(r.code, "auto& ms_p1 = *static_cast<const P*>(ms_a.buffers[4]);"));
   EXPECT_TRUE(contains(r.code, "auto* ms_p2 = static_cast<float*>(ms_a.threadgroup[0]);"));
-  EXPECT_TRUE(
-      contains(r.code,
-               "while (ms_c.next()) k(ms_p0, ms_p1, ms_p2, ms_p3, "
-               "::metalsim::generated::builtin_cast<uint3, uint, 3>"
-               "(ms_c.value(::metalsim::engine::Builtin::thread_position_in_threadgroup))"));
+  EXPECT_TRUE(contains(r.code,
+                       "while (ms_c.next()) k(ms_p0, ms_p1, ms_p2, ms_p3, "
+                       "::metalsim::generated::builtin_cast<uint3, uint, 3>"
+                       "(ms_c.value(::metalsim::abi::Builtin::thread_position_in_threadgroup))"));
   EXPECT_TRUE(contains(r.code, ".max_total_threads_per_threadgroup = static_cast<uint32_t>(256)"));
   EXPECT_TRUE(contains(r.code, "ms_inst_k{std::type_identity<ms_kernel_k>{}, \"k\"};"));
   EXPECT_TRUE(contains(r.code, "#line 5 \"t.metal\"\nstruct ms_kernel_k {"));
@@ -80,12 +79,12 @@ TEST(FrontReflection, LaneBodyBindsAndCallsForOneLane) {
   auto r = translate(kAttention);
   EXPECT_TRUE(contains(r.code, "[[clang::annotate(\"metalsim.lanes.body\")]]\n"));
   EXPECT_TRUE(contains(r.code,
-                       "static void lane_body(const ::metalsim::engine::BoundArgs& ms_a, "
+                       "static void lane_body(const ::metalsim::abi::BoundArgs& ms_a, "
                        "const ::metalsim::engine::LaneLoopState& ms_s, uint32_t ms_lane) {"));
   EXPECT_TRUE(contains(r.code,
                        "    k(ms_p0, ms_p1, ms_p2, ms_p3, "
                        "::metalsim::generated::builtin_cast<uint3, uint, 3>"
-                       "(ms_s.value(::metalsim::engine::Builtin::thread_position_in_threadgroup, "
+                       "(ms_s.value(::metalsim::abi::Builtin::thread_position_in_threadgroup, "
                        "ms_lane))"));
   EXPECT_TRUE(contains(r.code, ".lane_body = &lane_body}"));
 }
@@ -95,7 +94,7 @@ TEST(FrontReflection, LaneBodyBindsAndCallsForOneLane) {
 TEST(FrontReflection, EntryIsMarkedForTheFastVariant) {
   auto r = translate(kAttention);
   const size_t mark = r.code.find("[[clang::annotate(\"metalsim.kernel.entry\")]]\n");
-  const size_t entry = r.code.find("static void entry(const ::metalsim::engine::BoundArgs& ms_a, ");
+  const size_t entry = r.code.find("static void entry(const ::metalsim::abi::BoundArgs& ms_a, ");
   ASSERT_NE(mark, std::string::npos) << r.code;
   ASSERT_NE(entry, std::string::npos) << r.code;
   // The mark is the entry's own: nothing but a #line directive stands between them.
@@ -264,7 +263,7 @@ TEST(FrontReflection, TexturesAndSamplers) {
   EXPECT_TRUE(contains(r.code,
                        "::std::remove_cvref_t<texture2d<float, access::read>> ms_p0("
                        "ms_a.textures[0], static_cast<uint32_t>(0), "
-                       "::metalsim::engine::kUnknownLane);"))
+                       "::metalsim::abi::kUnknownLane);"))
       << r.code;
   EXPECT_TRUE(contains(r.code,
                        "ms_a.textures[T_OUT + 1], static_cast<uint32_t>(T_OUT + 1), "
@@ -272,7 +271,7 @@ TEST(FrontReflection, TexturesAndSamplers) {
       << r.code;
   EXPECT_TRUE(contains(r.code, "::std::remove_cvref_t<sampler> ms_p4(ms_a.samplers[3]);"))
       << r.code;
-  EXPECT_TRUE(contains(r.code, ".kind = ::metalsim::engine::ArgKind::Sampler"));
+  EXPECT_TRUE(contains(r.code, ".kind = ::metalsim::abi::ArgKind::Sampler"));
   EXPECT_TRUE(contains(r.code,
                        ".texture = ::std::remove_cvref_t<texture_buffer<uint, "
                        "access::read_write>>::ms_reflection"))

@@ -57,8 +57,8 @@ uint32_t digits_under(Harness& h, const char* schedule,
   auto out = h.buffer(std::vector<uint32_t>(64, 0));
   auto queue = NS::TransferPtr(h.device()->newCommandQueue());
   MTL::CommandBuffer* cb = queue->commandBuffer();
-  engine::ExecutionOptions options = h.options();
-  EXPECT_TRUE(engine::SchedulePolicy::parse(schedule, options.schedule));
+  metalsim::ExecutionOptions options = h.options();
+  EXPECT_TRUE(metalsim::SchedulePolicy::parse(schedule, options.schedule));
   cb->setExecutionOptions(options);
   encode(cb, out.get());
   cb->commit();
@@ -210,7 +210,7 @@ TEST(CommandBuffer, MemoryBarrierAfterEndEncodingIsAMisuse) {
   e->memoryBarrier(MTL::BarrierScopeBuffers);
   cb->commit();
   EXPECT_EQ(cb->status(), MTL::CommandBufferStatusError);
-  EXPECT_EQ(Harness::count(cb, check::CheckId::api_misuse), 1u) << Harness::reports(cb);
+  EXPECT_EQ(Harness::count(cb, report::CheckId::api_misuse), 1u) << Harness::reports(cb);
   EXPECT_EQ(cb->computeCommandEncoder()->dispatchType(), MTL::DispatchTypeSerial);
 }
 
@@ -283,7 +283,7 @@ TEST(CommandBuffer, ExecutionOptionsArePerCommandBuffer) {
   auto out = h.buffer(std::vector<uint32_t>{77});
   auto pso = h.pipeline("test_last_lane_wins");
   auto queue = NS::TransferPtr(h.device()->newCommandQueue());
-  const metalsim::engine::SchedulePolicy device_default = h.device()->executionOptions().schedule;
+  const metalsim::SchedulePolicy device_default = h.device()->executionOptions().schedule;
   auto encode = [&](MTL::CommandBuffer* cb) {
     MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
     enc->setComputePipelineState(pso.get());
@@ -292,10 +292,10 @@ TEST(CommandBuffer, ExecutionOptionsArePerCommandBuffer) {
     enc->endEncoding();
   };
   MTL::CommandBuffer* reversed = queue->commandBuffer();
-  metalsim::engine::ExecutionOptions options = reversed->executionOptions();
-  options.schedule = {metalsim::engine::ScheduleKind::reversed, 0};
+  metalsim::ExecutionOptions options = reversed->executionOptions();
+  options.schedule = {metalsim::ScheduleKind::reversed, 0};
   reversed->setExecutionOptions(options);
-  options.schedule = {metalsim::engine::ScheduleKind::in_order, 0};
+  options.schedule = {metalsim::ScheduleKind::in_order, 0};
   auto* descriptor = MTL::CommandBufferDescriptor::alloc()->init();
   descriptor->setExecutionOptions(options);
   MTL::CommandBuffer* in_order = queue->commandBuffer(descriptor);

@@ -144,7 +144,7 @@ TEST_F(IndirectCommandBuffer, RecordedCommandsEqualDirectEncodingBitForBit) {
   record(icb.get(), y_icb.get());
   MTL::CommandBuffer* cb = execute(icb.get(), NS::Range::Make(0, 7));
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
-  EXPECT_TRUE(cb->dispatches().empty());
+  EXPECT_EQ(cb->encodedDispatchCount(), 0u);
   MTL::CommandBuffer* d = direct(y_direct.get(), 0, 7);
   ASSERT_EQ(d->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(d);
   EXPECT_TRUE(changed_everywhere(y_icb.get(), start));
@@ -243,7 +243,7 @@ TEST_F(IndirectCommandBuffer, AnUnboundBufferIsTheDirectPathsErrorNamingTheComma
   c->concurrentDispatchThreadgroups(kGroups, kGroup);
   MTL::CommandBuffer* cb = execute(icb.get(), NS::Range::Make(0, 3));
   const std::string why = failure(cb);
-  EXPECT_EQ(cb->reports()[0].check, check::CheckId::api_unbound_buffer);
+  EXPECT_EQ(cb->reports()[0].check, report::CheckId::api_unbound_buffer);
   EXPECT_NE(why.find("indirect command buffer 'test icb' command 1: argument 'a' [[buffer(2)]]"),
             std::string::npos)
       << why;
@@ -268,7 +268,7 @@ TEST_F(IndirectCommandBuffer, TooManyThreadsPerThreadgroupIsTheLimitCheck) {
   icb->indirectComputeCommand(0)->concurrentDispatchThreadgroups(kGroups, {2048, 1, 1});
   MTL::CommandBuffer* cb = execute(icb.get(), NS::Range::Make(0, 1));
   const std::string why = failure(cb);
-  EXPECT_EQ(cb->reports()[0].check, check::CheckId::limit_threads);
+  EXPECT_EQ(cb->reports()[0].check, report::CheckId::limit_threads);
   EXPECT_NE(why.find("command 0: threads per threadgroup (2048,1,1)"), std::string::npos) << why;
   EXPECT_EQ(std::memcmp(y->contents(), start.data(), kCount * 4), 0);  // nothing ran
 }

@@ -47,7 +47,7 @@ class Logging : public ::testing::Test {
 
   // log_sums over `groups` threadgroups of `n` threads, its lines handed to `state`.
   MTL::CommandBuffer* run_sums(uint32_t groups, uint32_t n, MTL::LogState* state,
-                               metalsim::engine::ExecutionOptions options = {}) {
+                               metalsim::ExecutionOptions options = {}) {
     std::vector<float> x(groups * n);
     for (size_t i = 0; i < x.size(); ++i) x[i] = 0.25f * float(i % 7) - 0.5f;
     in = NS::TransferPtr(device->newBuffer(x.data(), x.size() * 4, MTL::ResourceStorageModeShared));
@@ -116,14 +116,13 @@ TEST_F(Logging, EachLanesLinesStayInOrder) {
 TEST_F(Logging, TheLogIsTheSameForEveryWorkerCountAndMode) {
   std::vector<std::vector<std::string>> logs;
   for (uint32_t workers : {1u, 2u, 4u})
-    for (auto mode :
-         {metalsim::engine::ExecutionMode::fibers, metalsim::engine::ExecutionMode::loops}) {
+    for (auto mode : {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
       std::vector<Captured> lines;
       auto state = collector(lines);
-      metalsim::engine::ExecutionOptions options;
+      metalsim::ExecutionOptions options;
       options.workers = workers;
       options.mode = mode;
-      metalsim::check::CheckSet::parse("sync", options.checks);
+      metalsim::CheckSet::parse("sync", options.checks);
       MTL::CommandBuffer* cb = run_sums(5, 33, state.get(), options);
       EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << cb->reports().size();
       logs.push_back(messages(lines));

@@ -84,7 +84,7 @@ class RuntimeLibrary : public ::testing::Test {
   // under `options` (null: the device's); the command buffer must complete with no report.
   void dispatch(MTL::Library* library, const char* kernel,
                 const std::vector<NS::SharedPtr<MTL::Buffer>>& buffers, size_t n, size_t tg,
-                const metalsim::engine::ExecutionOptions* options = nullptr) {
+                const metalsim::ExecutionOptions* options = nullptr) {
     NS::Error* error = nullptr;
     auto fn = NS::TransferPtr(library->newFunction(MTLSTR(kernel)));
     ASSERT_NE(fn.get(), nullptr) << "no kernel " << kernel;
@@ -189,7 +189,7 @@ TEST_F(RuntimeLibrary, CompilesAKernelFromAStringAndDispatchesIt) {
 // A runtime compile makes both variants too (issue 23 item 1): with mem on the checked one runs,
 // with mem, race and init off the fast one, in either mode, and both match the scalar model.
 TEST_F(RuntimeLibrary, RuntimeKernelsHaveAFastVariant) {
-  using metalsim::engine::KernelVariant;
+  using metalsim::KernelVariant;
   if (!metalsim::engine::fast_variants_built())
     GTEST_SKIP() << "kernels built without the access-check pass";
   auto library = compile(kAxpyPlusGroupSum);
@@ -197,12 +197,11 @@ TEST_F(RuntimeLibrary, RuntimeKernelsHaveAFastVariant) {
   const size_t n = 64 * 5, tg = 64;
   const std::vector<float> x = random_floats(n, 29);
   const std::vector<float> expected = axpy_group_sum_ref(x, tg);
-  for (auto mode :
-       {metalsim::engine::ExecutionMode::fibers, metalsim::engine::ExecutionMode::loops})
+  for (auto mode : {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops})
     for (const bool mem : {true, false}) {
-      metalsim::engine::ExecutionOptions options;
+      metalsim::ExecutionOptions options;
       options.mode = mode;
-      options.checks = metalsim::check::CheckSet::none();
+      options.checks = metalsim::CheckSet::none();
       options.checks.sync = true;
       options.checks.mem = mem;
       const KernelVariant variant = mem ? KernelVariant::checked : KernelVariant::fast;
@@ -211,7 +210,7 @@ TEST_F(RuntimeLibrary, RuntimeKernelsHaveAFastVariant) {
       auto yb = buffer(poison(n));
       dispatch(library.get(), "axpy_group_sum", {xb, yb}, n, tg, &options);
       EXPECT_EQ(metalsim::engine::variant_dispatches_total(variant), before + 1)
-          << metalsim::engine::kernel_variant_name(variant) << " did not run";
+          << metalsim::kernel_variant_name(variant) << " did not run";
       EXPECT_EQ(contents<float>(yb.get()), expected);
     }
 }
@@ -548,8 +547,8 @@ TEST_F(RuntimeLibrary, NoCopyBufferIsTheCallersMemory) {
         EXPECT_EQ(xb->contents(), xm.at());
         EXPECT_EQ(xb->length(), n * 4);
         EXPECT_TRUE(xb->isNoCopy());
-        metalsim::engine::ExecutionOptions options = device_->executionOptions();
-        ASSERT_TRUE(metalsim::check::CheckSet::parse(checks, options.checks));
+        metalsim::ExecutionOptions options = device_->executionOptions();
+        ASSERT_TRUE(metalsim::CheckSet::parse(checks, options.checks));
         dispatch(library.get(), "scale_add", {xb, yb}, n, 64, &options);
         const auto* y = reinterpret_cast<const float*>(ym.at());
         for (size_t i = 0; i < n; ++i)
@@ -576,7 +575,7 @@ TEST_F(RuntimeLibrary, NoCopyBufferIsTheCallersMemory) {
 // naming the binding and the byte offset; the shadow of those granules is as before once the
 // buffer is gone.
 TEST_F(RuntimeLibrary, NoCopyBufferOutOfBoundsReadIsBoundsDevice) {
-  if (!metalsim::engine::fast_variants_built() || !metalsim::engine::shadow::active())
+  if (!metalsim::engine::fast_variants_built() || !metalsim::checks::shadow::active())
     GTEST_SKIP() << "kernels built without the access-check pass, or no access shadow";
   auto library = compile(kNoCopyKernels);
   ASSERT_NE(library.get(), nullptr);
@@ -592,7 +591,7 @@ TEST_F(RuntimeLibrary, NoCopyBufferOutOfBoundsReadIsBoundsDevice) {
     const std::vector<float> v = random_floats(n, 7);
     std::memcpy(m.at(), v.data(), n * 4);
     const char* edge = c.bad > 0 ? m.at() + n * 4 : m.base;  // a byte of a shared granule
-    const uint8_t before = metalsim::engine::shadow::granule_value(edge);
+    const uint8_t before = metalsim::checks::shadow::granule_value(edge);
     {
       auto vb = NS::TransferPtr(
           device_->newBuffer(m.at(), n * 4, MTL::ResourceStorageModeShared, nullptr));
@@ -603,8 +602,8 @@ TEST_F(RuntimeLibrary, NoCopyBufferOutOfBoundsReadIsBoundsDevice) {
       auto pso = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
       auto queue = NS::TransferPtr(device_->newCommandQueue());
       MTL::CommandBuffer* cb = queue->commandBuffer();
-      metalsim::engine::ExecutionOptions options = device_->executionOptions();
-      options.checks = metalsim::check::CheckSet::none();
+      metalsim::ExecutionOptions options = device_->executionOptions();
+      options.checks = metalsim::CheckSet::none();
       options.checks.sync = options.checks.mem = true;
       cb->setExecutionOptions(options);
       MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
@@ -617,12 +616,12 @@ TEST_F(RuntimeLibrary, NoCopyBufferOutOfBoundsReadIsBoundsDevice) {
       cb->waitUntilCompleted();
       ASSERT_FALSE(cb->reports().empty());
       const auto& r = cb->reports()[0];
-      EXPECT_EQ(r.check, metalsim::check::CheckId::bounds_device) << r.format();
+      EXPECT_EQ(r.check, metalsim::report::CheckId::bounds_device) << r.format();
       EXPECT_EQ(r.memory, "buffer(0) 'v' (caller)") << r.format();
       EXPECT_TRUE(r.has_offset);
       EXPECT_EQ(r.offset, c.bad) << r.format();
     }
-    EXPECT_EQ(metalsim::engine::shadow::granule_value(edge), before);
+    EXPECT_EQ(metalsim::checks::shadow::granule_value(edge), before);
     std::free(m.base);
   }
 }
@@ -643,9 +642,9 @@ TEST_F(RuntimeLibrary, NoCopyBufferRaceIsRaceDevice) {
   auto pso = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
   auto queue = NS::TransferPtr(device_->newCommandQueue());
   MTL::CommandBuffer* cb = queue->commandBuffer();
-  metalsim::engine::ExecutionOptions options = device_->executionOptions();
-  ASSERT_TRUE(metalsim::check::CheckSet::parse("sync,mem,race", options.checks));
-  options.mode = metalsim::engine::ExecutionMode::fibers;
+  metalsim::ExecutionOptions options = device_->executionOptions();
+  ASSERT_TRUE(metalsim::CheckSet::parse("sync,mem,race", options.checks));
+  options.mode = metalsim::ExecutionMode::fibers;
   cb->setExecutionOptions(options);
   MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
   enc->setComputePipelineState(pso.get());
@@ -655,7 +654,7 @@ TEST_F(RuntimeLibrary, NoCopyBufferRaceIsRaceDevice) {
   cb->commit();
   cb->waitUntilCompleted();
   ASSERT_FALSE(cb->reports().empty());
-  EXPECT_EQ(cb->reports()[0].check, metalsim::check::CheckId::race_device)
+  EXPECT_EQ(cb->reports()[0].check, metalsim::report::CheckId::race_device)
       << cb->reports()[0].format();
   vb.reset();
   std::free(m.base);

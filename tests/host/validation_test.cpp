@@ -49,10 +49,10 @@ MTL::CommandBuffer* dispatch(Harness& h, const Binding& b) {
       b.grid, b.tg);
 }
 
-void expect_error(const MTL::CommandBuffer* cb, check::CheckId id, const std::string& words) {
+void expect_error(const MTL::CommandBuffer* cb, report::CheckId id, const std::string& words) {
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
   ASSERT_FALSE(cb->reports().empty());
-  const check::Report& r = cb->reports().front();
+  const report::Report& r = cb->reports().front();
   EXPECT_EQ(r.check, id) << r.format();
   EXPECT_EQ(r.kernel, "test_validation_copy");
   EXPECT_NE(r.message.find(words), std::string::npos) << r.format();
@@ -71,14 +71,14 @@ TEST(Validation, MissingBufferNamesTheArgumentAndIndex) {
   Harness h;
   Binding b;
   b.bind_out = false;
-  expect_error(dispatch(h, b), check::CheckId::api_unbound_buffer, "argument 'out' [[buffer(1)]]");
+  expect_error(dispatch(h, b), report::CheckId::api_unbound_buffer, "argument 'out' [[buffer(1)]]");
 }
 
 TEST(Validation, MissingThreadgroupLength) {
   Harness h;
   Binding b;
   b.bind_tg = false;
-  expect_error(dispatch(h, b), check::CheckId::api_unbound_buffer,
+  expect_error(dispatch(h, b), report::CheckId::api_unbound_buffer,
                "setThreadgroupMemoryLength(bytes, 0)");
 }
 
@@ -122,8 +122,8 @@ TEST(Validation, AKernelTouchingAZeroLengthThreadgroupRegionIsReported) {
   auto* cb = dispatch(h, b);
   ASSERT_EQ(cb->status(), MTL::CommandBufferStatusError);
   ASSERT_FALSE(cb->reports().empty());
-  const check::Report& r = cb->reports().front();
-  EXPECT_EQ(check::check_family(r.check), check::Family::mem) << r.format();
+  const report::Report& r = cb->reports().front();
+  EXPECT_EQ(report::check_family(r.check), metalsim::CheckFamily::mem) << r.format();
   EXPECT_EQ(r.kernel, "test_validation_copy");
 }
 
@@ -131,14 +131,14 @@ TEST(Validation, OffsetPastTheEnd) {
   Harness h;
   Binding b;
   b.out_offset = 4096;
-  expect_error(dispatch(h, b), check::CheckId::api_offset, "past the end of its 1024-byte buffer");
+  expect_error(dispatch(h, b), report::CheckId::api_offset, "past the end of its 1024-byte buffer");
 }
 
 TEST(Validation, MisalignedOffset) {
   Harness h;
   Binding b;
   b.out_offset = 6;
-  expect_error(dispatch(h, b), check::CheckId::api_offset,
+  expect_error(dispatch(h, b), report::CheckId::api_offset,
                "not a multiple of the 4-byte alignment");
 }
 
@@ -146,7 +146,7 @@ TEST(Validation, ThreadgroupMemoryOverTheLimit) {
   Harness h;
   Binding b;
   b.tg_length = 48 * 1024;
-  expect_error(dispatch(h, b), check::CheckId::limit_threadgroup_memory,
+  expect_error(dispatch(h, b), report::CheckId::limit_threadgroup_memory,
                "exceeds the device's 32768 bytes");
 }
 
@@ -154,7 +154,7 @@ TEST(Validation, ThreadsPerThreadgroupOverTheLimit) {
   Harness h;
   Binding b;
   b.tg = {32, 33, 1};
-  expect_error(dispatch(h, b), check::CheckId::limit_threads,
+  expect_error(dispatch(h, b), report::CheckId::limit_threads,
                "1056 exceeds the pipeline's maximum of 1024");
 }
 
@@ -162,14 +162,14 @@ TEST(Validation, EmptyGrid) {
   Harness h;
   Binding b;
   b.grid = {4, 0, 1};
-  expect_error(dispatch(h, b), check::CheckId::api_empty_grid, "has a zero dimension");
+  expect_error(dispatch(h, b), report::CheckId::api_empty_grid, "has a zero dimension");
 }
 
 TEST(Validation, SetBytesOnAWritableBufferLosesWrites) {
   Harness h;
   Binding b;
   b.out_with_set_bytes = true;
-  expect_error(dispatch(h, b), check::CheckId::api_wrong_kind, "writable device buffer");
+  expect_error(dispatch(h, b), report::CheckId::api_wrong_kind, "writable device buffer");
 }
 
 TEST(Validation, MissingPipeline) {

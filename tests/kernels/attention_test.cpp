@@ -17,11 +17,11 @@ namespace {
 
 using spec::Params;
 
-engine::ExecutionOptions checked(const char* schedule = "in-order") {
-  engine::ExecutionOptions o;
-  o.checks = check::CheckSet::all();
+metalsim::ExecutionOptions checked(const char* schedule = "in-order") {
+  metalsim::ExecutionOptions o;
+  o.checks = metalsim::CheckSet::all();
   o.checks.race = false;
-  engine::SchedulePolicy::parse(schedule, o.schedule);
+  metalsim::SchedulePolicy::parse(schedule, o.schedule);
   return o;
 }
 
@@ -156,7 +156,7 @@ TEST(AttentionMemory, LongContextKernelMemoryIsLinearNotQuadratic) {
         s->complete({{"seq_q", 4}, {"seq_kv", lengths[i]}, {"head_dim", 64}, {"causal", 0}});
     // Initcheck is off here: its two-poison comparison snapshots every bound buffer, which is
     // the harness's memory (linear too), not the kernel's.
-    engine::ExecutionOptions options = checked();
+    metalsim::ExecutionOptions options = checked();
     options.checks.init = false;
     auto ctx = spec::CaseRunner::shared().context(options, 1);
     auto c = s->prepare_case(p, *ctx);  // inputs and buffers exist before the measurement

@@ -14,9 +14,9 @@ namespace {
 using spec::CaseResult;
 using spec::half_t;
 
-engine::ExecutionOptions checked() {
-  engine::ExecutionOptions o;
-  o.checks = check::CheckSet::all();
+metalsim::ExecutionOptions checked() {
+  metalsim::ExecutionOptions o;
+  o.checks = metalsim::CheckSet::all();
   o.checks.race = false;
   return o;
 }

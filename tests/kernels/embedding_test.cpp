@@ -25,7 +25,7 @@ TEST(Embedding, KernelsFlagBadIdsAndWriteZeroRows) {
     ASSERT_NE(s, nullptr);
     const auto r =
         spec::run_case(*s, {{"tokens", 5}, {"vocab", 9}, {"dim", 64}, {"bad", 5}, {"tg", 16}},
-                       engine::ExecutionOptions{});
+                       metalsim::ExecutionOptions{});
     EXPECT_TRUE(r.passed) << name << ": " << r.failure;
   }
 }

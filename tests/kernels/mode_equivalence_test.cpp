@@ -19,8 +19,8 @@ TEST_P(ModeEquivalence, LaneLoopsAndFibersWriteTheSameBytes) {
   const SweepCase& c = GetParam();
   // auto, in-order, the checks lane loops support: the run itself is in lane loops, and the
   // comparison runs it again on fibers.
-  engine::ExecutionOptions options;
-  options.checks = check::CheckSet::none();
+  metalsim::ExecutionOptions options;
+  options.checks = metalsim::CheckSet::none();
   options.checks.sync = options.checks.mem = true;
   const Case subject{c.spec, c.spec->complete(c.params), 1};
   const uint64_t loops_before = engine::lane_loop_threadgroups_total();

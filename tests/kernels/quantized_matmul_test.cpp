@@ -40,7 +40,8 @@ TEST(QuantizedMatmul, KNotAMultipleOfTheBlockIsRejected) {
   for (const char* name : {"matmul_q4_0", "matmul_q8_0", "matmul_q4_k", "matmul_q5_k"}) {
     const spec::KernelSpec* s = spec::SpecRegistry::find(name);
     ASSERT_NE(s, nullptr) << name;
-    const auto r = spec::run_case(*s, {{"M", 2}, {"N", 1}, {"K", 33}}, engine::ExecutionOptions{});
+    const auto r =
+        spec::run_case(*s, {{"M", 2}, {"N", 1}, {"K", 33}}, metalsim::ExecutionOptions{});
     EXPECT_FALSE(r.passed) << name;
     EXPECT_NE(r.failure.find("not a multiple"), std::string::npos) << name << ": " << r.failure;
   }

@@ -8,9 +8,9 @@
 namespace metalsim::kernels::softmax {
 namespace {
 
-engine::ExecutionOptions checked() {
-  engine::ExecutionOptions o;
-  o.checks = check::CheckSet::all();
+metalsim::ExecutionOptions checked() {
+  metalsim::ExecutionOptions o;
+  o.checks = metalsim::CheckSet::all();
   o.checks.race = false;
   return o;
 }

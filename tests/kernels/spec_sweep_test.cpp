@@ -13,8 +13,8 @@ class SpecSweep : public ::testing::TestWithParam<SweepCase> {};
 
 TEST_P(SpecSweep, MatchesReferenceWithChecksOn) {
   const SweepCase& c = GetParam();
-  engine::ExecutionOptions options;
-  options.checks = check::CheckSet::all();
+  metalsim::ExecutionOptions options;
+  options.checks = metalsim::CheckSet::all();
   options.checks.race = false;  // schedule fuzzing has its own test
   const Case subject{c.spec, c.spec->complete(c.params), 1};
   const CaseOutcome out = CaseRunner::shared().run(subject, options);

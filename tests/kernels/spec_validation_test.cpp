@@ -25,7 +25,7 @@ const char* kIndivisibleId =
 
 TEST(SpecValidation, PrepareCaseRefusesAnInvalidCaseNamingSpecAndRule) {
   const KernelSpec& s = spec_named("decode_attention_float");
-  auto ctx = CaseRunner::shared().context(engine::ExecutionOptions{}, 1);
+  auto ctx = CaseRunner::shared().context(metalsim::ExecutionOptions{}, 1);
   try {
     s.prepare_case(s.complete(indivisible_heads()), *ctx);
     FAIL() << "an invalid case was prepared";
@@ -38,14 +38,14 @@ TEST(SpecValidation, PrepareCaseRefusesAnInvalidCaseNamingSpecAndRule) {
 // softmax's prepare() never checked: tg = 0 would reach the dispatch.
 TEST(SpecValidation, PrepareCaseRefusesForSpecsThatNeverChecked) {
   const KernelSpec& s = spec_named("softmax");
-  auto ctx = CaseRunner::shared().context(engine::ExecutionOptions{}, 1);
+  auto ctx = CaseRunner::shared().context(metalsim::ExecutionOptions{}, 1);
   EXPECT_THROW(s.prepare_case(s.complete({{"tg", 0}}), *ctx), InvalidCase);
 }
 
 TEST(SpecValidation, CaseRunnerReportsAnInvalidCase) {
   const KernelSpec& s = spec_named("decode_attention_float");
   const Case c{&s, s.complete(indivisible_heads()), 1};
-  const CaseOutcome out = CaseRunner::shared().run(c, engine::ExecutionOptions{});
+  const CaseOutcome out = CaseRunner::shared().run(c, metalsim::ExecutionOptions{});
   EXPECT_FALSE(out.result.passed);
   EXPECT_EQ(out.result.failure,
             std::string("invalid case ") + kIndivisibleId + ": kv_heads must divide heads");
@@ -54,9 +54,10 @@ TEST(SpecValidation, CaseRunnerReportsAnInvalidCase) {
 }
 
 TEST(SpecValidation, RunAttentionRefusesAnInvalidCase) {
-  EXPECT_THROW(kernels::attention::run_attention(
-                   "decode_attention", {{"heads", 4}, {"kv_heads", 3}}, engine::ExecutionOptions{}),
-               std::invalid_argument);
+  EXPECT_THROW(
+      kernels::attention::run_attention("decode_attention", {{"heads", 4}, {"kv_heads", 3}},
+                                        metalsim::ExecutionOptions{}),
+      std::invalid_argument);
 }
 
 }  // namespace

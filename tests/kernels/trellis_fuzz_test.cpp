@@ -29,15 +29,14 @@ Params draw(const KernelSpec& spec, InputGenerator& gen) {
     else if (!d.boundaries.empty() && gen.integer(0, 1) == 0)
       p[d.name] =
           std::min(hi, d.boundaries[size_t(gen.integer(0, int64_t(d.boundaries.size()) - 1))]);
-    else
-      p[d.name] = gen.integer(d.min, hi);
+    else p[d.name] = gen.integer(d.min, hi);
   }
   return p;
 }
 
 TEST(TrellisFuzz, RandomCasesOfEverySpecMatchTheReference) {
-  engine::ExecutionOptions options;
-  options.checks = check::CheckSet::all();
+  metalsim::ExecutionOptions options;
+  options.checks = metalsim::CheckSet::all();
   options.checks.race = false;
   for (const char* name :
        {"gemm_trellis_packed", "gemm_trellis_packed_decode", "gemm_trellis_moe"}) {

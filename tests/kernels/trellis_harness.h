@@ -34,9 +34,9 @@ inline MTL::CommandQueue* queue() {
 }
 
 // Every check but the race check (schedule fuzzing has its own tests).
-inline engine::ExecutionOptions checked() {
-  engine::ExecutionOptions o;
-  o.checks = check::CheckSet::all();
+inline metalsim::ExecutionOptions checked() {
+  metalsim::ExecutionOptions o;
+  o.checks = metalsim::CheckSet::all();
   o.checks.race = false;
   return o;
 }
@@ -63,13 +63,13 @@ inline Run execute(spec::PreparedCase& c) {
 }
 
 inline Run run_linear(const GemmProblem& p, TrellisKernel kernel = TrellisKernel::automatic,
-                      const engine::ExecutionOptions& options = checked()) {
+                      const metalsim::ExecutionOptions& options = checked()) {
   auto ctx = spec::CaseRunner::shared().context(options, 1);
   auto c = prepare_gemm_case(std::make_shared<const GemmProblem>(p), kernel, *ctx);
   return execute(*c);
 }
 
-inline Run run_moe(const MoeProblem& p, const engine::ExecutionOptions& options = checked()) {
+inline Run run_moe(const MoeProblem& p, const metalsim::ExecutionOptions& options = checked()) {
   auto ctx = spec::CaseRunner::shared().context(options, 1);
   auto c = prepare_moe_case(std::make_shared<const MoeProblem>(p), *ctx);
   return execute(*c);

@@ -55,8 +55,8 @@ TEST(TrellisSchedules, EveryKernelGivesTheSameBytesUnderEverySchedule) {
   const MoeProblem moe = make_moe_problem({33, 40, 40, 4, 2, 4, 32}, 13);     // two token tiles
   std::vector<half_t> first[3];
   for (const char* schedule : {"in-order", "reversed", "random:3"}) {
-    engine::ExecutionOptions o = testing::checked();
-    ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, o.schedule));
+    metalsim::ExecutionOptions o = testing::checked();
+    ASSERT_TRUE(metalsim::SchedulePolicy::parse(schedule, o.schedule));
     const testing::Run runs[3] = {testing::run_linear(prefill, TrellisKernel::automatic, o),
                                   testing::run_linear(decode, TrellisKernel::automatic, o),
                                   run_moe(moe, o)};

@@ -15,7 +15,7 @@
 namespace metalsim::spec {
 namespace {
 
-using engine::KernelVariant;
+using metalsim::KernelVariant;
 
 struct VariantRun {
   std::vector<std::vector<unsigned char>> outputs;  // as the kernels left them
@@ -25,8 +25,8 @@ struct VariantRun {
 
 uint64_t dispatches(KernelVariant v) { return engine::variant_dispatches_total(v); }
 
-VariantRun run_with(const SweepCase& c, check::CheckSet checks, engine::ExecutionMode mode) {
-  engine::ExecutionOptions options;
+VariantRun run_with(const SweepCase& c, metalsim::CheckSet checks, metalsim::ExecutionMode mode) {
+  metalsim::ExecutionOptions options;
   options.checks = checks;
   options.mode = mode;
   VariantRun run;
@@ -51,7 +51,7 @@ class VariantEquivalence : public ::testing::TestWithParam<SweepCase> {};
 TEST_P(VariantEquivalence, FastAndCheckedVariantsWriteTheSameBytes) {
   const SweepCase& c = GetParam();
   const std::string id = case_id(c.spec->name(), c.spec->complete(c.params));
-  check::CheckSet checked = check::CheckSet::none(), fast = check::CheckSet::none();
+  metalsim::CheckSet checked = metalsim::CheckSet::none(), fast = metalsim::CheckSet::none();
   checked.sync = checked.mem = true;  // the defaults
   fast.sync = true;                   // --checks sync: mem, race and init off
   const bool has_fast = engine::fast_variants_built();
@@ -59,9 +59,9 @@ TEST_P(VariantEquivalence, FastAndCheckedVariantsWriteTheSameBytes) {
   const std::optional<Finding> finding = c.spec->finding_for(c.spec->complete(c.params));
   const bool dispatched = !finding || finding->kind.rfind("limit.", 0) != 0;
   // auto: lane loops, where the kernel has them (every kernel of kernels/ has).
-  for (engine::ExecutionMode mode :
-       {engine::ExecutionMode::fibers, engine::ExecutionMode::automatic}) {
-    const std::string where = id + " --mode " + std::string(engine::execution_mode_name(mode));
+  for (metalsim::ExecutionMode mode :
+       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::automatic}) {
+    const std::string where = id + " --mode " + std::string(metalsim::execution_mode_name(mode));
     const VariantRun a = run_with(c, checked, mode);
     const VariantRun b = run_with(c, fast, mode);
     EXPECT_EQ(a.fast, 0u) << where << ": mem on ran the fast variant";

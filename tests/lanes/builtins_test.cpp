@@ -16,14 +16,14 @@ struct Grid {
 TEST(LaneLoopBuiltins, EveryBuiltinMatchesTheFibersTable) {
   for (const Grid& grid : {Grid{{300, 1, 1}, {128, 1, 1}}, Grid{{20, 9, 3}, {8, 4, 2}},
                            Grid{{1024, 2, 1}, {1024, 1, 1}}, Grid{{5, 5, 5}, {2, 3, 4}}}) {
-    const DispatchGeometry d = DispatchGeometry::for_threads(grid.threads, grid.tg);
+    const abi::DispatchGeometry d = abi::DispatchGeometry::for_threads(grid.threads, grid.tg);
     for (uint64_t linear = 0; linear < d.threadgroups.volume(); ++linear) {
-      ThreadgroupGeometry tg;
+      abi::ThreadgroupGeometry tg;
       tg.dispatch = &d;
       tg.position = d.threadgroup_position(linear);
       tg.size = d.threadgroup_size_at(tg.position);
       tg.thread_count = uint32_t(tg.size.volume());
-      tg.simdgroup_count = (tg.thread_count + kSimdWidth - 1) / kSimdWidth;
+      tg.simdgroup_count = (tg.thread_count + abi::kSimdWidth - 1) / abi::kSimdWidth;
       std::vector<uint16_t> aos(tg.thread_count * 3), x, y, z;
       for (uint32_t k = 0, i = 0; k < tg.size.z; ++k)
         for (uint32_t j = 0; j < tg.size.y; ++j)
@@ -40,11 +40,11 @@ TEST(LaneLoopBuiltins, EveryBuiltinMatchesTheFibersTable) {
       s.simdgroup_count = tg.simdgroup_count;
       s.local_x = x.data(), s.local_y = y.data(), s.local_z = z.data();
       for (uint32_t lane = 0; lane < tg.thread_count; ++lane)
-        for (int b = 0; b <= int(Builtin::dispatch_quadgroups_per_threadgroup); ++b) {
-          const BuiltinValue want = tg.value(Builtin(b), lane);
-          const BuiltinValue got = s.value(Builtin(b), lane);
+        for (int b = 0; b <= int(abi::Builtin::dispatch_quadgroups_per_threadgroup); ++b) {
+          const abi::BuiltinValue want = tg.value(abi::Builtin(b), lane);
+          const abi::BuiltinValue got = s.value(abi::Builtin(b), lane);
           ASSERT_TRUE(want.x == got.x && want.y == got.y && want.z == got.z)
-              << builtin_name(Builtin(b)) << " lane " << lane << " threadgroup " << linear
+              << abi::builtin_name(abi::Builtin(b)) << " lane " << lane << " threadgroup " << linear
               << ": fibers (" << want.x << "," << want.y << "," << want.z << "), lane loops ("
               << got.x << "," << got.y << "," << got.z << ")";
         }

@@ -21,8 +21,8 @@ struct Bound {
     for (const auto& c : launch.function_constants) constants.push_back(c ? c->data() : nullptr);
   }
   std::vector<Bytes> buffers;
-  engine::BoundArgs args;
-  uint32_t lengths[engine::kMaxThreadgroupBindings] = {};
+  abi::BoundArgs args;
+  uint32_t lengths[abi::kMaxThreadgroupBindings] = {};
   std::vector<const void*> constants;
 };
 
@@ -30,32 +30,32 @@ struct Bound {
 
 // One dispatch through the engine's dispatch (execute_dispatch), which picks the runner by
 // `mode`; one worker, the checks off but sync (as the launch says).
-Outcome run_in_mode(const Launch& launch, engine::ExecutionMode mode) {
+Outcome run_in_mode(const Launch& launch, metalsim::ExecutionMode mode) {
   const TestKernel& k = test_kernel(launch.kernel);
-  engine::KernelInfo info;
+  abi::KernelInfo info;
   info.name = k.name;
   info.source_file = "tests/lanes/kernels";
   info.entry = k.entry;
   info.lane_body = k.body;
   Bound bound(launch);
-  engine::DispatchRequest request;
+  abi::DispatchRequest request;
   request.kernel = &info;
   request.geometry = launch.geometry;
   request.args = bound.args;
   std::copy(std::begin(bound.lengths), std::end(bound.lengths), request.threadgroup_lengths);
   request.threadgroup_memory_limit = kThreadgroupMemoryLimit;
   request.function_constants = bound.constants;
-  request.options.checks = check::CheckSet::none();
+  request.options.checks = metalsim::CheckSet::none();
   request.options.checks.sync = launch.sync_check;
   request.options.workers = 1;
   request.options.mode = mode;
   request.options.strict = launch.strict;
-  engine::DispatchOutcome outcome = engine::execute_dispatch(request);
+  abi::DispatchOutcome outcome = engine::execute_dispatch(request);
   return {std::move(bound.buffers), std::move(outcome.reports), outcome.ok};
 }
 
 Outcome run_on_fibers(const Launch& launch) {
-  return run_in_mode(launch, engine::ExecutionMode::fibers);
+  return run_in_mode(launch, metalsim::ExecutionMode::fibers);
 }
 
 std::string why_not_lane_loops(const std::string& kernel) {
@@ -67,7 +67,7 @@ std::string why_not_lane_loops(const std::string& kernel) {
 Outcome run_in_lane_loops(const Launch& launch) {
   if (const std::string why = why_not_lane_loops(launch.kernel); !why.empty())
     throw std::runtime_error(launch.kernel + " has no lane loops: " + why);
-  return run_in_mode(launch, engine::ExecutionMode::loops);
+  return run_in_mode(launch, metalsim::ExecutionMode::loops);
 }
 
 }  // namespace metalsim::lanes_test

@@ -20,7 +20,7 @@ using Bytes = std::vector<std::byte>;
 
 struct Launch {
   std::string kernel;
-  engine::DispatchGeometry geometry;
+  abi::DispatchGeometry geometry;
   std::vector<Bytes> buffers;                            // buffer(i)'s initial contents
   std::vector<uint32_t> threadgroup_lengths;             // threadgroup(i)'s bytes
   std::vector<std::optional<Bytes>> function_constants;  // by index; nullopt: not set
@@ -30,11 +30,11 @@ struct Launch {
 
 struct Outcome {
   std::vector<Bytes> buffers;
-  std::vector<check::Report> reports;
+  std::vector<report::Report> reports;
   bool ok = false;  // DispatchOutcome::ok: completed (no error; warnings allowed unless strict)
 };
 
-Outcome run_in_mode(const Launch& launch, engine::ExecutionMode mode);
+Outcome run_in_mode(const Launch& launch, metalsim::ExecutionMode mode);
 Outcome run_on_fibers(const Launch& launch);
 // Throws std::runtime_error naming the registry's reason when the kernel has no step.
 Outcome run_in_lane_loops(const Launch& launch);

@@ -29,20 +29,20 @@ uint32_t marked_line(const std::string& file, const std::string& marker) {
 Launch one_threadgroup(const char* kernel, uint32_t threads) {
   Launch l;
   l.kernel = kernel;
-  l.geometry = engine::DispatchGeometry::for_threadgroups({2, 1, 1}, {threads, 1, 1});
+  l.geometry = abi::DispatchGeometry::for_threadgroups({2, 1, 1}, {threads, 1, 1});
   l.buffers = {Bytes(2 * threads * 4, std::byte{0xFF})};
   l.threadgroup_lengths = {threads * 4};
   return l;
 }
 
-const check::Report* find(const Outcome& o, check::CheckId id) {
-  for (const check::Report& r : o.reports)
+const report::Report* find(const Outcome& o, report::CheckId id) {
+  for (const report::Report& r : o.reports)
     if (r.check == id) return &r;
   return nullptr;
 }
 
 // The same report, field by field (folded repeats aside: both modes fold the same way).
-void expect_same_report(const check::Report& fibers, const check::Report& loops) {
+void expect_same_report(const report::Report& fibers, const report::Report& loops) {
   EXPECT_EQ(fibers.check, loops.check);
   EXPECT_EQ(fibers.kernel, loops.kernel);
   EXPECT_EQ(fibers.message, loops.message);
@@ -58,8 +58,8 @@ TEST(LaneLoopReports, BarrierInALaneDependentBranchIsDivergentAsOnFibers) {
   const Launch launch = one_threadgroup("divergent_barrier", 64);
   const Outcome fibers = run_on_fibers(launch);
   const Outcome loops = run_in_lane_loops(launch);
-  const check::Report* f = find(fibers, check::CheckId::barrier_divergent);
-  const check::Report* l = find(loops, check::CheckId::barrier_divergent);
+  const report::Report* f = find(fibers, report::CheckId::barrier_divergent);
+  const report::Report* l = find(loops, report::CheckId::barrier_divergent);
   ASSERT_NE(f, nullptr);
   ASSERT_NE(l, nullptr) << (loops.reports.empty() ? "no report" : loops.reports[0].format());
   expect_same_report(*f, *l);
@@ -77,13 +77,13 @@ TEST(LaneLoopReports, BarrierAfterAnEarlyReturnIsAWarningThenReleasedAsOnFibers)
   const Launch launch = one_threadgroup("barrier_after_return", 64);
   const Outcome fibers = run_on_fibers(launch);
   const Outcome loops = run_in_lane_loops(launch);
-  const check::Report* f = find(fibers, check::CheckId::barrier_exited);
-  const check::Report* l = find(loops, check::CheckId::barrier_exited);
+  const report::Report* f = find(fibers, report::CheckId::barrier_exited);
+  const report::Report* l = find(loops, report::CheckId::barrier_exited);
   ASSERT_NE(f, nullptr);
   ASSERT_NE(l, nullptr) << (loops.reports.empty() ? "no report" : loops.reports[0].format());
   expect_same_report(*f, *l);
   // A warning: the dispatch completes in both modes, the one report (per barrier) kept.
-  EXPECT_EQ(l->severity(), check::Severity::warning);
+  EXPECT_EQ(l->severity(), report::Severity::warning);
   EXPECT_TRUE(fibers.ok);
   EXPECT_TRUE(loops.ok);
   EXPECT_EQ(fibers.reports.size(), 1u);
@@ -105,8 +105,8 @@ TEST(LaneLoopReports, StrictFailsTheDispatchAtTheWarningInBothModes) {
   const Outcome loops = run_in_lane_loops(launch);
   EXPECT_FALSE(fibers.ok);
   EXPECT_FALSE(loops.ok);
-  EXPECT_NE(find(fibers, check::CheckId::barrier_exited), nullptr);
-  EXPECT_NE(find(loops, check::CheckId::barrier_exited), nullptr);
+  EXPECT_NE(find(fibers, report::CheckId::barrier_exited), nullptr);
+  EXPECT_NE(find(loops, report::CheckId::barrier_exited), nullptr);
   // The threadgroups still ran to their end: strict judges, it does not stop the lanes.
   EXPECT_EQ(fibers.buffers[0], loops.buffers[0]);
 }
@@ -118,7 +118,7 @@ TEST(LaneLoopReports, SyncCheckOffStillReleasesAndStillAbandonsDivergence) {
   EXPECT_TRUE(run_on_fibers(exited).reports.empty());
   Launch divergent = one_threadgroup("divergent_barrier", 64);
   divergent.sync_check = false;
-  EXPECT_NE(find(run_in_lane_loops(divergent), check::CheckId::barrier_divergent), nullptr);
+  EXPECT_NE(find(run_in_lane_loops(divergent), report::CheckId::barrier_divergent), nullptr);
 }
 
 TEST(LaneLoopReports, AKernelThatThrowsIsReportedAsOnFibers) {
@@ -133,8 +133,8 @@ TEST(LaneLoopReports, AKernelThatThrowsIsReportedAsOnFibers) {
   l.buffers = {bytes_of(in), Bytes(2 * 64 * 4, std::byte{0xFF})};
   const Outcome fibers = run_on_fibers(l);
   const Outcome loops = run_in_lane_loops(l);
-  const check::Report* f = find(fibers, check::CheckId::kernel_exception);
-  const check::Report* r = find(loops, check::CheckId::kernel_exception);
+  const report::Report* f = find(fibers, report::CheckId::kernel_exception);
+  const report::Report* r = find(loops, report::CheckId::kernel_exception);
   ASSERT_NE(f, nullptr);
   ASSERT_NE(r, nullptr) << (loops.reports.empty() ? "no report" : loops.reports[0].format());
   EXPECT_EQ(f->message, "the kernel threw: a NaN input");
@@ -164,7 +164,7 @@ TEST(LaneLoopReports, UntransformableKernelsSayWhyWithFileAndLine) {
     EXPECT_NE(why.find(u.why), std::string::npos) << u.kernel << ": " << why;
     Launch l;
     l.kernel = u.kernel;
-    l.geometry = engine::DispatchGeometry::for_threadgroups({1, 1, 1}, {64, 1, 1});
+    l.geometry = abi::DispatchGeometry::for_threadgroups({1, 1, 1}, {64, 1, 1});
     l.buffers = {bytes_of(std::vector<uint32_t>{3}), Bytes(64 * 4, std::byte{0xFF})};
     if (std::string(u.kernel) == "external_call") l.buffers.erase(l.buffers.begin());
     EXPECT_THROW(run_in_lane_loops(l), std::runtime_error) << u.kernel;

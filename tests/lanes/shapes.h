@@ -12,7 +12,7 @@ namespace metalsim::lanes_test {
 
 struct Shape {
   std::string name;
-  engine::DispatchGeometry geometry;
+  abi::DispatchGeometry geometry;
 
   uint64_t groups() const { return geometry.threadgroups.volume(); }
   uint32_t stride() const { return uint32_t(geometry.threads_per_threadgroup.volume()); }
@@ -30,7 +30,7 @@ struct Shape {
 };
 
 inline std::vector<Shape> test_shapes() {
-  using engine::DispatchGeometry;
+  using abi::DispatchGeometry;
   return {
       {"tg256x3", DispatchGeometry::for_threadgroups({3, 1, 1}, {256, 1, 1})},
       {"tg1024x1", DispatchGeometry::for_threadgroups({1, 1, 1}, {1024, 1, 1})},

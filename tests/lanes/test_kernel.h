@@ -14,8 +14,8 @@ namespace metalsim::lanes_test {
 // One test kernel: the fibers' entry and the lane body the pass turned into a step.
 struct TestKernel {
   const char* name;
-  engine::KernelEntry entry;
-  engine::LaneBody body;
+  abi::KernelEntry entry;
+  abi::LaneBody body;
 };
 
 // Registered by the kernels' translation units at static initialisation.

@@ -5,7 +5,10 @@
 //  2. a public host header (host/include) includes an engine, checks or fiber header;
 //  3. a benchmark includes anything of tests;
 //  4. inside one folder, more than two units (a header and its .cpp) include each other in a
-//     cycle: such a knot is one part that the folder's names pretend are several.
+//     cycle: such a knot is one part that the folder's names pretend are several;
+//  5. a header declares its names in a namespace other than its folder's (kNamespaces):
+//     namespaces follow folders. Blocks of forward declarations of another folder's names are
+//     allowed; a .cpp may open the namespace of the header it implements.
 // Usage: layer_check <metalsim checkout>
 #include <algorithm>
 #include <filesystem>
@@ -36,6 +39,53 @@ constexpr Layer kLayers[] = {
     {"kernels", 11},   {"host/model", 12},     {"host/cli", 13},       {"tests", 14},
     {"bench", 14},     {"examples", 14},
 };
+
+// The namespace of each folder's names (its headers'); a nested namespace inside is allowed.
+// kernels/<family> declares in metalsim::kernels::<family>.
+struct FolderNamespace {
+  const char* folder;
+  const char* name;
+};
+constexpr FolderNamespace kNamespaces[] = {
+    {"simt/fiber", "metalsim::fiber"},
+    {"simt/base", "metalsim"},
+    {"simt/report", "metalsim::report"},
+    {"simt/abi", "metalsim::abi"},
+    {"simt/fault", "metalsim::fault"},
+    {"simt/checks", "metalsim::checks"},
+    {"simt/engine", "metalsim::engine"},
+    {"simt/lanes", "metalsim::lanes"},
+    {"simt/instrument", "metalsim::instrument"},
+    {"simt/front", "metalsim::front"},
+    {"host/src", "metalsim::host"},
+    {"host/python", "metalsim::python"},
+    {"kernels/spec", "metalsim::spec"},
+    {"host/model", "metalsim::model"},
+    {"host/cli", "metalsim::cli"},
+};
+
+std::string expected_namespace(const std::string& folder) {
+  for (const FolderNamespace& n : kNamespaces)
+    if (folder == n.folder) return n.name;
+  if (folder.rfind("kernels/", 0) == 0) return "metalsim::kernels::" + folder.substr(8);
+  return "";
+}
+
+// `namespace metalsim... {` at the start of a line: the name, else "".
+std::string opened_namespace(const std::string& line) {
+  if (line.rfind("namespace metalsim", 0) != 0) return "";
+  const size_t end = line.find(" {");
+  return end == std::string::npos ? "" : line.substr(10, end - 10);
+}
+
+// A line a block of forward declarations may hold: `class X;`, `struct X;`, a comment, nothing.
+bool forward_declaration(const std::string& line) {
+  const size_t i = line.find_first_not_of(" \t");
+  if (i == std::string::npos || line.compare(i, 2, "//") == 0) return true;
+  const bool type = line.compare(i, 6, "class ") == 0 || line.compare(i, 7, "struct ") == 0;
+  const size_t semicolon = line.find(';');
+  return type && semicolon != std::string::npos && line.find('{') == std::string::npos;
+}
 
 struct Placement {
   std::string folder;  // the kLayers entry, or for kernels/<family> the family's folder
@@ -176,6 +226,7 @@ class LayerCheck {
     const std::optional<Placement> from = place(file);
     if (!from) return;
     ++files_;
+    if (fs::path(file).extension() == ".h") check_namespaces(file, from->folder);
     for (const std::string& name : includes_of(root_ / file)) {
       const std::string target = included_path(name);
       if (target.empty() || !fs::exists(root_ / target)) continue;
@@ -199,6 +250,34 @@ class LayerCheck {
                             ": public host headers include no engine, checks or fiber header");
     if (from.folder == "bench" && to->folder == "tests")
       violations_.push_back(file + " includes " + name + ": benchmarks include nothing of tests");
+  }
+
+  // Rule 5: every `namespace metalsim...` block of a header is its folder's (or nested in it),
+  // or holds forward declarations only.
+  void check_namespaces(const std::string& file, const std::string& folder) {
+    const std::string expected = expected_namespace(folder);
+    if (expected.empty()) return;
+    std::ifstream in(root_ / file);
+    std::string line;
+    std::string foreign;  // the namespace of the open block that is not the folder's
+    bool only_declarations = true;
+    while (std::getline(in, line)) {
+      if (!foreign.empty()) {
+        if (line.rfind("}", 0) == 0) {
+          if (!only_declarations)
+            violations_.push_back(file + " declares names in namespace " + foreign + ", not " +
+                                  expected + " (namespaces follow folders)");
+          foreign.clear();
+        } else {
+          only_declarations = only_declarations && forward_declaration(line);
+        }
+        continue;
+      }
+      const std::string name = opened_namespace(line);
+      if (name.empty() || name == expected || name.rfind(expected + "::", 0) == 0) continue;
+      foreign = name;
+      only_declarations = true;
+    }
   }
 
   void check_knots() {

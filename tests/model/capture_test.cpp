@@ -79,7 +79,9 @@ TEST_F(Capture, OneTokenPromptsShareTheDecodeProgram) {
 // runs the commands of an indirect command buffer between barriers backwards (a concurrent group,
 // docs/host_api.md), the replay still equals the uncaptured path bit for bit.
 TEST_F(Capture, EveryCommandHasABarrierSoTheReversedScheduleKeepsTheOrder) {
-  device_->executionOptions().schedule.kind = engine::ScheduleKind::reversed;
+  metalsim::ExecutionOptions reversed = device_->executionOptions();
+  reversed.schedule.kind = metalsim::ScheduleKind::reversed;
+  device_->setExecutionOptions(reversed);
   expect_same_as_uncaptured(small_config(), 5, 3);
 }
 
@@ -134,7 +136,9 @@ TEST_F(Capture, AFailingRecordedCommandNamesItself) {
   MTL::DeviceProfile small;
   small.maxThreadgroupMemoryLength = 2048;  // decode_attention needs 3104 bytes
   auto tight = NS::TransferPtr(new MTL::Device(small));
-  tight->executionOptions().workers = 1;
+  metalsim::ExecutionOptions one_worker = tight->executionOptions();
+  one_worker.workers = 1;
+  tight->setExecutionOptions(one_worker);
   const ModelConfig c = small_config();
   ModelRunner captured(tight.get(), c, generate_weights(c, 2));
   captured.set_capture(true);

@@ -85,7 +85,9 @@ TEST_F(ModelErrors, AFailedCommandBufferIsAnErrorAndTheRotatingCacheGetsItsSlots
   MTL::DeviceProfile small;
   small.maxThreadgroupMemoryLength = 2048;
   auto tight = NS::TransferPtr(new MTL::Device(small));
-  tight->executionOptions().workers = 1;
+  metalsim::ExecutionOptions one_worker = tight->executionOptions();
+  one_worker.workers = 1;
+  tight->setExecutionOptions(one_worker);
   ModelConfig c = small_config();
   const ModelWeights w = generate_weights(c, 2);
   const auto prompt = random_tokens(3, c.vocab, 3);

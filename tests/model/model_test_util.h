@@ -28,7 +28,9 @@ inline ModelConfig small_config() {
 // all when CI runs two test processes on two cores). Checks: the device's defaults (sync, mem).
 inline NS::SharedPtr<MTL::Device> test_device(uint32_t workers = 1) {
   auto device = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
-  device->executionOptions().workers = workers;
+  metalsim::ExecutionOptions options = device->executionOptions();
+  options.workers = workers;
+  device->setExecutionOptions(options);
   return device;
 }
 

@@ -18,12 +18,16 @@ using namespace metal;
 
 static_assert(sizeof(atomic_int) == 4 && sizeof(atomic_uint) == 4 && sizeof(atomic_float) == 4 &&
               sizeof(atomic_bool) == 4 && alignof(atomic_uint) == 4);
-static_assert(std::is_trivially_copyable_v<atomic_int> && std::is_trivially_copyable_v<atomic_uint> &&
-              std::is_trivially_copyable_v<atomic_float> && std::is_trivially_copyable_v<atomic_bool>);
+static_assert(std::is_trivially_copyable_v<atomic_int> &&
+              std::is_trivially_copyable_v<atomic_uint> &&
+              std::is_trivially_copyable_v<atomic_float> &&
+              std::is_trivially_copyable_v<atomic_bool>);
 
 constexpr uint32_t kGroups = 64, kThreads = 256, kLanes = kGroups * kThreads;
 
-uint32_t global_id(const LaneCursor& lane) { return lane.value(Builtin::thread_position_in_grid).x; }
+uint32_t global_id(const LaneCursor& lane) {
+  return lane.value(Builtin::thread_position_in_grid).x;
+}
 int32_t hashed(uint32_t i) { return int32_t((i * 2654435761u) >> 3) - (1 << 27); }
 
 // counters: [0] fetch_add, [1] fetch_max (int), [2] fetch_min (uint), [3] fetch_or, [4] fetch_xor,
@@ -42,16 +46,16 @@ void contention_body(const BoundArgs& a, const LaneCursor& lane) {
   atomic_fetch_xor_explicit(&c[4], i * 0x9E3779B9u, memory_order_relaxed);
   // An increment written as a compare-exchange loop, as kernels do for custom operations.
   uint32_t expected = atomic_load_explicit(&c[5], memory_order_relaxed);
-  while (!atomic_compare_exchange_weak_explicit(&c[5], &expected, expected + 1, memory_order_relaxed,
-                                                memory_order_relaxed)) {
+  while (!atomic_compare_exchange_weak_explicit(&c[5], &expected, expected + 1,
+                                                memory_order_relaxed, memory_order_relaxed)) {
   }
   atomic_fetch_sub_explicit(&c[6], 3u, memory_order_relaxed);
   atomic_fetch_and_explicit(&c[7], ~(1u << (i % 29)) | (i % 3 == 0 ? 0u : 0xFFFFFFFFu),
                             memory_order_relaxed);
   atomic_fetch_add_explicit(reinterpret_cast<atomic_float*>(&c[8]), 0.5f, memory_order_relaxed);
   old_exchange[i] = atomic_exchange_explicit(&c[9], i + 1, memory_order_relaxed);
-  flag_seen[i] = atomic_exchange_explicit(reinterpret_cast<atomic_bool*>(&c[10]), true,
-                                          memory_order_relaxed);
+  flag_seen[i] =
+      atomic_exchange_explicit(reinterpret_cast<atomic_bool*>(&c[10]), true, memory_order_relaxed);
 }
 HandKernel contention_kernel("atomic_contention",
                              {device_arg("c", 0, 4), device_arg("old_add", 1, 4),
@@ -62,7 +66,7 @@ class AtomicTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(AtomicTest, ContentionAcrossLanesAndThreadgroups) {
   Harness h;
-  ASSERT_TRUE(engine::SchedulePolicy::parse(GetParam(), h.options().schedule));
+  ASSERT_TRUE(metalsim::SchedulePolicy::parse(GetParam(), h.options().schedule));
   h.options().workers = 0;
   std::vector<uint32_t> init(11, 0);
   init[1] = uint32_t(INT32_MIN);
@@ -137,8 +141,8 @@ void threadgroup_body(const BoundArgs& a, const LaneCursor& lane) {
   atomic_fetch_max_explicit(&local[1], int((t * 37) % 101), memory_order_relaxed);
   // float add as a CAS loop: x = x + 0.25
   float expected = atomic_load_explicit(fsum, memory_order_relaxed);
-  while (!atomic_compare_exchange_weak_explicit(fsum, &expected, expected + 0.25f, memory_order_relaxed,
-                                                memory_order_relaxed)) {
+  while (!atomic_compare_exchange_weak_explicit(fsum, &expected, expected + 0.25f,
+                                                memory_order_relaxed, memory_order_relaxed)) {
   }
   threadgroup_barrier(mem_flags::mem_threadgroup);
   if (t == 0) {
@@ -153,7 +157,7 @@ HandKernel threadgroup_kernel("atomic_threadgroup",
 
 TEST_P(AtomicTest, ThreadgroupMemoryAndFloatCompareExchange) {
   Harness h;
-  ASSERT_TRUE(engine::SchedulePolicy::parse(GetParam(), h.options().schedule));
+  ASSERT_TRUE(metalsim::SchedulePolicy::parse(GetParam(), h.options().schedule));
   h.options().workers = 0;
   const uint32_t groups = 64, n = 200;
   auto out = h.buffer(std::vector<int>(groups * 2, 0));
@@ -176,7 +180,8 @@ TEST_P(AtomicTest, ThreadgroupMemoryAndFloatCompareExchange) {
   EXPECT_EQ(*static_cast<const float*>(fsum->contents()), 0.25f * float(groups * n));
 }
 
-INSTANTIATE_TEST_SUITE_P(Schedules, AtomicTest, ::testing::Values("in-order", "reversed", "random:11"));
+INSTANTIATE_TEST_SUITE_P(Schedules, AtomicTest,
+                         ::testing::Values("in-order", "reversed", "random:11"));
 
 }  // namespace
 }  // namespace metalsim::testing

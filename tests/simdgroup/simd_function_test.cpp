@@ -8,12 +8,12 @@ namespace {
 
 using namespace simd_model;
 
-#define SG_KERNEL(G, T, name)                                                                   \
-  HandKernel kernel_##name(#name,                                                               \
-                           {device_arg("x", 0, sizeof(T), true), device_arg("f", 1, sizeof(T), true), \
-                            device_arg("out", 2, sizeof(T)),                                    \
-                            device_arg("p", 3, sizeof(Params), true)},                          \
-                           &lane_loop<ops_body<G, T>>);
+#define SG_KERNEL(G, T, name)                                                      \
+  HandKernel kernel_##name(                                                        \
+      #name,                                                                       \
+      {device_arg("x", 0, sizeof(T), true), device_arg("f", 1, sizeof(T), true),   \
+       device_arg("out", 2, sizeof(T)), device_arg("p", 3, sizeof(Params), true)}, \
+      &lane_loop<ops_body<G, T>>);
 SG_KERNEL(32, float, simd_ops_float)
 SG_KERNEL(32, metal::half, simd_ops_half)
 SG_KERNEL(32, int, simd_ops_int)
@@ -97,13 +97,14 @@ void barrier_body(const BoundArgs& a, const LaneCursor& lane) {
   simdgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
   out[i] = shared[sg_first] * 100000u + left;
 }
-HandKernel barrier_kernel("simd_barrier_flags", {device_arg("out", 0, 4), threadgroup_arg("s", 0, 4)},
+HandKernel barrier_kernel("simd_barrier_flags",
+                          {device_arg("out", 0, 4), threadgroup_arg("s", 0, 4)},
                           &lane_loop<barrier_body>);
 
 TEST(SimdBarrier, MemFlagsBarriersOrderThreadgroupMemory) {
   for (const char* sched : {"in-order", "reversed", "random:9"}) {
     Harness h;
-    ASSERT_TRUE(engine::SchedulePolicy::parse(sched, h.options().schedule));
+    ASSERT_TRUE(metalsim::SchedulePolicy::parse(sched, h.options().schedule));
     const uint32_t n = 70;
     auto out = h.buffer(std::vector<uint32_t>(n, 0));
     auto* cb = h.run("simd_barrier_flags",

@@ -18,31 +18,76 @@
 namespace metalsim::testing::simd_model {
 
 enum Op : uint32_t {
-  kSum, kProduct, kMin, kMax, kAnd, kOr, kXor,
-  kPrefixIncSum, kPrefixIncProduct, kPrefixExcSum, kPrefixExcProduct,
-  kShuffle, kBroadcast, kShuffleUp, kShuffleDown, kShuffleXor, kRotateUp, kRotateDown,
-  kFillUp, kFillDown, kFillUpModulo, kFillDownModulo, kBroadcastFirst,
-  kBallot, kAll, kAny, kActiveMask, kActiveAll, kIsFirst,
+  kSum,
+  kProduct,
+  kMin,
+  kMax,
+  kAnd,
+  kOr,
+  kXor,
+  kPrefixIncSum,
+  kPrefixIncProduct,
+  kPrefixExcSum,
+  kPrefixExcProduct,
+  kShuffle,
+  kBroadcast,
+  kShuffleUp,
+  kShuffleDown,
+  kShuffleXor,
+  kRotateUp,
+  kRotateDown,
+  kFillUp,
+  kFillDown,
+  kFillUpModulo,
+  kFillDownModulo,
+  kBroadcastFirst,
+  kBallot,
+  kAll,
+  kAny,
+  kActiveMask,
+  kActiveAll,
+  kIsFirst,
   kOpCount
 };
 
 inline const char* op_name(uint32_t op) {
-  static const char* names[] = {
-      "sum", "product", "min", "max", "and", "or", "xor",
-      "prefix_inclusive_sum", "prefix_inclusive_product", "prefix_exclusive_sum",
-      "prefix_exclusive_product", "shuffle", "broadcast", "shuffle_up", "shuffle_down",
-      "shuffle_xor", "shuffle_rotate_up", "shuffle_rotate_down", "shuffle_and_fill_up",
-      "shuffle_and_fill_down", "shuffle_and_fill_up(modulo)", "shuffle_and_fill_down(modulo)",
-      "broadcast_first", "ballot", "all", "any", "active_threads_mask", "active_threads_mask.all",
-      "is_first"};
+  static const char* names[] = {"sum",
+                                "product",
+                                "min",
+                                "max",
+                                "and",
+                                "or",
+                                "xor",
+                                "prefix_inclusive_sum",
+                                "prefix_inclusive_product",
+                                "prefix_exclusive_sum",
+                                "prefix_exclusive_product",
+                                "shuffle",
+                                "broadcast",
+                                "shuffle_up",
+                                "shuffle_down",
+                                "shuffle_xor",
+                                "shuffle_rotate_up",
+                                "shuffle_rotate_down",
+                                "shuffle_and_fill_up",
+                                "shuffle_and_fill_down",
+                                "shuffle_and_fill_up(modulo)",
+                                "shuffle_and_fill_down(modulo)",
+                                "broadcast_first",
+                                "ballot",
+                                "all",
+                                "any",
+                                "active_threads_mask",
+                                "active_threads_mask.all",
+                                "is_first"};
   return names[op];
 }
 
 struct Params {
   uint32_t op;
-  uint32_t delta;      // up/down/xor/rotate/fill delta; broadcast lane
-  uint32_t modulo;     // fill modulo
-  uint32_t lane_mul;   // simd_shuffle source = (lane * lane_mul + lane_add) % (G + 4)
+  uint32_t delta;     // up/down/xor/rotate/fill delta; broadcast lane
+  uint32_t modulo;    // fill modulo
+  uint32_t lane_mul;  // simd_shuffle source = (lane * lane_mul + lane_add) % (G + 4)
   uint32_t lane_add;
   uint32_t divergent;  // lanes i % 7 == 5 return; i % 3 == 0 call at one site, the rest at another
 };
@@ -55,12 +100,9 @@ using elem = metal::detail::simd::element_type<T>;
 
 template <class T>
 bool predicate(const T& x) {
-  if constexpr (metal::detail::vector_like<T>)
-    return predicate(x[0]);
-  else if constexpr (std::is_integral_v<T>)
-    return (x & 1) != 0;
-  else
-    return x > T(0);
+  if constexpr (metal::detail::vector_like<T>) return predicate(x[0]);
+  else if constexpr (std::is_integral_v<T>) return (x & 1) != 0;
+  else return x > T(0);
 }
 
 // Calls the function under test; `site` is the kernel's call site.
@@ -134,10 +176,8 @@ void ops_body(const BoundArgs& a, const LaneCursor& lane) {
   const Params& p = *buffer<const Params>(a, 3);
   const uint32_t l = lane.value(Builtin::thread_index_in_simdgroup).x;
   if (returns_early(p, i)) return;
-  if (first_site(p, i))
-    out[i] = run_op<G>(p, in[i], fills[i], l);
-  else
-    out[i] = run_op<G>(p, in[i], fills[i], l);
+  if (first_site(p, i)) out[i] = run_op<G>(p, in[i], fills[i], l);
+  else out[i] = run_op<G>(p, in[i], fills[i], l);
 }
 
 // ------------------------------ the model
@@ -155,8 +195,12 @@ bool same(E a, E b) {
 template <class E>
 E fold(uint32_t op, E a, E b) {
   switch (op) {
-    case kSum: case kPrefixIncSum: case kPrefixExcSum: return E(a + b);
-    case kProduct: case kPrefixIncProduct: case kPrefixExcProduct: return E(a * b);
+    case kSum:
+    case kPrefixIncSum:
+    case kPrefixExcSum: return E(a + b);
+    case kProduct:
+    case kPrefixIncProduct:
+    case kPrefixExcProduct: return E(a * b);
     case kMin:
       if constexpr (std::is_integral_v<E>) return std::min(a, b);
       else return E(std::fmin(float(a), float(b)));
@@ -199,13 +243,22 @@ std::vector<E> model(uint32_t G, uint32_t C, uint32_t n, const std::vector<E>& x
       const uint32_t op = p.op, d = p.delta, lg = l % G;
       auto from = [&](int64_t src) { return in_group(src) ? X(uint32_t(src)) : X(i); };
       switch (op) {
-        case kSum: case kProduct: case kMin: case kMax: case kAnd: case kOr: case kXor: {
+        case kSum:
+        case kProduct:
+        case kMin:
+        case kMax:
+        case kAnd:
+        case kOr:
+        case kXor: {
           E acc = X(group[0]);
           for (size_t k = 1; k < group.size(); ++k) acc = fold(op, acc, X(group[k]));
           o = acc;
           break;
         }
-        case kPrefixIncSum: case kPrefixIncProduct: case kPrefixExcSum: case kPrefixExcProduct: {
+        case kPrefixIncSum:
+        case kPrefixIncProduct:
+        case kPrefixExcSum:
+        case kPrefixExcProduct: {
           const bool inc = op == kPrefixIncSum || op == kPrefixIncProduct;
           const bool sum = op == kPrefixIncSum || op == kPrefixExcSum;
           bool any = false;
@@ -229,7 +282,10 @@ std::vector<E> model(uint32_t G, uint32_t C, uint32_t n, const std::vector<E>& x
         case kShuffleXor: o = (lg ^ d) < G ? from(int64_t(base) + (lg ^ d)) : X(i); break;
         case kRotateUp: o = from(int64_t(base) + (lg + G - d % G) % G); break;
         case kRotateDown: o = from(int64_t(base) + (lg + d) % G); break;
-        case kFillUp: case kFillDown: case kFillUpModulo: case kFillDownModulo: {
+        case kFillUp:
+        case kFillDown:
+        case kFillUpModulo:
+        case kFillDownModulo: {
           const uint32_t m = (op == kFillUpModulo || op == kFillDownModulo) ? p.modulo : G;
           const uint32_t k = i % m, blk = i - k;
           int64_t src;
@@ -256,7 +312,8 @@ std::vector<E> model(uint32_t G, uint32_t C, uint32_t n, const std::vector<E>& x
           uint32_t exist = 0;
           for (uint32_t j = base; j < base + G && j < n; ++j) exist |= 1u << (j % G);
           switch (op) {
-            case kBallot: case kActiveMask: o = E(mask); break;
+            case kBallot:
+            case kActiveMask: o = E(mask); break;
             case kAll: o = E(all); break;
             case kAny: o = E(any); break;
             case kActiveAll: o = E(mask == exist); break;
@@ -309,7 +366,7 @@ void check_all_ops(const char* kernel, uint32_t n, uint32_t groups, const char* 
   constexpr uint32_t C = uint32_t(metal::detail::components<T>());
   static_assert(sizeof(T) == sizeof(E) * C || C == 3, "dense vectors only");
   Harness h;
-  ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, h.options().schedule));
+  ASSERT_TRUE(metalsim::SchedulePolicy::parse(schedule, h.options().schedule));
   std::mt19937 rng(1234 + n * 7 + G);
   const E poison = E(77);
   for (uint32_t op = 0; op < kOpCount; ++op) {

@@ -77,13 +77,14 @@ void matrix_body(const BoundArgs& args, const LaneCursor& lane) {
   simdgroup_store(d, D, p.d.ld, ulong2(p.d.x, p.d.y), p.d.transpose != 0);
 }
 
-#define MATRIX_KERNEL(T, name)                                                                    \
-  HandKernel kernel_##name(#name,                                                                 \
-                           {device_arg("A", 0, sizeof(T), true), device_arg("B", 1, sizeof(T), true), \
-                            device_arg("C", 2, sizeof(T), true), device_arg("D", 3, sizeof(T)),   \
-                            device_arg("E", 4, sizeof(T)), device_arg("p", 5, sizeof(MatParams), true), \
-                            threadgroup_arg("tg", 0, sizeof(T))},                                 \
-                           &lane_loop<matrix_body<T>>);
+#define MATRIX_KERNEL(T, name)                                                     \
+  HandKernel kernel_##name(                                                        \
+      #name,                                                                       \
+      {device_arg("A", 0, sizeof(T), true), device_arg("B", 1, sizeof(T), true),   \
+       device_arg("C", 2, sizeof(T), true), device_arg("D", 3, sizeof(T)),         \
+       device_arg("E", 4, sizeof(T)), device_arg("p", 5, sizeof(MatParams), true), \
+       threadgroup_arg("tg", 0, sizeof(T))},                                       \
+      &lane_loop<matrix_body<T>>);
 MATRIX_KERNEL(float, sgm_float)
 MATRIX_KERNEL(half, sgm_half)
 
@@ -120,7 +121,7 @@ Place random_place(std::mt19937& rng, bool allow_transpose) {
 template <class T>
 void run_cases(const char* kernel, const char* schedule, uint32_t threads, float tolerance) {
   Harness h;
-  ASSERT_TRUE(engine::SchedulePolicy::parse(schedule, h.options().schedule));
+  ASSERT_TRUE(metalsim::SchedulePolicy::parse(schedule, h.options().schedule));
   std::mt19937 rng(99 + threads);
   std::uniform_real_distribution<float> u(-2.f, 2.f);
   const uint32_t sgs = (threads + 31) / 32;
@@ -134,7 +135,8 @@ void run_cases(const char* kernel, const char* schedule, uint32_t threads, float
     p.via_threadgroup = (round / 2) % 2;
     p.scale_diagonal = round % 5 == 0;
     p.return_lane = 32;
-    if (round == 0) p = MatParams{{8, 0, 0, 0}, {8, 0, 0, 0}, {8, 0, 0, 0}, {8, 0, 0, 0}, 0, 0, 0, 32};
+    if (round == 0)
+      p = MatParams{{8, 0, 0, 0}, {8, 0, 0, 0}, {8, 0, 0, 0}, {8, 0, 0, 0}, 0, 0, 0, 32};
     // Sources rounded to T, kept as float for Eigen.
     std::vector<float> fa(kBuf), fb(kBuf), fc(kBuf);
     std::vector<T> ta(kBuf), tb(kBuf), tc(kBuf);

@@ -11,11 +11,11 @@
 
 namespace metalsim::testing {
 
-using engine::ArgInfo;
-using engine::ArgKind;
-using engine::BoundArgs;
-using engine::Builtin;
-using engine::LaneCursor;
+using abi::ArgInfo;
+using abi::ArgKind;
+using abi::BoundArgs;
+using abi::Builtin;
+using abi::LaneCursor;
 
 inline ArgInfo device_arg(const char* name, uint32_t index, uint32_t element_size,
                           bool is_const = false) {
@@ -41,7 +41,7 @@ void lane_loop(const BoundArgs& args, LaneCursor& lanes) {
 // Registers a hand-written kernel for the life of the program.
 class HandKernel {
  public:
-  HandKernel(const char* name, std::initializer_list<ArgInfo> args, engine::KernelEntry entry,
+  HandKernel(const char* name, std::initializer_list<ArgInfo> args, abi::KernelEntry entry,
              uint32_t static_threadgroup_bytes = 0)
       : args_(args) {
     info_.name = name;
@@ -49,12 +49,12 @@ class HandKernel {
     info_.args = args_;
     info_.entry = entry;
     info_.static_threadgroup_bytes = static_threadgroup_bytes;
-    engine::KernelRegistry::add(info_);
+    abi::KernelRegistry::add(info_);
   }
 
  private:
   std::vector<ArgInfo> args_;
-  engine::KernelInfo info_;
+  abi::KernelInfo info_;
 };
 
 template <class T>

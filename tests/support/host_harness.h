@@ -16,7 +16,7 @@ class Harness {
   Harness() : ctx_(spec::CaseRunner::shared().context(checked_options(), 1)) {}
 
   MTL::Device* device() { return ctx_->device(); }
-  engine::ExecutionOptions& options() { return ctx_->mutable_options(); }
+  metalsim::ExecutionOptions& options() { return ctx_->mutable_options(); }
 
   template <class T>
   NS::SharedPtr<MTL::Buffer> buffer(const std::vector<T>& data) {
@@ -42,16 +42,16 @@ class Harness {
     return text;
   }
   // How many of the command buffer's reports are of check `id`.
-  static size_t count(const MTL::CommandBuffer* cb, check::CheckId id) {
+  static size_t count(const MTL::CommandBuffer* cb, report::CheckId id) {
     size_t n = 0;
     for (const auto& r : cb->reports()) n += r.check == id;
     return n;
   }
 
  private:
-  static engine::ExecutionOptions checked_options() {
-    engine::ExecutionOptions o;
-    o.checks = check::CheckSet::all();
+  static metalsim::ExecutionOptions checked_options() {
+    metalsim::ExecutionOptions o;
+    o.checks = metalsim::CheckSet::all();
     o.checks.race = false;
     return o;
   }

@@ -37,9 +37,9 @@ bool Runner::run(const std::string& name,
   if (cb->status() == MTL::CommandBufferStatusCompleted) {
     // Warnings (barrier.exited: a barrier after some threads returned, which Apple GPUs run to
     // the end) leave the buffer completed: said in the row's note, not a failure.
-    for (const metalsim::check::Report& r : cb->reports())
+    for (const metalsim::report::Report& r : cb->reports())
       *error += std::string(error->empty() ? "" : "; ") + "warning " +
-                std::string(metalsim::check::check_name(r.check)) + " at " + r.site.str();
+                std::string(metalsim::report::check_name(r.check)) + " at " + r.site.str();
     return true;
   }
   *error = "command buffer failed";

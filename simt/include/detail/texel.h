@@ -11,7 +11,7 @@
 
 namespace metal::detail {
 
-using ::metalsim::engine::Component;
+using ::metalsim::abi::Component;
 
 // ------------------------------ component loads
 template <class S>
@@ -101,9 +101,9 @@ inline int storage_slot(int i, bool bgra) { return bgra && (i == 0 || i == 2) ? 
 
 // A pixel as vec<T, 4>: missing components read 0, a missing alpha 1 (MSL 6.12).
 template <class T>
-vec<T, 4> load_texel(const char* pixel, ::metalsim::engine::PixelFormat format) {
-  const ::metalsim::engine::PixelFormatInfo info = ::metalsim::engine::pixel_format_info(format);
-  const uint32_t size = ::metalsim::engine::component_bytes(info.component);
+vec<T, 4> load_texel(const char* pixel, ::metalsim::abi::PixelFormat format) {
+  const ::metalsim::abi::PixelFormatInfo info = ::metalsim::abi::pixel_format_info(format);
+  const uint32_t size = ::metalsim::abi::component_bytes(info.component);
   vec<T, 4> out(T(0), T(0), T(0), T(1));
   for (int i = 0; i < info.channels; ++i) {
     const char* p = pixel + storage_slot(i, info.bgra) * size;
@@ -115,9 +115,9 @@ vec<T, 4> load_texel(const char* pixel, ::metalsim::engine::PixelFormat format) 
 }
 
 template <class T>
-void store_texel(char* pixel, ::metalsim::engine::PixelFormat format, vec<T, 4> color) {
-  const ::metalsim::engine::PixelFormatInfo info = ::metalsim::engine::pixel_format_info(format);
-  const uint32_t size = ::metalsim::engine::component_bytes(info.component);
+void store_texel(char* pixel, ::metalsim::abi::PixelFormat format, vec<T, 4> color) {
+  const ::metalsim::abi::PixelFormatInfo info = ::metalsim::abi::pixel_format_info(format);
+  const uint32_t size = ::metalsim::abi::component_bytes(info.component);
   for (int i = 0; i < info.channels; ++i) {
     char* p = pixel + storage_slot(i, info.bgra) * size;
     if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, half>)
@@ -129,7 +129,7 @@ void store_texel(char* pixel, ::metalsim::engine::PixelFormat format, vec<T, 4> 
 // What a read outside the texture returns when the mem check is off: a pixel of zero bytes
 // (8.7: "the default value for each component").
 template <class T>
-vec<T, 4> zero_texel(::metalsim::engine::PixelFormat format) {
+vec<T, 4> zero_texel(::metalsim::abi::PixelFormat format) {
   const char zero[16] = {};
   return load_texel<T>(zero, format);
 }

@@ -1,6 +1,6 @@
 #pragma once
 // MSL textures (spec 2.9, 6.12; docs/textures.md): texture1d, texture2d and texture_buffer over
-// an ::metalsim::engine::TextureBinding. Coordinates are checked before any byte is touched:
+// an ::metalsim::abi::TextureBinding. Coordinates are checked before any byte is touched:
 // outside the texture, the engine files bounds.texture and stops the lane (mem check on), or the
 // read returns a zero pixel and the write is dropped (mem check off). The `site` parameter,
 // defaulted, is the kernel's call: with the front's #line directives, its .metal line.
@@ -26,12 +26,12 @@ concept texture_element =
     std::is_same_v<T, uint> || std::is_same_v<T, short> || std::is_same_v<T, ushort>;
 
 template <class T>
-constexpr ::metalsim::engine::SampleKind sample_kind_of() {
+constexpr ::metalsim::abi::SampleKind sample_kind_of() {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, half>)
-    return ::metalsim::engine::SampleKind::floating;
+    return ::metalsim::abi::SampleKind::floating;
   else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, short>)
-    return ::metalsim::engine::SampleKind::sint;
-  else return ::metalsim::engine::SampleKind::uint;
+    return ::metalsim::abi::SampleKind::sint;
+  else return ::metalsim::abi::SampleKind::uint;
 }
 
 constexpr bool readable(access a) { return a != access::write; }
@@ -40,7 +40,7 @@ constexpr bool writable(access a) { return a == access::write || a == access::re
 // What every texture type shares: its binding, argument index and lane, bounds and addresses.
 class texture_base {
  public:
-  texture_base(const ::metalsim::engine::TextureBinding* t, uint32_t index, uint32_t lane)
+  texture_base(const ::metalsim::abi::TextureBinding* t, uint32_t index, uint32_t lane)
       : t_(t), index_(index), lane_(lane) {}
 
  protected:
@@ -52,14 +52,14 @@ class texture_base {
   char* address(uint32_t x, uint32_t y, uint32_t lod) const {
     const uint64_t row =
         lod == 0 ? t_->bytes_per_row
-                 : uint64_t(width_at(lod)) * ::metalsim::engine::bytes_per_pixel(t_->format);
+                 : uint64_t(width_at(lod)) * ::metalsim::abi::bytes_per_pixel(t_->format);
     return t_->data + t_->level_offset(lod) + y * row +
-           uint64_t(x) * ::metalsim::engine::bytes_per_pixel(t_->format);
+           uint64_t(x) * ::metalsim::abi::bytes_per_pixel(t_->format);
   }
   // Cold: files bounds.texture (and does not return) when the mem check is on.
   [[gnu::noinline, gnu::cold]] void out_of_bounds(uint32_t x, uint32_t y, uint32_t lod, bool write,
                                                   std::source_location site) const {
-    ::metalsim::engine::texture_out_of_bounds({t_, index_, x, y, lod, write, lane_}, site);
+    ::metalsim::abi::texture_out_of_bounds({t_, index_, x, y, lod, write, lane_}, site);
   }
   template <class T>
   vec<T, 4> read_at(uint32_t x, uint32_t y, uint32_t lod, std::source_location site) const {
@@ -87,7 +87,7 @@ class texture_base {
     return s == 0 ? 1 : s;
   }
 
-  const ::metalsim::engine::TextureBinding* t_;
+  const ::metalsim::abi::TextureBinding* t_;
   uint32_t index_;
   uint32_t lane_;
 };
@@ -99,12 +99,12 @@ template <class T, access a = access::sample>
   requires detail::texture_element<T>
 class texture2d : detail::texture_base {
  public:
-  static constexpr ::metalsim::engine::TextureArgInfo ms_reflection{
-      ::metalsim::engine::TextureKind::texture2d, detail::sample_kind_of<T>(),
-      ::metalsim::engine::TextureAccess(a)};
+  static constexpr ::metalsim::abi::TextureArgInfo ms_reflection{
+      ::metalsim::abi::TextureKind::texture2d, detail::sample_kind_of<T>(),
+      ::metalsim::abi::TextureAccess(a)};
 
-  texture2d(const ::metalsim::engine::TextureBinding* t, uint32_t index,
-            uint32_t lane = ::metalsim::engine::kUnknownLane)
+  texture2d(const ::metalsim::abi::TextureBinding* t, uint32_t index,
+            uint32_t lane = ::metalsim::abi::kUnknownLane)
       : texture_base(t, index, lane) {}
 
   vec<T, 4> read(uint2 coord, uint lod = 0, METALSIM_CALL_SITE) const
@@ -130,10 +130,10 @@ class texture2d : detail::texture_base {
   // Level 0, filtered by the sampler's magnification filter (docs/textures.md).
   vec<T, 4> sample(sampler s, float2 coord, int2 offset = int2(0)) const
     requires(a == access::sample &&
-             detail::sample_kind_of<T>() == ::metalsim::engine::SampleKind::floating)
+             detail::sample_kind_of<T>() == ::metalsim::abi::SampleKind::floating)
   {
     return vec<T, 4>(detail::sample_texels(s, coord, offset, t_->width, t_->height,
-                                           ::metalsim::engine::has_alpha(t_->format),
+                                           ::metalsim::abi::has_alpha(t_->format),
                                            [this](int x, int y) { return fetch(x, y); }));
   }
   uint get_width(uint lod = 0) const { return width_at(lod); }
@@ -149,12 +149,12 @@ template <class T, access a = access::sample>
   requires detail::texture_element<T>
 class texture1d : detail::texture_base {
  public:
-  static constexpr ::metalsim::engine::TextureArgInfo ms_reflection{
-      ::metalsim::engine::TextureKind::texture1d, detail::sample_kind_of<T>(),
-      ::metalsim::engine::TextureAccess(a)};
+  static constexpr ::metalsim::abi::TextureArgInfo ms_reflection{
+      ::metalsim::abi::TextureKind::texture1d, detail::sample_kind_of<T>(),
+      ::metalsim::abi::TextureAccess(a)};
 
-  texture1d(const ::metalsim::engine::TextureBinding* t, uint32_t index,
-            uint32_t lane = ::metalsim::engine::kUnknownLane)
+  texture1d(const ::metalsim::abi::TextureBinding* t, uint32_t index,
+            uint32_t lane = ::metalsim::abi::kUnknownLane)
       : texture_base(t, index, lane) {}
 
   vec<T, 4> read(uint coord, uint lod = 0, METALSIM_CALL_SITE) const
@@ -169,10 +169,10 @@ class texture1d : detail::texture_base {
   }
   vec<T, 4> sample(sampler s, float coord) const
     requires(a == access::sample &&
-             detail::sample_kind_of<T>() == ::metalsim::engine::SampleKind::floating)
+             detail::sample_kind_of<T>() == ::metalsim::abi::SampleKind::floating)
   {
     return vec<T, 4>(detail::sample_texels(s, float2(coord, 0.0f), int2(0), t_->width, 0,
-                                           ::metalsim::engine::has_alpha(t_->format),
+                                           ::metalsim::abi::has_alpha(t_->format),
                                            [this](int x, int y) { return fetch(x, y); }));
   }
   uint get_width(uint lod = 0) const { return width_at(lod); }
@@ -185,12 +185,12 @@ template <class T, access a = access::read>
   requires detail::texture_element<T>
 class texture_buffer : detail::texture_base {
  public:
-  static constexpr ::metalsim::engine::TextureArgInfo ms_reflection{
-      ::metalsim::engine::TextureKind::texture_buffer, detail::sample_kind_of<T>(),
-      ::metalsim::engine::TextureAccess(a)};
+  static constexpr ::metalsim::abi::TextureArgInfo ms_reflection{
+      ::metalsim::abi::TextureKind::texture_buffer, detail::sample_kind_of<T>(),
+      ::metalsim::abi::TextureAccess(a)};
 
-  texture_buffer(const ::metalsim::engine::TextureBinding* t, uint32_t index,
-                 uint32_t lane = ::metalsim::engine::kUnknownLane)
+  texture_buffer(const ::metalsim::abi::TextureBinding* t, uint32_t index,
+                 uint32_t lane = ::metalsim::abi::kUnknownLane)
       : texture_base(t, index, lane) {}
 
   vec<T, 4> read(uint coord, METALSIM_CALL_SITE) const

@@ -166,7 +166,7 @@ TEST(TextureApi, BindingIndicesOverTheLimitsAreMisuse) {
 
 // Runs texture_resample with the given bindings and returns the report text (one expected).
 std::string resample_error(Harness& h, const MTL::Texture* t, const MTL::SamplerState* s,
-                           check::CheckId expect) {
+                           report::CheckId expect) {
   auto out = h.buffer(16 * 16);
   const uint32_t size[2] = {4, 4};
   MTL::CommandBuffer* cb = h.run(
@@ -189,12 +189,12 @@ TEST(TextureValidation, UnboundTextureAndSampler) {
   auto t = make(h, MTL::PixelFormatRGBA8Unorm, 4, 4, kReadWrite);
   auto sd = NS::TransferPtr(MTL::SamplerDescriptor::alloc()->init());
   auto s = NS::TransferPtr(h.device()->newSamplerState(sd.get()));
-  std::string text = resample_error(h, nullptr, s.get(), check::CheckId::api_unbound_buffer);
+  std::string text = resample_error(h, nullptr, s.get(), report::CheckId::api_unbound_buffer);
   EXPECT_NE(text.find("argument 'src' [[texture(0)]] (texture2d<float, access::sample>) is not "
                       "bound: call setTexture at index 0"),
             std::string::npos)
       << text;
-  text = resample_error(h, t.get(), nullptr, check::CheckId::api_unbound_buffer);
+  text = resample_error(h, t.get(), nullptr, report::CheckId::api_unbound_buffer);
   EXPECT_NE(
       text.find("argument 'smp' [[sampler(0)]] is not bound: call setSamplerState at index 0"),
       std::string::npos)
@@ -209,7 +209,7 @@ TEST(TextureValidation, WrongTextureType) {
   auto t = NS::TransferPtr(buffer->newTexture(d, 0, 64));
   auto sd = NS::TransferPtr(MTL::SamplerDescriptor::alloc()->init());
   auto s = NS::TransferPtr(h.device()->newSamplerState(sd.get()));
-  const std::string text = resample_error(h, t.get(), s.get(), check::CheckId::api_wrong_kind);
+  const std::string text = resample_error(h, t.get(), s.get(), report::CheckId::api_wrong_kind);
   EXPECT_NE(text.find("argument 'src' [[texture(0)]] is a texture2d but the bound texture is "
                       "MTLTextureTypeTextureBuffer"),
             std::string::npos)
@@ -221,7 +221,7 @@ TEST(TextureValidation, PixelFormatOfTheWrongComponentType) {
   auto t = make(h, MTL::PixelFormatR32Uint, 4, 4, kReadWrite);
   auto sd = NS::TransferPtr(MTL::SamplerDescriptor::alloc()->init());
   auto s = NS::TransferPtr(h.device()->newSamplerState(sd.get()));
-  const std::string text = resample_error(h, t.get(), s.get(), check::CheckId::api_wrong_kind);
+  const std::string text = resample_error(h, t.get(), s.get(), report::CheckId::api_wrong_kind);
   EXPECT_NE(text.find("argument 'src' [[texture(0)]] (texture2d<float, access::sample>) reads "
                       "float or normalized components but the bound texture's pixel format "
                       "R32Uint holds unsigned integer ones"),
@@ -242,7 +242,7 @@ TEST(TextureValidation, UsageWithoutShaderWrite) {
         e->setBytes(sb, sizeof sb, 0);
       },
       MTL::Size(4, 4, 1), MTL::Size(4, 4, 1), true);
-  EXPECT_EQ(Harness::count(cb, check::CheckId::api_wrong_kind), 1u) << Harness::reports(cb);
+  EXPECT_EQ(Harness::count(cb, report::CheckId::api_wrong_kind), 1u) << Harness::reports(cb);
   const std::string text = Harness::reports(cb);
   EXPECT_NE(text.find("argument 'dst' [[texture(1)]] is used with access::write but the "
                       "texture's usage lacks MTLTextureUsageShaderWrite"),

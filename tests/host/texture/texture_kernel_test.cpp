@@ -16,7 +16,7 @@ namespace metalsim::testing {
 namespace {
 
 namespace tm = texture_model;
-using engine::ExecutionMode;
+using metalsim::ExecutionMode;
 
 // ------------------------------ helpers
 

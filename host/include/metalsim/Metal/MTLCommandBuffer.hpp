@@ -6,22 +6,22 @@
 // the schedule (ExecutionOptions::schedule: reversed, or shuffled by random:SEED) and is checked
 // for race.dispatch with `race` on. A dispatch that fails validation or a check ends the buffer
 // with CommandBufferStatusError; its error() and reports() say what and where, and the
-// dispatches after it do not run. A warning (barrier.exited, check::Severity::warning) does not:
+// dispatches after it do not run. A warning (barrier.exited, report::Severity::warning) does not:
 // the buffer completes with the report in reports(), unless its execution options are strict
 // (METALSIM_STRICT=1).
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "metalsim/ExecutionOptions.hpp"
 #include "metalsim/Metal/MTLComputeCommandEncoder.hpp"
 #include "metalsim/Metal/MTLIndirectCommandBuffer.hpp"
 #include "metalsim/Metal/MTLLogState.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
-#include "simt/base/execution_options.h"
 #include "simt/report/log_line.h"
 #include "simt/report/report.h"
 
-namespace metalsim::engine::race {
+namespace metalsim::checks::race {
 class GroupShadow;
 }
 
@@ -29,15 +29,10 @@ namespace MTL {
 
 class Device;
 
-// One executeCommandsInBuffer: the commands run before the direct dispatch numbered
-// `before_dispatch` (or after the last one), with what the encoder had bound then for the
-// commands that inherit it.
-struct EncodedIndirect {
-  NS::SharedPtr<IndirectCommandBuffer> commands;
-  NS::UInteger first = 0, count = 0;
-  size_t before_dispatch = 0;
-  EncodedDispatch inherited;
-};
+// What the encoders recorded (host/src/encoded_dispatch.h).
+struct EncodedDispatch;
+struct EncodedIndirect;
+struct CommandRecording;
 
 enum CommandBufferStatus : NS::UInteger {
   CommandBufferStatusNotEnqueued = 0,
@@ -66,11 +61,11 @@ class CommandBufferDescriptor : public NS::Object {
 
   // Unset: the device's executionOptions() when the command buffer is made.
   bool hasExecutionOptions() const { return has_options_; }
-  const metalsim::engine::ExecutionOptions& executionOptions() const { return options_; }
+  const metalsim::ExecutionOptions& executionOptions() const { return options_; }
   // Where the command buffer's shader log lines go (MTLLogState.hpp); nullptr: stderr.
   LogState* logState() const { return log_state_.get(); }
   void setLogState(LogState* state) { log_state_ = NS::RetainPtr(state); }
-  void setExecutionOptions(const metalsim::engine::ExecutionOptions& options) {
+  void setExecutionOptions(const metalsim::ExecutionOptions& options) {
     options_ = options;
     has_options_ = true;
   }
@@ -79,7 +74,7 @@ class CommandBufferDescriptor : public NS::Object {
   ~CommandBufferDescriptor() override = default;
   bool retained_references_ = true;
   bool has_options_ = false;
-  metalsim::engine::ExecutionOptions options_;
+  metalsim::ExecutionOptions options_;
   NS::SharedPtr<LogState> log_state_;
 };
 
@@ -97,58 +92,46 @@ class CommandBuffer : public NS::Object {
 
   // metalsim's own: how this buffer's dispatches run (a copy of the device's options when it
   // was made; changes before commit() affect this buffer only).
-  const metalsim::engine::ExecutionOptions& executionOptions() const { return options_; }
-  void setExecutionOptions(const metalsim::engine::ExecutionOptions& options) {
-    options_ = options;
-  }
+  const metalsim::ExecutionOptions& executionOptions() const { return options_; }
+  void setExecutionOptions(const metalsim::ExecutionOptions& options) { options_ = options; }
 
-  // metalsim's own: every report of the run (a completed buffer's are warnings), and the
-  // dispatches as encoded.
-  const std::vector<metalsim::check::Report>& reports() const { return reports_; }
-  const std::vector<EncodedDispatch>& dispatches() const { return dispatches_; }
+  // metalsim's own: every report of the run (a completed buffer's are warnings).
+  const std::vector<metalsim::report::Report>& reports() const { return reports_; }
+  // metalsim's own: how many dispatches the encoders recorded (direct ones; an indirect command
+  // buffer's commands are counted when they run).
+  size_t encodedDispatchCount() const;
   // metalsim's own: what the kernels logged, dispatch by dispatch, each in threadgroup order;
   // and where the lines go when the buffer completes (set from the descriptor; nullptr: stderr).
-  const std::vector<metalsim::engine::LogLine>& logs() const { return logs_; }
+  const std::vector<metalsim::report::LogLine>& logs() const { return logs_; }
   LogState* logState() const { return log_state_.get(); }
   void setLogState(LogState* state) { log_state_ = NS::RetainPtr(state); }
-  const std::vector<EncodedIndirect>& indirectExecutions() const { return indirect_; }
 
  private:
   friend class CommandQueue;
   friend class ComputeCommandEncoder;
-  CommandBuffer(Device* device, metalsim::engine::ExecutionOptions options)
-      : device_(device), options_(std::move(options)) {}
+  CommandBuffer(Device* device, metalsim::ExecutionOptions options);
   ~CommandBuffer() override;
-  void fail(std::vector<metalsim::check::Report> reports);
+  void fail(std::vector<metalsim::report::Report> reports);
   void deliver_logs() const;
-  // How a direct dispatch follows the one encoded before it (ComputeCommandEncoder::encode).
-  struct Order {
-    bool concurrent = false;      // may overlap it: a concurrent encoder's, no full barrier between
-    bool fence = false;           // a memoryBarrier between them over some resources only
-    bool fence_textures = false;  // ... over every texture (BarrierScopeTextures)
-    std::vector<std::pair<const char*, const char*>> fenced;  // their bytes
-  };
   struct Step;  // command_buffer.cpp
   // Validates and runs one dispatch; false when it failed (the buffer is then in error). `group`:
   // the concurrent group's race shadow (race.dispatch), `member` its index there, `label` its name.
   bool run(const EncodedDispatch& dispatch, const std::string& where = {},
-           metalsim::engine::race::GroupShadow* group = nullptr, uint32_t member = 0,
+           metalsim::checks::race::GroupShadow* group = nullptr, uint32_t member = 0,
            const std::string& label = {});
   void add_indirect_steps(const EncodedIndirect& execution, std::vector<Step>& steps) const;
-  bool run_step(const Step& step, metalsim::engine::race::GroupShadow* group, uint32_t member);
+  bool run_step(const Step& step, metalsim::checks::race::GroupShadow* group, uint32_t member);
   void run_group(const std::vector<Step>& steps, size_t begin, size_t end, uint64_t index);
 
   Device* device_;
-  metalsim::engine::ExecutionOptions options_;
+  metalsim::ExecutionOptions options_;
   CommandBufferStatus status_ = CommandBufferStatusNotEnqueued;
   bool committed_ = false;
   NS::SharedPtr<NS::Error> error_;
-  std::vector<metalsim::check::Report> reports_;
-  std::vector<metalsim::engine::LogLine> logs_;
+  std::vector<metalsim::report::Report> reports_;
+  std::vector<metalsim::report::LogLine> logs_;
   NS::SharedPtr<LogState> log_state_;
-  std::vector<EncodedDispatch> dispatches_;
-  std::vector<Order> orders_;  // one per dispatch
-  std::vector<EncodedIndirect> indirect_;
+  std::unique_ptr<CommandRecording> recording_;
   std::vector<NS::SharedPtr<ComputeCommandEncoder>> encoders_;
 };
 

@@ -5,7 +5,6 @@
 // two memoryBarrier calls form a concurrent group, which a GPU may overlap: metalsim runs them one
 // at a time, in the order of the schedule (reversed under `--schedule reversed`), and with `race`
 // on reports a device location one writes and another reads or writes (race.dispatch).
-#include <array>
 #include <memory>
 #include <string>
 #include <utility>
@@ -44,25 +43,8 @@ inline constexpr NS::UInteger kThreadgroupBindingSlots = 31;
 inline constexpr NS::UInteger kTextureBindingSlots = 31;
 inline constexpr NS::UInteger kSamplerBindingSlots = 16;
 
-// One binding of a [[buffer(N)]] slot.
-struct BoundBuffer {
-  NS::SharedPtr<Buffer> buffer;  // set by setBuffer, or the private copy made by setBytes
-  NS::UInteger offset = 0;
-  bool from_set_bytes = false;
-};
-
-struct EncodedDispatch {
-  NS::SharedPtr<ComputePipelineState> pipeline;
-  std::array<BoundBuffer, kBufferBindingSlots> buffers;
-  std::array<NS::UInteger, kThreadgroupBindingSlots> threadgroup_lengths{};
-  std::array<bool, kThreadgroupBindingSlots> threadgroup_set{};
-  std::array<NS::SharedPtr<Texture>, kTextureBindingSlots> textures;
-  std::array<NS::SharedPtr<SamplerState>, kSamplerBindingSlots> samplers;
-  Size threadgroups;  // dispatchThreadgroups: the grid in threadgroups
-  Size threads;       // dispatchThreads: the grid in threads
-  Size threads_per_threadgroup;
-  bool by_threads = false;
-};
+// The bindings in force and the grid of one dispatch, as recorded (host/src/encoded_dispatch.h).
+struct EncodedDispatch;
 
 class ComputeCommandEncoder : public NS::Object {
  public:
@@ -96,14 +78,14 @@ class ComputeCommandEncoder : public NS::Object {
 
  private:
   friend class CommandBuffer;
-  ComputeCommandEncoder(CommandBuffer* owner, DispatchType type) : owner_(owner), type_(type) {}
-  ~ComputeCommandEncoder() override = default;
+  ComputeCommandEncoder(CommandBuffer* owner, DispatchType type);
+  ~ComputeCommandEncoder() override;
   void encode(EncodedDispatch d);
   void misuse(const std::string& what);
 
   CommandBuffer* owner_;
   DispatchType type_;
-  EncodedDispatch state_;
+  std::unique_ptr<EncodedDispatch> state_;  // the bindings in force
   bool ended_ = false;
   // A concurrent encoder's: a dispatch since the last barrier over every buffer (the next one
   // joins its group); a barrier over some resources since the last dispatch, and their bytes.

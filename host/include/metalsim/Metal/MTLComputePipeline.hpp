@@ -55,14 +55,14 @@ class ComputePipelineState : public NS::Object {
 
   // metalsim's own: the front's reflection of the kernel (include simt/abi/kernel.h to
   // read it), and the constant values.
-  const metalsim::engine::KernelInfo& kernel() const { return *kernel_; }
+  const metalsim::abi::KernelInfo& kernel() const { return *kernel_; }
   const std::vector<const void*>& functionConstants() const { return constant_ptrs_; }
 
  private:
   friend class Device;
   ComputePipelineState(const Function& function, NS::UInteger device_max_threads);
   ~ComputePipelineState() override = default;
-  const metalsim::engine::KernelInfo* kernel_;
+  const metalsim::abi::KernelInfo* kernel_;
   NS::UInteger max_threads_;
   bool support_icb_ = false;
   std::vector<std::vector<unsigned char>> constants_;

@@ -2,10 +2,10 @@
 // MTL::Device: the CPU standing in for an Apple GPU, with the limits of its profile.
 #include <string>
 
+#include "metalsim/ExecutionOptions.hpp"
 #include "metalsim/Foundation/NSURL.hpp"
 #include "metalsim/Metal/MTLBuffer.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
-#include "simt/base/execution_options.h"
 
 namespace MTL {
 
@@ -96,13 +96,13 @@ class Device : public NS::Object {
   // (CommandBuffer::setExecutionOptions) without touching other command buffers. Starts from
   // the environment (METALSIM_CHECKS, METALSIM_SCHEDULE, METALSIM_THREADS, METALSIM_WATCHDOG,
   // METALSIM_MODE), in the spirit of MTL_SHADER_VALIDATION=1.
-  metalsim::engine::ExecutionOptions& executionOptions() { return options_; }
-  const metalsim::engine::ExecutionOptions& executionOptions() const { return options_; }
+  const metalsim::ExecutionOptions& executionOptions() const { return options_; }
+  void setExecutionOptions(const metalsim::ExecutionOptions& options) { options_ = options; }
 
  private:
   ~Device() override = default;
   DeviceProfile profile_;
-  metalsim::engine::ExecutionOptions options_;
+  metalsim::ExecutionOptions options_;
 };
 
 // The process's device; the caller owns the returned reference, as in metal-cpp.

@@ -3,9 +3,9 @@
 // host (indirectComputeCommand(i)) and executed, as often as wanted, by
 // ComputeCommandEncoder::executeCommandsInBuffer(icb, range). A command buffer reads the
 // commands when it runs (at commit), as the GPU does, validates each one exactly as a direct
-// dispatch (host/src/validation.cpp) and runs them, those between two barriers (setBarrier) as
-// a concurrent group (MTLCommandBuffer.hpp). Render commands are not supported: metalsim has no
-// render pipeline.
+// dispatch (host/src/dispatch_translation.cpp) and runs them, those between two barriers
+// (setBarrier) as a concurrent group (MTLCommandBuffer.hpp). Render commands are not supported:
+// metalsim has no render pipeline.
 //
 //   auto desc = NS::TransferPtr(MTL::IndirectCommandBufferDescriptor::alloc()->init());
 //   desc->setCommandTypes(MTL::IndirectCommandTypeConcurrentDispatch);

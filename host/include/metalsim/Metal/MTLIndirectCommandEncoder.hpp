@@ -2,11 +2,12 @@
 // MTL::IndirectComputeCommand: one command of an indirect command buffer, recorded on the host
 // with metal-cpp's calls (setComputePipelineState, setKernelBuffer, setThreadgroupMemoryLength,
 // concurrentDispatchThreadgroups or concurrentDispatchThreads, setBarrier). It holds the same
-// EncodedDispatch a ComputeCommandEncoder snapshots, so a command buffer validates and runs it
+// recording a ComputeCommandEncoder snapshots, so a command buffer validates and runs it
 // exactly as a direct dispatch. A call Metal's validation layer would reject (an index past
 // the descriptor's maxKernelBufferBindCount, a command type the descriptor does not allow, a
 // binding the descriptor says is inherited) is remembered and fails the command buffer that
 // executes this command, naming the call.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,7 @@ class IndirectComputeCommand {
   // Back to an empty command: executing it does nothing.
   void reset();
 
-  // metalsim's own: what was recorded.
-  const EncodedDispatch& dispatch() const { return dispatch_; }
+  // metalsim's own: whether a dispatch was recorded, and with a barrier.
   bool hasDispatch() const { return has_dispatch_; }
   bool hasBarrier() const { return barrier_; }
   // The calls that were rejected, in words; empty when the command is valid to encode.
@@ -41,12 +41,21 @@ class IndirectComputeCommand {
 
  private:
   friend class IndirectCommandBuffer;
-  explicit IndirectComputeCommand(const IndirectCommandBuffer* owner) : owner_(owner) {}
+  friend class CommandBuffer;
+  explicit IndirectComputeCommand(const IndirectCommandBuffer* owner);
+
+ public:  // std::vector<IndirectComputeCommand> moves them (defined where EncodedDispatch is whole)
+  IndirectComputeCommand(IndirectComputeCommand&&) noexcept;
+  IndirectComputeCommand& operator=(IndirectComputeCommand&&) noexcept;
+  ~IndirectComputeCommand();
+
+ private:
+  const EncodedDispatch& dispatch() const { return *dispatch_; }
   void reject(std::string what) { problems_.push_back(std::move(what)); }
   void dispatch(bool by_threads, Size grid, Size threadsPerThreadgroup);
 
   const IndirectCommandBuffer* owner_;
-  EncodedDispatch dispatch_;
+  std::unique_ptr<EncodedDispatch> dispatch_;  // what was recorded
   bool has_dispatch_ = false;
   bool barrier_ = false;
   std::vector<std::string> problems_;

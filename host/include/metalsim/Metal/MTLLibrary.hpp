@@ -9,7 +9,7 @@
 #include "metalsim/Metal/MTLBuffer.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
 
-namespace metalsim::engine {
+namespace metalsim::abi {
 struct KernelInfo;  // simt/abi/kernel.h: the front's reflection of one kernel
 }
 namespace metalsim::host {
@@ -94,14 +94,14 @@ class FunctionConstantValues : public NS::Object {
 class Function : public NS::Object {
  public:
   NS::String* name() const;
-  const metalsim::engine::KernelInfo& kernel() const { return *kernel_; }
+  const metalsim::abi::KernelInfo& kernel() const { return *kernel_; }
   const FunctionConstantValues* constants() const { return constants_.get(); }
 
  private:
   friend class Library;
-  Function(const metalsim::engine::KernelInfo* kernel, FunctionConstantValues* constants);
+  Function(const metalsim::abi::KernelInfo* kernel, FunctionConstantValues* constants);
   ~Function() override = default;
-  const metalsim::engine::KernelInfo* kernel_;
+  const metalsim::abi::KernelInfo* kernel_;
   NS::SharedPtr<FunctionConstantValues> constants_;
 };
 
@@ -124,7 +124,7 @@ class Library : public NS::Object {
   explicit Library(std::shared_ptr<const metalsim::host::LoadedKernels> loaded)
       : loaded_(std::move(loaded)) {}
   ~Library() override = default;
-  const metalsim::engine::KernelInfo* find(const char* name) const;
+  const metalsim::abi::KernelInfo* find(const char* name) const;
   std::shared_ptr<const metalsim::host::LoadedKernels> loaded_;  // null: the program's kernels
 };
 

@@ -6,7 +6,7 @@
 
 #include "metalsim/Metal/MTLTypes.hpp"
 
-namespace metalsim::engine {
+namespace metalsim::abi {
 struct SamplerBinding;
 }
 
@@ -97,14 +97,14 @@ class SamplerState : public NS::Object {
   NS::String* label() const;
 
   // metalsim's own: what a kernel's [[sampler(N)]] samples with (simt/abi/texture_binding.h).
-  const metalsim::engine::SamplerBinding& binding() const { return *binding_; }
+  const metalsim::abi::SamplerBinding& binding() const { return *binding_; }
 
  private:
   friend class Device;
   SamplerState(Device* device, const SamplerDescriptor& descriptor);
   ~SamplerState() override;
   Device* device_;
-  std::unique_ptr<metalsim::engine::SamplerBinding> binding_;
+  std::unique_ptr<metalsim::abi::SamplerBinding> binding_;
   std::string label_;
 };
 

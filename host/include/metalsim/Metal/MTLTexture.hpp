@@ -10,7 +10,7 @@
 #include "metalsim/Metal/MTLResource.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
 
-namespace metalsim::engine {
+namespace metalsim::abi {
 struct TextureBinding;
 }
 
@@ -125,7 +125,7 @@ class Texture : public Resource {
   NS::String* label() const;
 
   // metalsim's own: what a kernel's [[texture(N)]] reads (simt/abi/texture_binding.h).
-  const metalsim::engine::TextureBinding& binding() const { return *binding_; }
+  const metalsim::abi::TextureBinding& binding() const { return *binding_; }
   const std::string& labelText() const { return label_; }
   // The buffer holding the pixels (its own, or the one given to Buffer::newTexture) and the
   // bytes of it the texture spans from binding().data: initcheck restores them between its runs
@@ -149,7 +149,7 @@ class Texture : public Resource {
   Buffer* storage_;
   bool from_buffer_;
   NS::UInteger offset_;
-  std::unique_ptr<metalsim::engine::TextureBinding> binding_;
+  std::unique_ptr<metalsim::abi::TextureBinding> binding_;
   std::string label_;
 };
 

@@ -1,4 +1,4 @@
-#include "validation.h"
+#include "dispatch_translation.h"
 
 #include <sys/mman.h>
 
@@ -10,14 +10,16 @@
 namespace metalsim::host {
 namespace {
 
-using check::CheckId;
+using report::CheckId;
 
-class Validator {
+// Walks the kernel's arguments once: each is checked against what is bound, and a valid one
+// becomes the request's binding.
+class Translator {
  public:
-  Validator(const MTL::EncodedDispatch& d, const MTL::DeviceProfile& p, engine::DispatchRequest& r)
+  Translator(const MTL::EncodedDispatch& d, const MTL::DeviceProfile& p, abi::DispatchRequest& r)
       : d_(d), profile_(p), req_(r) {}
 
-  std::vector<check::Report> run() {
+  std::vector<report::Report> run() {
     if (!d_.pipeline) {
       fail(CheckId::api_misuse,
            "dispatch without a compute pipeline state (call setComputePipelineState)");
@@ -27,8 +29,8 @@ class Validator {
     req_.kernel = kernel_;
     grid();
     req_.function_constants = d_.pipeline->functionConstants();
-    for (const engine::ArgInfo& arg : kernel_->args) {
-      if (engine::argument_exists(arg, req_.function_constants)) argument(arg);
+    for (const abi::ArgInfo& arg : kernel_->args) {
+      if (abi::argument_exists(arg, req_.function_constants)) argument(arg);
       else absent_argument(arg);  // Metal drops it: the host binds nothing there
     }
     threadgroup_memory();
@@ -37,7 +39,7 @@ class Validator {
 
  private:
   void fail(CheckId id, std::string message, std::string memory = {}) {
-    check::Report r;
+    report::Report r;
     r.check = id;
     r.kernel = kernel_ != nullptr ? kernel_->name : "";
     if (kernel_ != nullptr) r.site = {kernel_->source_file, kernel_->source_line, kernel_->name};
@@ -53,10 +55,10 @@ class Validator {
   // `addmm_params->alpha` before testing `use_out_source`; Clang hoists sdpa_vector's
   // `constant int&` loads above `if (bool_mask)`). Reads give 0, unreported; a write faults and
   // is a bounds.device report naming the argument.
-  void absent_argument(const engine::ArgInfo& arg) {
+  void absent_argument(const abi::ArgInfo& arg) {
     const bool buffer =
-        arg.kind == engine::ArgKind::DeviceBuffer || arg.kind == engine::ArgKind::ConstantBuffer;
-    if (!buffer || arg.index >= engine::kMaxBufferBindings) return;
+        arg.kind == abi::ArgKind::DeviceBuffer || arg.kind == abi::ArgKind::ConstantBuffer;
+    if (!buffer || arg.index >= abi::kMaxBufferBindings) return;
     char* origin = absent_zeros() + size_t(arg.index) * kAbsentBytes;
     req_.args.buffers[arg.index] = origin;
     req_.memory.push_back({"buffer(" + std::to_string(arg.index) + ") '" + arg.name +
@@ -69,7 +71,7 @@ class Validator {
   // The zeros of every buffer index, mapped read-only once for the process.
   static char* absent_zeros() {
     static char* const zeros = [] {
-      void* p = mmap(nullptr, engine::kMaxBufferBindings * kAbsentBytes, PROT_READ,
+      void* p = mmap(nullptr, abi::kMaxBufferBindings * kAbsentBytes, PROT_READ,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (p == MAP_FAILED) throw std::runtime_error("metalsim: cannot map the absent arguments");
       return static_cast<char*>(p);
@@ -77,7 +79,7 @@ class Validator {
     return zeros;
   }
 
-  static engine::Size3 size3(const MTL::Size& s) {
+  static metalsim::Size3 size3(const MTL::Size& s) {
     return {uint32_t(s.width), uint32_t(s.height), uint32_t(s.depth)};
   }
 
@@ -100,26 +102,25 @@ class Validator {
       fail(CheckId::limit_threads,
            "threads per threadgroup " + str(tg) + " = " + std::to_string(threads) +
                " exceeds the pipeline's maximum of " + std::to_string(limit));
-    req_.geometry = d_.by_threads
-                        ? engine::DispatchGeometry::for_threads(size3(grid), size3(tg))
-                        : engine::DispatchGeometry::for_threadgroups(size3(grid), size3(tg));
+    req_.geometry = d_.by_threads ? abi::DispatchGeometry::for_threads(size3(grid), size3(tg))
+                                  : abi::DispatchGeometry::for_threadgroups(size3(grid), size3(tg));
   }
 
-  void argument(const engine::ArgInfo& arg) {
+  void argument(const abi::ArgInfo& arg) {
     const std::string where = "argument '" + std::string(arg.name) + "'";
-    if (arg.kind == engine::ArgKind::Builtin) return;
-    if (arg.kind == engine::ArgKind::Texture || arg.kind == engine::ArgKind::Sampler) {
+    if (arg.kind == abi::ArgKind::Builtin) return;
+    if (arg.kind == abi::ArgKind::Texture || arg.kind == abi::ArgKind::Sampler) {
       resource_argument(arg, where);
       return;
     }
-    if (arg.index >= engine::kMaxBufferBindings) {
+    if (arg.index >= abi::kMaxBufferBindings) {
       fail(CheckId::api_misuse, where + " uses index " + std::to_string(arg.index) + ", over 30");
       return;
     }
     // A length of 0, set explicitly, is valid as in Metal (ggml sets it for kernels that never
     // touch their threadgroup argument); a kernel that reads or writes such a region faults there
     // and is reported. Never set at all is the host's mistake.
-    if (arg.kind == engine::ArgKind::Threadgroup) {
+    if (arg.kind == abi::ArgKind::Threadgroup) {
       if (!d_.threadgroup_set[arg.index])
         fail(CheckId::api_unbound_buffer,
              where + " [[threadgroup(" + std::to_string(arg.index) +
@@ -132,15 +133,15 @@ class Validator {
   }
 
   // [[texture(N)]], [[sampler(N)]]: texture_validation.cpp.
-  void resource_argument(const engine::ArgInfo& arg, const std::string& where) {
-    const bool texture = arg.kind == engine::ArgKind::Texture;
+  void resource_argument(const abi::ArgInfo& arg, const std::string& where) {
+    const bool texture = arg.kind == abi::ArgKind::Texture;
     const std::string slot =
         std::string(texture ? "texture(" : "sampler(") + std::to_string(arg.index) + ")";
     const auto problem = texture ? bind_texture(arg, d_, req_) : bind_sampler(arg, d_, req_);
     if (problem) fail(problem->check, where + " [[" + slot + "]] " + problem->message, slot);
   }
 
-  void buffer_argument(const engine::ArgInfo& arg, const std::string& where) {
+  void buffer_argument(const abi::ArgInfo& arg, const std::string& where) {
     const std::string slot = "buffer(" + std::to_string(arg.index) + ")";
     const MTL::BoundBuffer& b = d_.buffers[arg.index];
     if (!b.buffer) {
@@ -173,7 +174,7 @@ class Validator {
            slot);
       return;
     }
-    if (b.from_set_bytes && arg.kind == engine::ArgKind::DeviceBuffer && !arg.is_const) {
+    if (b.from_set_bytes && arg.kind == abi::ArgKind::DeviceBuffer && !arg.is_const) {
       fail(CheckId::api_wrong_kind,
            where +
                " is a writable device buffer but was bound with setBytes; "
@@ -192,7 +193,7 @@ class Validator {
 
   void threadgroup_memory() {
     uint64_t total = kernel_->static_threadgroup_bytes;
-    for (uint32_t i = 0; i < engine::kMaxThreadgroupBindings; ++i) {
+    for (uint32_t i = 0; i < abi::kMaxThreadgroupBindings; ++i) {
       const NS::UInteger len = d_.threadgroup_set[i] ? d_.threadgroup_lengths[i] : 0;
       if (len % 16 != 0)
         fail(CheckId::api_misuse, "setThreadgroupMemoryLength(" + std::to_string(len) + ", " +
@@ -211,17 +212,18 @@ class Validator {
 
   const MTL::EncodedDispatch& d_;
   const MTL::DeviceProfile& profile_;
-  engine::DispatchRequest& req_;
-  const engine::KernelInfo* kernel_ = nullptr;
-  std::vector<check::Report> reports_;
+  abi::DispatchRequest& req_;
+  const abi::KernelInfo* kernel_ = nullptr;
+  std::vector<report::Report> reports_;
 };
 
 }  // namespace
 
-std::vector<check::Report> validate(const MTL::EncodedDispatch& dispatch,
-                                    const MTL::DeviceProfile& profile,
-                                    engine::DispatchRequest& request) {
-  return Validator(dispatch, profile, request).run();
+DispatchTranslation translate_dispatch(const MTL::EncodedDispatch& dispatch,
+                                       const MTL::DeviceProfile& profile) {
+  DispatchTranslation t;
+  t.problems = Translator(dispatch, profile, t.request).run();
+  return t;
 }
 
 }  // namespace metalsim::host
