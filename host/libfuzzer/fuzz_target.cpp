@@ -39,6 +39,7 @@ struct Target {
   std::string max_case_bytes = "16M";
   size_t shrink_runs = 64;
   bool known_bugs = false;
+  bool print_cases = false;
 };
 
 Target& target() {
@@ -52,7 +53,7 @@ Target& target() {
                "METALSIM_FUZZ_TARGET, or a program named "
             << kProgramPrefix << "SPEC\n"
             << "  options: --checks=C --mode=M --workers=N --strict --limit=V "
-               "--max-case-bytes=B --shrink-runs=N --known-bugs (see docs/cli.md)\n";
+               "--max-case-bytes=B --shrink-runs=N --known-bugs --print-cases (see docs/cli.md)\n";
   std::exit(2);
 }
 
@@ -100,6 +101,7 @@ void parse_arguments(Target& t, int argc, char** argv) {
   app.add_option("--max-case-bytes", t.max_case_bytes);
   app.add_option("--shrink-runs", t.shrink_runs);
   app.add_flag("--known-bugs", t.known_bugs);
+  app.add_flag("--print-cases", t.print_cases);
   std::vector<std::string> args = our_arguments(argc, argv);
   std::reverse(args.begin(), args.end());  // CLI11 takes a vector in reverse order
   try {
@@ -240,7 +242,12 @@ InputResult run_input(const uint8_t* data, size_t size) {
   if (!fc.found && fc.over_budget > 0) return r;  // nothing these bytes draw fits in memory
   engine::ExecutionOptions options = t.options;
   if (engine::runs_on_fibers(options)) options.schedule = fc.schedule;
-  const CaseOutcome out = cli::run_case(Case{t.spec, fc.params, fc.seed}, options);
+  const Case c{t.spec, fc.params, fc.seed};
+  // What the bytes mapped to, before it runs: a slow or hanging input names its case.
+  if (t.print_cases)
+    std::cerr << "==metalsim== case " << c.id() << " seed " << c.seed << " schedule "
+              << options.schedule.str() << std::endl;
+  const CaseOutcome out = cli::run_case(c, options);
   shape_features(*t.spec, fc.params, r);
   outcome_features(out, r);
   if (out.result.passed) return r;
