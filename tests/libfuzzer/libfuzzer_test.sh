@@ -6,8 +6,8 @@
 #                                     command, and the crash file replays to the same finding
 #   replay  FUZZER TARGET DIR         corpus files given as arguments run once each: exit 0
 #   refuses FUZZER TARGET             a known-bug spec without --known-bugs: exit 2, says why
-#   repro   FUZZER TARGET DIR METALSIM   a known bug's finding (--known-bugs) prints a `metalsim
-#                                     run` command that the metalsim program reproduces
+#   repro   FUZZER TARGET DIR METALSIM   as finds, and the printed `metalsim run` command
+#                                     reproduces the finding with the metalsim program
 set -uo pipefail
 mode=$1 fuzzer=$2 target=$3
 shift 3
@@ -30,18 +30,19 @@ case $mode in
     [ "$status" -ne 0 ] || fail "no finding in 2000 runs"
     crash=$(ls "$dir"/crash-* 2>/dev/null | head -1)
     [ -n "$crash" ] || fail "no crash file in $dir"
-    grep -q "==metalsim== finding in $target" "$dir/log" || fail "no finding printed"
-    repro=$(grep -m1 "==metalsim== reproduce: metalsim run '$target(" "$dir/log" |
+    grep -qF "==metalsim== finding in $target" "$dir/log" || fail "no finding printed"
+    repro=$(grep -m1 "==metalsim== reproduce: metalsim run " "$dir/log" |
             sed 's/^==metalsim== reproduce: //')
     [ -n "$repro" ] || fail "no reproduction command printed"
     # The crash file alone reproduces the finding: libFuzzer runs a file given as an argument.
     "$fuzzer" --target="$target" "$@" "$crash" >"$dir/replay.log" 2>&1
     [ $? -ne 0 ] || fail "the crash file did not reproduce"
-    grep -q "==metalsim== reproduce: $repro" "$dir/replay.log" || fail "the replay printed another case"
+    grep -qF "==metalsim== reproduce: $repro" "$dir/replay.log" || fail "the replay printed another case"
     if [ -n "$metalsim" ]; then
       eval "${repro/metalsim run/\"$metalsim\" run}" >"$dir/run.log" 2>&1
       cat "$dir/run.log"
-      grep -q "known bug reproduced" "$dir/run.log" || fail "metalsim run did not reproduce: $repro"
+      grep -Eq "^status +(FAIL|known bug reproduced)" "$dir/run.log" ||
+        fail "metalsim run did not reproduce: $repro"
     fi
     ;;
   replay)
