@@ -39,11 +39,11 @@ int64_t random_value(spec::ParamDef def, int64_t limit, DrawSource& draws) {
 // In [1, 999999], as InputGenerator::integer(1, 999999) draws it.
 uint64_t random_seed(DrawSource& draws) { return 1 + draws.below(999999); }
 
-engine::SchedulePolicy random_schedule(DrawSource& draws) {
+metalsim::SchedulePolicy random_schedule(DrawSource& draws) {
   const double r = draws.unit();
-  if (r < 0.5) return {engine::ScheduleKind::in_order, 0};
-  if (r < 0.7) return {engine::ScheduleKind::reversed, 0};
-  return {engine::ScheduleKind::random, random_seed(draws)};
+  if (r < 0.5) return {metalsim::ScheduleKind::in_order, 0};
+  if (r < 0.7) return {metalsim::ScheduleKind::reversed, 0};
+  return {metalsim::ScheduleKind::random, random_seed(draws)};
 }
 
 enum class Fit { fits, over_budget, over_size };
@@ -176,7 +176,7 @@ ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs, const CaseRunFn
   ShrinkResult s{failing.subject, failing.options, failing, 0};
   const KernelSpec& spec = *failing.subject.spec;
   // Runs the trial; keeps it when the failure persists.
-  auto attempt = [&](const Case& trial, const engine::ExecutionOptions& options) {
+  auto attempt = [&](const Case& trial, const metalsim::ExecutionOptions& options) {
     if (s.runs >= max_runs || !is_valid(spec, trial.params)) return false;
     if (deadline && std::chrono::steady_clock::now() >= *deadline) return false;
     CaseOutcome o = run(trial, options);
@@ -200,9 +200,9 @@ ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs, const CaseRunFn
         }
       }
     }
-    if (s.options.schedule.kind != engine::ScheduleKind::in_order) {
-      engine::ExecutionOptions in_order = s.options;
-      in_order.schedule = {engine::ScheduleKind::in_order, 0};
+    if (s.options.schedule.kind != metalsim::ScheduleKind::in_order) {
+      metalsim::ExecutionOptions in_order = s.options;
+      in_order.schedule = {metalsim::ScheduleKind::in_order, 0};
       changed = attempt(s.minimal, in_order) || changed;
     }
     if (s.minimal.seed != 1) {

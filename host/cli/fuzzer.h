@@ -21,7 +21,7 @@ struct FuzzCase {
   size_t index = 0;
   Params params;      // completed and valid
   uint64_t seed = 1;  // inputs
-  engine::SchedulePolicy schedule;
+  metalsim::SchedulePolicy schedule;
   size_t over_budget = 0;  // draws of this index thrown away as over the memory budget
   bool found = true;       // false: no draw fitted (params is a sweep case instead)
 };
@@ -33,7 +33,7 @@ struct FuzzCase {
 struct DrawLimits {
   int64_t limit = 0;
   uint64_t max_bytes = 0;
-  engine::ExecutionOptions options;
+  metalsim::ExecutionOptions options;
   uint64_t size_bytes = 0;
 };
 
@@ -115,7 +115,7 @@ std::vector<int64_t> boundary_values(const spec::ParamDef& def);
 
 struct ShrinkResult {
   Case minimal;
-  engine::ExecutionOptions options;  // the minimal case's (schedule shrunk to in-order if it can)
+  metalsim::ExecutionOptions options;  // the minimal case's (schedule shrunk to in-order if it can)
   CaseOutcome outcome;               // of the minimal case
   size_t runs = 0;                   // cases run while shrinking
 };
@@ -126,7 +126,7 @@ bool same_failure(const CaseOutcome& original, const CaseOutcome& candidate);
 // Drives each parameter in turn to smaller and boundary values while the failure persists
 // (`still_fails`), then the schedule to in-order and the input seed to 1; repeats until
 // nothing changes or `max_runs` cases have run.
-using CaseRunFn = std::function<CaseOutcome(const Case&, const engine::ExecutionOptions&)>;
+using CaseRunFn = std::function<CaseOutcome(const Case&, const metalsim::ExecutionOptions&)>;
 // `deadline`: no shrink step starts after it (fuzz --time).
 ShrinkResult shrink(const CaseOutcome& failing, size_t max_runs, const CaseRunFn& run = run_case,
                     std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);

@@ -33,7 +33,7 @@ struct Target {
   std::string program;
   const KernelSpec* spec = nullptr;
   cli::CaseFileFlags file;
-  engine::ExecutionOptions options;
+  metalsim::ExecutionOptions options;
   cli::DrawLimits limits;
   int64_t limit = 256;
   std::string max_case_bytes = "16M";
@@ -88,11 +88,11 @@ void parse_arguments(Target& t, int argc, char** argv) {
   app.add_option("--target", t.name, "a spec name or a case file (FILE.json)");
   t.file.add_to(app, false);
   app.add_option_function<std::string>("--checks", [&t](const std::string& text) {
-    if (!check::CheckSet::parse(text, t.options.checks))
+    if (!metalsim::CheckSet::parse(text, t.options.checks))
       usage_error("--checks: '" + text + "' is not a list of sync,init,mem,race, all or none");
   });
   app.add_option_function<std::string>("--mode", [&t](const std::string& text) {
-    if (!engine::parse_execution_mode(text, t.options.mode))
+    if (!metalsim::parse_execution_mode(text, t.options.mode))
       usage_error("--mode: '" + text + "' is not fibers, loops or auto");
   });
   app.add_option("--workers", t.options.workers);
@@ -217,10 +217,10 @@ void print_finding(const Target& t, const CaseOutcome& out) {
 void initialize(int argc, char** argv) {
   Target& t = target();
   t.program = argc > 0 ? argv[0] : "metalsim-libfuzzer";
-  t.options = engine::ExecutionOptions::from_environment();
+  t.options = metalsim::ExecutionOptions::from_environment();
   // As `metalsim fuzz`: sync,mem, so that cases run in lane loops, unless METALSIM_CHECKS says.
   if (std::getenv("METALSIM_CHECKS") == nullptr)
-    check::CheckSet::parse("sync,mem", t.options.checks);
+    metalsim::CheckSet::parse("sync,mem", t.options.checks);
   if (const char* env = std::getenv("METALSIM_FUZZ_TARGET")) t.name = env;
   t.known_bugs = env_flag("METALSIM_FUZZ_KNOWN_BUGS");
   parse_arguments(t, argc, argv);
@@ -240,7 +240,7 @@ InputResult run_input(const uint8_t* data, size_t size) {
   cli::ByteDraws draws(data, size);
   const cli::FuzzCase fc = cli::draw_case(*t.spec, draws, t.limits);
   if (!fc.found && fc.over_budget > 0) return r;  // nothing these bytes draw fits in memory
-  engine::ExecutionOptions options = t.options;
+  metalsim::ExecutionOptions options = t.options;
   if (engine::runs_on_fibers(options)) options.schedule = fc.schedule;
   const Case c{t.spec, fc.params, fc.seed};
   // What the bytes mapped to, before it runs: a slow or hanging input names its case.

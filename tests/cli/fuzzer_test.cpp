@@ -65,9 +65,9 @@ TEST(Fuzzer, FindsThePlantedOffByOneAndShrinksItToTheBoundary) {
   CaseOutcome failing;
   for (size_t k = 0; k < kBudget && found_at == kBudget; ++k) {
     const FuzzCase fc = gen.generate(k);
-    engine::ExecutionOptions options;
+    metalsim::ExecutionOptions options;
     options.schedule = fc.schedule;
-    options.checks = check::CheckSet::all();
+    options.checks = metalsim::CheckSet::all();
     options.checks.race = false;
     failing = run_case({&planted(), fc.params, fc.seed}, options);
     if (!failing.result.passed) found_at = k;
@@ -86,7 +86,7 @@ TEST(Fuzzer, FindsThePlantedOffByOneAndShrinksItToTheBoundary) {
 TEST(Fuzzer, ShrinkKeepsTheFailureKind) {
   // A case that passes stays where it is: nothing smaller fails the same way.
   const CaseOutcome ok =
-      run_case({&planted(), {{"n", 64}, {"rows", 1}}, 1}, engine::ExecutionOptions{});
+      run_case({&planted(), {{"n", 64}, {"rows", 1}}, 1}, metalsim::ExecutionOptions{});
   ASSERT_TRUE(ok.result.passed);
   EXPECT_FALSE(same_failure(ok, ok));
 }
@@ -161,7 +161,7 @@ TEST(FuzzBudget, DrawsOverTheMemoryBudgetAreSkippedAndReported) {
 TEST(FuzzBudget, ASizeCapRedrawsWithoutCountingAgainstTheBudget) {
   const spec::KernelSpec* s = spec::SpecRegistry::find("cli_scale");
   ASSERT_NE(s, nullptr);
-  const engine::ExecutionOptions options;
+  const metalsim::ExecutionOptions options;
   std::vector<uint64_t> sizes;
   const CaseGenerator free(*s, 3, {0, 0, options});
   for (size_t k = 0; k < 40; ++k) sizes.push_back(case_size_bytes(*s, free.generate(k).params));
@@ -182,7 +182,7 @@ TEST(FuzzBudget, ACaseOverTheMemoryAvailableIsRefusedNotRun) {
   const spec::KernelSpec* s = spec::SpecRegistry::find("softmax");
   ASSERT_NE(s, nullptr);
   const CaseOutcome out = run_case({s, s->complete({{"rows", 1 << 16}, {"cols", 1 << 20}}), 1},
-                                   engine::ExecutionOptions{});
+                                   metalsim::ExecutionOptions{});
   EXPECT_FALSE(out.result.passed);
   EXPECT_NE(out.result.failure.find("of memory;"), std::string::npos) << out.result.failure;
 }
