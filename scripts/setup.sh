@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   g++ make cmake binutils             # compiler, build, addr2line for .metal lines in reports
   clang-19 llvm-19-dev                # kernels are compiled by clang++-19; the lane-loop pass plugin builds on LLVM 19
+  libclang-rt-19-dev                  # libFuzzer for metalsim-libfuzzer (host/libfuzzer, docs/cli.md)
   clang-format-19                     # the format check over the files a change touches
   libomp-dev                          # OpenMP (GCC's libgomp comes with g++; this adds omp.h for clang users)
   libeigen3-dev                       # Eigen3: the references

@@ -4,7 +4,6 @@
 #include <bit>
 #include <cmath>
 
-#include "kernels/spec/inputs.h"
 #include "kernels/spec/memory_budget.h"
 
 namespace metalsim::cli {
@@ -17,28 +16,45 @@ uint64_t fnv1a(const std::string& text) {
 }
 
 // Log-uniform over [lo, hi], so small and large sizes are both common.
-int64_t log_uniform(spec::InputGenerator& rng, int64_t lo, int64_t hi) {
+int64_t log_uniform(DrawSource& draws, int64_t lo, int64_t hi) {
   if (hi <= lo) return lo;
   const double span = double(hi - lo) + 2.0;  // offset so that lo itself is reachable
-  const double x = std::exp(rng.uniform(0.0, std::log(span)));
+  const double x = std::exp(std::log(span) * draws.unit());
   return std::clamp(lo - 1 + int64_t(x), lo, hi);
 }
 
-int64_t random_value(spec::ParamDef def, int64_t limit, spec::InputGenerator& rng) {
-  if (!def.choices.empty()) return def.choices[size_t(rng.next_u64() % def.choices.size())];
-  if (limit > 0) def.max = std::max(def.min, std::min(def.max, limit));
-  if (rng.uniform(0.0, 1.0) < 0.6) {
-    const auto favoured = boundary_values(def);
-    return favoured[size_t(rng.next_u64() % favoured.size())];
-  }
-  return log_uniform(rng, def.min, def.max);
+template <class T>
+const T& pick(const std::vector<T>& from, DrawSource& draws) {
+  return from[size_t(draws.below(from.size()))];
 }
 
-metalsim::SchedulePolicy random_schedule(spec::InputGenerator& rng) {
-  const double r = rng.uniform(0.0, 1.0);
+int64_t random_value(spec::ParamDef def, int64_t limit, DrawSource& draws) {
+  if (!def.choices.empty()) return pick(def.choices, draws);
+  if (limit > 0) def.max = std::max(def.min, std::min(def.max, limit));
+  // A favoured value when the draw is under 0.6: with bytes, an exhausted input (0) is one.
+  if (draws.unit() < 0.6) return pick(boundary_values(def), draws);
+  return log_uniform(draws, def.min, def.max);
+}
+
+// In [1, 999999], as InputGenerator::integer(1, 999999) draws it.
+uint64_t random_seed(DrawSource& draws) { return 1 + draws.below(999999); }
+
+metalsim::SchedulePolicy random_schedule(DrawSource& draws) {
+  const double r = draws.unit();
   if (r < 0.5) return {metalsim::ScheduleKind::in_order, 0};
   if (r < 0.7) return {metalsim::ScheduleKind::reversed, 0};
-  return {metalsim::ScheduleKind::random, uint64_t(rng.integer(1, 999999))};
+  return {metalsim::ScheduleKind::random, random_seed(draws)};
+}
+
+enum class Fit { fits, over_budget, over_size };
+
+Fit fit(const KernelSpec& spec, const Params& p, const DrawLimits& limits) {
+  if (limits.max_bytes == 0 && limits.size_bytes == 0) return Fit::fits;
+  // The size cap first: a draw over it would not be taken whatever the machine's budget.
+  if (limits.size_bytes != 0 && case_size_bytes(spec, p) > limits.size_bytes) return Fit::over_size;
+  if (limits.max_bytes != 0 && spec::case_memory_bytes(spec, p, limits.options) > limits.max_bytes)
+    return Fit::over_budget;
+  return Fit::fits;
 }
 
 bool is_valid(const KernelSpec& spec, const Params& p) {
@@ -100,42 +116,52 @@ DrawLimits ramped(DrawLimits limits, size_t k) {
   return limits;
 }
 
-CaseGenerator::Fit CaseGenerator::fit(const Params& p) const {
-  if (limits_.max_bytes == 0 && limits_.size_bytes == 0) return Fit::fits;
-  // The size cap first: a draw over it would not be taken whatever the machine's budget.
-  if (limits_.size_bytes != 0 && case_size_bytes(*spec_, p) > limits_.size_bytes)
-    return Fit::over_size;
-  if (limits_.max_bytes != 0 &&
-      spec::case_memory_bytes(*spec_, p, limits_.options) > limits_.max_bytes)
-    return Fit::over_budget;
-  return Fit::fits;
+uint64_t ByteDraws::read(size_t bytes) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < bytes; ++i, ++pos_) v = (v << 8) | (pos_ < size_ ? data_[pos_] : 0);
+  return v;
 }
 
-FuzzCase CaseGenerator::generate(size_t index) const {
-  spec::InputGenerator rng(seed_ ^ fnv1a(spec_->name()) ^
-                           (uint64_t(index) * 0xd1b54a32d192ed03ull));
+uint64_t ByteDraws::below(uint64_t n) {
+  if (n <= 1) return 0;
+  // Just enough bytes for n - 1: a choice among a few values is one byte a mutation can flip.
+  const size_t bytes = size_t(std::bit_width(n - 1) + 7) / 8;
+  return read(bytes) % n;
+}
+
+double ByteDraws::unit() { return double(read(2)) / 65536.0; }
+
+FuzzCase draw_case(const KernelSpec& spec, DrawSource& draws, const DrawLimits& limits,
+                   size_t index) {
   FuzzCase c;
   c.index = index;
   c.found = false;
-  const auto defs = spec_->params();
+  const auto defs = spec.params();
   for (int attempt = 0; attempt < 200 && !c.found; ++attempt) {
     Params p;
-    for (const auto& d : defs) p[d.name] = random_value(d, limits_.limit, rng);
-    p = spec_->complete(p);
-    if (!is_valid(*spec_, p)) continue;
-    const Fit f = fit(p);
+    for (const auto& d : defs) p[d.name] = random_value(d, limits.limit, draws);
+    p = spec.complete(p);
+    if (!is_valid(spec, p)) continue;
+    const Fit f = fit(spec, p, limits);
     c.over_budget += f == Fit::over_budget;
     if (f != Fit::fits) continue;
     c.params = std::move(p);
     c.found = true;
   }
   if (!c.found) {  // a constrained space: fall back to the boundary sweep
-    const auto sweep = spec_->sweep();
-    c.params = spec_->complete(sweep.empty() ? Params{} : sweep[index % sweep.size()]);
+    const auto sweep = spec.sweep();
+    c.params = spec.complete(sweep.empty() ? Params{} : sweep[index % sweep.size()]);
   }
-  c.seed = uint64_t(rng.integer(1, 999999));
-  c.schedule = random_schedule(rng);
+  c.seed = random_seed(draws);
+  c.schedule = random_schedule(draws);
   return c;
+}
+
+FuzzCase CaseGenerator::generate(size_t index) const {
+  spec::InputGenerator rng(seed_ ^ fnv1a(spec_->name()) ^
+                           (uint64_t(index) * 0xd1b54a32d192ed03ull));
+  RandomDraws draws(rng);
+  return draw_case(*spec_, draws, limits_, index);
 }
 
 // ------------------------------ shrinking

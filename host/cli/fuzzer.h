@@ -3,6 +3,7 @@
 //
 // Case k of a campaign depends only on (spec, seed, k): generating it needs no earlier case,
 // so shards and time-bounded runs see the same cases a plain run does.
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "host/cli/case_selection.h"
+#include "kernels/spec/inputs.h"
 
 namespace metalsim::cli {
 
@@ -49,6 +51,52 @@ uint64_t case_size_bytes(const KernelSpec& spec, const Params& params);
 // threads took 47 s on two cores, whatever its bytes) stays rare.
 DrawLimits ramped(DrawLimits limits, size_t k);
 
+// Where a case's random choices come from. A campaign draws them from a seeded generator
+// (RandomDraws); a libFuzzer target reads them from its input bytes (ByteDraws), so both map to
+// cases through the same parameter definitions and the same draw_case.
+class DrawSource {
+ public:
+  virtual ~DrawSource() = default;
+  virtual uint64_t below(uint64_t n) = 0;  // in [0, n) (0 when n is 1)
+  virtual double unit() = 0;               // in [0, 1)
+};
+
+// The campaign's draws: exactly the generator's own sequence (next_u64() % n, uniform(0, 1)),
+// so a seed gives the cases it always gave.
+class RandomDraws : public DrawSource {
+ public:
+  explicit RandomDraws(spec::InputGenerator& rng) : rng_(&rng) {}
+  // Draws even when n is 1: a spec with one choice keeps the sequence it always had.
+  uint64_t below(uint64_t n) override { return rng_->next_u64() % std::max<uint64_t>(n, 1); }
+  double unit() override { return rng_->uniform(0.0, 1.0); }
+
+ private:
+  spec::InputGenerator* rng_;
+};
+
+// The draws of a byte string (a libFuzzer input): below(n) reads just enough bytes for n values
+// (big-endian, then modulo n), unit() reads two bytes. Past the end every read is 0: the empty
+// input is the smallest case (each parameter at its least favoured value, input seed 1,
+// in-order), and bytes a mutation appends only refine the last choices.
+class ByteDraws : public DrawSource {
+ public:
+  ByteDraws(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  uint64_t below(uint64_t n) override;
+  double unit() override;
+  size_t consumed() const { return pos_; }
+
+ private:
+  uint64_t read(size_t bytes);
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
+};
+
+// One case drawn from `draws`: the parameters (redrawn up to 200 times while valid() or the
+// limits refuse them, then a sweep case: `index` picks which), the input seed, the schedule.
+FuzzCase draw_case(const KernelSpec& spec, DrawSource& draws, const DrawLimits& limits,
+                   size_t index = 0);
+
 class CaseGenerator {
  public:
   CaseGenerator(const KernelSpec& spec, uint64_t seed, DrawLimits limits = {})
@@ -56,8 +104,6 @@ class CaseGenerator {
   FuzzCase generate(size_t index) const;
 
  private:
-  enum class Fit { fits, over_budget, over_size };
-  Fit fit(const Params& p) const;
   const KernelSpec* spec_;
   uint64_t seed_;
   DrawLimits limits_;
@@ -70,8 +116,8 @@ std::vector<int64_t> boundary_values(const spec::ParamDef& def);
 struct ShrinkResult {
   Case minimal;
   metalsim::ExecutionOptions options;  // the minimal case's (schedule shrunk to in-order if it can)
-  CaseOutcome outcome;                 // of the minimal case
-  size_t runs = 0;                     // cases run while shrinking
+  CaseOutcome outcome;               // of the minimal case
+  size_t runs = 0;                   // cases run while shrinking
 };
 
 // Still fails in the same way (failure_kind): the default test while shrinking.

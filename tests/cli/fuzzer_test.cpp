@@ -328,5 +328,55 @@ TEST(FuzzTime, EverySpecGetsACaseUnderAShortTime) {
   }
 }
 
+// ------------------------------ bytes (a libFuzzer input) drawn through the same definitions
+
+FuzzCase from_bytes(const std::vector<uint8_t>& bytes, const DrawLimits& limits = {}) {
+  ByteDraws draws(bytes.data(), bytes.size());
+  return draw_case(planted(), draws, limits);
+}
+
+TEST(ByteDraws, TheEmptyInputIsTheSmallestCase) {
+  const FuzzCase c = from_bytes({});
+  EXPECT_TRUE(c.found);
+  EXPECT_EQ(c.params, (Params{{"n", 1}, {"rows", 1}}));
+  EXPECT_EQ(c.seed, 1u);
+  EXPECT_EQ(c.schedule.str(), "in-order");
+}
+
+TEST(ByteDraws, ReadJustTheBytesAChoiceNeedsAndZerosPastTheEnd) {
+  const std::vector<uint8_t> bytes = {0x01, 0x02, 0x03};
+  ByteDraws d(bytes.data(), bytes.size());
+  EXPECT_EQ(d.below(1), 0u);  // one value: no byte read
+  EXPECT_EQ(d.consumed(), 0u);
+  EXPECT_EQ(d.below(200), 1u);               // one byte
+  EXPECT_EQ(d.below(1000), 0x0203u % 1000);  // two bytes, big-endian
+  EXPECT_EQ(d.below(1000), 0u);              // past the end
+  EXPECT_EQ(d.unit(), 0.0);
+  EXPECT_EQ(d.consumed(), 7u);
+}
+
+// The first byte pair decides favoured (< 0.6) or log-uniform; the next byte picks among n's
+// favoured values {1, 63, 64, 65, 127, 128, 129, 1023, 1024, 1025, 4096}.
+TEST(ByteDraws, BytesPickFavouredValuesThroughTheParameterDefinitions) {
+  const FuzzCase c = from_bytes({0x00, 0x00, 1});
+  EXPECT_EQ(c.params.at("n"), 63);
+  EXPECT_EQ(from_bytes({0x00, 0x00, 3}).params.at("n"), 65);
+  // --limit applies as in a campaign: the favoured values are those within it.
+  EXPECT_EQ(from_bytes({0x00, 0x00, 5}, {64, 0, {}, 0}).params.at("n"), 64);  // of {1, 63, 64}
+}
+
+TEST(ByteDraws, SameBytesSameCaseAndEveryCaseValid) {
+  uint64_t state = 12345;
+  for (int i = 0; i < 200; ++i) {
+    std::vector<uint8_t> bytes(size_t(i % 24));
+    for (auto& b : bytes) b = uint8_t((state = state * 6364136223846793005ull + 1) >> 56);
+    const FuzzCase x = from_bytes(bytes), y = from_bytes(bytes);
+    EXPECT_EQ(x.params, y.params);
+    EXPECT_EQ(x.seed, y.seed);
+    std::string why;
+    EXPECT_TRUE(planted().valid(x.params, &why)) << why;
+  }
+}
+
 }  // namespace
 }  // namespace metalsim::cli::testing

@@ -36,8 +36,8 @@ constexpr Layer kLayers[] = {
     {"simt/fault", 2}, {"simt/checks", 3},     {"simt/engine", 4},     {"simt/include", 5},
     {"simt/lanes", 5}, {"simt/instrument", 5}, {"simt/front", 6},      {"host/include", 7},
     {"host/src", 8},   {"host/python", 9},     {"kernels/formats", 9}, {"kernels/spec", 10},
-    {"kernels", 11},   {"host/model", 12},     {"host/cli", 13},       {"tests", 14},
-    {"bench", 14},     {"examples", 14},
+    {"kernels", 11},   {"host/model", 12},     {"host/cli", 13},       {"host/libfuzzer", 14},
+    {"tests", 14},     {"bench", 14},          {"examples", 14},
 };
 
 // The namespace of each folder's names (its headers'); a nested namespace inside is allowed.
