@@ -17,8 +17,7 @@ namespace metalsim::ceiling {
 
 using half_t = _Float16;
 
-// The largest threadgroup the ceilings take (softmax, rms_norm); `threads` must be a multiple of
-// 32 (whole simdgroups).
+// The largest threadgroup the row ceilings take (softmax, rms_norm: `threads` lanes, any count).
 inline constexpr uint32_t kMaxThreads = 1024;
 
 // kernels/softmax/softmax.metal `softmax`, threadgroup `tgid` (row tgid of x [rows, cols], in
