@@ -49,9 +49,9 @@ int64_t iterations() {
 // The kernels' context: every check off, lane loops, like kernels_bench's loops_ms.
 spec::CaseContext& device() {
   static std::unique_ptr<spec::CaseContext> ctx = [] {
-    engine::ExecutionOptions options;
-    options.checks = check::CheckSet::none();
-    options.mode = engine::ExecutionMode::loops;
+    metalsim::ExecutionOptions options;
+    options.checks = metalsim::CheckSet::none();
+    options.mode = metalsim::ExecutionMode::loops;
     return spec::CaseRunner::shared().context(options, kSeed);
   }();
   return *ctx;
