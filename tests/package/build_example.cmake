@@ -1,8 +1,9 @@
 # cmake -DMODE=installed|subdirectory -DSOURCE_DIR=<checkout> -DBUILD_DIR=<its build>
-#       -DWORK_DIR=<scratch> -DGENERATOR=... -DCXX=... -DBUILD_TYPE=... -DSANITIZER=...
+#       -DWORK_DIR=<scratch> -DGENERATOR=... -DCXX=... -DCC=... -DBUILD_TYPE=... -DSANITIZER=...
 #       -P tests/package/build_example.cmake
 #
-# Builds and runs examples/tiled_matmul as a user would (tests/package/CMakeLists.txt says why).
+# Builds and runs examples/tiled_matmul as a user would (tests/package/CMakeLists.txt says why);
+# the installed way also builds a case file's reference, in C, as a user would.
 cmake_minimum_required(VERSION 3.25)
 set(example "${SOURCE_DIR}/examples/tiled_matmul")
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -18,6 +19,43 @@ function(step what)
   endif()
   message(STATUS "${what}: ${seconds} s")
   set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+# `command` must print `expected` (a regular expression).
+function(expect_output what expected)
+  if(NOT step_output MATCHES "${expected}")
+    message(FATAL_ERROR "${what} did not print '${expected}':\n${step_output}")
+  endif()
+endfunction()
+
+# A case file's reference built as a user builds it (issue 25 item 5), from plain C: with the
+# package's metalsim_add_case_reference, and with the one-line compile of docs/cli.md. Each lands
+# beside a copy of the header case file (every standard MSL header, compiled at run time), which
+# the installed program runs from its own folder, as `./rbits.json` and from another folder.
+function(case_reference_as_a_user_builds_it prefix)
+  set(headers "${SOURCE_DIR}/tests/cli/case_files/headers")
+  foreach(how cmake oneline)
+    file(MAKE_DIRECTORY "${WORK_DIR}/user_${how}")
+    file(COPY "${headers}/rbits.json" "${headers}/rbits.metal"
+         DESTINATION "${WORK_DIR}/user_${how}")
+  endforeach()
+  step("configure a reference project against the installed package"
+       ${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/package/case_reference" -B "${WORK_DIR}/reference"
+       -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX}" "-DCMAKE_C_COMPILER=${CC}"
+       "-DCMAKE_PREFIX_PATH=${prefix}" "-DREFERENCE_SOURCE=${headers}/rbits_ref.c"
+       "-DCASE_DIR=${WORK_DIR}/user_cmake")
+  step("build it with metalsim_add_case_reference" ${CMAKE_COMMAND} --build "${WORK_DIR}/reference")
+  step("compile the reference in one line" ${CC} -O2 -shared -fPIC "-I${prefix}/include"
+       "${headers}/rbits_ref.c" -o "${WORK_DIR}/user_oneline/librbits_ref.so")
+  foreach(how cmake oneline)
+    foreach(from_as "user_${how};rbits.json" "user_${how};./rbits.json" ".;user_${how}/rbits.json")
+      list(GET from_as 0 from)
+      list(GET from_as 1 as)
+      step("installed metalsim run ${as} in ${from} (reference: ${how})" ${CMAKE_COMMAND} -E chdir
+           "${WORK_DIR}/${from}" ${run} "${prefix}/bin/metalsim" run "${as}" --n=100)
+      expect_output("metalsim run ${as}" "status     pass")
+    endforeach()
+  endforeach()
 endfunction()
 
 set(configure ${CMAKE_COMMAND} -S "${example}" -B "${WORK_DIR}/build" -G "${GENERATOR}"
@@ -46,6 +84,7 @@ if(MODE STREQUAL "installed")
       step("installed metalsim ${words}" ${CMAKE_COMMAND} -E chdir "${user}" ${run}
            "${prefix}/bin/metalsim" ${command})
     endforeach()
+    case_reference_as_a_user_builds_it("${prefix}")
   endif()
 elseif(MODE STREQUAL "subdirectory")
   # metalsim is built from source here: unoptimised and without the pass plugins (the installed
