@@ -19,6 +19,7 @@
 #   <prefix>/lib/metalsim/               the pass plugins the kernel compiler loads
 #   <prefix>/bin/                        metalsim, metalsim-front
 #   <prefix>/lib/cmake/metalsim/         metalsimConfig.cmake and what it includes
+#   <prefix>/share/doc/metalsim/         README.md, docs/*.md and examples/ (the case file too)
 include_guard(GLOBAL)
 include(CMakePackageConfigHelpers)
 include(MetalsimRuntimeCompiler)  # the install layout; GNUInstallDirs
@@ -86,6 +87,14 @@ endforeach()
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/simt/include/"
         DESTINATION "${METALSIM_INSTALL_MSL_INCLUDEDIR}"
         PATTERN "CMakeLists.txt" EXCLUDE)
+
+# ------------------------------ documentation and the example project
+# The docs and, beside them, the example project with its case file (examples/tiled_matmul:
+# `metalsim run matmul.json` in a copy of it compiles its kernel at run time).
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs/" DESTINATION "${CMAKE_INSTALL_DOCDIR}"
+        FILES_MATCHING PATTERN "*.md")
+install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION "${CMAKE_INSTALL_DOCDIR}")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/examples/" DESTINATION "${CMAKE_INSTALL_DOCDIR}/examples")
 
 # ------------------------------ libraries, programs, plugins
 set(metalsim_installed_targets metalsim_simt metalsim_host metalsim_front_lib metalsim_msl
