@@ -6,6 +6,8 @@
 #   metalsim::front                 the front program (metalsim_add_metal_library runs it)
 #   metalsim::metalsim              the metalsim program (check, run, fuzz, ...)
 #   metalsim_add_metal_library()    kernels from .metal files (cmake/MetalsimMetal.cmake)
+#   metalsim::case_reference        the include root of <metalsim/case_reference.h>, and
+#   metalsim_add_case_reference()   a case file's reference library (MetalsimCaseReference.cmake)
 # Sanitizer settings (METALSIM_SANITIZER) are usage requirements of metalsim::simt, so a user's
 # program and kernels get them by linking.
 #
@@ -17,6 +19,7 @@
 #   <prefix>/lib/metalsim/               the pass plugins the kernel compiler loads
 #   <prefix>/bin/                        metalsim, metalsim-front
 #   <prefix>/lib/cmake/metalsim/         metalsimConfig.cmake and what it includes
+#   <prefix>/share/doc/metalsim/         README.md, docs/*.md and examples/ (the case file too)
 include_guard(GLOBAL)
 include(CMakePackageConfigHelpers)
 include(MetalsimRuntimeCompiler)  # the install layout; GNUInstallDirs
@@ -85,9 +88,18 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/simt/include/"
         DESTINATION "${METALSIM_INSTALL_MSL_INCLUDEDIR}"
         PATTERN "CMakeLists.txt" EXCLUDE)
 
+# ------------------------------ documentation and the example project
+# The docs and, beside them, the example project with its case file (examples/tiled_matmul:
+# `metalsim run matmul.json` in a copy of it compiles its kernel at run time).
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs/" DESTINATION "${CMAKE_INSTALL_DOCDIR}"
+        FILES_MATCHING PATTERN "*.md")
+install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION "${CMAKE_INSTALL_DOCDIR}")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/examples/" DESTINATION "${CMAKE_INSTALL_DOCDIR}/examples")
+
 # ------------------------------ libraries, programs, plugins
 set(metalsim_installed_targets metalsim_simt metalsim_host metalsim_front_lib metalsim_msl
-                               metalsim_warnings metalsim_kernel_toolchain metalsim-front)
+                               metalsim_warnings metalsim_kernel_toolchain metalsim-front
+                               metalsim_case_reference)
 if(TARGET metalsim AND METALSIM_INSTALL_PROGRAM)
   list(APPEND metalsim_installed_targets metalsim)
 endif()
@@ -121,7 +133,7 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/package/metalsimConfigVe
                                  COMPATIBILITY SameMinorVersion)
 # MetalsimMetal.cmake and the modules it includes when it runs from the package (not the
 # kernel compiler's, which the package replaces with the recorded compiler and flags).
-set(metalsim_package_modules MetalsimMetal.cmake metalsim_kernel_cc.sh)
+set(metalsim_package_modules MetalsimMetal.cmake MetalsimCaseReference.cmake metalsim_kernel_cc.sh)
 if(EXISTS "${PROJECT_SOURCE_DIR}/cmake/MetalsimMathMode.cmake")
   list(APPEND metalsim_package_modules MetalsimMathMode.cmake)
 endif()

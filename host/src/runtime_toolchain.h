@@ -1,9 +1,14 @@
 #pragma once
 // The kernel compiler a runtime compile runs (newLibrary with source): the same compiler and
 // flags as the build's kernels (cmake/MetalsimKernelCompiler.cmake), with the MSL and engine
-// headers and the pass plugins found where this metalsim is: its build tree while it exists,
-// else its install prefix (cmake/MetalsimPackage.cmake); METALSIM_PREFIX=<dir> names a prefix
-// that overrides both (an installed tree moved after `cmake --install`).
+// headers and the pass plugins found where this metalsim is, the first of:
+//   METALSIM_PREFIX=<dir>, a prefix named by the user;
+//   the install prefix the program (or the shared object) running this is installed in, found
+//     from its own path: an installed metalsim works wherever its prefix was moved, and never
+//     uses the build tree it was linked in;
+//   the prefix of the CMake package a user's program was built against (metalsimConfig.cmake);
+//   the build tree, while it exists (metalsim's own programs and tests);
+//   CMAKE_INSTALL_PREFIX as configured (cmake/MetalsimPackage.cmake).
 #include <string>
 #include <vector>
 

@@ -1,8 +1,9 @@
 # cmake -DMODE=installed|subdirectory -DSOURCE_DIR=<checkout> -DBUILD_DIR=<its build>
-#       -DWORK_DIR=<scratch> -DGENERATOR=... -DCXX=... -DBUILD_TYPE=... -DSANITIZER=...
+#       -DWORK_DIR=<scratch> -DGENERATOR=... -DCXX=... -DCC=... -DBUILD_TYPE=... -DSANITIZER=...
 #       -P tests/package/build_example.cmake
 #
-# Builds and runs examples/tiled_matmul as a user would (tests/package/CMakeLists.txt says why).
+# Builds and runs examples/tiled_matmul as a user would (tests/package/CMakeLists.txt says why);
+# the installed way also builds a case reference and runs the install moved, the trees hidden.
 cmake_minimum_required(VERSION 3.25)
 set(example "${SOURCE_DIR}/examples/tiled_matmul")
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -20,17 +21,97 @@ function(step what)
   set(step_output "${out}" PARENT_SCOPE)
 endfunction()
 
+# `command` must print `expected` (a regular expression).
+function(expect_output what expected)
+  if(NOT step_output MATCHES "${expected}")
+    message(FATAL_ERROR "${what} did not print '${expected}':\n${step_output}")
+  endif()
+endfunction()
+
+# The installed CMake package's files name no path of the source or build tree (issue 25 item 7).
+function(no_tree_paths_in_package prefix)
+  file(GLOB_RECURSE package_files "${prefix}/lib/cmake/metalsim/*")
+  foreach(f IN LISTS package_files)
+    file(READ "${f}" text)
+    foreach(tree IN ITEMS "${BUILD_DIR}" "${SOURCE_DIR}/")
+      string(FIND "${text}" "${tree}" at)
+      if(NOT at EQUAL -1)
+        message(FATAL_ERROR "${f} names ${tree}, a path of the tree metalsim was built in")
+      endif()
+    endforeach()
+  endforeach()
+endfunction()
+
+# A case file's reference built as a user builds it (issue 25 item 5), from plain C: with the
+# package's metalsim_add_case_reference, and with the one-line compile of docs/cli.md. Each lands
+# beside a copy of the header case file (every standard MSL header, compiled at run time), which
+# the installed program runs from its own folder, as `./rbits.json` and from another folder.
+function(case_reference_as_a_user_builds_it prefix)
+  set(headers "${SOURCE_DIR}/tests/cli/case_files/headers")
+  foreach(how cmake oneline)
+    file(MAKE_DIRECTORY "${WORK_DIR}/user_${how}")
+    file(COPY "${headers}/rbits.json" "${headers}/rbits.metal"
+         DESTINATION "${WORK_DIR}/user_${how}")
+  endforeach()
+  step("configure a reference project against the installed package"
+       ${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/package/case_reference" -B "${WORK_DIR}/reference"
+       -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX}" "-DCMAKE_C_COMPILER=${CC}"
+       "-DCMAKE_PREFIX_PATH=${prefix}" "-DREFERENCE_SOURCE=${headers}/rbits_ref.c"
+       "-DCASE_DIR=${WORK_DIR}/user_cmake")
+  step("build it with metalsim_add_case_reference" ${CMAKE_COMMAND} --build "${WORK_DIR}/reference")
+  step("compile the reference in one line" ${CC} -O2 -shared -fPIC "-I${prefix}/include"
+       "${headers}/rbits_ref.c" -o "${WORK_DIR}/user_oneline/librbits_ref.so")
+  foreach(how cmake oneline)
+    foreach(from_as "user_${how};rbits.json" "user_${how};./rbits.json" ".;user_${how}/rbits.json")
+      list(GET from_as 0 from)
+      list(GET from_as 1 as)
+      step("installed metalsim run ${as} in ${from} (reference: ${how})" ${CMAKE_COMMAND} -E chdir
+           "${WORK_DIR}/${from}" ${run} "${prefix}/bin/metalsim" run "${as}" --n=100)
+      expect_output("metalsim run ${as}" "status     pass")
+    endforeach()
+  endforeach()
+endfunction()
+
+# A relocatable install (issue 25 item 7): the prefix moved out of the trees, the source and
+# build trees hidden (a tmpfs over each, in a mount namespace of the command's own), and the
+# example case file installed beside the docs run from a copy: its kernel compiles at run time
+# with the moved prefix's headers, plugins and toolchain, found from the program's own path.
+function(relocated_install_without_the_trees prefix)
+  string(RANDOM LENGTH 10 tag)
+  set(away "/tmp/metalsim_relocated_${tag}")
+  file(MAKE_DIRECTORY "${away}/user")
+  step("move the prefix out of the trees" cp -a "${prefix}" "${away}/moved")
+  set(example_files "${away}/moved/share/doc/metalsim/examples/tiled_matmul")
+  file(COPY "${example_files}/matmul.json" "${example_files}/matmul.metal"
+       DESTINATION "${away}/user")
+  set(program env -u METALSIM_PREFIX "XDG_CACHE_HOME=${away}/cache" "${away}/moved/bin/metalsim"
+              run matmul.json --M=45 --N=37 --K=70)
+  execute_process(COMMAND unshare -rm true RESULT_VARIABLE cannot_hide OUTPUT_QUIET ERROR_QUIET)
+  if(cannot_hide)
+    message(WARNING "unshare -rm is refused here: the moved install runs with the trees in view")
+    step("the moved install, trees in view" ${CMAKE_COMMAND} -E chdir "${away}/user" ${program})
+  else()
+    list(JOIN program "' '" words)
+    step("the moved install, source and build trees hidden" unshare -rm sh -c
+         "mount -t tmpfs none '${BUILD_DIR}' && mount -t tmpfs none '${SOURCE_DIR}' && \
+test ! -e '${BUILD_DIR}/CMakeCache.txt' && cd '${away}/user' && exec '${words}'")
+  endif()
+  expect_output("the moved install's metalsim run matmul.json" "status     pass")
+  file(REMOVE_RECURSE "${away}")
+endfunction()
+
 set(configure ${CMAKE_COMMAND} -S "${example}" -B "${WORK_DIR}/build" -G "${GENERATOR}"
               "-DCMAKE_CXX_COMPILER=${CXX}" "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}")
-# The example compiles its kernel again at run time, into a cache of its own.
-set(run ${CMAKE_COMMAND} -E env "XDG_CACHE_HOME=${WORK_DIR}/cache")
+# The example compiles its kernel again at run time, into a cache of its own. No METALSIM_PREFIX:
+# the installed program finds its prefix from its own path, a user's program from the package it
+# was built against (host/src/runtime_toolchain.h).
+set(run ${CMAKE_COMMAND} -E env --unset=METALSIM_PREFIX "XDG_CACHE_HOME=${WORK_DIR}/cache")
 
 if(MODE STREQUAL "installed")
   set(prefix "${WORK_DIR}/prefix")
   step("cmake --install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
+  no_tree_paths_in_package("${prefix}")
   step("configure against the installed package" ${configure} "-DCMAKE_PREFIX_PATH=${prefix}")
-  # The runtime compile takes the installed headers and plugins (the build tree exists too).
-  list(APPEND run "METALSIM_PREFIX=${prefix}")
   # The installed program runs and lists the kernel families it was built with (unless the build
   # left it out: METALSIM_INSTALL_PROGRAM=OFF).
   if(EXISTS "${prefix}/bin/metalsim")
@@ -46,6 +127,8 @@ if(MODE STREQUAL "installed")
       step("installed metalsim ${words}" ${CMAKE_COMMAND} -E chdir "${user}" ${run}
            "${prefix}/bin/metalsim" ${command})
     endforeach()
+    case_reference_as_a_user_builds_it("${prefix}")
+    relocated_install_without_the_trees("${prefix}")
   endif()
 elseif(MODE STREQUAL "subdirectory")
   # metalsim is built from source here: unoptimised and without the pass plugins (the installed
