@@ -101,23 +101,19 @@ struct Product {
   template <class E>
   static constexpr E identity() { return static_cast<E>(1); }
 };
-// min/max of floating types follow fmin/fmax: a NaN operand yields the other operand.
-struct Min {
+// min/max of floating types follow fmin/fmax: a NaN operand yields the other operand. Of two
+// equal operands both keep the first.
+template <bool Smaller>
+struct MinMax {
   template <class E>
   static constexpr E apply(E a, E b) {
     if (is_nan(a)) return b;
     if (is_nan(b)) return a;
-    return b < a ? b : a;
+    return (Smaller ? b < a : a < b) ? b : a;
   }
 };
-struct Max {
-  template <class E>
-  static constexpr E apply(E a, E b) {
-    if (is_nan(a)) return b;
-    if (is_nan(b)) return a;
-    return a < b ? b : a;
-  }
-};
+using Min = MinMax<true>;
+using Max = MinMax<false>;
 struct And {
   template <class E>
   static constexpr E apply(E a, E b) { return static_cast<E>(a & b); }
