@@ -14,7 +14,7 @@ using metalsim::host::autoreleased_error;
 
 Device::Device(DeviceProfile profile)
     : profile_(std::move(profile)),
-      options_(metalsim::engine::ExecutionOptions::from_environment()) {}
+      options_(metalsim::ExecutionOptions::from_environment()) {}
 
 Device* CreateSystemDefaultDevice() { return new Device(); }
 

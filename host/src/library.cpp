@@ -24,7 +24,7 @@ void FunctionConstantValues::setConstantValues(const void* values, DataType type
     setConstantValue(bytes + i * dataTypeSize(type), type, range.location + i);
 }
 
-Function::Function(const metalsim::engine::KernelInfo* kernel, FunctionConstantValues* constants)
+Function::Function(const metalsim::abi::KernelInfo* kernel, FunctionConstantValues* constants)
     : kernel_(kernel), constants_(NS::RetainPtr(constants)) {}
 
 NS::String* Function::name() const { return NS::String::string(kernel_->name); }
@@ -33,22 +33,22 @@ Function* Library::newFunction(NS::String* name) {
   return name == nullptr ? nullptr : newFunction(name->utf8String());
 }
 
-const metalsim::engine::KernelInfo* Library::find(const char* name) const {
-  if (loaded_ == nullptr) return metalsim::engine::KernelRegistry::find(name);
-  for (const metalsim::engine::KernelInfo* k : loaded_->kernels)
+const metalsim::abi::KernelInfo* Library::find(const char* name) const {
+  if (loaded_ == nullptr) return metalsim::abi::KernelRegistry::find(name);
+  for (const metalsim::abi::KernelInfo* k : loaded_->kernels)
     if (std::strcmp(k->name, name) == 0) return k;
   return nullptr;
 }
 
 Function* Library::newFunction(const char* name) {
-  const metalsim::engine::KernelInfo* k = find(name);
+  const metalsim::abi::KernelInfo* k = find(name);
   return k == nullptr ? nullptr : new Function(k, nullptr);
 }
 
 Function* Library::newFunction(NS::String* name, const FunctionConstantValues* constants,
                                NS::Error** error) {
   const char* text = name != nullptr ? name->utf8String() : "";
-  const metalsim::engine::KernelInfo* k = find(text);
+  const metalsim::abi::KernelInfo* k = find(text);
   if (k == nullptr) {
     if (error != nullptr)
       *error = autoreleased_error(LibraryErrorFunctionNotFound,
@@ -76,7 +76,7 @@ std::vector<std::string> Library::functionNames() const {
   if (loaded_ != nullptr) {
     for (const auto* k : loaded_->kernels) names.emplace_back(k->name);
   } else {
-    for (const auto* k : metalsim::engine::KernelRegistry::all()) names.emplace_back(k->name);
+    for (const auto* k : metalsim::abi::KernelRegistry::all()) names.emplace_back(k->name);
   }
   return names;
 }

@@ -8,7 +8,7 @@
 
 #include "simt/abi/pixel_format.h"
 
-namespace metalsim::engine {
+namespace metalsim::abi {
 
 inline constexpr uint32_t kMaxTextureBindings = 31;  // texture(0) .. texture(30)
 inline constexpr uint32_t kMaxSamplerBindings = 16;  // sampler(0) .. sampler(15), as Metal
@@ -82,4 +82,4 @@ struct TextureAccessFault {
 // write, and never touches memory outside the texture.
 void texture_out_of_bounds(const TextureAccessFault& fault, std::source_location site);
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::abi

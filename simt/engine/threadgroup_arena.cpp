@@ -45,7 +45,7 @@ ThreadgroupArena::~ThreadgroupArena() { unmap(); }
 
 void ThreadgroupArena::unmap() {
   if (mapping_ != nullptr) {
-    shadow::mark_valid(mapping_, mapping_size_);  // the addresses may be anyone's next
+    checks::shadow::mark_valid(mapping_, mapping_size_);  // the addresses may be anyone's next
     munmap(mapping_, mapping_size_);
   }
   mapping_ = nullptr;
@@ -68,7 +68,7 @@ ThreadgroupArena::Slab& ThreadgroupArena::place(char*& cursor, size_t capacity, 
   return slabs_.back();
 }
 
-void ThreadgroupArena::configure(const uint32_t (&lengths)[kMaxThreadgroupBindings],
+void ThreadgroupArena::configure(const uint32_t (&lengths)[abi::kMaxThreadgroupBindings],
                                  uint32_t static_capacity) {
   if (mapping_ != nullptr && std::memcmp(lengths, lengths_, sizeof lengths_) == 0 &&
       static_capacity == static_capacity_)
@@ -85,13 +85,13 @@ void ThreadgroupArena::configure(const uint32_t (&lengths)[kMaxThreadgroupBindin
   if (mapping_ == MAP_FAILED) throw std::bad_alloc();
   char* cursor = static_cast<char*>(mapping_);
   // The access shadow allows the regions' bytes and, once placed, the variables': not the rest.
-  shadow::mark(mapping_, mapping_size_, shadow::kUnused);
-  for (uint32_t i = 0; i < kMaxThreadgroupBindings; ++i) {
+  checks::shadow::mark(mapping_, mapping_size_, checks::shadow::kUnused);
+  for (uint32_t i = 0; i < abi::kMaxThreadgroupBindings; ++i) {
     regions_[i] = nullptr;
     if (lengths_[i] == 0) continue;
     const Slab& s = place(cursor, lengths_[i], "threadgroup(" + std::to_string(i) + ")");
     regions_[i] = s.data;
-    shadow::mark_valid(s.data, s.capacity);
+    checks::shadow::mark_valid(s.data, s.capacity);
   }
   first_variable_slab_ = slabs_.size();
   for (uint32_t k = 0; k < kGuardedVariableSlabs; ++k) place(cursor, static_capacity, "");
@@ -101,7 +101,7 @@ void ThreadgroupArena::mark_variable(char* data, size_t bytes) {
   const Marked m{data, bytes};
   marked_.push_back(m);
   if (std::find(marked_before_.begin(), marked_before_.end(), m) == marked_before_.end())
-    shadow::mark_valid(data, bytes);
+    checks::shadow::mark_valid(data, bytes);
 }
 
 // Variables placed two threadgroups ago where the last threadgroup placed none are no longer
@@ -111,11 +111,11 @@ void ThreadgroupArena::unmark_stale_variables() {
   bool stale = false;
   for (const Marked& m : marked_before_) {
     if (std::find(marked_.begin(), marked_.end(), m) != marked_.end()) continue;
-    shadow::mark(m.data, m.bytes, shadow::kUnused);
+    checks::shadow::mark(m.data, m.bytes, checks::shadow::kUnused);
     stale = true;
   }
   if (stale)
-    for (const Marked& m : marked_) shadow::mark_valid(m.data, m.bytes);
+    for (const Marked& m : marked_) checks::shadow::mark_valid(m.data, m.bytes);
   marked_before_.swap(marked_);
   marked_.clear();
 }
@@ -124,7 +124,7 @@ void ThreadgroupArena::begin_threadgroup(bool poison, uint8_t poison_byte) {
 #if defined(METALSIM_RACECHECK)
   // Fresh pages per threadgroup: ThreadSanitizer must not see two threadgroups' accesses to
   // one worker's arena as a race.
-  uint32_t lengths[kMaxThreadgroupBindings];
+  uint32_t lengths[abi::kMaxThreadgroupBindings];
   std::memcpy(lengths, lengths_, sizeof lengths);
   unmap();
   configure(lengths, static_capacity_);
@@ -141,7 +141,7 @@ void ThreadgroupArena::begin_threadgroup(bool poison, uint8_t poison_byte) {
     std::memset(slabs_[i].data, poison_byte, slabs_[i].capacity);
 }
 
-void ThreadgroupArena::begin_trace(UninitTrace& trace) {
+void ThreadgroupArena::begin_trace(checks::UninitTrace& trace) {
   // Everything poisoned first, so that only the kernel's own stores change bytes.
   char* base = static_cast<char*>(mapping_);
   std::vector<uint8_t> guard_pages(mapping_size_ / page_size(), 0);

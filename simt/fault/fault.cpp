@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace metalsim::engine {
+namespace metalsim::fault {
 namespace {
 
 struct TrapState {
@@ -297,4 +297,4 @@ void FaultTrap::raise(const FaultRecord& fault) {
 }
 int FaultTrap::timeout_signal() { return SIGRTMIN + 5; }
 
-}  // namespace metalsim::engine
+}  // namespace metalsim::fault

@@ -23,7 +23,7 @@ const char* kind_name(ArgKind k) {
 std::string arg_info(const KernelArg& a, size_t position) {
   std::string name = a.name.empty() ? "arg" + std::to_string(position) : a.name;
   std::string s =
-      "{.name = " + c_string(name) + ", .kind = ::metalsim::engine::ArgKind::" + kind_name(a.kind);
+      "{.name = " + c_string(name) + ", .kind = ::metalsim::abi::ArgKind::" + kind_name(a.kind);
   s += ", .index = " +
        (a.kind == ArgKind::Builtin ? std::string("0") : "static_cast<uint32_t>(" + a.index + ")");
   s += ", .type = " + c_string(a.type);
@@ -31,7 +31,7 @@ std::string arg_info(const KernelArg& a, size_t position) {
   s += std::string(", .is_reference = ") + (a.is_reference ? "true" : "false");
   s += ", .element_size = ::metalsim::generated::element_size<" + a.element_type + ">()";
   s += ", .element_align = ::metalsim::generated::element_align<" + a.element_type + ">()";
-  if (a.kind == ArgKind::Builtin) s += ", .builtin = ::metalsim::engine::Builtin::" + a.builtin;
+  if (a.kind == ArgKind::Builtin) s += ", .builtin = ::metalsim::abi::Builtin::" + a.builtin;
   if (a.kind == ArgKind::Texture)
     s += ", .texture = ::std::remove_cvref_t<" + a.type + ">::ms_reflection";
   if (!a.active_if.empty())
@@ -68,7 +68,7 @@ std::string pass_arg(const KernelArg& a, size_t i, const std::string& value,
   if (a.kind != ArgKind::Builtin) return "ms_p" + std::to_string(i);
   return "::metalsim::generated::builtin_cast<" + a.element_type + ", " + a.builtin_scalar + ", " +
          std::to_string(a.builtin_components) + ">(" + value +
-         "::metalsim::engine::Builtin::" + a.builtin + lane + "))";
+         "::metalsim::abi::Builtin::" + a.builtin + lane + "))";
 }
 
 // The lane body (lane_loops.h): the same bindings and call as the entry, for one lane whose
@@ -76,7 +76,7 @@ std::string pass_arg(const KernelArg& a, size_t i, const std::string& value,
 // kernel's lane loops from it; KernelInfo::lane_body's reference is what makes clang emit it.
 std::string lane_body_code(const KernelDecl& k, const std::string& callee) {
   std::string s = "  [[clang::annotate(\"metalsim.lanes.body\")]]\n";
-  s += "  static void lane_body(const ::metalsim::engine::BoundArgs& ms_a, "
+  s += "  static void lane_body(const ::metalsim::abi::BoundArgs& ms_a, "
        "const ::metalsim::engine::LaneLoopState& ms_s, uint32_t ms_lane) {\n";
   s += "    (void)ms_a;\n    (void)ms_s;\n    (void)ms_lane;\n";
   std::string call = callee + "(";
@@ -131,22 +131,22 @@ std::string kernel_entry_code(const KernelDecl& k, const std::string& file_name)
   // The mark by which the access-check pass finds the entry to copy into the kernel's fast
   // variant (simt/instrument/fast_variant.h).
   s += "  [[clang::annotate(\"metalsim.kernel.entry\")]]\n";
-  s += "  static void entry(const ::metalsim::engine::BoundArgs& ms_a, "
-       "::metalsim::engine::LaneCursor& ms_c) {\n";
+  s += "  static void entry(const ::metalsim::abi::BoundArgs& ms_a, "
+       "::metalsim::abi::LaneCursor& ms_c) {\n";
   if (k.args.empty() || k.args.size() == 0) s += "    (void)ms_a;\n";
   std::string call = callee + "(";
   for (size_t i = 0; i < k.args.size(); ++i) {
-    s += bind_arg(k.args[i], i, "::metalsim::engine::kUnknownLane");
+    s += bind_arg(k.args[i], i, "::metalsim::abi::kUnknownLane");
     call += (i ? ", " : "") + pass_arg(k.args[i], i, "ms_c.value(", "");
   }
   s += "    while (ms_c.next()) " + call + ");\n  }\n";
   s += lane_body_code(k, callee);
   if (!k.args.empty()) {
-    s += "  static constexpr ::metalsim::engine::ArgInfo ms_args[] = {\n";
+    s += "  static constexpr ::metalsim::abi::ArgInfo ms_args[] = {\n";
     for (size_t i = 0; i < k.args.size(); ++i) s += "      " + arg_info(k.args[i], i) + ",\n";
     s += "  };\n";
   }
-  s += "  static ::metalsim::engine::KernelInfo info(const char* ms_name) {\n";
+  s += "  static ::metalsim::abi::KernelInfo info(const char* ms_name) {\n";
   s += "    return {.name = ms_name, .source_file = " + c_string(file_name) +
        ", .source_line = " + std::to_string(k.line);
   s += std::string(", .args = ") + (k.args.empty() ? "{}" : "ms_args");

@@ -2,7 +2,7 @@
 // MSL samplers (spec 2.10; docs/textures.md): the sampler state enums, `sampler` declared in
 // kernel code (`constexpr sampler s(coord::normalized, address::repeat, filter::linear);`, the
 // arguments in any order, every state defaulted as the specification says) or bound by the host
-// ([[sampler(N)]], an ::metalsim::engine::SamplerBinding), and the filtering textures sample with.
+// ([[sampler(N)]], an ::metalsim::abi::SamplerBinding), and the filtering textures sample with.
 #include <cstdint>
 #include <type_traits>
 
@@ -39,7 +39,7 @@ concept sampler_argument =
 }  // namespace detail
 
 struct sampler {
-  ::metalsim::engine::SamplerBinding state{};
+  ::metalsim::abi::SamplerBinding state{};
 
   constexpr sampler() = default;
   template <class... Ts>
@@ -48,14 +48,14 @@ struct sampler {
     (set(args), ...);
   }
   // [[sampler(N)]]: the state the host bound (MTL::SamplerState).
-  explicit sampler(const ::metalsim::engine::SamplerBinding* bound) : state(*bound) {}
+  explicit sampler(const ::metalsim::abi::SamplerBinding* bound) : state(*bound) {}
 
  private:
-  static constexpr ::metalsim::engine::SamplerAddress addr(auto a) {
-    return ::metalsim::engine::SamplerAddress(uint8_t(a));
+  static constexpr ::metalsim::abi::SamplerAddress addr(auto a) {
+    return ::metalsim::abi::SamplerAddress(uint8_t(a));
   }
-  static constexpr ::metalsim::engine::SamplerFilter filt(auto f) {
-    return ::metalsim::engine::SamplerFilter(uint8_t(f));
+  static constexpr ::metalsim::abi::SamplerFilter filt(auto f) {
+    return ::metalsim::abi::SamplerFilter(uint8_t(f));
   }
   constexpr void set(coord c) { state.normalized = c == coord::normalized; }
   constexpr void set(address a) { state.s_address = state.t_address = state.r_address = addr(a); }
@@ -67,7 +67,7 @@ struct sampler {
   constexpr void set(min_filter f) { state.min_filter = filt(f); }
   constexpr void set(mip_filter) {}
   constexpr void set(border_color b) {
-    state.border = ::metalsim::engine::SamplerBorder(uint8_t(b));
+    state.border = ::metalsim::abi::SamplerBorder(uint8_t(b));
   }
 };
 
@@ -76,33 +76,33 @@ namespace detail {
 // ------------------------------ filtering (level 0)
 // An integer texel coordinate wrapped into [0, n) by an address mode; -1 when the sample lies
 // outside and takes the border colour (clamp_to_zero, clamp_to_border).
-inline int wrap_texel(int i, int n, ::metalsim::engine::SamplerAddress mode) {
+inline int wrap_texel(int i, int n, ::metalsim::abi::SamplerAddress mode) {
   auto mod = [](int a, int m) { return ((a % m) + m) % m; };
   switch (mode) {
-    case ::metalsim::engine::SamplerAddress::clamp_to_edge: return i < 0 ? 0 : (i >= n ? n - 1 : i);
-    case ::metalsim::engine::SamplerAddress::repeat: return mod(i, n);
-    case ::metalsim::engine::SamplerAddress::mirrored_repeat: {
+    case ::metalsim::abi::SamplerAddress::clamp_to_edge: return i < 0 ? 0 : (i >= n ? n - 1 : i);
+    case ::metalsim::abi::SamplerAddress::repeat: return mod(i, n);
+    case ::metalsim::abi::SamplerAddress::mirrored_repeat: {
       const int t = mod(i, 2 * n);
       return t < n ? t : 2 * n - 1 - t;
     }
-    case ::metalsim::engine::SamplerAddress::mirror_clamp_to_edge: {
+    case ::metalsim::abi::SamplerAddress::mirror_clamp_to_edge: {
       const int m = i < 0 ? -1 - i : i;
       return m >= n ? n - 1 : m;
     }
-    case ::metalsim::engine::SamplerAddress::clamp_to_zero:
-    case ::metalsim::engine::SamplerAddress::clamp_to_border: return i < 0 || i >= n ? -1 : i;
+    case ::metalsim::abi::SamplerAddress::clamp_to_zero:
+    case ::metalsim::abi::SamplerAddress::clamp_to_border: return i < 0 || i >= n ? -1 : i;
   }
   return 0;
 }
 
-inline vec<float, 4> border_texel(const ::metalsim::engine::SamplerBinding& s,
-                                  ::metalsim::engine::SamplerAddress mode, bool alpha) {
-  if (mode == ::metalsim::engine::SamplerAddress::clamp_to_zero)
+inline vec<float, 4> border_texel(const ::metalsim::abi::SamplerBinding& s,
+                                  ::metalsim::abi::SamplerAddress mode, bool alpha) {
+  if (mode == ::metalsim::abi::SamplerAddress::clamp_to_zero)
     return vec<float, 4>(0.0f, 0.0f, 0.0f, alpha ? 0.0f : 1.0f);
   switch (s.border) {
-    case ::metalsim::engine::SamplerBorder::opaque_black:
+    case ::metalsim::abi::SamplerBorder::opaque_black:
       return vec<float, 4>(0.0f, 0.0f, 0.0f, 1.0f);
-    case ::metalsim::engine::SamplerBorder::opaque_white:
+    case ::metalsim::abi::SamplerBorder::opaque_white:
       return vec<float, 4>(1.0f, 1.0f, 1.0f, 1.0f);
     default: return vec<float, 4>(0.0f);
   }
@@ -121,7 +121,7 @@ inline float finite_coordinate(float u) {
 template <class Fetch>
 vec<float, 4> sample_texels(const sampler& smp, float2 c, int2 offset, uint32_t width,
                             uint32_t height, bool alpha, Fetch fetch) {
-  const ::metalsim::engine::SamplerBinding& s = smp.state;
+  const ::metalsim::abi::SamplerBinding& s = smp.state;
   const bool one_d = height == 0;
   const int w = int(width), h = one_d ? 1 : int(height);
   float u = finite_coordinate(s.normalized ? c.x * float(w) : c.x) + float(offset.x);
@@ -133,7 +133,7 @@ vec<float, 4> sample_texels(const sampler& smp, float2 c, int2 offset, uint32_t 
     if (y < 0) return border_texel(s, s.t_address, alpha);
     return fetch(x, y);
   };
-  if (s.mag_filter == ::metalsim::engine::SamplerFilter::nearest)
+  if (s.mag_filter == ::metalsim::abi::SamplerFilter::nearest)
     return texel(int(__builtin_floorf(u)), int(__builtin_floorf(v)));
   u -= 0.5f;
   v -= 0.5f;

@@ -1,6 +1,6 @@
 #pragma once
 // MSL textures (spec 2.9, 6.12; docs/textures.md): texture1d, texture2d and texture_buffer over
-// an ::metalsim::engine::TextureBinding. Coordinates are checked before any byte is touched:
+// an ::metalsim::abi::TextureBinding. Coordinates are checked before any byte is touched:
 // outside the texture, the engine files bounds.texture and stops the lane (mem check on), or the
 // read returns a zero pixel and the write is dropped (mem check off). The `site` parameter,
 // defaulted, is the kernel's call: with the front's #line directives, its .metal line.
@@ -26,28 +26,28 @@ concept texture_element =
     std::is_same_v<T, uint> || std::is_same_v<T, short> || std::is_same_v<T, ushort>;
 
 template <class T>
-constexpr ::metalsim::engine::SampleKind sample_kind_of() {
+constexpr ::metalsim::abi::SampleKind sample_kind_of() {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, half>)
-    return ::metalsim::engine::SampleKind::floating;
+    return ::metalsim::abi::SampleKind::floating;
   else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, short>)
-    return ::metalsim::engine::SampleKind::sint;
-  else return ::metalsim::engine::SampleKind::uint;
+    return ::metalsim::abi::SampleKind::sint;
+  else return ::metalsim::abi::SampleKind::uint;
 }
 
-constexpr bool readable(access a) { return a != access::write; }
-constexpr bool writable(access a) { return a == access::write || a == access::read_write; }
+constexpr bool readable(access a) { return a != checks::access::write; }
+constexpr bool writable(access a) { return a == checks::access::write || a == checks::access::read_write; }
 
 // A texture parameter's reflection (texture_binding.h): its kind, element and access.
-template <::metalsim::engine::TextureKind kind, class T, access a>
-inline constexpr ::metalsim::engine::TextureArgInfo texture_reflection{
-    kind, sample_kind_of<T>(), ::metalsim::engine::TextureAccess(a)};
+template <::metalsim::abi::TextureKind kind, class T, access a>
+inline constexpr ::metalsim::abi::TextureArgInfo texture_reflection{
+    kind, sample_kind_of<T>(), ::metalsim::abi::TextureAccess(a)};
 
 // What every texture type shares: its binding, argument index and lane, bounds and addresses.
 // The texture types inherit the constructor.
 class texture_base {
  public:
-  texture_base(const ::metalsim::engine::TextureBinding* t, uint32_t index,
-               uint32_t lane = ::metalsim::engine::kUnknownLane)
+  texture_base(const ::metalsim::abi::TextureBinding* t, uint32_t index,
+               uint32_t lane = ::metalsim::abi::kUnknownLane)
       : t_(t), index_(index), lane_(lane) {}
 
  protected:
@@ -59,14 +59,14 @@ class texture_base {
   char* address(uint32_t x, uint32_t y, uint32_t lod) const {
     const uint64_t row =
         lod == 0 ? t_->bytes_per_row
-                 : uint64_t(width_at(lod)) * ::metalsim::engine::bytes_per_pixel(t_->format);
+                 : uint64_t(width_at(lod)) * ::metalsim::abi::bytes_per_pixel(t_->format);
     return t_->data + t_->level_offset(lod) + y * row +
-           uint64_t(x) * ::metalsim::engine::bytes_per_pixel(t_->format);
+           uint64_t(x) * ::metalsim::abi::bytes_per_pixel(t_->format);
   }
   // Cold: files bounds.texture (and does not return) when the mem check is on.
   [[gnu::noinline, gnu::cold]] void out_of_bounds(uint32_t x, uint32_t y, uint32_t lod, bool write,
                                                   std::source_location site) const {
-    ::metalsim::engine::texture_out_of_bounds({t_, index_, x, y, lod, write, lane_}, site);
+    ::metalsim::abi::texture_out_of_bounds({t_, index_, x, y, lod, write, lane_}, site);
   }
   template <class T>
   vec<T, 4> read_at(uint32_t x, uint32_t y, uint32_t lod, std::source_location site) const {
@@ -87,7 +87,7 @@ class texture_base {
   }
   // Level 0 sampled at `c` plus `offset` texels, `height` 0 for a 1D texture (sample_texels).
   vec<float, 4> sample_at(sampler s, float2 c, int2 offset, uint32_t height) const {
-    return sample_texels(s, c, offset, t_->width, height, ::metalsim::engine::has_alpha(t_->format),
+    return sample_texels(s, c, offset, t_->width, height, ::metalsim::abi::has_alpha(t_->format),
                          [this](int x, int y) { return fetch(x, y); });
   }
   // The pixel at (x, y) of level 0 for sampling: the caller has wrapped the coordinates.
@@ -99,7 +99,7 @@ class texture_base {
     return s == 0 ? 1 : s;
   }
 
-  const ::metalsim::engine::TextureBinding* t_;
+  const ::metalsim::abi::TextureBinding* t_;
   uint32_t index_;
   uint32_t lane_;
 };
@@ -107,12 +107,12 @@ class texture_base {
 }  // namespace detail
 
 // ------------------------------ texture2d
-template <class T, access a = access::sample>
+template <class T, access a = checks::access::sample>
   requires detail::texture_element<T>
 class texture2d : detail::texture_base {
  public:
   static constexpr auto ms_reflection =
-      detail::texture_reflection<::metalsim::engine::TextureKind::texture2d, T, a>;
+      detail::texture_reflection<::metalsim::abi::TextureKind::texture2d, T, a>;
 
   using texture_base::texture_base;
 
@@ -138,8 +138,8 @@ class texture2d : detail::texture_base {
   }
   // Level 0, filtered by the sampler's magnification filter (docs/textures.md).
   vec<T, 4> sample(sampler s, float2 coord, int2 offset = int2(0)) const
-    requires(a == access::sample &&
-             detail::sample_kind_of<T>() == ::metalsim::engine::SampleKind::floating)
+    requires(a == checks::access::sample &&
+             detail::sample_kind_of<T>() == ::metalsim::abi::SampleKind::floating)
   {
     return vec<T, 4>(sample_at(s, coord, offset, t_->height));
   }
@@ -152,12 +152,12 @@ class texture2d : detail::texture_base {
 };
 
 // ------------------------------ texture1d
-template <class T, access a = access::sample>
+template <class T, access a = checks::access::sample>
   requires detail::texture_element<T>
 class texture1d : detail::texture_base {
  public:
   static constexpr auto ms_reflection =
-      detail::texture_reflection<::metalsim::engine::TextureKind::texture1d, T, a>;
+      detail::texture_reflection<::metalsim::abi::TextureKind::texture1d, T, a>;
 
   using texture_base::texture_base;
 
@@ -172,8 +172,8 @@ class texture1d : detail::texture_base {
     write_at<T>(color, coord, 0, lod, site);
   }
   vec<T, 4> sample(sampler s, float coord) const
-    requires(a == access::sample &&
-             detail::sample_kind_of<T>() == ::metalsim::engine::SampleKind::floating)
+    requires(a == checks::access::sample &&
+             detail::sample_kind_of<T>() == ::metalsim::abi::SampleKind::floating)
   {
     return vec<T, 4>(sample_at(s, float2(coord, 0.0f), int2(0), 0));
   }
@@ -183,12 +183,12 @@ class texture1d : detail::texture_base {
 };
 
 // ------------------------------ texture_buffer: a texture over a buffer's bytes, one row
-template <class T, access a = access::read>
+template <class T, access a = checks::access::read>
   requires detail::texture_element<T>
 class texture_buffer : detail::texture_base {
  public:
   static constexpr auto ms_reflection =
-      detail::texture_reflection<::metalsim::engine::TextureKind::texture_buffer, T, a>;
+      detail::texture_reflection<::metalsim::abi::TextureKind::texture_buffer, T, a>;
 
   using texture_base::texture_base;
 

@@ -11,8 +11,8 @@
 
 namespace metalsim::lanes_test {
 
-using engine::BoundArgs;
-using engine::Builtin;
+using abi::BoundArgs;
+using abi::Builtin;
 
 // The built-ins a test kernel reads, as a kernel's [[attribute]] parameters would bind them.
 struct Lane {
@@ -26,10 +26,10 @@ struct Lane {
 
 template <class Source>
 Lane lane_of(const Source& value) {
-  const engine::BuiltinValue size = value(Builtin::threads_per_threadgroup);
-  const engine::BuiltinValue stride = value(Builtin::dispatch_threads_per_threadgroup);
-  const engine::BuiltinValue pos = value(Builtin::threadgroup_position_in_grid);
-  const engine::BuiltinValue groups = value(Builtin::threadgroups_per_grid);
+  const abi::BuiltinValue size = value(Builtin::threads_per_threadgroup);
+  const abi::BuiltinValue stride = value(Builtin::dispatch_threads_per_threadgroup);
+  const abi::BuiltinValue pos = value(Builtin::threadgroup_position_in_grid);
+  const abi::BuiltinValue groups = value(Builtin::threadgroups_per_grid);
   const uint32_t group = pos.x + groups.x * (pos.y + groups.y * pos.z);
   const uint32_t tid = value(Builtin::thread_index_in_threadgroup).x;
   return {tid,
@@ -46,7 +46,7 @@ using KernelFn = void (*)(const BoundArgs& args, const Lane& lane);
 // lanes) and the lane body (one lane, its built-ins from the lane-loop state).
 template <KernelFn K>
 struct Generated {
-  static void entry(const BoundArgs& args, engine::LaneCursor& cursor) {
+  static void entry(const BoundArgs& args, abi::LaneCursor& cursor) {
     while (cursor.next()) K(args, lane_of([&](Builtin b) { return cursor.value(b); }));
   }
   [[clang::annotate("metalsim.lanes.body")]] static void body(const BoundArgs& args,
