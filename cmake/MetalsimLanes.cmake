@@ -57,3 +57,32 @@ if(METALSIM_LANES AND METALSIM_LANES_AVAILABLE AND METALSIM_KERNEL_COMPILER STRE
       "the lane-loop pass plugin kernels are compiled with")
   set(METALSIM_KERNEL_PLUGIN_FLAGS "-fpass-plugin=${METALSIM_LANES_PLUGIN}")
 endif()
+
+# An LLVM 19 pass plugin, `target`.so, that clang++-19 loads with -fpass-plugin= while it compiles
+# kernels: MetalsimLanes (simt/lanes) and MetalsimChecks (simt/instrument), built alike from the
+# SOURCES given, into the calling directory's build folder (where METALSIM_LANES_PLUGIN and
+# METALSIM_CHECKS_PLUGIN name them).
+function(metalsim_add_pass_plugin target)
+  add_library(${target} MODULE ${ARGN})
+  # LLVM's headers are not ours: included as system headers so our warning flags do not judge them.
+  target_include_directories(${target} SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR})
+  separate_arguments(llvm_definitions NATIVE_COMMAND "${LLVM_DEFINITIONS}")
+  target_compile_definitions(${target} PRIVATE ${llvm_definitions})
+  # The plugin is built as LLVM is: no RTTI when LLVM has none. Its LLVM symbols resolve against
+  # the clang process that loads it (libLLVM.so), so it links no LLVM library itself.
+  if(NOT LLVM_ENABLE_RTTI)
+    target_compile_options(${target} PRIVATE -fno-rtti)
+  endif()
+  # clang loads the plugin: it is built without the sanitizer presets' instrumentation (an
+  # instrumented library cannot be loaded into an uninstrumented program).
+  set_target_properties(${target} PROPERTIES COMPILE_OPTIONS "" LINK_OPTIONS "")
+  target_link_libraries(${target} PRIVATE metalsim_warnings)
+  # -Wnull-dereference fires inside LLVM's inline header code once it is inlined into ours; being
+  # system headers does not silence a flow-sensitive warning reported after inlining. (A source
+  # property: it must come after metalsim_warnings' flags.)
+  set_source_files_properties(${ARGN} PROPERTIES COMPILE_OPTIONS -Wno-null-dereference)
+  set_target_properties(${target} PROPERTIES PREFIX "" OUTPUT_NAME ${target}
+                        POSITION_INDEPENDENT_CODE ON
+                        LIBRARY_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
+endfunction()

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <type_traits>
 
 #include "host/cli/case_file_cli.h"
 #include "host/cli/commands.h"
@@ -42,14 +43,23 @@ bool call_args(const std::string& text, const std::string& name, std::vector<std
   return true;
 }
 
-double number_arg(const std::string& flag, const std::string& whole, const std::string& text) {
+// `text`, all of it, read as a T (double or int); else the flag is bad: `text` is not `what`.
+template <class T>
+T whole_arg(const std::string& flag, const std::string& whole, const std::string& text,
+            const char* what) {
   try {
     size_t used = 0;
-    const double v = std::stod(text, &used);
+    T v;
+    if constexpr (std::is_same_v<T, int>) v = std::stoi(text, &used);
+    else v = std::stod(text, &used);
     if (used == text.size()) return v;
-  } catch (const std::exception&) {
+  } catch (const std::exception&) {  // not a number, or out of T's range
   }
-  bad_flag(flag, whole, "'" + text + "' is not a number");
+  bad_flag(flag, whole, "'" + text + "' is not " + what);
+}
+
+double number_arg(const std::string& flag, const std::string& whole, const std::string& text) {
+  return whole_arg<double>(flag, whole, text, "a number");
 }
 
 // An integer, a number or an expression, as JSON.
@@ -92,13 +102,7 @@ json fill_json(const std::string& whole, const std::string& text) {
 }
 
 int index_of(const std::string& flag, const std::string& whole, const std::string& text) {
-  try {
-    size_t used = 0;
-    const int i = std::stoi(text, &used);
-    if (used == text.size()) return i;
-  } catch (const std::exception&) {
-  }
-  bad_flag(flag, whole, "'" + text + "' is not a binding index");
+  return whole_arg<int>(flag, whole, text, "a binding index");
 }
 
 // I:TYPE:COUNT[:FILL][:out]

@@ -4,24 +4,17 @@
 #include <cstring>
 #include <string>
 
+#include "host/src/autoreleased_error.h"
 #include "host/src/pipeline_reflection.h"
 #include "metalsim/Metal.hpp"
 #include "simt/abi/kernel.h"
 
 namespace MTL {
-namespace {
-
-// Errors through out-parameters are autoreleased, as in metal-cpp: the caller does not own them.
-NS::Error* make_error(NS::Integer code, std::string text) {
-  auto* e = new NS::Error(code, std::move(text));
-  NS::autorelease(e);
-  return e;
-}
-
-}  // namespace
+using metalsim::host::autoreleased_error;
 
 Device::Device(DeviceProfile profile)
-    : profile_(std::move(profile)), options_(metalsim::ExecutionOptions::from_environment()) {}
+    : profile_(std::move(profile)),
+      options_(metalsim::ExecutionOptions::from_environment()) {}
 
 Device* CreateSystemDefaultDevice() { return new Device(); }
 
@@ -49,7 +42,8 @@ Library* Device::newDefaultLibrary() { return new Library(); }
 
 ComputePipelineState* Device::newComputePipelineState(Function* function, NS::Error** error) {
   if (function == nullptr) {
-    if (error != nullptr) *error = make_error(1, "newComputePipelineState: function is null");
+    if (error != nullptr)
+      *error = autoreleased_error(1, "newComputePipelineState: function is null");
     return nullptr;
   }
   return new ComputePipelineState(*function, profile_.maxThreadsPerThreadgroup);
@@ -72,7 +66,8 @@ ComputePipelineState* Device::newComputePipelineState(const ComputePipelineDescr
   if (reflection != nullptr) *reflection = nullptr;
   if (descriptor == nullptr || descriptor->computeFunction() == nullptr) {
     if (error != nullptr)
-      *error = make_error(1, "newComputePipelineState: the descriptor has no compute function");
+      *error =
+          autoreleased_error(1, "newComputePipelineState: the descriptor has no compute function");
     return nullptr;
   }
   ComputePipelineState* state = newComputePipelineState(descriptor->computeFunction(),
@@ -84,9 +79,10 @@ ComputePipelineState* Device::newComputePipelineState(const ComputePipelineDescr
 LogState* Device::newLogState(const LogStateDescriptor* descriptor, NS::Error** error) {
   if (descriptor != nullptr && descriptor->bufferSize() < 1024) {
     if (error != nullptr)
-      *error = make_error(LogStateErrorInvalidSize, "newLogState: bufferSize " +
-                                                        std::to_string(descriptor->bufferSize()) +
-                                                        " is under the minimum of 1024 bytes");
+      *error =
+          autoreleased_error(LogStateErrorInvalidSize,
+                             "newLogState: bufferSize " + std::to_string(descriptor->bufferSize()) +
+                                 " is under the minimum of 1024 bytes");
     return nullptr;
   }
   return new LogState(descriptor != nullptr ? descriptor->level() : LogLevelUndefined);

@@ -3,20 +3,12 @@
 #include <cstring>
 #include <string>
 
+#include "autoreleased_error.h"
 #include "loaded_kernels.h"
 #include "simt/abi/kernel.h"
 
 namespace MTL {
-namespace {
-
-// Errors through out-parameters are autoreleased, as in metal-cpp: the caller does not own them.
-NS::Error* make_error(NS::Integer code, std::string text) {
-  auto* e = new NS::Error(code, std::move(text));
-  NS::autorelease(e);
-  return e;
-}
-
-}  // namespace
+using metalsim::host::autoreleased_error;
 
 void FunctionConstantValues::setConstantValue(const void* value, DataType type,
                                               NS::UInteger index) {
@@ -59,8 +51,8 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
   const metalsim::abi::KernelInfo* k = find(text);
   if (k == nullptr) {
     if (error != nullptr)
-      *error = make_error(LibraryErrorFunctionNotFound,
-                          std::string("no kernel named '") + text + "' in the library");
+      *error = autoreleased_error(LibraryErrorFunctionNotFound,
+                                  std::string("no kernel named '") + text + "' in the library");
     return nullptr;
   }
   for (const auto& fc : k->function_constants) {
@@ -68,10 +60,11 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
                      !constants->values()[fc.index].empty();
     if (set && constants->values()[fc.index].size() != fc.size) {
       if (error != nullptr)
-        *error = make_error(2, "function constant '" + std::string(fc.name) + "' (index " +
-                                   std::to_string(fc.index) + ") is " + fc.type + " of " +
-                                   std::to_string(fc.size) + " bytes; the value given has " +
-                                   std::to_string(constants->values()[fc.index].size()));
+        *error =
+            autoreleased_error(2, "function constant '" + std::string(fc.name) + "' (index " +
+                                      std::to_string(fc.index) + ") is " + fc.type + " of " +
+                                      std::to_string(fc.size) + " bytes; the value given has " +
+                                      std::to_string(constants->values()[fc.index].size()));
       return nullptr;
     }
   }

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "autoreleased_error.h"
 #include "file_text.h"
 #include "loaded_kernels.h"
 #include "metalsim/Foundation/NSNumber.hpp"
@@ -22,11 +23,9 @@ namespace {
 using metalsim::host::LoadedKernels;
 using metalsim::host::RuntimeSource;
 
-// Errors through out-parameters are autoreleased, as in metal-cpp: the caller does not own them.
+// Reports through `error`, when the caller passed one.
 void fail(NS::Error** error, LibraryError code, std::string text) {
-  if (error == nullptr) return;
-  *error = new NS::Error(code, std::move(text));
-  NS::autorelease(*error);
+  if (error != nullptr) *error = metalsim::host::autoreleased_error(code, std::move(text));
 }
 
 // The -D list of `macros`, sorted by name (one cache key whatever the dictionary's order); ""

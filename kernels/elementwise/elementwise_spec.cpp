@@ -71,16 +71,12 @@ class ActivationSpec : public PerElementSpec {
     auto input = std::make_shared<std::vector<half_t>>(gen.uniform_vector<half_t>(count, -10, 10));
     auto ref = std::make_shared<std::vector<double>>();
     auto x = ctx.buffer(*input);
-    const std::string kernel = name();
-    c->kernel = [=, &ctx](CaseResult& r) {
-      ctx.dispatch(
-          kernel,
-          [&](auto* e) {
-            e->setBuffer(x.get(), 0, 0);
-            e->setBytes(&count, sizeof count, 1);
-          },
-          {count, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threads, r);
+    auto bind = [=](MTL::ComputeCommandEncoder* e) {
+      e->setBuffer(x.get(), 0, 0);
+      e->setBytes(&count, sizeof count, 1);
     };
+    c->kernel = spec::one_dispatch(ctx, name(), bind, {count, 1, 1}, {tg, 1, 1},
+                                   spec::CaseContext::Grid::threads);
     c->reference = [=, ref_fn = ref_] { *ref = ref_fn(*input); };
     c->check = [=](CaseResult& r) {
       spec::compare_in_place("x", spec::contents<half_t>(x), *input, *ref, activation_tolerance(),

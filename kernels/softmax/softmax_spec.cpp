@@ -95,19 +95,14 @@ class SoftmaxSpec : public spec::NamedSpec {
         std::make_shared<std::vector<half_t>>(make_input(ctx.seed(), rows, cols, p.at("fill")));
     auto ref = std::make_shared<std::vector<double>>();
     auto x = ctx.buffer(*input);
-    const std::string kernel = name();
-    c->kernel = [=, &ctx](CaseResult& r) {
-      ctx.dispatch(
-          kernel,
-          [&](auto* e) {
-            e->setBuffer(x.get(), 0, 0);
-            e->setBytes(&rows, 4, 1);
-            e->setBytes(&cols, 4, 2);
-            e->setThreadgroupMemoryLength(spec::tg_bytes(tg * sizeof(float)),
-                                          0);  // one float per thread
-          },
-          {rows, 1, 1}, {tg, 1, 1}, spec::CaseContext::Grid::threadgroups, r);
+    auto bind = [=](MTL::ComputeCommandEncoder* e) {
+      e->setBuffer(x.get(), 0, 0);
+      e->setBytes(&rows, 4, 1);
+      e->setBytes(&cols, 4, 2);
+      e->setThreadgroupMemoryLength(spec::tg_bytes(tg * sizeof(float)), 0);  // a float a thread
     };
+    c->kernel = spec::one_dispatch(ctx, name(), bind, {rows, 1, 1}, {tg, 1, 1},
+                                   spec::CaseContext::Grid::threadgroups);
     c->reference = [=] { *ref = softmax_ref(*input, rows, cols); };
     // Half output: half an ulp at the output scale; the float sum adds ~cols * 2^-24 relative;
     // abs: outputs below half's normal range round to multiples of 2^-24.

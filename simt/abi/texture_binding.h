@@ -45,15 +45,13 @@ struct TextureArgInfo {
 };
 
 // Sampler state: Metal's MTLSamplerAddressMode, MTLSamplerMinMagFilter, MTLSamplerMipFilter and
-// MTLSamplerBorderColor numbers (metal::address, filter, ... use the same).
-enum class SamplerAddress : uint8_t {
-  clamp_to_edge = 0,
-  mirror_clamp_to_edge = 1,
-  repeat = 2,
-  mirrored_repeat = 3,
-  clamp_to_zero = 4,
-  clamp_to_border = 5,
-};
+// MTLSamplerBorderColor numbers (metal::address, filter, ... use the same). The address modes are
+// one list, for SamplerAddress and for MSL's address, s_address, t_address and r_address
+// (detail/sampler.h): four types that Metal keeps apart, with the same enumerators.
+#define METALSIM_SAMPLER_ADDRESS_MODES                                                             \
+  clamp_to_edge = 0, mirror_clamp_to_edge = 1, repeat = 2, mirrored_repeat = 3, clamp_to_zero = 4, \
+  clamp_to_border = 5
+enum class SamplerAddress : uint8_t { METALSIM_SAMPLER_ADDRESS_MODES };
 enum class SamplerFilter : uint8_t { nearest = 0, linear = 1 };
 enum class SamplerBorder : uint8_t { transparent_black = 0, opaque_black = 1, opaque_white = 2 };
 

@@ -23,6 +23,16 @@ struct CollectiveMember {
   const void* in;
   void* out;
   uint64_t arg;
+
+  // `in` and `out` as the collective's own types: the combiner knows what the lanes passed.
+  template <class T>
+  const T& input() const {
+    return *static_cast<const T*>(in);
+  }
+  template <class T>
+  T& output() const {
+    return *static_cast<T*>(out);
+  }
 };
 
 // The lanes of one simdgroup that meet at one call site, sorted by simd lane.

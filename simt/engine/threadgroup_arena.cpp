@@ -2,9 +2,9 @@
 
 #include "simt/checks/access_shadow.h"
 #include "simt/checks/uninit_trace.h"
+#include "simt/fiber/guarded_stack.h"
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -13,17 +13,30 @@
 namespace metalsim::engine {
 namespace {
 
-size_t page_size() {
-  static const size_t size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  return size;
-}
-size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+using fiber::page_size;
+using fiber::round_up;
 constexpr size_t kRegionAlign = 16;
 
 std::atomic<int32_t> next_slot{0};
 
 size_t slab_bytes(size_t capacity) {
   return round_up(round_up(capacity, kRegionAlign), page_size()) + page_size();
+}
+
+// Names `address` by the first named slab `holds(slab, address)` finds it in: the slab's name and
+// the offset from the slab's data.
+template <class Slabs, class Holds>
+bool name_slab(const Slabs& slabs, const void* address, Holds holds, std::string& region_name,
+               uint64_t& offset) {
+  auto* a = static_cast<const char*>(address);
+  for (const auto& s : slabs) {
+    if (!s.name.empty() && holds(s, a)) {
+      region_name = s.name;
+      offset = uint64_t(a - s.data);
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -179,28 +192,16 @@ void* ThreadgroupArena::allocate_static(ThreadgroupVariableSite& site) {
 
 bool ThreadgroupArena::describe_data(const void* address, std::string& region_name,
                                      uint64_t& offset) const {
-  auto* a = static_cast<const char*>(address);
-  for (const Slab& s : slabs_) {
-    if (!s.name.empty() && a >= s.data && a < s.guard) {
-      region_name = s.name;
-      offset = uint64_t(a - s.data);
-      return true;
-    }
-  }
-  return false;
+  auto in_data = [](const Slab& s, const char* a) { return a >= s.data && a < s.guard; };
+  return name_slab(slabs_, address, in_data, region_name, offset);
 }
 
 bool ThreadgroupArena::describe_guard(const void* address, std::string& region_name,
                                       uint64_t& offset) const {
-  auto* a = static_cast<const char*>(address);
-  for (const Slab& s : slabs_) {
-    if (!s.name.empty() && a >= s.guard && a < s.guard + page_size()) {
-      region_name = s.name;
-      offset = uint64_t(a - s.data);
-      return true;
-    }
-  }
-  return false;
+  auto in_guard = [](const Slab& s, const char* a) {
+    return a >= s.guard && a < s.guard + page_size();
+  };
+  return name_slab(slabs_, address, in_guard, region_name, offset);
 }
 
 bool ThreadgroupArena::describe_outside(const void* address, std::string& region_name,

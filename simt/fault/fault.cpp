@@ -66,6 +66,26 @@ void chain(int sig, siginfo_t* info, void* context) {
 }
 #endif
 
+// Where a signal interrupted the thread: its program counter and stack pointer (null on a
+// machine whose signal context is not read here).
+struct Interrupted {
+  const void* pc = nullptr;
+  const void* sp = nullptr;
+};
+Interrupted interrupted(void* context) {
+#if defined(__x86_64__)
+  const greg_t* regs = static_cast<ucontext_t*>(context)->uc_mcontext.gregs;
+  return {reinterpret_cast<const void*>(regs[REG_RIP]),
+          reinterpret_cast<const void*>(regs[REG_RSP])};
+#elif defined(__aarch64__)
+  const auto& regs = static_cast<ucontext_t*>(context)->uc_mcontext;
+  return {reinterpret_cast<const void*>(regs.pc), reinterpret_cast<const void*>(regs.sp)};
+#else
+  (void)context;
+  return {};
+#endif
+}
+
 void on_fault(int sig, siginfo_t* info, void* context) {
   if (SignalTracer* tracer = current_signal_tracer();
       tracer != nullptr && sig == SIGSEGV && tracer->on_access_fault(info->si_addr, context))
@@ -80,13 +100,10 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   trap.last = FaultRecord{};
   trap.last.address = info->si_addr;
   trap.last.division = sig == SIGFPE;
+  trap.last.pc = interrupted(context).pc;
 #if defined(__x86_64__)
-  auto* uc = static_cast<ucontext_t*>(context);
-  trap.last.pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
-  trap.last.write = (uc->uc_mcontext.gregs[REG_ERR] & 0x2) != 0;
-#elif defined(__aarch64__)
-  auto* uc = static_cast<ucontext_t*>(context);
-  trap.last.pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
+  // The page-fault error code: bit 1 is set for a write.
+  trap.last.write = (static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_ERR] & 0x2) != 0;
 #endif
   capture_callers(trap.last.pc, trap.last.callers);
 #if defined(METALSIM_RACECHECK)
@@ -94,30 +111,6 @@ void on_fault(int sig, siginfo_t* info, void* context) {
 #endif
   CollectiveScope::leave_all();  // the jump skips their destructors
   siglongjmp(*trap.recovery, 1);
-}
-
-const void* interrupted_pc(void* context) {
-#if defined(__x86_64__)
-  return reinterpret_cast<const void*>(
-      static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
-#elif defined(__aarch64__)
-  return reinterpret_cast<const void*>(static_cast<ucontext_t*>(context)->uc_mcontext.pc);
-#else
-  (void)context;
-  return nullptr;
-#endif
-}
-
-const void* interrupted_sp(void* context) {
-#if defined(__x86_64__)
-  return reinterpret_cast<const void*>(
-      static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RSP]);
-#elif defined(__aarch64__)
-  return reinterpret_cast<const void*>(static_cast<ucontext_t*>(context)->uc_mcontext.sp);
-#else
-  (void)context;
-  return nullptr;
-#endif
 }
 
 [[noreturn]] void stop_on_timeout(TrapState& trap) {
@@ -169,8 +162,9 @@ void on_timeout(int, siginfo_t*, void* context) {
   TrapState& trap = tls_trap;
   if (trap.armed == 0 || trap.recovery == nullptr) return;  // between threadgroups: ignore
   if (trap.tracing != 0) return;
-  trap.trace[0] = interrupted_pc(context);
-  trap.timeout_sp = interrupted_sp(context);
+  const Interrupted at = interrupted(context);
+  trap.trace[0] = at.pc;
+  trap.timeout_sp = at.sp;
   trap.trace_count = 1;
   if (!start_timeout_trace(trap, context)) stop_on_timeout(trap);
 }
@@ -186,7 +180,7 @@ bool on_timeout_step(void* context) {
     trap.tracing = 0;
     return true;
   }
-  trap.trace[size_t(trap.trace_count++)] = interrupted_pc(context);
+  trap.trace[size_t(trap.trace_count++)] = interrupted(context).pc;
   if (trap.trace_count < kTimeoutTraceSteps) return true;
   set_trap_flag(context, false);
   stop_on_timeout(trap);
@@ -208,24 +202,27 @@ void on_trap(int sig, siginfo_t* info, void* context) {
   raise(sig);
 }
 
+// Handles `sig` with `handler` on the alternate stack (an overflowed stack has no room left),
+// where it may be raised again (SA_NODEFER); the handler it replaces goes to `previous`.
+void handle(int sig, void (*handler)(int, siginfo_t*, void*), struct sigaction* previous,
+            int more_flags = 0) {
+  struct sigaction sa{};
+  sa.sa_sigaction = handler;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | more_flags;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, previous);
+}
+
 void install_handlers_once() {
   static std::once_flag once;
   std::call_once(once, [] {
     // Installed after the sanitizers' own handlers: faults inside an armed trap are ours,
     // every other one is passed on (chain()).
-    struct sigaction sa{};
-    sa.sa_sigaction = &on_fault;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &previous_segv);
-    sigaction(SIGBUS, &sa, &previous_bus);
-    sigaction(SIGFPE, &sa, &previous_fpe);
-    struct sigaction st{};
-    st.sa_sigaction = &on_timeout;
+    handle(SIGSEGV, &on_fault, &previous_segv);
+    handle(SIGBUS, &on_fault, &previous_bus);
+    handle(SIGFPE, &on_fault, &previous_fpe);
     // SA_RESTART: a worker past its report's addr2line pipe may still see a late signal.
-    st.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
-    sigemptyset(&st.sa_mask);
-    sigaction(FaultTrap::timeout_signal(), &st, nullptr);
+    handle(FaultTrap::timeout_signal(), &on_timeout, nullptr, SA_RESTART);
     preload_unwinder();  // on_fault reads the faulting frame's callers
   });
   install_single_step_handler();  // the watchdog's trace
@@ -252,13 +249,7 @@ SignalTracer*& current_signal_tracer() {
 
 void install_single_step_handler() {
   static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction sa{};
-    sa.sa_sigaction = &on_trap;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTRAP, &sa, &previous_trap);
-  });
+  std::call_once(once, [] { handle(SIGTRAP, &on_trap, &previous_trap); });
 }
 
 FaultTrap::FaultTrap(sigjmp_buf* recovery) {

@@ -9,16 +9,11 @@
 #include <vector>
 
 namespace metalsim::fiber {
-namespace {
 
 size_t page_size() {
   static const size_t size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   return size;
 }
-
-size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
-
-}  // namespace
 
 GuardedStack::GuardedStack(size_t usable_bytes, size_t color) {
   const size_t page = page_size();

@@ -8,6 +8,11 @@
 
 namespace metalsim::fiber {
 
+// The system's page size: what a guard page spans (these stacks', the threadgroup arena's).
+size_t page_size();
+// `n` rounded up to a multiple of `to`.
+constexpr size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
 class GuardedStack {
  public:
   // `color`: bytes left unused at the top, so that the tops of many stacks (where lanes

@@ -31,7 +31,7 @@ class Emitter {
   const Token* prev_ = nullptr;
 };
 
-// "path" as a C string literal.
+// `s` as a C string literal, quotes and backslashes escaped: file names, names in reflection.
 std::string c_string(const std::string& s);
 
 }  // namespace metalsim::front

@@ -2,19 +2,11 @@
 // the reflection table, and the registration (see docs/front.md, "What a kernel becomes").
 #include <string>
 
+#include "simt/front/emitter.h"
 #include "simt/front/reflection.h"
 
 namespace metalsim::front {
 namespace {
-
-std::string quote(const std::string& s) {
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
-  }
-  return q + "\"";
-}
 
 const char* kind_name(ArgKind k) {
   switch (k) {
@@ -31,10 +23,10 @@ const char* kind_name(ArgKind k) {
 std::string arg_info(const KernelArg& a, size_t position) {
   std::string name = a.name.empty() ? "arg" + std::to_string(position) : a.name;
   std::string s =
-      "{.name = " + quote(name) + ", .kind = ::metalsim::abi::ArgKind::" + kind_name(a.kind);
+      "{.name = " + c_string(name) + ", .kind = ::metalsim::abi::ArgKind::" + kind_name(a.kind);
   s += ", .index = " +
        (a.kind == ArgKind::Builtin ? std::string("0") : "static_cast<uint32_t>(" + a.index + ")");
-  s += ", .type = " + quote(a.type);
+  s += ", .type = " + c_string(a.type);
   s += std::string(", .is_const = ") + (a.is_const ? "true" : "false");
   s += std::string(", .is_reference = ") + (a.is_reference ? "true" : "false");
   s += ", .element_size = ::metalsim::generated::element_size<" + a.element_type + ">()";
@@ -155,7 +147,7 @@ std::string kernel_entry_code(const KernelDecl& k, const std::string& file_name)
     s += "  };\n";
   }
   s += "  static ::metalsim::abi::KernelInfo info(const char* ms_name) {\n";
-  s += "    return {.name = ms_name, .source_file = " + quote(file_name) +
+  s += "    return {.name = ms_name, .source_file = " + c_string(file_name) +
        ", .source_line = " + std::to_string(k.line);
   s += std::string(", .args = ") + (k.args.empty() ? "{}" : "ms_args");
   s += ", .entry = &entry, .static_threadgroup_bytes = " + threadgroup_bytes(k);

@@ -7,6 +7,7 @@
 // all on the declaration's line. `threadgroup T* p` (a pointer) is left to the address-space rule.
 // An initialiser is dropped (see find_threadgroup_declarations).
 #include "simt/front/diagnostics.h"
+#include "simt/front/emitter.h"
 #include "simt/front/rewrites.h"
 #include "simt/front/token_util.h"
 
@@ -18,15 +19,6 @@ bool starts_statement(const Tokens& t, size_t i, size_t b) {
   const Token& p = t[i - 1];
   return p.is(";") || p.is("{") || p.is("}") || p.is(":") || p.kind == TokKind::Directive ||
          p.kind == TokKind::Raw;
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
-  }
-  return q + "\"";
 }
 
 // Just past an initialiser starting at `i`: the ',' or ';' that ends it at depth 0.
@@ -117,13 +109,13 @@ void rewrite_threadgroup_variables(Tokens& t, RewriteContext& ctx) {
     for (const auto& decl : d.declarators) {
       std::string type = "ms_tg_t_" + decl.name;
       std::string site = "ms_tg_site_" + decl.name;
-      std::string file = ctx.macro_body ? "__FILE__" : quote(ctx.file_name(at.file));
+      std::string file = ctx.macro_body ? "__FILE__" : c_string(ctx.file_name(at.file));
       std::string line = ctx.macro_body ? "__LINE__" : std::to_string(decl.line);
       code += code.empty() ? "" : " ";
       code += "using " + type + " = " + base + join(t, decl.suffix_begin, decl.suffix_end) + "; ";
       code += "static ::metalsim::engine::ThreadgroupVariableSite " + site +
               "{static_cast<uint32_t>(sizeof(" + type + ")), static_cast<uint32_t>(alignof(" +
-              type + ")), " + quote(decl.name) + ", " + file + ", " + line + "}; ";
+              type + ")), " + c_string(decl.name) + ", " + file + ", " + line + "}; ";
       code += type + "& " + decl.name + " = *static_cast<" + type +
               "*>(::metalsim::engine::threadgroup_variable(" + site + ")); (void)" + decl.name +
               ";";

@@ -14,38 +14,11 @@ namespace metal {
 
 // ------------------------------ sampler state enums (the engine's numbers, Metal's)
 enum class coord : uint8_t { normalized = 0, pixel = 1 };
-enum class address : uint8_t {
-  clamp_to_edge = 0,
-  mirror_clamp_to_edge = 1,
-  repeat = 2,
-  mirrored_repeat = 3,
-  clamp_to_zero = 4,
-  clamp_to_border = 5,
-};
-enum class s_address : uint8_t {
-  clamp_to_edge = 0,
-  mirror_clamp_to_edge = 1,
-  repeat = 2,
-  mirrored_repeat = 3,
-  clamp_to_zero = 4,
-  clamp_to_border = 5,
-};
-enum class t_address : uint8_t {
-  clamp_to_edge = 0,
-  mirror_clamp_to_edge = 1,
-  repeat = 2,
-  mirrored_repeat = 3,
-  clamp_to_zero = 4,
-  clamp_to_border = 5,
-};
-enum class r_address : uint8_t {
-  clamp_to_edge = 0,
-  mirror_clamp_to_edge = 1,
-  repeat = 2,
-  mirrored_repeat = 3,
-  clamp_to_zero = 4,
-  clamp_to_border = 5,
-};
+// The four address enums take the engine's list of modes (simt/abi/texture_binding.h).
+enum class address : uint8_t { METALSIM_SAMPLER_ADDRESS_MODES };
+enum class s_address : uint8_t { METALSIM_SAMPLER_ADDRESS_MODES };
+enum class t_address : uint8_t { METALSIM_SAMPLER_ADDRESS_MODES };
+enum class r_address : uint8_t { METALSIM_SAMPLER_ADDRESS_MODES };
 enum class filter : uint8_t { nearest = 0, linear = 1 };
 enum class mag_filter : uint8_t { nearest = 0, linear = 1 };
 enum class min_filter : uint8_t { nearest = 0, linear = 1 };

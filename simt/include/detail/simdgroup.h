@@ -71,20 +71,12 @@ template <class X>
 concept integral_value = value<X> && std::is_integral_v<element_type<X>>;
 
 template <class T>
-const T& in(const CollectiveMember& m) {
-  return *static_cast<const T*>(m.in);
-}
-template <class T>
-T& out(const CollectiveMember& m) {
-  return *static_cast<T*>(m.out);
-}
-template <class T>
 void put(const CollectiveMember& m, const T& v) {
   if constexpr (vector_like<T>) {
-    T& o = out<T>(m);
+    T& o = m.output<T>();
     for (int k = 0; k < size_v<T>; ++k) o[k] = v[k];
   } else {
-    out<T>(m) = v;
+    m.output<T>() = v;
   }
 }
 
@@ -109,23 +101,19 @@ struct Product {
   template <class E>
   static constexpr E identity() { return static_cast<E>(1); }
 };
-// min/max of floating types follow fmin/fmax: a NaN operand yields the other operand.
-struct Min {
+// min/max of floating types follow fmin/fmax: a NaN operand yields the other operand. Of two
+// equal operands both keep the first.
+template <bool Smaller>
+struct MinMax {
   template <class E>
   static constexpr E apply(E a, E b) {
     if (is_nan(a)) return b;
     if (is_nan(b)) return a;
-    return b < a ? b : a;
+    return (Smaller ? b < a : a < b) ? b : a;
   }
 };
-struct Max {
-  template <class E>
-  static constexpr E apply(E a, E b) {
-    if (is_nan(a)) return b;
-    if (is_nan(b)) return a;
-    return a < b ? b : a;
-  }
-};
+using Min = MinMax<true>;
+using Max = MinMax<false>;
 struct And {
   template <class E>
   static constexpr E apply(E a, E b) { return static_cast<E>(a & b); }
@@ -174,8 +162,8 @@ void for_each_group(const CollectiveCall& c, F f) {
 template <uint32_t G, class Op, class T>
 void reduce_combine(const CollectiveCall& c) {
   for_each_group<G>(c, [&](uint32_t b, uint32_t e) {
-    T acc = in<T>(c.members[b]);
-    for (uint32_t i = b + 1; i < e; ++i) acc = apply<Op>(acc, in<T>(c.members[i]));
+    T acc = c.members[b].input<T>();
+    for (uint32_t i = b + 1; i < e; ++i) acc = apply<Op>(acc, c.members[i].input<T>());
     for (uint32_t i = b; i < e; ++i) put(c.members[i], acc);
   });
 }
@@ -183,15 +171,15 @@ void reduce_combine(const CollectiveCall& c) {
 template <uint32_t G, class Op, class T, bool Inclusive>
 void prefix_combine(const CollectiveCall& c) {
   for_each_group<G>(c, [&](uint32_t b, uint32_t e) {
-    T acc = in<T>(c.members[b]);
+    T acc = c.members[b].input<T>();
     put(c.members[b], Inclusive ? acc : identity<Op, T>());
     for (uint32_t i = b + 1; i < e; ++i) {
       if (Inclusive) {
-        acc = apply<Op>(acc, in<T>(c.members[i]));
+        acc = apply<Op>(acc, c.members[i].input<T>());
         put(c.members[i], acc);
       } else {
         put(c.members[i], acc);
-        acc = apply<Op>(acc, in<T>(c.members[i]));
+        acc = apply<Op>(acc, c.members[i].input<T>());
       }
     }
   });
@@ -226,7 +214,7 @@ void shuffle_combine(const CollectiveCall& c) {
       const CollectiveMember& m = c.members[i];
       const int32_t src = source_lane<G, M>(m.simd_lane, m.arg, first);
       const bool ok = src >= 0 && src < int32_t(kSimdWidth) && at[src] >= 0;
-      put(m, ok ? in<T>(c.members[at[src]]) : in<T>(m));
+      put(m, ok ? c.members[at[src]].input<T>() : m.input<T>());
     }
   });
 }
@@ -261,7 +249,7 @@ void fill_combine(const CollectiveCall& c) {
       }
     }
     const bool ok = src >= 0 && src < int32_t(kSimdWidth) && at[src] >= 0;
-    const auto& p = in<FillPair<T>>(ok ? c.members[at[src]] : m);
+    const auto& p = (ok ? c.members[at[src]] : m).input<FillPair<T>>();
     put(m, ok && from_fill ? p.fill : p.data);
   }
 }
@@ -287,19 +275,19 @@ void vote_combine(const CollectiveCall& c) {
     for (uint32_t i = b; i < e; ++i) {
       const uint32_t bit = 1u << (c.members[i].simd_lane % G);
       active |= bit;
-      if (V == Vote::active || *static_cast<const bool*>(c.members[i].in)) mask |= bit;
+      if (V == Vote::active || c.members[i].input<bool>()) mask |= bit;
     }
     const uint32_t lanes = group_lanes<G>(c, c.members[b].simd_lane);
     for (uint32_t i = b; i < e; ++i) {
       const CollectiveMember& m = c.members[i];
       if constexpr (V == Vote::ballot || V == Vote::active) {
-        out<R>(m) = R(typename R::vote_t(mask), lanes);  // simd_vote or quad_vote
+        m.output<R>() = R(typename R::vote_t(mask), lanes);  // simd_vote or quad_vote
       } else if constexpr (V == Vote::all) {
-        out<bool>(m) = mask == active;
+        m.output<bool>() = mask == active;
       } else if constexpr (V == Vote::any) {
-        out<bool>(m) = mask != 0;
+        m.output<bool>() = mask != 0;
       } else {
-        out<bool>(m) = i == b;
+        m.output<bool>() = i == b;
       }
     }
   });

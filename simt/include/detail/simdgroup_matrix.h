@@ -59,8 +59,8 @@ template <class T, class U>
 void load_combine(const CollectiveCall& call) {
   for (uint32_t i = 0; i < call.count; ++i) {
     const CollectiveMember& m = call.members[i];
-    const auto& a = *static_cast<const LoadArgs<T, U>*>(m.in);
-    auto& out = *static_cast<vec<T, 2>*>(m.out);
+    const auto& a = m.input<LoadArgs<T, U>>();
+    auto& out = m.output<vec<T, 2>>();
     const Coord p = coord(m.simd_lane);
     out[0] = static_cast<T>(a.src[offset(a, p.row, p.col)]);
     out[1] = static_cast<T>(a.src[offset(a, p.row, p.col + 1)]);
@@ -80,7 +80,7 @@ template <class T, class U>
 void store_combine(const CollectiveCall& call) {
   for (uint32_t i = 0; i < call.count; ++i) {
     const CollectiveMember& m = call.members[i];
-    const auto& a = *static_cast<const StoreArgs<T, U>*>(m.in);
+    const auto& a = m.input<StoreArgs<T, U>>();
     const Coord p = coord(m.simd_lane);
     a.dst[offset(a, p.row, p.col)] = static_cast<U>(a.elements[0]);
     a.dst[offset(a, p.row, p.col + 1)] = static_cast<U>(a.elements[1]);
@@ -112,9 +112,7 @@ template <class D, class A, class B, class C, bool Accumulate>
 void multiply_combine(const CollectiveCall& call) {
   using Acc = acc_t<D>;
   using Args = MulArgs<D, A, B, C>;
-  auto args = [](const CollectiveMember& m) -> const Args& {
-    return *static_cast<const Args*>(m.in);
-  };
+  auto args = [](const CollectiveMember& m) -> const Args& { return m.input<Args>(); };
   Acc a[8][8], b[8][8], c[8][8];
   gather<Acc, A>(call, a, [&](const CollectiveMember& m) -> const vec<A, 2>& { return args(m).a; });
   gather<Acc, B>(call, b, [&](const CollectiveMember& m) -> const vec<B, 2>& { return args(m).b; });
@@ -124,7 +122,7 @@ void multiply_combine(const CollectiveCall& call) {
   }
   for (uint32_t i = 0; i < call.count; ++i) {
     const Coord p = coord(call.members[i].simd_lane);
-    auto& out = *static_cast<vec<D, 2>*>(call.members[i].out);
+    auto& out = call.members[i].output<vec<D, 2>>();
     for (uint32_t e = 0; e < 2; ++e) {
       const uint32_t r = p.row, col = p.col + e;
       Acc s = Accumulate ? c[r][col] : Acc(0);

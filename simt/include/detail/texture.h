@@ -34,13 +34,20 @@ constexpr ::metalsim::abi::SampleKind sample_kind_of() {
   else return ::metalsim::abi::SampleKind::uint;
 }
 
-constexpr bool readable(access a) { return a != access::write; }
-constexpr bool writable(access a) { return a == access::write || a == access::read_write; }
+constexpr bool readable(access a) { return a != checks::access::write; }
+constexpr bool writable(access a) { return a == checks::access::write || a == checks::access::read_write; }
+
+// A texture parameter's reflection (texture_binding.h): its kind, element and access.
+template <::metalsim::abi::TextureKind kind, class T, access a>
+inline constexpr ::metalsim::abi::TextureArgInfo texture_reflection{
+    kind, sample_kind_of<T>(), ::metalsim::abi::TextureAccess(a)};
 
 // What every texture type shares: its binding, argument index and lane, bounds and addresses.
+// The texture types inherit the constructor.
 class texture_base {
  public:
-  texture_base(const ::metalsim::abi::TextureBinding* t, uint32_t index, uint32_t lane)
+  texture_base(const ::metalsim::abi::TextureBinding* t, uint32_t index,
+               uint32_t lane = ::metalsim::abi::kUnknownLane)
       : t_(t), index_(index), lane_(lane) {}
 
  protected:
@@ -78,6 +85,11 @@ class texture_base {
     }
     store_texel<T>(address(x, y, lod), t_->format, color);
   }
+  // Level 0 sampled at `c` plus `offset` texels, `height` 0 for a 1D texture (sample_texels).
+  vec<float, 4> sample_at(sampler s, float2 c, int2 offset, uint32_t height) const {
+    return sample_texels(s, c, offset, t_->width, height, ::metalsim::abi::has_alpha(t_->format),
+                         [this](int x, int y) { return fetch(x, y); });
+  }
   // The pixel at (x, y) of level 0 for sampling: the caller has wrapped the coordinates.
   vec<float, 4> fetch(int x, int y) const {
     return vec<float, 4>(load_texel<float>(address(uint32_t(x), uint32_t(y), 0), t_->format));
@@ -95,17 +107,14 @@ class texture_base {
 }  // namespace detail
 
 // ------------------------------ texture2d
-template <class T, access a = access::sample>
+template <class T, access a = checks::access::sample>
   requires detail::texture_element<T>
 class texture2d : detail::texture_base {
  public:
-  static constexpr ::metalsim::abi::TextureArgInfo ms_reflection{
-      ::metalsim::abi::TextureKind::texture2d, detail::sample_kind_of<T>(),
-      ::metalsim::abi::TextureAccess(a)};
+  static constexpr auto ms_reflection =
+      detail::texture_reflection<::metalsim::abi::TextureKind::texture2d, T, a>;
 
-  texture2d(const ::metalsim::abi::TextureBinding* t, uint32_t index,
-            uint32_t lane = ::metalsim::abi::kUnknownLane)
-      : texture_base(t, index, lane) {}
+  using texture_base::texture_base;
 
   vec<T, 4> read(uint2 coord, uint lod = 0, METALSIM_CALL_SITE) const
     requires(detail::readable(a))
@@ -129,12 +138,10 @@ class texture2d : detail::texture_base {
   }
   // Level 0, filtered by the sampler's magnification filter (docs/textures.md).
   vec<T, 4> sample(sampler s, float2 coord, int2 offset = int2(0)) const
-    requires(a == access::sample &&
+    requires(a == checks::access::sample &&
              detail::sample_kind_of<T>() == ::metalsim::abi::SampleKind::floating)
   {
-    return vec<T, 4>(detail::sample_texels(s, coord, offset, t_->width, t_->height,
-                                           ::metalsim::abi::has_alpha(t_->format),
-                                           [this](int x, int y) { return fetch(x, y); }));
+    return vec<T, 4>(sample_at(s, coord, offset, t_->height));
   }
   uint get_width(uint lod = 0) const { return width_at(lod); }
   uint get_height(uint lod = 0) const { return height_at(lod); }
@@ -145,17 +152,14 @@ class texture2d : detail::texture_base {
 };
 
 // ------------------------------ texture1d
-template <class T, access a = access::sample>
+template <class T, access a = checks::access::sample>
   requires detail::texture_element<T>
 class texture1d : detail::texture_base {
  public:
-  static constexpr ::metalsim::abi::TextureArgInfo ms_reflection{
-      ::metalsim::abi::TextureKind::texture1d, detail::sample_kind_of<T>(),
-      ::metalsim::abi::TextureAccess(a)};
+  static constexpr auto ms_reflection =
+      detail::texture_reflection<::metalsim::abi::TextureKind::texture1d, T, a>;
 
-  texture1d(const ::metalsim::abi::TextureBinding* t, uint32_t index,
-            uint32_t lane = ::metalsim::abi::kUnknownLane)
-      : texture_base(t, index, lane) {}
+  using texture_base::texture_base;
 
   vec<T, 4> read(uint coord, uint lod = 0, METALSIM_CALL_SITE) const
     requires(detail::readable(a))
@@ -168,12 +172,10 @@ class texture1d : detail::texture_base {
     write_at<T>(color, coord, 0, lod, site);
   }
   vec<T, 4> sample(sampler s, float coord) const
-    requires(a == access::sample &&
+    requires(a == checks::access::sample &&
              detail::sample_kind_of<T>() == ::metalsim::abi::SampleKind::floating)
   {
-    return vec<T, 4>(detail::sample_texels(s, float2(coord, 0.0f), int2(0), t_->width, 0,
-                                           ::metalsim::abi::has_alpha(t_->format),
-                                           [this](int x, int y) { return fetch(x, y); }));
+    return vec<T, 4>(sample_at(s, float2(coord, 0.0f), int2(0), 0));
   }
   uint get_width(uint lod = 0) const { return width_at(lod); }
   uint get_num_mip_levels() const { return t_->mipmap_levels; }
@@ -181,17 +183,14 @@ class texture1d : detail::texture_base {
 };
 
 // ------------------------------ texture_buffer: a texture over a buffer's bytes, one row
-template <class T, access a = access::read>
+template <class T, access a = checks::access::read>
   requires detail::texture_element<T>
 class texture_buffer : detail::texture_base {
  public:
-  static constexpr ::metalsim::abi::TextureArgInfo ms_reflection{
-      ::metalsim::abi::TextureKind::texture_buffer, detail::sample_kind_of<T>(),
-      ::metalsim::abi::TextureAccess(a)};
+  static constexpr auto ms_reflection =
+      detail::texture_reflection<::metalsim::abi::TextureKind::texture_buffer, T, a>;
 
-  texture_buffer(const ::metalsim::abi::TextureBinding* t, uint32_t index,
-                 uint32_t lane = ::metalsim::abi::kUnknownLane)
-      : texture_base(t, index, lane) {}
+  using texture_base::texture_base;
 
   vec<T, 4> read(uint coord, METALSIM_CALL_SITE) const
     requires(detail::readable(a))

@@ -81,28 +81,19 @@ namespace simd {
 using engine::CollectiveCall;
 using engine::CollectiveMember;
 
-template <class T>
-const T& in(const CollectiveMember& m) {
-  return *static_cast<const T*>(m.in);
-}
-template <class T>
-T& out(const CollectiveMember& m) {
-  return *static_cast<T*>(m.out);
-}
-
 // Folds the active lanes in ascending lane order, rounding each step to T.
 template <class T>
 void sum_combine(const CollectiveCall& c) {
-  T acc = in<T>(c.members[0]);
-  for (uint32_t i = 1; i < c.count; ++i) acc = static_cast<T>(acc + in<T>(c.members[i]));
-  for (uint32_t i = 0; i < c.count; ++i) out<T>(c.members[i]) = acc;
+  T acc = c.members[0].input<T>();
+  for (uint32_t i = 1; i < c.count; ++i) acc = static_cast<T>(acc + c.members[i].input<T>());
+  for (uint32_t i = 0; i < c.count; ++i) c.members[i].output<T>() = acc;
 }
 template <class T>
 void prefix_exclusive_sum_combine(const CollectiveCall& c) {
   T acc = T(0);
   for (uint32_t i = 0; i < c.count; ++i) {
-    out<T>(c.members[i]) = acc;
-    acc = static_cast<T>(acc + in<T>(c.members[i]));
+    c.members[i].output<T>() = acc;
+    acc = static_cast<T>(acc + c.members[i].input<T>());
   }
 }
 // A source lane that is inactive or out of range leaves the caller its own value.
@@ -111,14 +102,14 @@ void shuffle_combine(const CollectiveCall& c) {
   for (uint32_t i = 0; i < c.count; ++i) {
     const CollectiveMember* src =
         c.members[i].arg < 32 ? c.find(uint32_t(c.members[i].arg)) : nullptr;
-    out<T>(c.members[i]) = in<T>(src != nullptr ? *src : c.members[i]);
+    c.members[i].output<T>() = (src != nullptr ? *src : c.members[i]).input<T>();
   }
 }
 inline void ballot_combine(const CollectiveCall& c) {
   uint64_t mask = 0;
   for (uint32_t i = 0; i < c.count; ++i)
-    if (in<bool>(c.members[i])) mask |= uint64_t(1) << c.members[i].simd_lane;
-  for (uint32_t i = 0; i < c.count; ++i) out<uint64_t>(c.members[i]) = mask;
+    if (c.members[i].input<bool>()) mask |= uint64_t(1) << c.members[i].simd_lane;
+  for (uint32_t i = 0; i < c.count; ++i) c.members[i].output<uint64_t>() = mask;
 }
 
 template <class T>
