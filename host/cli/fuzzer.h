@@ -116,8 +116,8 @@ std::vector<int64_t> boundary_values(const spec::ParamDef& def);
 struct ShrinkResult {
   Case minimal;
   metalsim::ExecutionOptions options;  // the minimal case's (schedule shrunk to in-order if it can)
-  CaseOutcome outcome;               // of the minimal case
-  size_t runs = 0;                   // cases run while shrinking
+  CaseOutcome outcome;                 // of the minimal case
+  size_t runs = 0;                     // cases run while shrinking
 };
 
 // Still fails in the same way (failure_kind): the default test while shrinking.

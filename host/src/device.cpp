@@ -13,8 +13,7 @@ namespace MTL {
 using metalsim::host::autoreleased_error;
 
 Device::Device(DeviceProfile profile)
-    : profile_(std::move(profile)),
-      options_(metalsim::ExecutionOptions::from_environment()) {}
+    : profile_(std::move(profile)), options_(metalsim::ExecutionOptions::from_environment()) {}
 
 Device* CreateSystemDefaultDevice() { return new Device(); }
 

@@ -64,6 +64,24 @@ constexpr FolderNamespace kNamespaces[] = {
     {"host/cli", "metalsim::cli"},
 };
 
+// A second namespace a folder may declare names in, and why.
+struct ExtraNamespace {
+  const char* folder;
+  const char* name;
+};
+constexpr ExtraNamespace kExtraNamespaces[] = {
+    // The helpers the front's generated code calls (generated_code.h): not metalsim::engine, so
+    // that the lane-loop pass, which takes every engine function as one that never reaches a
+    // sync point, inlines them into the lane body like the kernel's own code.
+    {"simt/engine", "metalsim::generated"},
+};
+
+bool extra_namespace(const std::string& folder, const std::string& name) {
+  for (const ExtraNamespace& e : kExtraNamespaces)
+    if (folder == e.folder && name == e.name) return true;
+  return false;
+}
+
 std::string expected_namespace(const std::string& folder) {
   for (const FolderNamespace& n : kNamespaces)
     if (folder == n.folder) return n.name;
@@ -78,10 +96,14 @@ std::string opened_namespace(const std::string& line) {
   return end == std::string::npos ? "" : line.substr(10, end - 10);
 }
 
-// A line a block of forward declarations may hold: `class X;`, `struct X;`, a comment, nothing.
+// A line a block of forward declarations may hold: `class X;`, `struct X;`, a using-declaration
+// that brings the folder's own names into another namespace (`using spec::Params;`), a comment,
+// nothing.
 bool forward_declaration(const std::string& line) {
   const size_t i = line.find_first_not_of(" \t");
   if (i == std::string::npos || line.compare(i, 2, "//") == 0) return true;
+  if (line.compare(i, 6, "using ") == 0 && line.find('=') == std::string::npos)
+    return line.find(';') != std::string::npos;
   const bool type = line.compare(i, 6, "class ") == 0 || line.compare(i, 7, "struct ") == 0;
   const size_t semicolon = line.find(';');
   return type && semicolon != std::string::npos && line.find('{') == std::string::npos;
@@ -274,7 +296,9 @@ class LayerCheck {
         continue;
       }
       const std::string name = opened_namespace(line);
-      if (name.empty() || name == expected || name.rfind(expected + "::", 0) == 0) continue;
+      if (name.empty() || name == expected || name.rfind(expected + "::", 0) == 0 ||
+          extra_namespace(folder, name))
+        continue;
       foreign = name;
       only_declarations = true;
     }

@@ -34,8 +34,8 @@ constexpr ::metalsim::abi::SampleKind sample_kind_of() {
   else return ::metalsim::abi::SampleKind::uint;
 }
 
-constexpr bool readable(access a) { return a != checks::access::write; }
-constexpr bool writable(access a) { return a == checks::access::write || a == checks::access::read_write; }
+constexpr bool readable(access a) { return a != access::write; }
+constexpr bool writable(access a) { return a == access::write || a == access::read_write; }
 
 // A texture parameter's reflection (texture_binding.h): its kind, element and access.
 template <::metalsim::abi::TextureKind kind, class T, access a>
@@ -107,7 +107,7 @@ class texture_base {
 }  // namespace detail
 
 // ------------------------------ texture2d
-template <class T, access a = checks::access::sample>
+template <class T, access a = access::sample>
   requires detail::texture_element<T>
 class texture2d : detail::texture_base {
  public:
@@ -138,7 +138,7 @@ class texture2d : detail::texture_base {
   }
   // Level 0, filtered by the sampler's magnification filter (docs/textures.md).
   vec<T, 4> sample(sampler s, float2 coord, int2 offset = int2(0)) const
-    requires(a == checks::access::sample &&
+    requires(a == access::sample &&
              detail::sample_kind_of<T>() == ::metalsim::abi::SampleKind::floating)
   {
     return vec<T, 4>(sample_at(s, coord, offset, t_->height));
@@ -152,7 +152,7 @@ class texture2d : detail::texture_base {
 };
 
 // ------------------------------ texture1d
-template <class T, access a = checks::access::sample>
+template <class T, access a = access::sample>
   requires detail::texture_element<T>
 class texture1d : detail::texture_base {
  public:
@@ -172,7 +172,7 @@ class texture1d : detail::texture_base {
     write_at<T>(color, coord, 0, lod, site);
   }
   vec<T, 4> sample(sampler s, float coord) const
-    requires(a == checks::access::sample &&
+    requires(a == access::sample &&
              detail::sample_kind_of<T>() == ::metalsim::abi::SampleKind::floating)
   {
     return vec<T, 4>(sample_at(s, float2(coord, 0.0f), int2(0), 0));
@@ -183,7 +183,7 @@ class texture1d : detail::texture_base {
 };
 
 // ------------------------------ texture_buffer: a texture over a buffer's bytes, one row
-template <class T, access a = checks::access::read>
+template <class T, access a = access::read>
   requires detail::texture_element<T>
 class texture_buffer : detail::texture_base {
  public:
