@@ -227,38 +227,13 @@ AttentionProblem attention_problem(const Params& p) {
   return a;
 }
 
-// attention.metal's FlashAttentionParams (attention_spec.cpp has the same mirror).
-struct FlashAttentionParams {
-  uint64_t q_strides[3], k_strides[3], v_strides[3], o_strides[3], mask_strides[2];
-  uint32_t batch, num_heads, num_kv_heads, seq_q, seq_kv, head_dim, kv_offset, causal;
-  float scale;
-};
-
-FlashAttentionParams flash_params(const AttentionProblem& a) {
-  FlashAttentionParams p{};
-  kernels::attention::copy_strides(a.q, p.q_strides, 3);
-  kernels::attention::copy_strides(a.k, p.k_strides, 3);
-  kernels::attention::copy_strides(a.v, p.v_strides, 3);
-  kernels::attention::copy_strides(a.o, p.o_strides, 3);
-  p.batch = uint32_t(a.batch);
-  p.num_heads = uint32_t(a.heads);
-  p.num_kv_heads = uint32_t(a.kv_heads);
-  p.seq_q = uint32_t(a.seq_q);
-  p.seq_kv = uint32_t(a.seq_kv);
-  p.head_dim = uint32_t(a.head_dim);
-  p.kv_offset = uint32_t(a.kv_offset);
-  p.causal = a.causal ? 1 : 0;
-  p.scale = float(a.scale);
-  return p;
-}
-
 std::vector<half_t> run_flash_attention(const AttentionProblem& a,
                                         const kernels::attention::AttentionInputs& in) {
   spec::CaseContext& dev = device();
   auto qb = dev.buffer(in.q), kb = dev.buffer(in.k), vb = dev.buffer(in.v);
   auto ob = dev.buffer(in.q.size() * sizeof(half_t));
-  const FlashAttentionParams p = flash_params(a);
-  const uint64_t smem = 3 * 32 * uint64_t(a.head_dim) * 2 + 32 * 32 * 4;
+  const kernels::attention::FlashAttentionParams p = kernels::attention::flash_params(a);
+  const uint64_t smem = uint64_t(kernels::attention::flash_threadgroup_bytes(a.head_dim));
   return run_kernel(
       "flash_attention_forward",
       [&](MTL::ComputeCommandEncoder* e) {

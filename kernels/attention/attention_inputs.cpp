@@ -5,6 +5,26 @@
 
 namespace metalsim::kernels::attention {
 
+FlashAttentionParams flash_params(const AttentionProblem& a) {
+  FlashAttentionParams p{};
+  copy_strides(a.q, p.q_strides, 3);
+  copy_strides(a.k, p.k_strides, 3);
+  copy_strides(a.v, p.v_strides, 3);
+  copy_strides(a.o, p.o_strides, 3);
+  p.mask_strides[0] = uint64_t(a.mask_batch_stride);
+  p.mask_strides[1] = uint64_t(a.seq_kv);
+  p.batch = uint32_t(a.batch);
+  p.num_heads = uint32_t(a.heads);
+  p.num_kv_heads = uint32_t(a.kv_heads);
+  p.seq_q = uint32_t(a.seq_q);
+  p.seq_kv = uint32_t(a.seq_kv);
+  p.head_dim = uint32_t(a.head_dim);
+  p.kv_offset = uint32_t(a.kv_offset);
+  p.causal = a.causal ? 1 : 0;
+  p.scale = float(a.scale);
+  return p;
+}
+
 void copy_strides(const View& v, uint64_t* strides, int n) {
   const int64_t all[3] = {v.batch, v.head, v.seq};
   for (int i = 0; i < n; ++i) strides[i] = uint64_t(all[i]);

@@ -18,6 +18,19 @@ struct DecodeParams {  // attention.metal's, for decode_attention and decode_att
 };
 DecodeParams decode_params(const AttentionProblem& a);
 
+struct FlashAttentionParams {  // attention.metal's, for the flash_attention_forward kernels
+  uint64_t q_strides[3], k_strides[3], v_strides[3], o_strides[3], mask_strides[2];
+  uint32_t batch, num_heads, num_kv_heads, seq_q, seq_kv, head_dim, kv_offset, causal;
+  float scale;
+};
+// The mask's strides are those of a [batch or 1, seq_q, seq_kv] mask (a.mask_batch_stride).
+FlashAttentionParams flash_params(const AttentionProblem& a);
+// flash_attention_forward's threadgroup memory: Q, K and V tiles of 32 half rows, and 32 x 32
+// float scores.
+inline int64_t flash_threadgroup_bytes(int64_t head_dim) {
+  return 3 * 32 * head_dim * 2 + 32 * 32 * 4;
+}
+
 // The strides of `v`, outermost first: batch, head, then sequence (n of them).
 void copy_strides(const View& v, uint64_t* strides, int n);
 

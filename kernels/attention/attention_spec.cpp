@@ -27,12 +27,6 @@ struct AttentionParams {  // the document's
   uint32_t kv_cache_offset;
 };
 
-struct FlashAttentionParams {
-  uint64_t q_strides[3], k_strides[3], v_strides[3], o_strides[3], mask_strides[2];
-  uint32_t batch, num_heads, num_kv_heads, seq_q, seq_kv, head_dim, kv_offset, causal;
-  float scale;
-};
-
 enum class Kind { documented, flash, masked, decode };
 
 constexpr int64_t kMaxElements = int64_t(1) << 27;  // per tensor: keeps a fuzzed case in memory
@@ -42,7 +36,6 @@ constexpr int64_t kMaxWork = int64_t(1) << 31;  // B*H*seq_q*seq_kv*D: a fuzzed 
 int64_t documented_threadgroup_bytes(int64_t d) {
   return (3 * 64 * d * 2 + 64 * 64 * 4 + 15) / 16 * 16;
 }
-int64_t flash_threadgroup_bytes(int64_t d) { return 3 * 32 * d * 2 + 32 * 32 * 4; }
 
 // ------------------------------ one prepared case
 
@@ -121,22 +114,7 @@ class AttentionCase : public spec::PreparedCase {
       enc->setBytes(&p, sizeof p, 4);
       enc->dispatchThreadgroups(MTL::Size(a.heads, a.batch, 1), MTL::Size(128, 1, 1));
     } else {
-      FlashAttentionParams p{};
-      copy_strides(a.q, p.q_strides, 3);
-      copy_strides(a.k, p.k_strides, 3);
-      copy_strides(a.v, p.v_strides, 3);
-      copy_strides(a.o, p.o_strides, 3);
-      p.mask_strides[0] = uint64_t(a.mask_batch_stride);
-      p.mask_strides[1] = uint64_t(a.seq_kv);
-      p.batch = uint32_t(a.batch);
-      p.num_heads = uint32_t(a.heads);
-      p.num_kv_heads = uint32_t(a.kv_heads);
-      p.seq_q = uint32_t(a.seq_q);
-      p.seq_kv = uint32_t(a.seq_kv);
-      p.head_dim = uint32_t(a.head_dim);
-      p.kv_offset = uint32_t(a.kv_offset);
-      p.causal = a.causal ? 1 : 0;
-      p.scale = float(a.scale);
+      const FlashAttentionParams p = flash_params(a);
       enc->setBytes(&p, sizeof p, 4);
       if (kind_ == Kind::masked) enc->setBuffer(mb_.get(), 0, 5);
       enc->setThreadgroupMemoryLength(NS::UInteger(flash_threadgroup_bytes(a.head_dim)), 0);
