@@ -25,8 +25,11 @@
 #include "bench/ceiling_kernels.h"
 #include "kernels/attention/attention_baseline.h"
 #include "kernels/attention/attention_inputs.h"
+#include "kernels/attention/attention_tolerance.h"
 #include "kernels/elementwise/elementwise_baseline.h"
+#include "kernels/elementwise/rms_norm_tolerance.h"
 #include "kernels/softmax/softmax_baseline.h"
+#include "kernels/softmax/softmax_tolerance.h"
 #include "kernels/spec/bench_loop.h"
 #include "kernels/spec/case_runner.h"
 #include "kernels/spec/compare.h"
@@ -158,7 +161,7 @@ void bench_softmax(benchmark::State& state, Params p) {
   c.ceiling_out = x->data();
   c.baseline_out = out->data();
   c.n = input->size();
-  c.tolerance = {0x1p-25, 0x1p-11 + (cols + 16) * 0x1p-24, "softmax_spec.cpp's"};
+  c.tolerance = kernels::softmax::softmax_tolerance(cols);
   run_case(state, std::move(c));
 }
 
@@ -202,7 +205,7 @@ void bench_rms_norm(benchmark::State& state, Params p) {
   c.ceiling_out = out->data();
   c.baseline_out = fast->data();
   c.n = x->size();
-  c.tolerance = {0, 0x1p-11 + (hidden + 16) * 0x1p-24, "elementwise_spec.cpp's"};
+  c.tolerance = kernels::elementwise::rms_norm_tolerance(hidden);
   run_case(state, std::move(c));
 }
 
@@ -278,7 +281,7 @@ void bench_flash_attention(benchmark::State& state, Params p) {
   c.ceiling_out = out->data();
   c.baseline_out = fast->data();
   c.n = out->size();
-  c.tolerance = {1e-6, 1e-3, "attention_spec.cpp's"};
+  c.tolerance = kernels::attention::attention_tolerance();
   run_case(state, std::move(c));
 }
 

@@ -10,6 +10,7 @@
 #include "kernels/attention/attention_inputs.h"
 #include "kernels/attention/attention_ref.h"
 #include "kernels/attention/attention_spec.h"
+#include "kernels/attention/attention_tolerance.h"
 #include "kernels/spec/case_context.h"
 #include "kernels/spec/case_runner.h"
 #include "kernels/spec/compare.h"
@@ -142,7 +143,7 @@ class AttentionCase : public spec::PreparedCase {
   CaseResult compare() override {
     CaseResult r = result_;
     const auto* got = static_cast<const half_t*>(ob_->contents());
-    spec::compare_output("O", got, ref_.data(), ref_.size(), tolerance(), r);
+    spec::compare_output("O", got, ref_.data(), ref_.size(), attention_tolerance(), r);
     spec::finish(r);
     return r;
   }
@@ -156,12 +157,6 @@ class AttentionCase : public spec::PreparedCase {
   }
 
   void repoison() override { spec::poison(static_cast<half_t*>(ob_->contents()), o_.size()); }
-
-  static spec::Tolerance tolerance() {
-    return {1e-6, 1e-3,
-            "half output: the output's own rounding is 2^-11 of |O| <= 4.9e-4 of max|O|; float "
-            "accumulation and exp add < 1e-5; ADR-003's criterion is 1e-3 of the largest output"};
-  }
 
  private:
   const char* kernel_name() const {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/elementwise/elementwise_cases.h"
+#include "kernels/elementwise/rms_norm_tolerance.h"
 #include "kernels/spec/spec_names.h"
 
 namespace metalsim::kernels::elementwise {
@@ -186,8 +187,7 @@ class RmsNormSpec : public spec::NamedSpec {
   std::unique_ptr<spec::PreparedCase> prepare(const Params& p,
                                               spec::CaseContext& ctx) const override {
     const uint32_t hidden = uint32_t(p.at("hidden")), tg = uint32_t(p.at("tg"));
-    // Half output; the sum of squares in float adds up to hidden * 2^-24 relative.
-    const Tolerance tol{0, 0x1p-11 + (hidden + 16) * 0x1p-24, "half output + float sum of squares"};
+    const Tolerance tol = rms_norm_tolerance(hidden);
     return prepare_rms_norm<half_t>(
         {name(), uint32_t(p.at("rows")), hidden, tg,
          p.at("shared_floats") ? uint32_t(p.at("shared_floats")) : tg, 1e-6f, weight_offset_, tol},

@@ -5,6 +5,7 @@
 
 #include "kernels/softmax/softmax_baseline.h"
 #include "kernels/softmax/softmax_ref.h"
+#include "kernels/softmax/softmax_tolerance.h"
 #include "kernels/spec/inputs.h"
 #include "kernels/spec/spec_names.h"
 #include "kernels/spec/standard_case.h"
@@ -104,9 +105,7 @@ class SoftmaxSpec : public spec::NamedSpec {
     c->kernel = spec::one_dispatch(ctx, name(), bind, {rows, 1, 1}, {tg, 1, 1},
                                    spec::CaseContext::Grid::threadgroups);
     c->reference = [=] { *ref = softmax_ref(*input, rows, cols); };
-    // Half output: half an ulp at the output scale; the float sum adds ~cols * 2^-24 relative;
-    // abs: outputs below half's normal range round to multiples of 2^-24.
-    const Tolerance tol{0x1p-25, 0x1p-11 + (cols + 16) * 0x1p-24, "half output + float row sum"};
+    const Tolerance tol = softmax_tolerance(cols);
     c->check = [=](CaseResult& r) {
       spec::compare_in_place("x", spec::contents<half_t>(x), *input, *ref, tol, r);
     };
