@@ -27,7 +27,8 @@ build/release/host/cli/metalsim fuzz --all --time 45 --seed 20261125 --checks al
 # every mode, schedule and worker count must give the same bits (issue 28 item 6).
 stage "fuzz campaign, fast-math case files"
 build/release/host/cli/metalsim fuzz tests/cli/case_files/ggml_rms_norm.json \
-  tests/cli/case_files/ggml_mul_mv.json --time 20 --seed 20261125 --checks all
+  tests/cli/case_files/ggml_mul_mv.json tests/cli/case_files/ggml_q4_0.json --time 20 \
+  --seed 20261125 --checks all
 
 # AddressSanitizer: the engine, fibers, host runtime and planted bugs again, every fiber switch
 # annotated; LeakSanitizer checks the host runtime's ownership.

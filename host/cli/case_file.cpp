@@ -167,8 +167,8 @@ Fill read_fill(const Field& f, const std::string& dir) {
     }
     f.fail("\"" + s + "\" is not a fill (\"random\", \"zero\", or an object)");
   }
-  f.only_keys({"random", "constant", "range", "file"});
-  if (f.value().size() != 1) f.fail("needs exactly one of random, constant, range, file");
+  f.only_keys({"random", "constant", "range", "file", "blocks"});
+  if (f.value().size() != 1) f.fail("needs exactly one of random, constant, range, file, blocks");
   auto pair = [&](const Field& p, double& a, double& b) {
     const std::vector<Field> v = p.items();
     if (v.size() != 2) p.fail("must be [first, second]");
@@ -184,6 +184,12 @@ Fill read_fill(const Field& f, const std::string& dir) {
   } else if (f.has("range")) {
     fill.kind = Fill::Kind::range;
     pair(f.child("range"), fill.start, fill.step);
+  } else if (f.has("blocks")) {
+    fill.kind = Fill::Kind::blocks;
+    fill.blocks = find_block_layout(f.child("blocks").string());
+    if (fill.blocks == nullptr)
+      f.child("blocks").fail("unknown block format \"" + f.child("blocks").string() + "\" (" +
+                             block_layout_names() + ")");
   } else {
     fill.kind = Fill::Kind::file;
     fill.path = resolve(dir, f.child("file").string());
@@ -202,6 +208,9 @@ BufferDecl read_buffer(const Field& f, const std::string& dir) {
   b.count = f.at("count").expression();
   if (f.has("offset")) b.offset = f.child("offset").expression();
   if (f.has("fill")) b.fill = read_fill(f.child("fill"), dir);
+  if (b.fill && b.fill->kind == Fill::Kind::blocks && element_size(b.type) != 1)
+    f.child("type").fail("a blocks fill needs a char or uchar buffer (its count in bytes), not " +
+                         std::string(element_type_name(b.type)));
   b.output = f.has("output") && f.child("output").boolean();
   if (!b.fill && !b.output) f.fail("needs a \"fill\" (an input) or \"output\": true");
   if (f.has("written")) {

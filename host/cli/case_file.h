@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "host/cli/block_fill.h"
 #include "host/cli/expression.h"
 #include "host/cli/msl_layout.h"
 #include "kernels/spec/spec.h"
@@ -34,12 +35,13 @@ class CaseFileError : public std::runtime_error {
 
 // How an input buffer's elements are made.
 struct Fill {
-  enum class Kind { random, constant, range, file };
+  enum class Kind { random, constant, range, file, blocks };
   Kind kind = Kind::random;
-  double low = -1, high = 1;   // random: uniform in [low, high) (integers: [low, high])
-  double value = 0;            // constant
-  double start = 0, step = 1;  // range: start + i * step
-  std::string path;            // file: raw bytes, at most the buffer's size
+  double low = -1, high = 1;            // random: uniform in [low, high) (integers: [low, high])
+  double value = 0;                     // constant
+  double start = 0, step = 1;           // range: start + i * step
+  std::string path;                     // file: raw bytes, at most the buffer's size
+  const BlockLayout* blocks = nullptr;  // blocks: GGML blocks with finite scales (block_fill.h)
 };
 
 struct BufferDecl {

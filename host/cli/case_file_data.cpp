@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "host/cli/block_fill.h"
 #include "kernels/spec/inputs.h"
 #include "kernels/spec/standard_case.h"
 
@@ -82,6 +83,13 @@ Bytes initial_contents(const BufferDecl& b, size_t count, uint64_t seed) {
     if (!b.fill) return spec::poison(data, count);
     const Fill& fill = *b.fill;
     spec::InputGenerator gen(seed * 0x9e3779b97f4a7c15ull + b.index + 1);
+    if (fill.kind == Fill::Kind::blocks) {
+      if (count % fill.blocks->bytes != 0)
+        throw CaseFileError(b.path + ".count: " + std::to_string(count) + " bytes are not whole " +
+                            std::string(fill.blocks->name) + " blocks (" +
+                            std::to_string(fill.blocks->bytes) + " bytes each)");
+      return fill_blocks(*fill.blocks, out.data(), out.size(), gen);
+    }
     for (size_t i = 0; i < count && fill.kind != Fill::Kind::file; ++i) {
       if (fill.kind == Fill::Kind::constant) data[i] = T(fill.value);
       else if (fill.kind == Fill::Kind::range) data[i] = T(fill.start + double(i) * fill.step);

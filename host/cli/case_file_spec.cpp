@@ -106,6 +106,11 @@ void CaseFileSpec::resolve_aliases() {
 
 namespace {
 
+// Whether a buffer bound to `arg` must tile its element type. A pointer to bytes (`device const
+// char *`, as every ggml argument is) or to void carries none: the kernel casts it, and the
+// buffer's own type says what the data is.
+bool carries_element_type(const abi::ArgInfo& arg) { return arg.element_size > 1; }
+
 // The MTL::DataType of a function constant's type; DataTypeNone where Metal has none that
 // metalsim knows.
 MTL::DataType data_type(const MslType& t) {
@@ -273,7 +278,7 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
       fail(where + ".index",
            "no argument" + in + " is [[buffer(" + std::to_string(b.index) + ")]]");
     const size_t size = element_size(b.type);
-    if (a->element_size != 0 && a->element_size % size != 0)
+    if (carries_element_type(*a) && a->element_size % size != 0)
       fail(where + ".type", std::string(element_type_name(b.type)) + " (" + std::to_string(size) +
                                 " bytes) does not tile argument '" + a->name + "' (" + a->type +
                                 ", " + std::to_string(a->element_size) + "-byte elements)");
@@ -286,7 +291,7 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
       fail(alias.path + ".index",
            "no argument" + in + " is [[buffer(" + std::to_string(alias.index) + ")]]");
     const ElementType type = file_.buffers[alias.buffer].type;
-    if (a->element_size != 0 && a->element_size % element_size(type) != 0)
+    if (carries_element_type(*a) && a->element_size % element_size(type) != 0)
       fail(alias.path + ".alias", "'" + alias.target + "' (" +
                                       std::string(element_type_name(type)) +
                                       ") does not tile argument '" + a->name + "' (" + a->type +

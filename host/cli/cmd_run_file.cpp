@@ -9,6 +9,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "host/cli/block_fill.h"
 #include "host/cli/case_file_cli.h"
 #include "host/cli/commands.h"
 
@@ -95,10 +96,15 @@ json fill_json(const std::string& whole, const std::string& text) {
     return {{"constant", number_arg("--buffer", whole, a[0])}};
   }
   if (call_args(text, "file", a)) return {{"file", fs::absolute(a.at(0)).string()}};
+  if (call_args(text, "blocks", a)) {
+    if (a.size() != 1)
+      bad_flag("--buffer", whole, "blocks takes one format (" + block_layout_names() + ")");
+    return {{"blocks", a[0]}};
+  }
   bad_flag("--buffer", whole,
            "'" + text +
                "' is not a fill (random, random(lo,hi), zero, const(v), range(start,step), "
-               "file(path)) nor out");
+               "file(path), blocks(format)) nor out");
 }
 
 int index_of(const std::string& flag, const std::string& whole, const std::string& text) {

@@ -74,6 +74,7 @@ void bind_reports(py::module_& m) {
                                                            : std::nullopt;
                              })
       .def_readonly("other_lanes", &Report::other_lanes)
+      .def_readonly("running_lanes", &Report::running_lanes)
       .def_readonly("memory", &Report::memory)
       .def_property_readonly(
           "offset",

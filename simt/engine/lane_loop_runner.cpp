@@ -400,7 +400,7 @@ void LaneLoopRunner::report_fault() {
     std::vector<uint16_t> lanes(running_count_);
     for (uint32_t i = 0; i < running_count_; ++i)
       lanes[i] = uint16_t(running_lanes_ != nullptr ? running_lanes_[i] : running_first_ + i);
-    r.other_lanes = "lane loops were running " + report::lane_list(lanes);
+    r.running_lanes = report::lane_list(lanes);
   }
   report(std::move(r));
 }

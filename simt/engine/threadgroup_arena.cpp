@@ -76,7 +76,8 @@ void ThreadgroupArena::configure(const uint32_t (&lengths)[abi::kMaxThreadgroupB
   unmap();
   std::memcpy(lengths_, lengths, sizeof lengths_);
   static_capacity_ = static_capacity;
-  size_t total = kGuardedVariableSlabs * slab_bytes(static_capacity);
+  // One guard page more: the region of every argument bound with length 0.
+  size_t total = kGuardedVariableSlabs * slab_bytes(static_capacity) + slab_bytes(0);
   for (uint32_t len : lengths_)
     if (len > 0) total += slab_bytes(len);
   mapping_size_ = total;
@@ -86,8 +87,13 @@ void ThreadgroupArena::configure(const uint32_t (&lengths)[abi::kMaxThreadgroupB
   char* cursor = static_cast<char*>(mapping_);
   // The access shadow allows the regions' bytes and, once placed, the variables': not the rest.
   checks::shadow::mark(mapping_, mapping_size_, checks::shadow::kUnused);
+  // Metal allows length 0 for a threadgroup argument the kernel never touches (ggml binds its
+  // unused ones so). Such an argument points at a guard page, not at null, so that a kernel
+  // that does touch it is reported as bounds.threadgroup with the region's name, in every
+  // variant, instead of as a fault at an address near 0.
+  char* const zero_length = place(cursor, 0, "threadgroup memory bound with length 0").data;
   for (uint32_t i = 0; i < abi::kMaxThreadgroupBindings; ++i) {
-    regions_[i] = nullptr;
+    regions_[i] = zero_length;
     if (lengths_[i] == 0) continue;
     const Slab& s = place(cursor, lengths_[i], "threadgroup(" + std::to_string(i) + ")");
     regions_[i] = s.data;

@@ -62,8 +62,9 @@ std::string Report::format() const {
         << position(lane.threadgroup) << " (simdgroup " << lane.simdgroup << ", lane "
         << lane.simd_lane << ")\n";
   } else if (has_lane) {
-    out << bar << "    in threadgroup " << position(lane.threadgroup)
-        << ", by a thread lane loops do not name (--mode fibers does)\n";
+    out << bar << "    in threadgroup " << position(lane.threadgroup) << ", by one of "
+        << (running_lanes.empty() ? std::string("its threads") : running_lanes)
+        << " (a lane loop runs them together; --mode fibers names the thread)\n";
   }
   if (!memory.empty()) {
     out << bar << "    memory " << memory;

@@ -35,6 +35,9 @@ struct Report {
   // false: the threadgroup is known, the thread is not (a fault inside a lane loop, which runs
   // many lanes at once; lane.thread is then the first of them). docs/lanes.md says why.
   bool thread_known = true;
+  // When the thread is not known: the lanes of the loop that was running ("lanes 0..31"), one of
+  // which made the report.
+  std::string running_lanes;
   SourceSite site;
   // The line of metalsim's MSL headers the report was made on, when `site` is the user's line
   // that called it (a simdgroup_load that read uninitialised memory); printed as a second line.

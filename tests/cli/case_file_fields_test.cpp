@@ -154,16 +154,20 @@ TEST(LibraryCaseFiles, VectorAndFixedWidthFunctionConstants) {
 
 // ------------------------------ errors name the field
 
+// The edited file is named after the running test: ctest runs these tests in parallel.
 std::string error_of(const std::string& original, const std::function<void(json&)>& edit) {
-  const CliRun r = cli({"run", edited(original, "broken_fields", edit)});
+  const std::string name =
+      std::string("broken_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const CliRun r = cli({"run", edited(original, name, edit)});
   EXPECT_EQ(r.code, kExitUsage) << r.out << r.err;
   return r.err;
 }
 
 TEST(CaseFileFieldErrors, BuffersAliasesAndOffsets) {
-  EXPECT_TRUE(contains(error_of(kGemv, [](json& j) { j["buffers"][2]["alias"] = "z"; }),
-                       "broken_fields.json: buffers[2].alias: no buffer is named 'z' (the "
-                       "buffers: W, x, y)"));
+  EXPECT_TRUE(contains(
+      error_of(kGemv, [](json& j) { j["buffers"][2]["alias"] = "z"; }),
+      "broken_BuffersAliasesAndOffsets.json: buffers[2].alias: no buffer is named 'z' (the "
+      "buffers: W, x, y)"));
   EXPECT_TRUE(contains(error_of(kGemv, [](json& j) { j["buffers"][2]["index"] = 3; }),
                        "buffers[2].index: buffer(3) is bound twice"));
   EXPECT_TRUE(contains(error_of(kGemv, [](json& j) { j["buffers"][2]["type"] = "float"; }),

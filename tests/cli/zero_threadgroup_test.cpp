@@ -65,15 +65,24 @@ int metal_line(const std::string& marker) {
   return -1;
 }
 
-// Length 0 for an argument the kernel writes and reads: the region has no memory, so the first
-// write faults and is reported with the kernel's line and thread.
+// Length 0 for an argument the kernel writes and reads: the region is a guard page, so the
+// first write is bounds.threadgroup, reported with the kernel's line and thread, with the
+// default checks and with none (the fast variant, where the guard page itself faults).
 TEST(ZeroThreadgroup, AnArgumentOfLengthZeroThatTheKernelTouchesIsReportedWhereItIsTouched) {
-  const CliRun r = cli({"run", case_file("swap_through_scratch", 0, nullptr)});
-  EXPECT_NE(r.code, kExitOk) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "status     FAIL: kernel.fault")) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "in kernel 'swap_through_scratch' at " + kSource + ":" +
-                                  std::to_string(metal_line("the zero-length write"))))
-      << r.out << r.err;
+  for (const char* checks : {"sync,mem", "none"}) {
+    const CliRun r =
+        cli({"run", case_file("swap_through_scratch", 0, nullptr), "--checks", checks});
+    EXPECT_NE(r.code, kExitOk) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "status     FAIL: bounds.threadgroup")) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "threadgroup memory bound with length 0")) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "in kernel 'swap_through_scratch' at " + kSource + ":" +
+                                    std::to_string(metal_line("the zero-length write"))))
+        << r.out << r.err;
+    // Lane loops (mode auto) ran the threadgroup's lanes together: the report says which.
+    EXPECT_TRUE(contains(r.out, "by one of lanes 0..31 (a lane loop runs them together"))
+        << r.out << r.err;
+    EXPECT_FALSE(contains(r.out, "conflicting with")) << r.out << r.err;
+  }
   // With a length that covers the threadgroup the same kernel passes.
   const CliRun ok = cli({"run", case_file("swap_through_scratch", 32 * 4, nullptr)});
   EXPECT_EQ(ok.code, kExitOk) << ok.out << ok.err;

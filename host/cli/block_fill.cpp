@@ -1,0 +1,47 @@
+#include "host/cli/block_fill.h"
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+
+#include "kernels/formats/ggml_blocks.h"
+
+namespace metalsim::cli {
+namespace {
+
+namespace formats = kernels::formats;
+
+constexpr std::array<BlockLayout, 4> kLayouts{{
+    {"q4_0", sizeof(formats::BlockQ4_0), offsetof(formats::BlockQ4_0, d), 1},
+    {"q8_0", sizeof(formats::BlockQ8_0), offsetof(formats::BlockQ8_0, d), 1},
+    {"q4_K", sizeof(formats::BlockQ4_K), offsetof(formats::BlockQ4_K, d), 2},
+    {"q5_K", sizeof(formats::BlockQ5_K), offsetof(formats::BlockQ5_K, d), 2},
+}};
+static_assert(offsetof(formats::BlockQ4_K, dmin) == 2 && offsetof(formats::BlockQ5_K, dmin) == 2,
+              "d and dmin are adjacent halves");
+
+}  // namespace
+
+const BlockLayout* find_block_layout(std::string_view name) {
+  for (const BlockLayout& l : kLayouts)
+    if (l.name == name) return &l;
+  return nullptr;
+}
+
+std::string block_layout_names() {
+  std::string out;
+  for (const BlockLayout& l : kLayouts) out += (out.empty() ? "" : ", ") + std::string(l.name);
+  return out;
+}
+
+void fill_blocks(const BlockLayout& layout, unsigned char* data, size_t bytes,
+                 spec::InputGenerator& gen) {
+  for (size_t i = 0; i < bytes; ++i) data[i] = static_cast<unsigned char>(gen.next_u64());
+  for (size_t block = 0; block + layout.bytes <= bytes; block += layout.bytes)
+    for (size_t s = 0; s < layout.scales; ++s) {
+      const auto scale = formats::half_t(gen.uniform(-0.125, 0.125));
+      std::memcpy(data + block + layout.scales_at + s * sizeof scale, &scale, sizeof scale);
+    }
+}
+
+}  // namespace metalsim::cli
