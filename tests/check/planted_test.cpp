@@ -75,6 +75,21 @@ Outcome oob_offset(Harness& h, const char* kernel) {
                           {4, 1, 1}, {25, 1, 1}));
 }
 
+// The same binding read by a loop (bounds_loops.metal): `n` set with setBytes, one threadgroup.
+Outcome oob_loop(Harness& h, const char* kernel, uint32_t n, uint32_t threads) {
+  std::vector<float> in(101);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = float(i) * 0.5f + 1.0f;
+  auto a = h.buffer(in);
+  auto out = h.buffer(32 * 4);
+  return outcome_of(h.run(kernel,
+                          [&](auto* e) {
+                            e->setBuffer(a.get(), 4, 0);
+                            e->setBuffer(out.get(), 0, 1);
+                            e->setBytes(&n, sizeof n, 2);
+                          },
+                          {1, 1, 1}, {threads, 1, 1}));
+}
+
 // setBytes of 3 floats read by 4 threads.
 Outcome oob_bytes(Harness& h) {
   const float coeffs[3] = {0.25f, -1.5f, 3.0f};
@@ -318,6 +333,15 @@ std::map<std::string, Dispatcher> make_dispatchers() {
     return oob_offset(h, "planted_oob_before_offset");
   };
   d["planted_oob_bytes_read bounds.device"] = oob_bytes;
+  d["planted_oob_loop_last bounds.device"] = [](Harness& h) {
+    return oob_loop(h, "planted_oob_loop_last", 25, 4);
+  };
+  d["planted_oob_strided_far_end bounds.device"] = [](Harness& h) {
+    return oob_loop(h, "planted_oob_strided_far_end", 100, 32);
+  };
+  d["planted_oob_nested_last_row bounds.device"] = [](Harness& h) {
+    return oob_loop(h, "planted_oob_nested_last_row", 5, 4);
+  };
   d["planted_texture_read_past_width bounds.texture"] = [](Harness& h) {
     return oob_texture(h, "planted_texture_read_past_width");
   };
