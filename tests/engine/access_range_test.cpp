@@ -62,9 +62,11 @@ TEST_F(AccessRange, OneGranuleNotPlainFailsTheRange) {
   // A strided walk whose far end (k = 16) lands in it.
   EXPECT_EQ(range(memory_ + 8, 4, {512, 0, 0}, {16, 0, 0}), 0u);
   EXPECT_EQ(range(memory_ + 8, 4, {512, 0, 0}, {15, 0, 0}), 1u);
-  // A partial granule (a buffer's odd tail) is not plain either.
+  // A partial granule (a buffer's odd tail) is not plain either, even where the accesses stay
+  // inside its valid bytes; a range that ends before it is.
   shadow::mark_valid(memory_ + 8192, 12);
-  EXPECT_EQ(range(memory_ + 8192 - 64, 4, {4, 0, 0}, {15, 0, 0}), 0u);
+  EXPECT_EQ(range(memory_ + 8192 - 64, 4, {4, 0, 0}, {16, 0, 0}), 0u);
+  EXPECT_EQ(range(memory_ + 8192 - 64, 4, {4, 0, 0}, {15, 0, 0}), 1u);
 }
 
 TEST_F(AccessRange, WrapsAndRacecheckRefuse) {
