@@ -2,6 +2,7 @@
 
 #include <llvm/ADT/MapVector.h>
 #include <llvm/Analysis/AssumptionCache.h>
+#include <llvm/Analysis/DomTreeUpdater.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
@@ -9,6 +10,7 @@
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/TargetParser/Triple.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/LoopUtils.h>
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 
@@ -27,6 +29,9 @@ namespace {
 // As many strides as __metalsim_access_range takes; the most quantities one access's test follows.
 constexpr size_t kMaxStrides = 3;
 constexpr size_t kMaxWalks = 4;
+// The fewest runs of an access that a call before the loop pays for, against a shadow test of a
+// few instructions per run.
+constexpr uint64_t kMinRunsPerTest = 32;
 
 // One loop's part of a quantity: `step` per iteration, iterations 0 to `last`.
 struct Stride {
@@ -50,6 +55,9 @@ struct Walk {
 struct Hoist {
   Loop* loop = nullptr;  // the test runs in its preheader
   std::vector<Walk> walks;
+  // The backedge-taken counts of the loops from the access's out to `loop` that are known before
+  // it: how many times the access runs per test, at least.
+  std::vector<const SCEV*> counts;
 };
 
 // Replaces each zero- or sign-extended recurrence of `loop` (a 32-bit index extended to 64 bits
@@ -113,8 +121,10 @@ Hoist hoist_of(const RangedAccess& a, LoopInfo& li, ScalarEvolution& se, const S
   Hoist best;
   if (!se.isSCEVable(a.pointer->getType())) return best;
   std::vector<Walk> walks{{se.getSCEV(a.pointer), {}}};
+  std::vector<const SCEV*> counts;
   for (Loop* loop = li.getLoopFor(a.at->getParent()); loop != nullptr;
        loop = loop->getParentLoop()) {
+    counts.push_back(se.getBackedgeTakenCount(loop));
     // The models Widen adds are recurrences of this loop: each steps out of it too.
     std::vector<Walk> models;
     bool known = step_out(walks[0], loop, se, models);
@@ -134,7 +144,11 @@ Hoist hoist_of(const RangedAccess& a, LoopInfo& li, ScalarEvolution& se, const S
         computable = computable && computable_before(s.step, loop, se, x) &&
                      computable_before(s.last, loop, se, x);
     }
-    if (computable) best = {loop, walks};
+    if (!computable) continue;
+    best = {loop, walks, {}};
+    for (const SCEV* count : counts)
+      if (!isa<SCEVCouldNotCompute>(count) && computable_before(count, loop, se, x))
+        best.counts.push_back(count);
   }
   return best;
 }
@@ -157,10 +171,9 @@ Callees callees(Module& m) {
           m.getOrInsertFunction(abi::kIndexFits, FunctionType::get(i32, fits, false))};
 }
 
-// The preheader's call for one walk: 1 when the access's iterations may skip their own tests
-// (the address), or when the index stays in its type's range throughout (a narrow index).
-Value* test_walk(IRBuilder<>& b, SCEVExpander& x, const Callees& c, Instruction* at, const Walk& w,
-                 uint64_t bytes) {
+// The arguments of the preheader's call for one walk.
+std::vector<Value*> walk_args(IRBuilder<>& b, SCEVExpander& x, Instruction* at, const Walk& w,
+                              uint64_t bytes) {
   std::vector<Value*> args;
   if (w.bits == 0) {
     args = {x.expandCodeFor(w.start, b.getPtrTy(), at), b.getInt64(bytes)};
@@ -177,13 +190,27 @@ Value* test_walk(IRBuilder<>& b, SCEVExpander& x, const Callees& c, Instruction*
       args.push_back(b.getInt64(0));
     }
   }
-  if (w.bits == 0) return b.CreateICmpNE(b.CreateCall(c.range, args), b.getInt32(0));
-  const APInt lowest = w.is_signed ? APInt::getSignedMinValue(w.bits) : APInt::getZero(w.bits);
-  const APInt highest = w.is_signed ? APInt::getSignedMaxValue(w.bits) : APInt::getMaxValue(w.bits);
-  args.push_back(b.getInt64(w.is_signed ? uint64_t(lowest.getSExtValue()) : 0));
-  args.push_back(
-      b.getInt64(w.is_signed ? uint64_t(highest.getSExtValue()) : highest.getZExtValue()));
-  return b.CreateICmpNE(b.CreateCall(c.fits, args), b.getInt32(0));
+  if (w.bits > 0) {
+    const APInt lowest = w.is_signed ? APInt::getSignedMinValue(w.bits) : APInt::getZero(w.bits);
+    const APInt highest =
+        w.is_signed ? APInt::getSignedMaxValue(w.bits) : APInt::getMaxValue(w.bits);
+    args.push_back(b.getInt64(w.is_signed ? uint64_t(lowest.getSExtValue()) : 0));
+    args.push_back(
+        b.getInt64(w.is_signed ? uint64_t(highest.getSExtValue()) : highest.getZExtValue()));
+  }
+  return args;
+}
+
+// How many times, at least, the access runs per test (each count capped at 2^16, so that the
+// product does not wrap).
+Value* runs_per_test(IRBuilder<>& b, SCEVExpander& x, Instruction* at, const Hoist& h) {
+  Value* runs = b.getInt64(1);
+  for (const SCEV* count : h.counts) {
+    Value* c = b.CreateZExtOrTrunc(x.expandCodeFor(count, nullptr, at), b.getInt64Ty());
+    c = b.CreateBinaryIntrinsic(Intrinsic::umin, c, b.getInt64(uint64_t(1) << 16));
+    runs = b.CreateMul(runs, b.CreateAdd(c, b.getInt64(1)));
+  }
+  return runs;
 }
 
 }  // namespace
@@ -211,26 +238,43 @@ std::vector<Value*> hoist_range_tests(Function& f, const std::vector<RangedAcces
     if (hoists.back().loop != nullptr) by_loop[hoists.back().loop].push_back(i);
   }
   const Callees c = callees(m);
+  DomTreeUpdater dtu(dt, DomTreeUpdater::UpdateStrategy::Eager);
   for (auto& [loop, members] : by_loop) {
-    Instruction* at = loop->getLoopPreheader()->getTerminator();
+    BasicBlock* preheader = loop->getLoopPreheader();
+    Instruction* at = preheader->getTerminator();
     IRBuilder<> b(at);
     // The same quantity tested once: bits (0: an address), start, bytes, strides.
-    std::map<std::vector<const void*>, Value*> tested;
-    Value* all = b.getTrue();
+    std::map<std::vector<const void*>, size_t> tested;
+    std::vector<std::pair<const Walk*, std::vector<Value*>>> calls;
+    Value* worth = b.getFalse();
     for (size_t i : members) {
+      worth = b.CreateOr(
+          worth, b.CreateICmpUGE(runs_per_test(b, x, at, hoists[i]), b.getInt64(kMinRunsPerTest)));
       for (const Walk& w : hoists[i].walks) {
         const uint64_t bytes = w.bits == 0 ? accesses[i].bytes : 0;
         std::vector<const void*> key{reinterpret_cast<const void*>(uintptr_t(w.bits)),
                                      reinterpret_cast<const void*>(uintptr_t(w.is_signed)),
                                      reinterpret_cast<const void*>(uintptr_t(bytes)), w.start};
         for (const Stride& s : w.strides) key.insert(key.end(), {s.step, s.last});
-        auto [it, fresh] = tested.try_emplace(key, nullptr);
-        if (!fresh) continue;
-        it->second = test_walk(b, x, c, at, w, bytes);
-        all = b.CreateAnd(all, it->second, "metalsim.plain");
+        if (tested.try_emplace(key, calls.size()).second)
+          calls.emplace_back(&w, walk_args(b, x, at, w, bytes));
       }
     }
-    for (size_t i : members) flags[i] = all;
+    // The calls only where the loops run the accesses often enough to pay for them: else the
+    // flag is false and each access is tested as without hoisting.
+    Instruction* then =
+        SplitBlockAndInsertIfThen(worth, at->getIterator(), false, nullptr, &dtu, &li);
+    b.SetInsertPoint(then);
+    Value* all = b.getTrue();
+    for (auto& [w, args] : calls) {
+      CallInst* call = b.CreateCall(w->bits == 0 ? c.range : c.fits, args);
+      all = b.CreateAnd(all, b.CreateICmpNE(call, b.getInt32(0)), "metalsim.plain");
+    }
+    b.SetInsertPoint(at);  // the preheader's terminator, now in the block after both
+    PHINode* plain = b.CreatePHI(b.getInt1Ty(), 2, "metalsim.plain");
+    plain->addIncoming(all, then->getParent());
+    plain->addIncoming(b.getFalse(), preheader);
+    for (size_t i : members) flags[i] = plain;
   }
   return flags;
 }
