@@ -61,8 +61,11 @@ Outcome oob_simdgroup_load(Harness& h) {
                           {1, 1, 1}, {32, 1, 1}));
 }
 
-// A 101-float buffer bound at byte offset 4: 100 floats, 4 threadgroups of 25 threads.
-Outcome oob_offset(Harness& h, const char* kernel) {
+// A 101-float buffer bound at byte offset 4: 100 floats, 4 threadgroups of 25 threads; or, for
+// the loops of bounds_loops.metal (`n` not null), one threadgroup of `threads` with *n at
+// buffer(2).
+Outcome oob_offset(Harness& h, const char* kernel, const uint32_t* n = nullptr,
+                   uint32_t threads = 25) {
   std::vector<float> in(101);
   for (size_t i = 0; i < in.size(); ++i) in[i] = float(i) * 0.5f + 1.0f;
   auto a = h.buffer(in);
@@ -71,23 +74,13 @@ Outcome oob_offset(Harness& h, const char* kernel) {
                           [&](auto* e) {
                             e->setBuffer(a.get(), 4, 0);
                             e->setBuffer(out.get(), 0, 1);
+                            if (n != nullptr) e->setBytes(n, sizeof *n, 2);
                           },
-                          {4, 1, 1}, {25, 1, 1}));
+                          {n != nullptr ? 1u : 4u, 1, 1}, {threads, 1, 1}));
 }
 
-// The same binding read by a loop (bounds_loops.metal): `n` set with setBytes, one threadgroup.
 Outcome oob_loop(Harness& h, const char* kernel, uint32_t n, uint32_t threads) {
-  std::vector<float> in(101);
-  for (size_t i = 0; i < in.size(); ++i) in[i] = float(i) * 0.5f + 1.0f;
-  auto a = h.buffer(in);
-  auto out = h.buffer(32 * 4);
-  return outcome_of(h.run(kernel,
-                          [&](auto* e) {
-                            e->setBuffer(a.get(), 4, 0);
-                            e->setBuffer(out.get(), 0, 1);
-                            e->setBytes(&n, sizeof n, 2);
-                          },
-                          {1, 1, 1}, {threads, 1, 1}));
+  return oob_offset(h, kernel, &n, threads);
 }
 
 // setBytes of 3 floats read by 4 threads.
