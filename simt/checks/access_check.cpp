@@ -1,6 +1,8 @@
 #include "simt/checks/access_check.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdlib>
 
 #include "simt/checks/access_shadow.h"
 #include "simt/checks/check_notice.h"
@@ -181,4 +183,108 @@ extern "C" void __metalsim_access_masked(const void* address, uint32_t element_b
     if ((mask & 1) != 0)
       metalsim::checks::check(static_cast<const char*>(address) + uint64_t(i) * element_bytes,
                               element_bytes, flags, return_address);
+}
+
+// ------------------------------ hoisted range tests
+
+namespace metalsim::checks {
+namespace {
+
+struct Stride {
+  int64_t step;
+  uint64_t last;  // the index of the last iteration (a loop's backedge-taken count)
+};
+
+constexpr uint64_t kUserEnd = uint64_t(1) << 47;  // as the shadow (access_shadow.cpp)
+// Granules one test may read before it gives up (the accesses are then tested one by one).
+constexpr uint64_t kScanLimit = uint64_t(1) << 24;
+
+// Words of shadow a scan of `bytes` bytes reads, and what a block costs besides.
+constexpr uint64_t scan_cost(uint64_t bytes) { return bytes / (shadow::kGranule * 8) + 1; }
+constexpr uint64_t kBlockCost = 4;
+
+// Whether every access of `bytes` bytes at start + sum of ki * stepi, 0 <= ki <= lasti, lies in
+// granules whose shadow is 0. The smallest strides make one contiguous block, scanned whole,
+// while that costs less than walking them block by block (a stride of 512 bytes over 16
+// iterations: one scan of 512 shadow bytes); the others are walked, a block per step (a column
+// of a matrix: one granule per row).
+bool strided_plain(uintptr_t start, uint64_t bytes, std::array<Stride, 3> strides) {
+  uint64_t below = 0, above = 0;  // how far the accesses reach below start and above its end
+  for (Stride& s : strides) {
+    if (s.step == 0 || s.last == 0) s = {0, 0};
+    int64_t span = 0;
+    if (s.last > uint64_t(INT64_MAX) || __builtin_mul_overflow(s.step, int64_t(s.last), &span) ||
+        span == INT64_MIN)
+      return false;
+    if (__builtin_add_overflow(span < 0 ? below : above, uint64_t(std::llabs(span)),
+                               span < 0 ? &below : &above))
+      return false;
+  }
+  uint64_t end = 0;
+  if (start < below || __builtin_add_overflow(start, bytes, &end) ||
+      __builtin_add_overflow(end, above, &end) || end > kUserEnd)
+    return false;
+  // Every address below lies in [start - below, end): none wraps.
+  std::sort(strides.begin(), strides.end(), [](const Stride& a, const Stride& b) {
+    return std::llabs(a.step) < std::llabs(b.step);
+  });
+  uint64_t extent = bytes, first = start;  // the contiguous block at the walked strides' origin
+  size_t walked = 0;
+  for (; walked < strides.size(); ++walked) {
+    const Stride& s = strides[walked];
+    const uint64_t step = uint64_t(std::llabs(s.step));
+    const uint64_t merged = extent + step * s.last;
+    uint64_t walk = 0;
+    if (step > extent + shadow::kGranule &&
+        !__builtin_mul_overflow(s.last + 1, scan_cost(extent) + kBlockCost, &walk) &&
+        scan_cost(merged) > walk)
+      break;
+    extent = merged;
+    if (s.step < 0) first -= step * s.last;
+  }
+  uint64_t blocks = 1;
+  for (size_t i = walked; i < strides.size(); ++i)
+    if (__builtin_mul_overflow(blocks, strides[i].last + 1, &blocks)) return false;
+  const uint64_t granules = extent / shadow::kGranule + 2;
+  if (blocks > kScanLimit / granules) return false;
+  // An odometer over the walked strides (at most 3).
+  std::array<uint64_t, 3> k{};
+  for (;;) {
+    uint64_t at = first;
+    for (size_t i = walked; i < strides.size(); ++i) at += uint64_t(strides[i].step) * k[i];
+    if (!shadow::plain(reinterpret_cast<const void*>(at), extent)) return false;
+    size_t i = walked;
+    while (i < strides.size() && k[i] == strides[i].last) k[i++] = 0;
+    if (i == strides.size()) return true;
+    ++k[i];
+  }
+}
+
+}  // namespace
+}  // namespace metalsim::checks
+
+extern "C" uint32_t __metalsim_access_range(const void* start, uint64_t bytes, int64_t step0,
+                                            uint64_t last0, int64_t step1, uint64_t last1,
+                                            int64_t step2, uint64_t last2) {
+  if (__metalsim_access_every != 0) return 0;
+  return metalsim::checks::strided_plain(reinterpret_cast<uintptr_t>(start), bytes,
+                                         {{{step0, last0}, {step1, last1}, {step2, last2}}})
+             ? 1
+             : 0;
+}
+
+extern "C" uint32_t __metalsim_index_fits(int64_t start, int64_t step0, uint64_t last0,
+                                          int64_t step1, uint64_t last1, int64_t step2,
+                                          uint64_t last2, int64_t lowest, int64_t highest) {
+  int64_t low = start, high = start;
+  const int64_t steps[3] = {step0, step1, step2};
+  const uint64_t lasts[3] = {last0, last1, last2};
+  for (int i = 0; i < 3; ++i) {
+    int64_t span = 0;
+    if (lasts[i] > uint64_t(INT64_MAX) ||
+        __builtin_mul_overflow(steps[i], int64_t(lasts[i]), &span))
+      return 0;
+    if (__builtin_add_overflow(span < 0 ? low : high, span, span < 0 ? &low : &high)) return 0;
+  }
+  return low >= lowest && high <= highest ? 1 : 0;
 }

@@ -6,6 +6,11 @@
 //   __metalsim_access(address, bytes, flags)     one access of `bytes` bytes
 //   __metalsim_access_masked(address, element_bytes, mask, flags)
 //                                                llvm.masked.load/store: element i when bit i
+//   __metalsim_access_range(start, bytes, step0, last0, step1, last1, step2, last2)
+//                                                a loop's accesses at once, before the loop: 1
+//                                                when they may all skip their own test
+//   __metalsim_index_fits(start, step0, last0, ..., lowest, highest)
+//                                                ... when a 32-bit index in them never wraps
 //
 // A bounds violation stops the lane the way a guard-page fault does: the worker's armed
 // FaultTrap jumps to its runner's recovery point, which files bounds.device or
@@ -20,6 +25,19 @@ extern uint32_t __metalsim_access_every;
 void __metalsim_access(const void* address, uint64_t bytes, uint32_t flags);
 void __metalsim_access_masked(const void* address, uint32_t element_bytes, uint64_t mask,
                               uint32_t flags);
+// The accesses of `bytes` bytes at start + k0 * step0 + k1 * step1 + k2 * step2 for every
+// 0 <= ki <= lasti (a hoisted range test, docs/checks.md): 1 when no racecheck dispatch runs and
+// the shadow of every granule they may touch is 0, so that no test of one of them would call the
+// engine; else 0 (also when the span wraps or leaves user space, or would take too long to
+// scan), and each access is tested as before.
+uint32_t __metalsim_access_range(const void* start, uint64_t bytes, int64_t step0, uint64_t last0,
+                                 int64_t step1, uint64_t last1, int64_t step2, uint64_t last2);
+// 1 when start + k0 * step0 + k1 * step1 + k2 * step2 lies in [lowest, highest] for every
+// 0 <= ki <= lasti: a 32-bit loop index the address extends to 64 bits never wraps, so the
+// range test above, made of its 64-bit model, holds for it.
+uint32_t __metalsim_index_fits(int64_t start, int64_t step0, uint64_t last0, int64_t step1,
+                               uint64_t last1, int64_t step2, uint64_t last2, int64_t lowest,
+                               int64_t highest);
 }
 
 namespace metalsim::checks {

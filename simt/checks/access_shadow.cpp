@@ -103,6 +103,21 @@ void set_granule_value(const void* address, uint8_t value) {
   if (active()) *granule_byte(address) = value;
 }
 
+bool plain(const void* address, size_t bytes) {
+  if (__metalsim_access_shadow_mask == 0 || bytes == 0) return true;
+  const uint8_t* s = granule_byte(address);
+  const uint8_t* const end =
+      s + (granule_of(static_cast<const char*>(address) + bytes - 1) - granule_of(address) + 1);
+  for (; s + 8 <= end; s += 8) {
+    uint64_t word;
+    std::memcpy(&word, s, 8);
+    if (word != 0) return false;
+  }
+  for (; s < end; ++s)
+    if (*s != 0) return false;
+  return true;
+}
+
 const char* first_inaccessible(const void* address, size_t bytes) {
   const char* p = static_cast<const char*>(address);
   const char* const end = p + bytes;

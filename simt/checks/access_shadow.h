@@ -57,6 +57,10 @@ void mark_valid_from(const void* address);
 uint8_t granule_value(const void* address);
 void set_granule_value(const void* address, uint8_t value);
 
+// Whether the shadow of every granule that [address, address + bytes) touches is 0 (true when
+// the shadow is not active: the fast path then never calls the engine either).
+bool plain(const void* address, size_t bytes);
+
 // The first byte of [address, address + bytes) that the shadow does not allow (address + bytes
 // when there is none).
 const char* first_inaccessible(const void* address, size_t bytes);

@@ -15,6 +15,11 @@ inline constexpr const char* kEvery = "__metalsim_access_every";             // 
 inline constexpr const char* kAccess = "__metalsim_access";  // void(ptr, i64 bytes, i32 flags)
 // void(ptr, i32 element bytes, i64 mask, i32 flags)
 inline constexpr const char* kAccessMasked = "__metalsim_access_masked";
+// i32(ptr start, i64 bytes, then (i64 step, i64 last) for each of 3 loops): 1 when plain
+inline constexpr const char* kAccessRange = "__metalsim_access_range";
+// i32(i64 start, (i64 step, i64 last) x 3, i64 lowest, i64 highest): 1 when a loop index stays
+// in [lowest, highest]
+inline constexpr const char* kIndexFits = "__metalsim_index_fits";
 
 inline constexpr unsigned kGranuleShift = checks::shadow::kGranuleShift;
 inline constexpr uint64_t kGranule = checks::shadow::kGranule;

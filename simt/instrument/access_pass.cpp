@@ -8,11 +8,13 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "simt/instrument/access_abi.h"
 #include "simt/instrument/fast_variant.h"
+#include "simt/instrument/loop_ranges.h"
 
 namespace metalsim::instrument {
 
@@ -225,8 +227,17 @@ std::optional<uint64_t> masked_span(const Access& a) {
   return std::nullopt;
 }
 
-void instrument_access(const Access& a, const Entry& e, const Callees& c, Function& f) {
-  IRBuilder<> b(a.at);
+// `plain`: the access's hoisted range test passed (loop_ranges.h), or nullptr; the test below
+// then runs only when it did not.
+void instrument_access(const Access& a, Value* plain, const Entry& e, const Callees& c,
+                       Function& f) {
+  MDNode* unlikely = MDBuilder(f.getContext()).createUnlikelyBranchWeights();
+  Instruction* at = a.at;
+  if (plain != nullptr) {
+    IRBuilder<> b(a.at);
+    at = SplitBlockAndInsertIfThen(b.CreateNot(plain), a.at->getIterator(), false, unlikely);
+  }
+  IRBuilder<> b(at);
   const DebugLoc where = location_of(*a.at, f);
   CallInst* call = nullptr;
   if (a.mask != nullptr) {
@@ -236,8 +247,7 @@ void instrument_access(const Access& a, const Entry& e, const Callees& c, Functi
     // and store of a vectorized lane loop called the engine, 1.6-4x of a kernel's time.
     if (std::optional<uint64_t> span = masked_span(a)) {
       Value* cond = needs_engine(b, e, a.pointer, *span);
-      MDNode* unlikely = MDBuilder(f.getContext()).createUnlikelyBranchWeights();
-      b.SetInsertPoint(SplitBlockAndInsertIfThen(cond, a.at->getIterator(), false, unlikely));
+      b.SetInsertPoint(SplitBlockAndInsertIfThen(cond, at->getIterator(), false, unlikely));
     }
     Value* bits = a.mask;
     if (auto* vector = dyn_cast<FixedVectorType>(bits->getType()))
@@ -250,8 +260,7 @@ void instrument_access(const Access& a, const Entry& e, const Callees& c, Functi
     call = b.CreateCall(c.access, {a.pointer, length, b.getInt32(a.flags)});
   } else {
     Value* cond = needs_engine(b, e, a.pointer, a.bytes);
-    MDNode* unlikely = MDBuilder(f.getContext()).createUnlikelyBranchWeights();
-    Instruction* then = SplitBlockAndInsertIfThen(cond, a.at->getIterator(), false, unlikely);
+    Instruction* then = SplitBlockAndInsertIfThen(cond, at->getIterator(), false, unlikely);
     b.SetInsertPoint(then);
     call = b.CreateCall(c.access, {a.pointer, b.getInt64(a.bytes), b.getInt32(a.flags)});
   }
@@ -262,8 +271,23 @@ bool instrument(Function& f, const AccessCheckOptions& options, const Callees& c
   unsigned unchecked = 0;
   const std::vector<Access> accesses = accesses_of(f, unchecked);
   if (accesses.empty()) return false;
+  // Fixed-size accesses and masked ones of a known span may have their test hoisted out of loops.
+  std::vector<RangedAccess> ranged;
+  std::vector<size_t> ranged_index(accesses.size(), SIZE_MAX);
+  for (size_t i = 0; i < accesses.size(); ++i) {
+    const Access& a = accesses[i];
+    std::optional<uint64_t> bytes;
+    if (a.mask != nullptr) bytes = masked_span(a);
+    else if (a.length == nullptr) bytes = a.bytes;
+    if (!bytes || !options.hoist) continue;
+    ranged_index[i] = ranged.size();
+    ranged.push_back({a.at, a.pointer, *bytes});
+  }
+  const std::vector<Value*> plain = hoist_range_tests(f, ranged);
   const Entry e = load_entry(f, options.race);
-  for (const Access& a : accesses) instrument_access(a, e, c, f);
+  for (size_t i = 0; i < accesses.size(); ++i)
+    instrument_access(accesses[i], ranged_index[i] == SIZE_MAX ? nullptr : plain[ranged_index[i]],
+                      e, c, f);
   return true;
 }
 

@@ -17,6 +17,9 @@ struct AccessCheckOptions {
   // Copy every kernel entry and lane-loop step into an uninstrumented fast variant first
   // (fast_variant.h; off: one variant, as before, for measuring what the copies cost).
   bool fast_variant = true;
+  // Test an access inside loops once before them where its range is known (loop_ranges.h; off:
+  // a test per access, for measuring what the hoisting saves).
+  bool hoist = true;
 };
 
 class AccessCheckPass : public llvm::PassInfoMixin<AccessCheckPass> {

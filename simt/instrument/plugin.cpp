@@ -19,7 +19,14 @@ llvm::cl::opt<bool> fast_variant(
     llvm::cl::desc("Also emit an uninstrumented fast variant of every kernel (off: measure its "
                    "compile time)"));
 
-metalsim::instrument::AccessCheckOptions options() { return {race_switch, fast_variant}; }
+llvm::cl::opt<bool> hoist_ranges(
+    "metalsim-checks-hoist", llvm::cl::init(true),
+    llvm::cl::desc("Test the accesses of a loop once before it where their range is known (off: "
+                   "a test per access, to measure what hoisting saves)"));
+
+metalsim::instrument::AccessCheckOptions options() {
+  return {race_switch, fast_variant, hoist_ranges};
+}
 
 void register_callbacks(llvm::PassBuilder& pb) {
   // Before the optimizer, which deletes a store it proves out of bounds (private_bounds.h).

@@ -67,6 +67,19 @@ inline constexpr Expectation kTable[] = {
   {"planted_oob_bytes_read", "bounds.device", Finder::engine, "bounds_device.metal",
    "setBytes of 3 floats (12 bytes); thread 3 of 4 reads coeffs[3]",
    true, tg0, {3, 0, 0}, true, 0, false, "buffer(0)", 12},
+  // Loops whose range test the access-check pass hoists (docs/checks.md): the same 101-float
+  // buffer at offset 4; the range fails at its far end and the per-access tests name the access.
+  {"planted_oob_loop_last", "bounds.device", Finder::engine, "bounds_loops.metal",
+   "4 threads each sum their 25 floats with i <= n: thread 3's last iteration reads in[100], "
+   "4 bytes past the end",
+   true, tg0, {3, 0, 0}, true, 0, false, "buffer(0)", 400},
+  {"planted_oob_strided_far_end", "bounds.device", Finder::engine, "bounds_loops.metal",
+   "32 threads stride over 100 floats with i <= n: thread 4 reads in[100] at its stride's far end",
+   true, tg0, {4, 0, 0}, true, 0, false, "buffer(0)", 400},
+  {"planted_oob_nested_last_row", "bounds.device", Finder::engine, "bounds_loops.metal",
+   "4 threads each sum 5 rows of 5 floats with row <= rows: thread 3's last row starts at "
+   "in[100]",
+   true, tg0, {3, 0, 0}, true, 0, false, "buffer(0)", 400},
   // 2. bounds.threadgroup: 64 floats of threadgroup memory, threadgroups of 64.
   {"planted_oob_tg_region", "bounds.threadgroup", Finder::engine, "bounds_threadgroup.metal",
    "scratch[tid + 1] in a 256-byte [[threadgroup(0)]] region",

@@ -61,8 +61,11 @@ Outcome oob_simdgroup_load(Harness& h) {
                           {1, 1, 1}, {32, 1, 1}));
 }
 
-// A 101-float buffer bound at byte offset 4: 100 floats, 4 threadgroups of 25 threads.
-Outcome oob_offset(Harness& h, const char* kernel) {
+// A 101-float buffer bound at byte offset 4: 100 floats, 4 threadgroups of 25 threads; or, for
+// the loops of bounds_loops.metal (`n` not null), one threadgroup of `threads` with *n at
+// buffer(2).
+Outcome oob_offset(Harness& h, const char* kernel, const uint32_t* n = nullptr,
+                   uint32_t threads = 25) {
   std::vector<float> in(101);
   for (size_t i = 0; i < in.size(); ++i) in[i] = float(i) * 0.5f + 1.0f;
   auto a = h.buffer(in);
@@ -71,8 +74,13 @@ Outcome oob_offset(Harness& h, const char* kernel) {
                           [&](auto* e) {
                             e->setBuffer(a.get(), 4, 0);
                             e->setBuffer(out.get(), 0, 1);
+                            if (n != nullptr) e->setBytes(n, sizeof *n, 2);
                           },
-                          {4, 1, 1}, {25, 1, 1}));
+                          {n != nullptr ? 1u : 4u, 1, 1}, {threads, 1, 1}));
+}
+
+Outcome oob_loop(Harness& h, const char* kernel, uint32_t n, uint32_t threads) {
+  return oob_offset(h, kernel, &n, threads);
 }
 
 // setBytes of 3 floats read by 4 threads.
@@ -318,6 +326,15 @@ std::map<std::string, Dispatcher> make_dispatchers() {
     return oob_offset(h, "planted_oob_before_offset");
   };
   d["planted_oob_bytes_read bounds.device"] = oob_bytes;
+  d["planted_oob_loop_last bounds.device"] = [](Harness& h) {
+    return oob_loop(h, "planted_oob_loop_last", 25, 4);
+  };
+  d["planted_oob_strided_far_end bounds.device"] = [](Harness& h) {
+    return oob_loop(h, "planted_oob_strided_far_end", 100, 32);
+  };
+  d["planted_oob_nested_last_row bounds.device"] = [](Harness& h) {
+    return oob_loop(h, "planted_oob_nested_last_row", 5, 4);
+  };
   d["planted_texture_read_past_width bounds.texture"] = [](Harness& h) {
     return oob_texture(h, "planted_texture_read_past_width");
   };

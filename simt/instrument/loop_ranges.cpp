@@ -1,0 +1,282 @@
+#include "simt/instrument/loop_ranges.h"
+
+#include <llvm/ADT/MapVector.h>
+#include <llvm/Analysis/AssumptionCache.h>
+#include <llvm/Analysis/DomTreeUpdater.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/TargetParser/Triple.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
+#include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
+
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "simt/instrument/access_abi.h"
+
+namespace metalsim::instrument {
+
+using namespace llvm;
+
+namespace {
+
+// As many strides as __metalsim_access_range takes; the most quantities one access's test follows.
+constexpr size_t kMaxStrides = 3;
+constexpr size_t kMaxWalks = 4;
+// The fewest runs of an access that a call before the loop pays for, against a shadow test of a
+// few instructions per run.
+constexpr uint64_t kMinRunsPerTest = 32;
+
+// One loop's part of a quantity: `step` per iteration, iterations 0 to `last`.
+struct Stride {
+  const SCEV* step;
+  const SCEV* last;
+};
+
+// A quantity followed out of the loops around an access: `start` plus the sum of k * step over
+// the strides (innermost loop first), k from 0 to last. The address itself, or the 64-bit model
+// of a narrower index the address extends (`bits` > 0): a uint or int loop counter, which the
+// model follows only while its values fit in `bits` bits, so the test before the loop also
+// checks that they do.
+struct Walk {
+  const SCEV* start;
+  std::vector<Stride> strides;
+  unsigned bits = 0;
+  bool is_signed = false;
+};
+
+// Where an access's range test goes, and what it covers: walks[0] is the address.
+struct Hoist {
+  Loop* loop = nullptr;  // the test runs in its preheader
+  std::vector<Walk> walks;
+  // The backedge-taken counts of the loops from the access's out to `loop` that are known before
+  // it: how many times the access runs per test, at least.
+  std::vector<const SCEV*> counts;
+};
+
+// Replaces each zero- or sign-extended recurrence of `loop` (a 32-bit index extended to 64 bits
+// in the address) by the recurrence of its extended start and step, and records that model as a
+// walk of its own, whose range the test checks.
+class Widen : public SCEVRewriteVisitor<Widen> {
+ public:
+  Widen(ScalarEvolution& se, const Loop* loop, std::vector<Walk>& models)
+      : SCEVRewriteVisitor(se), loop_(loop), models_(models) {}
+  const SCEV* visitZeroExtendExpr(const SCEVZeroExtendExpr* e) {
+    if (const SCEV* model = widen(e->getOperand(), e->getType(), false)) return model;
+    return SCEVRewriteVisitor::visitZeroExtendExpr(e);
+  }
+  const SCEV* visitSignExtendExpr(const SCEVSignExtendExpr* e) {
+    if (const SCEV* model = widen(e->getOperand(), e->getType(), true)) return model;
+    return SCEVRewriteVisitor::visitSignExtendExpr(e);
+  }
+
+ private:
+  const SCEV* widen(const SCEV* narrow, Type* wide, bool is_signed) {
+    const auto* rec = dyn_cast<SCEVAddRecExpr>(narrow);
+    if (rec == nullptr || rec->getLoop() != loop_ || !rec->isAffine()) return nullptr;
+    auto extend = [&](const SCEV* v) {
+      return is_signed ? SE.getSignExtendExpr(v, wide) : SE.getZeroExtendExpr(v, wide);
+    };
+    const SCEV* model = SE.getAddRecExpr(
+        extend(rec->getStart()), extend(rec->getStepRecurrence(SE)), loop_, SCEV::FlagAnyWrap);
+    models_.push_back({model, {}, unsigned(SE.getTypeSizeInBits(narrow->getType())), is_signed});
+    return model;
+  }
+  const Loop* loop_;
+  std::vector<Walk>& models_;
+};
+
+// Whether `s` has one value throughout `loop` and can be computed in its preheader.
+bool computable_before(const SCEV* s, Loop* loop, ScalarEvolution& se, const SCEVExpander& x) {
+  return se.isLoopInvariant(s, loop) &&
+         x.isSafeToExpandAt(s, loop->getLoopPreheader()->getTerminator());
+}
+
+// Takes `loop`'s stride off the walk: false when its value there is neither the same in every
+// iteration nor a start plus a step per iteration with the iteration count known on entry.
+bool step_out(Walk& w, Loop* loop, ScalarEvolution& se, std::vector<Walk>& models) {
+  if (se.isLoopInvariant(w.start, loop)) return true;
+  const SCEV* value = w.start;
+  if (!isa<SCEVAddRecExpr>(value)) value = Widen(se, loop, models).visit(value);
+  const auto* rec = dyn_cast<SCEVAddRecExpr>(value);
+  if (rec == nullptr || rec->getLoop() != loop || !rec->isAffine() ||
+      w.strides.size() == kMaxStrides)
+    return false;
+  const SCEV* last = se.getBackedgeTakenCount(loop);
+  if (isa<SCEVCouldNotCompute>(last)) return false;
+  w.strides.push_back({rec->getStepRecurrence(se), last});
+  w.start = rec->getStart();
+  return true;
+}
+
+// The outermost loop around the access before which its range can be computed, walking out from
+// the innermost.
+Hoist hoist_of(const RangedAccess& a, LoopInfo& li, ScalarEvolution& se, const SCEVExpander& x) {
+  Hoist best;
+  if (!se.isSCEVable(a.pointer->getType())) return best;
+  std::vector<Walk> walks{{se.getSCEV(a.pointer), {}}};
+  std::vector<const SCEV*> counts;
+  for (Loop* loop = li.getLoopFor(a.at->getParent()); loop != nullptr;
+       loop = loop->getParentLoop()) {
+    counts.push_back(se.getBackedgeTakenCount(loop));
+    // The models Widen adds are recurrences of this loop: each steps out of it too.
+    std::vector<Walk> models;
+    bool known = step_out(walks[0], loop, se, models);
+    for (size_t i = 1; known && i < walks.size(); ++i) known = step_out(walks[i], loop, se, models);
+    for (size_t i = 0; known && i < models.size(); ++i) {
+      Walk w = models[i];  // step_out may add to `models`
+      known = step_out(w, loop, se, models);
+      models[i] = w;
+    }
+    if (!known) break;
+    walks.insert(walks.end(), models.begin(), models.end());
+    if (loop->getLoopPreheader() == nullptr || walks.size() > kMaxWalks) continue;
+    bool computable = true;
+    for (const Walk& w : walks) {
+      computable = computable && computable_before(w.start, loop, se, x);
+      for (const Stride& s : w.strides)
+        computable = computable && computable_before(s.step, loop, se, x) &&
+                     computable_before(s.last, loop, se, x);
+    }
+    if (!computable) continue;
+    best = {loop, walks, {}};
+    for (const SCEV* count : counts)
+      if (!isa<SCEVCouldNotCompute>(count) && computable_before(count, loop, se, x))
+        best.counts.push_back(count);
+  }
+  return best;
+}
+
+struct Callees {
+  FunctionCallee range, fits;
+};
+
+Callees callees(Module& m) {
+  LLVMContext& ctx = m.getContext();
+  auto* i64 = Type::getInt64Ty(ctx);
+  auto* i32 = Type::getInt32Ty(ctx);
+  const std::vector<Type*> strides(2 * kMaxStrides, i64);
+  std::vector<Type*> range{PointerType::get(ctx, 0), i64};
+  range.insert(range.end(), strides.begin(), strides.end());
+  std::vector<Type*> fits{i64};
+  fits.insert(fits.end(), strides.begin(), strides.end());
+  fits.insert(fits.end(), {i64, i64});
+  return {m.getOrInsertFunction(abi::kAccessRange, FunctionType::get(i32, range, false)),
+          m.getOrInsertFunction(abi::kIndexFits, FunctionType::get(i32, fits, false))};
+}
+
+// The arguments of the preheader's call for one walk.
+std::vector<Value*> walk_args(IRBuilder<>& b, SCEVExpander& x, Instruction* at, const Walk& w,
+                              uint64_t bytes) {
+  std::vector<Value*> args;
+  if (w.bits == 0) {
+    args = {x.expandCodeFor(w.start, b.getPtrTy(), at), b.getInt64(bytes)};
+  } else {
+    args = {b.CreateSExtOrTrunc(x.expandCodeFor(w.start, nullptr, at), b.getInt64Ty())};
+  }
+  for (size_t i = 0; i < kMaxStrides; ++i) {
+    if (i < w.strides.size()) {
+      const Stride& s = w.strides[i];
+      args.push_back(b.CreateSExtOrTrunc(x.expandCodeFor(s.step, nullptr, at), b.getInt64Ty()));
+      args.push_back(b.CreateZExtOrTrunc(x.expandCodeFor(s.last, nullptr, at), b.getInt64Ty()));
+    } else {
+      args.push_back(b.getInt64(0));
+      args.push_back(b.getInt64(0));
+    }
+  }
+  if (w.bits > 0) {
+    const APInt lowest = w.is_signed ? APInt::getSignedMinValue(w.bits) : APInt::getZero(w.bits);
+    const APInt highest =
+        w.is_signed ? APInt::getSignedMaxValue(w.bits) : APInt::getMaxValue(w.bits);
+    args.push_back(b.getInt64(w.is_signed ? uint64_t(lowest.getSExtValue()) : 0));
+    args.push_back(
+        b.getInt64(w.is_signed ? uint64_t(highest.getSExtValue()) : highest.getZExtValue()));
+  }
+  return args;
+}
+
+// How many times, at least, the access runs per test (each count capped at 2^16, so that the
+// product does not wrap).
+Value* runs_per_test(IRBuilder<>& b, SCEVExpander& x, Instruction* at, const Hoist& h) {
+  Value* runs = b.getInt64(1);
+  for (const SCEV* count : h.counts) {
+    Value* c = b.CreateZExtOrTrunc(x.expandCodeFor(count, nullptr, at), b.getInt64Ty());
+    c = b.CreateBinaryIntrinsic(Intrinsic::umin, c, b.getInt64(uint64_t(1) << 16));
+    runs = b.CreateMul(runs, b.CreateAdd(c, b.getInt64(1)));
+  }
+  return runs;
+}
+
+}  // namespace
+
+std::vector<Value*> hoist_range_tests(Function& f, const std::vector<RangedAccess>& accesses) {
+  std::vector<Value*> flags(accesses.size(), nullptr);
+  Module& m = *f.getParent();
+  DominatorTree dt(f);
+  LoopInfo li(dt);
+  if (li.empty()) return flags;
+  // A loop the optimizer left without a preheader (a lane loop entered from the runner's
+  // dispatch on the step's resume point) gets one, where its tests can go.
+  for (Loop* loop : li.getLoopsInPreorder())
+    if (loop->getLoopPreheader() == nullptr) InsertPreheaderForLoop(loop, &dt, &li, nullptr, false);
+  TargetLibraryInfoImpl tlii{Triple(m.getTargetTriple())};
+  TargetLibraryInfo tli(tlii, &f);
+  AssumptionCache ac(f);
+  ScalarEvolution se(f, tli, ac, dt, li);
+  SCEVExpander x(se, m.getDataLayout(), "metalsim.range");
+
+  std::vector<Hoist> hoists;
+  MapVector<Loop*, std::vector<size_t>> by_loop;  // in the order the accesses come
+  for (size_t i = 0; i < accesses.size(); ++i) {
+    hoists.push_back(hoist_of(accesses[i], li, se, x));
+    if (hoists.back().loop != nullptr) by_loop[hoists.back().loop].push_back(i);
+  }
+  const Callees c = callees(m);
+  DomTreeUpdater dtu(dt, DomTreeUpdater::UpdateStrategy::Eager);
+  for (auto& [loop, members] : by_loop) {
+    BasicBlock* preheader = loop->getLoopPreheader();
+    Instruction* at = preheader->getTerminator();
+    IRBuilder<> b(at);
+    // The same quantity tested once: bits (0: an address), start, bytes, strides.
+    std::map<std::vector<const void*>, size_t> tested;
+    std::vector<std::pair<const Walk*, std::vector<Value*>>> calls;
+    Value* worth = b.getFalse();
+    for (size_t i : members) {
+      worth = b.CreateOr(
+          worth, b.CreateICmpUGE(runs_per_test(b, x, at, hoists[i]), b.getInt64(kMinRunsPerTest)));
+      for (const Walk& w : hoists[i].walks) {
+        const uint64_t bytes = w.bits == 0 ? accesses[i].bytes : 0;
+        std::vector<const void*> key{reinterpret_cast<const void*>(uintptr_t(w.bits)),
+                                     reinterpret_cast<const void*>(uintptr_t(w.is_signed)),
+                                     reinterpret_cast<const void*>(uintptr_t(bytes)), w.start};
+        for (const Stride& s : w.strides) key.insert(key.end(), {s.step, s.last});
+        if (tested.try_emplace(key, calls.size()).second)
+          calls.emplace_back(&w, walk_args(b, x, at, w, bytes));
+      }
+    }
+    // The calls only where the loops run the accesses often enough to pay for them: else the
+    // flag is false and each access is tested as without hoisting.
+    Instruction* then =
+        SplitBlockAndInsertIfThen(worth, at->getIterator(), false, nullptr, &dtu, &li);
+    b.SetInsertPoint(then);
+    Value* all = b.getTrue();
+    for (auto& [w, args] : calls) {
+      CallInst* call = b.CreateCall(w->bits == 0 ? c.range : c.fits, args);
+      all = b.CreateAnd(all, b.CreateICmpNE(call, b.getInt32(0)), "metalsim.plain");
+    }
+    b.SetInsertPoint(at);  // the preheader's terminator, now in the block after both
+    PHINode* plain = b.CreatePHI(b.getInt1Ty(), 2, "metalsim.plain");
+    plain->addIncoming(all, then->getParent());
+    plain->addIncoming(b.getFalse(), preheader);
+    for (size_t i : members) flags[i] = plain;
+  }
+  return flags;
+}
+
+}  // namespace metalsim::instrument

@@ -1,0 +1,53 @@
+// bounds.device in loops whose range test the access-check pass hoists before the loop
+// (docs/checks.md, "Range tests hoisted out of loops"): each range runs past the end only at its
+// last iteration, so the hoisted test fails and the accesses are tested one by one, and the
+// report names the access, thread and line as a test per access would. Each kernel reads a
+// 101-float buffer bound at byte offset 4 (100 floats): the read past its end is 4 bytes past the
+// buffer and 12 before its guard page, which only the access shadow sees.
+#include <metal_stdlib>
+using namespace metal;
+
+// Each of 4 threads sums its 25 floats, one too many: thread 3's last iteration reads in[100].
+kernel void planted_oob_loop_last(device const float* in [[buffer(0)]],
+                                  device float* out [[buffer(1)]],
+                                  constant uint& n [[buffer(2)]],
+                                  uint gid [[thread_position_in_grid]]) {
+  device const float* mine = in + ulong(gid) * n;
+  float sum = 0.0f;
+  for (uint i = 0; i <= n; i++) {
+    sum += mine[i];  // PLANT: planted_oob_loop_last
+  }
+  out[gid] = sum;
+}
+
+// 32 threads stride over the 100 floats, up to and with index 100: thread 4 (4, 36, 68, 100)
+// reads past the end at the far end of its stride.
+kernel void planted_oob_strided_far_end(device const float* in [[buffer(0)]],
+                                        device float* out [[buffer(1)]],
+                                        constant uint& n [[buffer(2)]],
+                                        uint tid [[thread_index_in_threadgroup]],
+                                        uint threads [[threads_per_threadgroup]]) {
+  float sum = 0.0f;
+  for (uint i = tid; i <= n; i += threads) {
+    sum += in[i];  // PLANT: planted_oob_strided_far_end
+  }
+  out[tid] = sum;
+}
+
+// 4 threads each sum rows of `cols` floats (5 rows of 5 each, one row too many): the range of
+// the two loops runs past the end only in the outer loop's last iteration, where thread 3 reads
+// in[100].
+kernel void planted_oob_nested_last_row(device const float* in [[buffer(0)]],
+                                        device float* out [[buffer(1)]],
+                                        constant uint& cols [[buffer(2)]],
+                                        uint gid [[thread_position_in_grid]]) {
+  const uint rows = 25 / cols;
+  device const float* mine = in + ulong(gid) * rows * cols;
+  float sum = 0.0f;
+  for (uint row = 0; row <= rows; row++) {
+    for (uint c = 0; c < cols; c++) {
+      sum += mine[ulong(row) * cols + c] * float(c + 1);  // PLANT: planted_oob_nested_last_row
+    }
+  }
+  out[gid] = sum;
+}
