@@ -48,7 +48,13 @@ void CaseFileSpec::load_library() {
 void CaseFileSpec::load_kernels() {
   load_library();
   auto find = [&](const std::string& kernel, const char* field) {
-    auto fn = NS::TransferPtr(library_->newFunction(kernel.c_str()));
+    // A source compiled at run time compiles the kernel here (newFunction), and may fail to.
+    NS::Error* error = nullptr;
+    auto fn =
+        NS::TransferPtr(library_->newFunction(NS::String::string(kernel.c_str()), nullptr, &error));
+    if (!fn && error != nullptr && error->code() == MTL::LibraryErrorCompileFailure)
+      throw CaseFileError(file_.origin + ": " + field + ": " + kernel + " in " + file_.source +
+                          " does not compile:\n" + error->localizedDescription()->utf8String());
     if (!fn)
       throw CaseFileError(file_.origin + ": " + field + ": no kernel named '" + kernel + "' " +
                           (file_.source.empty()

@@ -60,7 +60,13 @@ py::tuple compile(const std::string& source) {
 }
 
 PyPipeline pipeline(const PyLibrary& library, const std::string& name) {
-  auto function = NS::TransferPtr(library.library->newFunction(name.c_str()));
+  NS::Error* compile_error = nullptr;
+  auto function = NS::TransferPtr(
+      library.library->newFunction(NS::String::string(name.c_str()), nullptr, &compile_error));
+  if (!function && compile_error != nullptr &&
+      compile_error->code() == MTL::LibraryErrorCompileFailure)
+    throw std::runtime_error("kernel '" + name + "' does not compile:\n" +
+                             compile_error->localizedDescription()->str());
   if (!function) {
     std::string known;
     for (const std::string& n : library.library->functionNames())

@@ -65,7 +65,8 @@ std::string KernelCache::make_work_dir(std::string* error) const {
 }
 
 std::string KernelCache::store(const std::string& key, const std::string& library,
-                               const std::vector<std::string>& inputs, std::string* error) const {
+                               const std::vector<std::string>& inputs, std::string* error,
+                               const std::string& extension) const {
   std::string lines;
   for (const std::string& input : inputs) {
     std::string print = hash_file(input);
@@ -75,7 +76,7 @@ std::string KernelCache::store(const std::string& key, const std::string& librar
     }
     lines += print + ' ' + input + '\n';
   }
-  const std::string name = key + "-" + ContentHash().add(lines).hex().substr(0, 16) + ".so";
+  const std::string name = key + "-" + ContentHash().add(lines).hex().substr(0, 16) + extension;
   std::string previous;
   std::getline(std::ifstream(entry(key, ".inputs")), previous);
   // The shared object first: an inputs file only ever names a complete library.
@@ -92,9 +93,20 @@ std::string KernelCache::store(const std::string& key, const std::string& librar
   return so;
 }
 
+std::vector<std::string> KernelCache::inputs(const std::string& key) const {
+  std::ifstream file(entry(key, ".inputs"));
+  std::string line;
+  std::vector<std::string> paths;
+  if (!std::getline(file, line)) return paths;  // the entry's own file
+  while (std::getline(file, line))
+    if (const size_t space = line.find(' '); space != std::string::npos)
+      paths.push_back(line.substr(space + 1));
+  return paths;
+}
+
 namespace {
 
-// One removable unit of the cache: an entry (its inputs file and shared object), a failed
+// One removable unit of the cache: an entry (its inputs file and its file), a failed
 // compile's kept source, or a work directory.
 struct CacheItem {
   std::vector<fs::path> files;
@@ -115,10 +127,10 @@ uint64_t size_of(const fs::path& path) {
   return ec ? 0 : n;
 }
 
-// Entries by their inputs file (which names the shared object); the rest one file each.
+// Entries by their inputs file (which names the entry's file); the rest one file each.
 std::vector<CacheItem> list_items(const fs::path& dir, const std::string& keep) {
   std::vector<CacheItem> items;
-  std::vector<fs::path> named;  // the shared objects some inputs file names
+  std::vector<fs::path> named;  // the files some inputs file names
   std::error_code ec;
   const auto stale = fs::file_time_type::clock::now() - std::chrono::hours(24);
   for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -136,14 +148,15 @@ std::vector<CacheItem> list_items(const fs::path& dir, const std::string& keep) 
       item.kept = name == keep + ".inputs";
     } else if (name.rfind("work-", 0) == 0) {
       item.kept = item.used > stale;  // a compile may be running in it
-    } else if (!name.starts_with("failed-") && !name.ends_with(".so")) {
+    } else if (!name.starts_with("failed-") && !name.ends_with(".so") && !name.ends_with(".cpp")) {
       continue;  // not the cache's
     }
     items.push_back(std::move(item));
   }
-  // A shared object some entry names goes with that entry; one none names is its own item.
+  // An entry's file (a shared object or a translation) goes with its entry; one no entry names
+  // is its own item.
   std::erase_if(items, [&](const CacheItem& i) {
-    return i.files.size() == 1 && i.files[0].extension() == ".so" &&
+    return i.files.size() == 1 && !i.files[0].filename().string().starts_with("failed-") &&
            std::find(named.begin(), named.end(), i.files[0]) != named.end();
   });
   return items;

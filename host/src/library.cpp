@@ -33,26 +33,29 @@ Function* Library::newFunction(NS::String* name) {
   return name == nullptr ? nullptr : newFunction(name->utf8String());
 }
 
-const metalsim::abi::KernelInfo* Library::find(const char* name) const {
+// A library compiled at run time compiles the function here, when first asked for.
+const metalsim::abi::KernelInfo* Library::find(const char* name, std::string* problem) const {
   if (loaded_ == nullptr) return metalsim::abi::KernelRegistry::find(name);
-  for (const metalsim::abi::KernelInfo* k : loaded_->kernels)
-    if (std::strcmp(k->name, name) == 0) return k;
-  return nullptr;
+  return loaded_->function(name, problem);
 }
 
 Function* Library::newFunction(const char* name) {
-  const metalsim::abi::KernelInfo* k = find(name);
+  std::string problem;
+  const metalsim::abi::KernelInfo* k = find(name, &problem);
   return k == nullptr ? nullptr : new Function(k, nullptr);
 }
 
 Function* Library::newFunction(NS::String* name, const FunctionConstantValues* constants,
                                NS::Error** error) {
   const char* text = name != nullptr ? name->utf8String() : "";
-  const metalsim::abi::KernelInfo* k = find(text);
+  std::string problem;
+  const metalsim::abi::KernelInfo* k = find(text, &problem);
   if (k == nullptr) {
     if (error != nullptr)
-      *error = autoreleased_error(LibraryErrorFunctionNotFound,
-                                  std::string("no kernel named '") + text + "' in the library");
+      *error = problem.empty() ? autoreleased_error(
+                                     LibraryErrorFunctionNotFound,
+                                     std::string("no kernel named '") + text + "' in the library")
+                               : autoreleased_error(LibraryErrorCompileFailure, problem);
     return nullptr;
   }
   for (const auto& fc : k->function_constants) {
@@ -74,7 +77,7 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
 std::vector<std::string> Library::functionNames() const {
   std::vector<std::string> names;
   if (loaded_ != nullptr) {
-    for (const auto* k : loaded_->kernels) names.emplace_back(k->name);
+    names = loaded_->names();
   } else {
     for (const auto* k : metalsim::abi::KernelRegistry::all()) names.emplace_back(k->name);
   }

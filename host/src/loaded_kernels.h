@@ -1,17 +1,40 @@
 #pragma once
-// A kernel library compiled and loaded at run time (runtime_library.cpp): its shared object and
-// the kernels it registered. Loaded once per process and never unloaded: Functions, pipelines,
-// the lane-loop registry and reports point into it.
+// A kernel library compiled at run time (runtime_library.cpp): its source, the host names of its
+// kernels (from newLibrary's names compile, runtime_compiler.h), and the functions compiled so
+// far. Each function is compiled when first asked for, into a shared object of its own, loaded
+// once per process and never unloaded: Functions, pipelines, the lane-loop registry and reports
+// point into it.
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "runtime_compiler.h"
 #include "simt/abi/kernel.h"
 
 namespace metalsim::host {
 
-struct LoadedKernels {
-  std::string path;  // the shared object in the kernel cache
-  std::vector<const abi::KernelInfo*> kernels;
+class LoadedKernels {
+ public:
+  LoadedKernels(RuntimeSource source, std::vector<std::string> names)
+      : source_(std::move(source)), names_(std::move(names)) {}
+
+  // Every kernel of the source, in the order of the source.
+  const std::vector<std::string>& names() const { return names_; }
+  // The kernel named `name`, compiled and loaded when first asked for (later asks, from any
+  // Library of the same source, get the same one). nullptr with `error` left empty when the
+  // library has no kernel of that name, with `error` set when its compile or load failed.
+  const abi::KernelInfo* function(const std::string& name, std::string* error) const;
+
+ private:
+  struct Compiled {
+    const abi::KernelInfo* kernel = nullptr;
+    std::string error;  // a failed compile, kept: asking again fails alike without compiling
+  };
+  RuntimeSource source_;
+  std::vector<std::string> names_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, Compiled> functions_;
 };
 
 }  // namespace metalsim::host

@@ -1,7 +1,11 @@
 #pragma once
-// Runtime compilation (MTL::Device::newLibrary with source, issue 13): MSL text through the
-// front (simt/front) into C++, then through the kernel compiler (runtime_toolchain.h) into a
-// shared object kept in the kernel cache (kernel_cache.h). Loading it is runtime_library.cpp's.
+// Runtime compilation (MTL::Device::newLibrary with source, issue 13), one function at a time
+// (issue 25): MSL text through the front (simt/front) into C++, kept in the kernel cache
+// (kernel_cache.h); newLibrary compiles that C++ once as a whole without its kernels (the check:
+// every error of the source, and the host names of its kernels), and each function a library is
+// asked for is compiled alone, when first asked, through the kernel compiler
+// (runtime_toolchain.h) into a shared object kept in the cache. Loading them is
+// runtime_library.cpp's.
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +24,8 @@ struct RuntimeSource {
   std::vector<std::string> include_dirs;
 };
 
+// One compile's outcome: the names compile of a source (check_runtime_source) or one
+// function's (compile_runtime_function).
 struct CompiledLibrary {
   std::string key;          // the cache key: names the library in this process too
   std::string path;         // the shared object, "" on failure
@@ -28,11 +34,23 @@ struct CompiledLibrary {
   std::string error;
 };
 
-// The cache key of `source` under the toolchain found at run time (without compiling).
+// The key of `source` under the toolchain found at run time (without compiling): the cache keys
+// of its translation, its names compile and each of its functions are made from it.
 std::string runtime_cache_key(const RuntimeSource& source);
 
-// Finds or builds the shared object of `source`.
-CompiledLibrary compile_runtime_source(const RuntimeSource& source);
+// The cache key of the shared object of `source`'s function `name` (compile_runtime_function).
+std::string runtime_function_key(const RuntimeSource& source, const std::string& name);
+
+// Finds or makes the front's translation of `source`, then finds or builds its names compile:
+// the whole translation compiled without optimisation and with no kernel selected, so that an
+// error anywhere in the source fails here, with its .metal line. The shared object exports
+// metalsim_kernel_names (simt/engine/generated_code.h).
+CompiledLibrary check_runtime_source(const RuntimeSource& source);
+
+// Finds or builds the shared object of `source` that registers only the kernel named `name`
+// (generated::kernel_selected with METALSIM_KERNEL_NAME): the compiler instantiates and
+// optimises that kernel and what it calls, and parses the rest.
+CompiledLibrary compile_runtime_function(const RuntimeSource& source, const std::string& name);
 
 // The kernel compiler's flags for a math mode: safe (none beyond the kernel flags: every
 // operation rounds as written) or relaxed/fast (no errno, no trapping: still no value changes,

@@ -1,6 +1,7 @@
-// MTL::Device::newLibrary with source or a .metal file (issue 13): compile (runtime_compiler.h),
-// then load the shared object and keep the kernels it registers (engine::KernelCapture) as the
-// library's own.
+// MTL::Device::newLibrary with source or a .metal file (issue 13): check the source and learn its
+// kernels' names (runtime_compiler.h); each function is compiled when first asked for
+// (LoadedKernels::function), its shared object loaded and the kernel it registers
+// (engine::KernelCapture) kept as the library's own.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -52,44 +53,118 @@ bool macro_list(const NS::Dictionary* macros, RuntimeSource& source, std::string
   return true;
 }
 
-// Runs the library's static registrars under a capture; nullptr with `problem` set on failure.
-std::shared_ptr<const LoadedKernels> load(const std::string& path, std::string* problem) {
+// The kernels a function's shared object registers: its static registrars run under a capture.
+// Empty with `problem` set on failure.
+std::vector<const metalsim::abi::KernelInfo*> load(const std::string& path, std::string* problem) {
   metalsim::engine::KernelCapture capture;
   if (dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) == nullptr) {
     const char* why = dlerror();
     *problem = std::string("cannot load the compiled kernels: ") + (why ? why : path) +
                " (a program that compiles kernels at run time is linked with "
                "-Wl,--export-dynamic: linking metalsim::host adds it)";
-    return nullptr;
+    return {};
   }
-  if (!capture.duplicates().empty()) {
-    for (const std::string& d : capture.duplicates()) *problem += d + "\n";
-    return nullptr;
-  }
-  auto loaded = std::make_shared<LoadedKernels>();
-  loaded->path = path;
-  loaded->kernels = capture.kernels();
-  return loaded;
+  for (const std::string& d : capture.duplicates()) *problem += d + "\n";
+  return problem->empty() ? capture.kernels() : std::vector<const metalsim::abi::KernelInfo*>{};
 }
 
-// One load per shared object per process: dlopen of a path already open would return the same
-// handle without running the registrars again. (The cache gives each state of a source's
-// headers a shared object of its own name, so an edited header loads anew.)
+// The host names a names compile's shared object lists (metalsim_kernel_names,
+// simt/engine/generated_code.h); `problem` set on failure. Loaded under a capture, which stays
+// empty: nothing reaches the process's registry.
+std::vector<std::string> load_names(const std::string& path, std::string* problem) {
+  metalsim::engine::KernelCapture capture;
+  void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  using NamesFn = const char* const* (*)(size_t*);
+  auto names_fn = handle != nullptr
+                      ? reinterpret_cast<NamesFn>(dlsym(handle, "metalsim_kernel_names"))
+                      : nullptr;
+  if (names_fn == nullptr) {
+    const char* why = dlerror();
+    *problem = std::string("cannot load the checked library: ") + (why ? why : path) +
+               " (a program that compiles kernels at run time is linked with "
+               "-Wl,--export-dynamic: linking metalsim::host adds it)";
+    return {};
+  }
+  size_t count = 0;
+  const char* const* names = names_fn(&count);
+  return {names, names + count};
+}
+
+// Each name given to two kernels, as loading a library with both would report it.
+std::string duplicate_names(const std::vector<std::string>& names, const std::string& source) {
+  std::string problem;
+  std::vector<std::string> sorted = names;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 1; i < sorted.size(); ++i)
+    if (sorted[i] == sorted[i - 1] && (i == 1 || sorted[i - 2] != sorted[i]))
+      problem += source + ": error: kernel '" + sorted[i] + "' is defined twice\n";
+  return problem;
+}
+
+// One library per state of a source per process (the names compile's shared object is named by
+// the state of the source's headers, so an edited header gives a new one): Libraries of one
+// source share the functions compiled for it.
 std::shared_ptr<const LoadedKernels> compile_and_load(const RuntimeSource& source,
                                                       std::string* problem) {
   static std::mutex mutex;
   static auto* loaded = new std::map<std::string, std::shared_ptr<const LoadedKernels>>;
   std::lock_guard lock(mutex);
-  metalsim::host::CompiledLibrary compiled = metalsim::host::compile_runtime_source(source);
-  if (compiled.path.empty()) {
-    *problem = compiled.error;
+  metalsim::host::CompiledLibrary checked = metalsim::host::check_runtime_source(source);
+  if (checked.path.empty()) {
+    *problem = checked.error;
     return nullptr;
   }
-  if (auto it = loaded->find(compiled.path); it != loaded->end()) return it->second;
-  auto kernels = load(compiled.path, problem);
-  if (kernels != nullptr) (*loaded)[compiled.path] = kernels;
-  return kernels;
+  if (auto it = loaded->find(checked.path); it != loaded->end()) return it->second;
+  std::vector<std::string> names = load_names(checked.path, problem);
+  if (problem->empty()) *problem = duplicate_names(names, source.name);
+  if (!problem->empty()) return nullptr;
+  auto library = std::make_shared<const LoadedKernels>(source, std::move(names));
+  (*loaded)[checked.path] = library;
+  return library;
 }
+
+}  // namespace
+}  // namespace MTL
+
+namespace metalsim::host {
+
+const abi::KernelInfo* LoadedKernels::function(const std::string& name, std::string* error) const {
+  std::lock_guard lock(mutex_);
+  if (auto it = functions_.find(name); it != functions_.end()) {
+    *error = it->second.error;
+    return it->second.kernel;
+  }
+  if (std::find(names_.begin(), names_.end(), name) == names_.end()) return nullptr;
+  Compiled& compiled = functions_[name];
+  // One load per shared object per process: dlopen of a path already open would return the
+  // same handle without running the registrars again.
+  static std::mutex loads_mutex;
+  static auto* loads = new std::map<std::string, std::vector<const abi::KernelInfo*>>;
+  const CompiledLibrary built = compile_runtime_function(source_, name);
+  if (built.path.empty()) {
+    compiled.error = built.error;
+  } else {
+    std::lock_guard loads_lock(loads_mutex);
+    auto it = loads->find(built.path);
+    if (it == loads->end()) {
+      std::vector<const abi::KernelInfo*> kernels = MTL::load(built.path, &compiled.error);
+      if (compiled.error.empty()) it = loads->emplace(built.path, std::move(kernels)).first;
+    }
+    if (it != loads->end())
+      for (const abi::KernelInfo* k : it->second)
+        if (k->name == name) compiled.kernel = k;
+    if (compiled.kernel == nullptr && compiled.error.empty())
+      compiled.error = source_.name + ": error: the compile of '" + name +
+                       "' registered no kernel of that name (" + built.path + ")";
+  }
+  *error = compiled.error;
+  return compiled.kernel;
+}
+
+}  // namespace metalsim::host
+
+namespace MTL {
+namespace {
 
 // The options into `request`, then compile and load; nullptr with `error` set on failure.
 std::shared_ptr<const LoadedKernels> build_library(RuntimeSource request,

@@ -10,6 +10,9 @@
 #include <span>
 #include <string_view>
 #include <type_traits>
+#ifdef METALSIM_KERNEL_NAMES
+#include <vector>
+#endif
 
 #include "simt/abi/builtin.h"
 #include "simt/abi/kernel.h"
@@ -144,8 +147,19 @@ constexpr bool glob_matches(std::string_view pattern, std::string_view name) {
          glob_matches(pattern.substr(1), name.substr(1));
 }
 
+//
+// A library compiled at run time (host/src/runtime_compiler.cpp) compiles one function at a time:
+// METALSIM_KERNEL_NAME is the one host name to register (matched exactly, no patterns), and the
+// check compile of newLibrary defines METALSIM_KERNEL_NAMES: no instance is selected, and each
+// one records its host name instead (kernel_names below), so the library knows its functions
+// without compiling any of them.
 constexpr bool kernel_selected(std::string_view host_name) {
-#ifdef METALSIM_KERNEL_SELECTION
+#if defined(METALSIM_KERNEL_NAMES)
+  (void)host_name;
+  return false;
+#elif defined(METALSIM_KERNEL_NAME)
+  return host_name == std::string_view(METALSIM_KERNEL_NAME);
+#elif defined(METALSIM_KERNEL_SELECTION)
   std::string_view patterns = METALSIM_KERNEL_SELECTION;
   while (!patterns.empty()) {
     size_t comma = patterns.find(',');
@@ -170,10 +184,35 @@ struct SelectedKernelInstance {
       : instance(Entry::info(host_name)) {}
   KernelInstance instance;
 };
+#ifdef METALSIM_KERNEL_NAMES
+// The host names of every instance, in the order their registrations run (a names compile only).
+inline std::vector<const char*>& kernel_names() {
+  static std::vector<const char*> names;
+  return names;
+}
+#endif
+// Constant-initialised (nothing to emit per instance left out) except in a names compile.
 template <>
 struct SelectedKernelInstance<false> {
   template <class Entry>
-  SelectedKernelInstance(std::type_identity<Entry> /*entry*/, const char* /*host_name*/) {}
+  constexpr SelectedKernelInstance(std::type_identity<Entry> /*entry*/, const char* host_name) {
+#ifdef METALSIM_KERNEL_NAMES
+    kernel_names().push_back(host_name);
+#else
+    (void)host_name;
+#endif
+  }
 };
 
 }  // namespace metalsim::generated
+
+#ifdef METALSIM_KERNEL_NAMES
+// What the runtime compiler reads from a names compile's shared object (dlsym): the host names
+// of the file's instances, `*count` of them. Defined here, not inline: only the one translation
+// unit of a names compile includes this with the macro set.
+extern "C" [[gnu::visibility("default")]] const char* const* metalsim_kernel_names(size_t* count);
+extern "C" const char* const* metalsim_kernel_names(size_t* count) {
+  *count = ::metalsim::generated::kernel_names().size();
+  return ::metalsim::generated::kernel_names().data();
+}
+#endif

@@ -59,6 +59,21 @@ void collect_threadgroup_variables(const Tokens& t, size_t body, size_t close, K
   }
 }
 
+// Where a plain kernel's definition becomes `inline`: before its first token that is not an
+// attribute (`[[kernel]]`, `[[host_name("x")]]`), so the kernel keyword or the return type
+// follows. Not when it already says inline, static, constexpr or extern: SIZE_MAX. An inline
+// function is compiled only where it is used, and a kernel is used only by its entry struct, so
+// a compile that registers some kernels of a file (KERNELS, or a runtime compile of one
+// function) does not compile the others.
+size_t inline_position(const Tokens& t, size_t head, size_t name_at) {
+  size_t at = head;
+  while (at < name_at && is_attribute_start(t, at)) at = attribute_end(t, at);
+  for (size_t i = head; i < name_at; ++i)
+    if (t[i].is("inline") || t[i].is("static") || t[i].is("constexpr") || t[i].is("extern"))
+      return static_cast<size_t>(-1);
+  return at;
+}
+
 }  // namespace
 
 void rewrite_kernels(Tokens& t, RewriteContext& ctx) {
@@ -67,6 +82,7 @@ void rewrite_kernels(Tokens& t, RewriteContext& ctx) {
   out.reserve(t.size());
   std::vector<std::pair<size_t, Token>> inserts;  // after token index: a block
   std::vector<bool> drop(t.size(), false);
+  std::vector<size_t> inline_at;                // `inline` goes before these tokens
   std::map<std::string, int> template_kernels;  // kernel templates of each name so far
   for (size_t i = 0; i < t.size(); ++i) {
     bool keyword = t[i].is("kernel") && t[i].ident();
@@ -96,6 +112,9 @@ void rewrite_kernels(Tokens& t, RewriteContext& ctx) {
       continue;
     }
     KernelDecl k = parse_kernel_signature(t, head, name_at);
+    if (size_t at = inline_position(t, head, name_at);
+        !k.is_template && scope[i] == Scope::Namespace && at != static_cast<size_t>(-1))
+      inline_at.push_back(at);
     k.erased_params = erased_parameter_list(t, name_at + 1, close_paren);
     // Kernel templates may be overloaded (MLX's steel_gemm_masked.h has two block_masked_gemm):
     // each gets its own entry struct, which instances reach through overload resolution.
@@ -110,7 +129,12 @@ void rewrite_kernels(Tokens& t, RewriteContext& ctx) {
     i = close;
   }
   size_t next_insert = 0;
+  size_t next_inline = 0;
   for (size_t i = 0; i < t.size(); ++i) {
+    while (next_inline < inline_at.size() && inline_at[next_inline] == i) {
+      out.push_back(make_token(TokKind::Ident, "inline", t[i]));
+      ++next_inline;
+    }
     if (!drop[i]) out.push_back(t[i]);
     if (next_insert < inserts.size() && inserts[next_insert].first == i)
       out.push_back(inserts[next_insert++].second);

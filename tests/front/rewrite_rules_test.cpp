@@ -280,6 +280,27 @@ TEST(FrontFunctionConstants, GlobalBecomesPerDispatchValue) {
                        "static_cast<uint32_t>(sizeof(short))}"));
 }
 
+// ------------------------------ plain kernels become inline
+// A plain kernel is compiled only where its entry uses it, so a compile that registers other
+// kernels of the file does not compile it (docs/front.md, "Building only some instances").
+TEST(FrontKernels, PlainKernelDefinitionsBecomeInline) {
+  auto r = translate(
+      "kernel void a(device float* x [[buffer(0)]]) { x[0] = 1; }\n"
+      "[[kernel]] void b(device float* x [[buffer(0)]]) { x[0] = 2; }\n"
+      "[[host_name(\"c2\")]] kernel void c(device float* x [[buffer(0)]]) { x[0] = 3; }\n"
+      "static kernel void d(device float* x [[buffer(0)]]) { x[0] = 4; }\n"
+      "kernel void e(device float* x [[buffer(0)]]);\n"
+      "template <typename T> kernel void f(device T* x [[buffer(0)]]) { x[0] = 5; }\n");
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(contains(r.code, "\ninline void a( float* x ) { x[0] = 1; }")) << r.code;
+  EXPECT_TRUE(contains(r.code, " inline void b( float* x ) { x[0] = 2; }")) << r.code;
+  EXPECT_TRUE(contains(r.code, " inline void c( float* x ) { x[0] = 3; }")) << r.code;
+  EXPECT_TRUE(contains(r.code, "\nstatic void d( float* x ) { x[0] = 4; }")) << r.code;
+  EXPECT_TRUE(contains(r.code, " void e( float* x );")) << r.code;  // a declaration: as written
+  EXPECT_FALSE(contains(r.code, "inline void e")) << r.code;
+  EXPECT_TRUE(contains(r.code, "\ntemplate <typename T> void f( T* x )")) << r.code;
+}
+
 // ------------------------------ host_name instantiations
 TEST(FrontHostName, ExplicitInstantiationBecomesRegistration) {
   auto r = translate(

@@ -3,6 +3,7 @@
 // compile comes from the cache; errors read file:line; macros and the math mode reach the
 // compiler; two libraries may use one kernel name.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/src/kernel_cache.h"
 #include "host/src/runtime_compiler.h"
 #include "metalsim/Foundation/NSNumber.hpp"
 #include "metalsim/Metal.hpp"
@@ -226,22 +228,130 @@ TEST_F(RuntimeLibrary, DefaultLibraryDoesNotSeeRuntimeKernels) {
   EXPECT_EQ(error->code(), MTL::LibraryErrorFunctionNotFound);
 }
 
+// The names compile and each function's compile are cache entries: a second compile of either
+// (in this process or another: the entries are on disk) comes from the cache.
 TEST_F(RuntimeLibrary, SecondCompileComesFromTheCache) {
   const metalsim::host::RuntimeSource source{kAxpyPlusGroupSum, "program_source", {}, false, {}};
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
-  const auto first = metalsim::host::compile_runtime_source(source);
+  const auto first = metalsim::host::compile_runtime_function(source, "axpy_group_sum");
   const auto t1 = Clock::now();
-  const auto second = metalsim::host::compile_runtime_source(source);
+  const auto second = metalsim::host::compile_runtime_function(source, "axpy_group_sum");
   const auto t2 = Clock::now();
   ASSERT_FALSE(first.path.empty()) << first.error;
   EXPECT_FALSE(first.from_cache);
   EXPECT_TRUE(second.from_cache);
   EXPECT_EQ(first.path, second.path);
   EXPECT_EQ(first.path.rfind(dir_ + "/metalsim/", 0), 0u) << first.path;
-  std::printf("runtime compile: first %.0f ms, from the cache %.2f ms\n",
+  const auto checked = metalsim::host::check_runtime_source(source);
+  ASSERT_FALSE(checked.path.empty()) << checked.error;
+  EXPECT_FALSE(checked.from_cache);
+  EXPECT_TRUE(metalsim::host::check_runtime_source(source).from_cache);
+  std::printf("runtime compile of one function: first %.0f ms, from the cache %.2f ms\n",
               std::chrono::duration<double, std::milli>(t1 - t0).count(),
               std::chrono::duration<double, std::milli>(t2 - t1).count());
+}
+
+// Three kernels: a plain one, a template with two [[host_name]] instances, and a plain one whose
+// instantiated body would be large (a fully unrolled loop of 4096 steps). newLibrary compiles
+// none of them (it knows their names); newFunction compiles the one asked for, and only it.
+constexpr const char* kThreeKernels = R"(#include <metal_stdlib>
+using namespace metal;
+
+kernel void add_one(device float* v [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  v[i] += 1.0f;
+}
+
+template <typename T, int K>
+kernel void scale_by(device T* v [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  v[i] *= T(K);
+}
+template [[host_name("scale_by_3")]] kernel void scale_by<float, 3>(device float*, uint);
+template [[host_name("scale_by_7")]] kernel void scale_by<float, 7>(device float*, uint);
+
+kernel void unrolled_sum(device float* v [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  float s = 0.0f;
+#pragma clang loop unroll(full)
+  for (int k = 0; k < 4096; ++k) s += v[(i + uint(k)) % 64u] * float(k % 13);
+  v[i] = s;
+}
+)";
+
+TEST_F(RuntimeLibrary, CompilesOnlyTheFunctionsAskedFor) {
+  const metalsim::host::RuntimeSource source{kThreeKernels, "program_source", {}, true, {}};
+  const metalsim::host::KernelCache cache(metalsim::host::KernelCache::default_dir());
+  auto compiled = [&](const char* name) {
+    return !cache.lookup(metalsim::host::runtime_function_key(source, name)).empty();
+  };
+  auto library = compile(kThreeKernels);
+  ASSERT_NE(library.get(), nullptr);
+  EXPECT_EQ(library->functionNames(),
+            (std::vector<std::string>{"add_one", "scale_by_3", "scale_by_7", "unrolled_sum"}));
+  for (const char* name : {"add_one", "scale_by_3", "scale_by_7", "unrolled_sum"})
+    EXPECT_FALSE(compiled(name)) << name << " compiled by newLibrary";
+
+  const std::vector<float> v = random_floats(64, 41);
+  auto vb = buffer(v);
+  dispatch(library.get(), "scale_by_7", {vb}, v.size(), 32);
+  std::vector<float> out = contents<float>(vb.get());
+  for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(out[i], v[i] * 7.0f) << i;
+  EXPECT_TRUE(compiled("scale_by_7"));
+  for (const char* name : {"add_one", "scale_by_3", "unrolled_sum"})
+    EXPECT_FALSE(compiled(name)) << name << " compiled with scale_by_7";
+
+  // A second function of the same library: its own compile, the first one's result kept.
+  dispatch(library.get(), "add_one", {vb}, v.size(), 32);
+  out = contents<float>(vb.get());
+  for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(out[i], v[i] * 7.0f + 1.0f) << i;
+  EXPECT_TRUE(compiled("add_one"));
+  EXPECT_FALSE(compiled("scale_by_3"));
+  EXPECT_FALSE(compiled("unrolled_sum"));
+
+  // A second library of the same source shares the functions compiled (nothing compiles).
+  auto again = compile(kThreeKernels);
+  auto fn = NS::TransferPtr(again->newFunction(MTLSTR("scale_by_7")));
+  EXPECT_NE(fn.get(), nullptr);
+  EXPECT_FALSE(compiled("unrolled_sum"));
+}
+
+// A function's entry survives the process (it is on disk), and a change of the source, of its
+// options or of an included header makes a new one.
+TEST_F(RuntimeLibrary, FunctionCacheHitsAcrossProcessesAndFollowsTheSource) {
+  metalsim::host::RuntimeSource source{kThreeKernels, "program_source", {}, true, {}};
+  ASSERT_FALSE(metalsim::host::compile_runtime_function(source, "add_one").from_cache);
+  // Another process: nothing but the cache directory is shared.
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const auto again = metalsim::host::compile_runtime_function(source, "add_one");
+    _exit(!again.path.empty() && again.from_cache ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+
+  const std::string key = metalsim::host::runtime_function_key(source, "add_one");
+  source.text += "// an edit\n";
+  EXPECT_NE(metalsim::host::runtime_function_key(source, "add_one"), key);
+  EXPECT_FALSE(metalsim::host::compile_runtime_function(source, "add_one").from_cache);
+  source.fast_math = false;
+  EXPECT_NE(metalsim::host::runtime_function_key(source, "add_one"), key);
+  source.macros.emplace_back("UNUSED", "1");
+  EXPECT_FALSE(metalsim::host::compile_runtime_function(source, "add_one").from_cache);
+  EXPECT_TRUE(metalsim::host::compile_runtime_function(source, "add_one").from_cache);
+}
+
+// Metal's newLibrary fails on an error anywhere in the source: a kernel nobody asks for, or a
+// function no kernel calls, still fails it, at its line.
+TEST_F(RuntimeLibrary, AnErrorAnywhereFailsNewLibraryAtItsLine) {
+  std::string source = kThreeKernels;
+  source += "\nfloat helper(float x) {\n  return x +;\n}\n";  // the error on line 23
+  std::string error = compile_error(source);
+  EXPECT_NE(error.find("program_source:23:"), std::string::npos) << error;
+  std::string in_kernel = kThreeKernels;
+  in_kernel.replace(in_kernel.find("s += v"), 0, "s = s * ;\n  ");  // the error on line 18
+  error = compile_error(in_kernel);
+  EXPECT_NE(error.find("program_source:18:"), std::string::npos) << error;
 }
 
 // A quoted header is part of the key: editing it compiles afresh.

@@ -13,7 +13,7 @@ namespace metalsim::abi {
 struct KernelInfo;  // simt/abi/kernel.h: the front's reflection of one kernel
 }
 namespace metalsim::host {
-struct LoadedKernels;  // host/src/loaded_kernels.h: a library compiled at run time
+class LoadedKernels;  // host/src/loaded_kernels.h: a library compiled at run time
 }
 
 namespace MTL {
@@ -109,10 +109,12 @@ class Function : public NS::Object {
 // compiled at run time (Device::newLibrary with source) holds the kernels of its source only.
 class Library : public NS::Object {
  public:
-  // nullptr when no kernel has that name.
+  // nullptr when no kernel has that name. A library compiled at run time compiles the function
+  // when first asked for (docs/host_api.md): nullptr too when that compile fails.
   Function* newFunction(NS::String* name);
   Function* newFunction(const char* name);
-  // With function constants; `error` names a missing kernel or constant.
+  // With function constants; `error` names a missing kernel or constant, or gives the compile's
+  // errors (LibraryErrorCompileFailure).
   Function* newFunction(NS::String* name, const FunctionConstantValues* constants,
                         NS::Error** error);
   // The names of every kernel in the library.
@@ -124,7 +126,8 @@ class Library : public NS::Object {
   explicit Library(std::shared_ptr<const metalsim::host::LoadedKernels> loaded)
       : loaded_(std::move(loaded)) {}
   ~Library() override = default;
-  const metalsim::abi::KernelInfo* find(const char* name) const;
+  // nullptr when there is no such kernel, or (`problem` set) when its compile failed.
+  const metalsim::abi::KernelInfo* find(const char* name, std::string* problem) const;
   std::shared_ptr<const metalsim::host::LoadedKernels> loaded_;  // null: the program's kernels
 };
 
