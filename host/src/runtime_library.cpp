@@ -53,15 +53,20 @@ bool macro_list(const NS::Dictionary* macros, RuntimeSource& source, std::string
   return true;
 }
 
+// Why a compiled shared object at `path` could not be loaded, or its names not found.
+std::string load_problem(const std::string& path, const char* what) {
+  const char* why = dlerror();
+  return std::string(what) + ": " + (why ? why : path) +
+         " (a program that compiles kernels at run time is linked with "
+         "-Wl,--export-dynamic: linking metalsim::host adds it)";
+}
+
 // The kernels a function's shared object registers: its static registrars run under a capture.
 // Empty with `problem` set on failure.
 std::vector<const metalsim::abi::KernelInfo*> load(const std::string& path, std::string* problem) {
   metalsim::engine::KernelCapture capture;
   if (dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) == nullptr) {
-    const char* why = dlerror();
-    *problem = std::string("cannot load the compiled kernels: ") + (why ? why : path) +
-               " (a program that compiles kernels at run time is linked with "
-               "-Wl,--export-dynamic: linking metalsim::host adds it)";
+    *problem = load_problem(path, "cannot load the compiled kernels");
     return {};
   }
   for (const std::string& d : capture.duplicates()) *problem += d + "\n";
@@ -79,10 +84,7 @@ std::vector<std::string> load_names(const std::string& path, std::string* proble
                       ? reinterpret_cast<NamesFn>(dlsym(handle, "metalsim_kernel_names"))
                       : nullptr;
   if (names_fn == nullptr) {
-    const char* why = dlerror();
-    *problem = std::string("cannot load the checked library: ") + (why ? why : path) +
-               " (a program that compiles kernels at run time is linked with "
-               "-Wl,--export-dynamic: linking metalsim::host adds it)";
+    *problem = load_problem(path, "cannot load the checked library");
     return {};
   }
   size_t count = 0;

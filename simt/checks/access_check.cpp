@@ -203,15 +203,11 @@ constexpr uint64_t kScanLimit = uint64_t(1) << 24;
 constexpr uint64_t scan_cost(uint64_t bytes) { return bytes / (shadow::kGranule * 8) + 1; }
 constexpr uint64_t kBlockCost = 4;
 
-// Whether every access of `bytes` bytes at start + sum of ki * stepi, 0 <= ki <= lasti, lies in
-// granules whose shadow is 0. The smallest strides make one contiguous block, scanned whole,
-// while that costs less than walking them block by block (a stride of 512 bytes over 16
-// iterations: one scan of 512 shadow bytes); the others are walked, a block per step (a column
-// of a matrix: one granule per row).
-bool strided_plain(uintptr_t start, uint64_t bytes, std::array<Stride, 3> strides) {
-  uint64_t below = 0, above = 0;  // how far the accesses reach below start and above its end
-  for (Stride& s : strides) {
-    if (s.step == 0 || s.last == 0) s = {0, 0};
+// How far start + sum of step_i * k_i, 0 <= k_i <= last_i, reaches below and above start
+// (`below`, `above` >= 0); false when that does not fit in 64 bits.
+bool reach(const std::array<Stride, 3>& strides, uint64_t& below, uint64_t& above) {
+  below = above = 0;
+  for (const Stride& s : strides) {
     int64_t span = 0;
     if (s.last > uint64_t(INT64_MAX) || __builtin_mul_overflow(s.step, int64_t(s.last), &span) ||
         span == INT64_MIN)
@@ -220,6 +216,19 @@ bool strided_plain(uintptr_t start, uint64_t bytes, std::array<Stride, 3> stride
                                span < 0 ? &below : &above))
       return false;
   }
+  return true;
+}
+
+// Whether every access of `bytes` bytes at start + sum of ki * stepi, 0 <= ki <= lasti, lies in
+// granules whose shadow is 0. The smallest strides make one contiguous block, scanned whole,
+// while that costs less than walking them block by block (a stride of 512 bytes over 16
+// iterations: one scan of 512 shadow bytes); the others are walked, a block per step (a column
+// of a matrix: one granule per row).
+bool strided_plain(uintptr_t start, uint64_t bytes, std::array<Stride, 3> strides) {
+  for (Stride& s : strides)
+    if (s.step == 0 || s.last == 0) s = {0, 0};
+  uint64_t below = 0, above = 0;  // how far the accesses reach below start and above its end
+  if (!reach(strides, below, above)) return false;
   uint64_t end = 0;
   if (start < below || __builtin_add_overflow(start, bytes, &end) ||
       __builtin_add_overflow(end, above, &end) || end > kUserEnd)
@@ -276,15 +285,13 @@ extern "C" uint32_t __metalsim_access_range(const void* start, uint64_t bytes, i
 extern "C" uint32_t __metalsim_index_fits(int64_t start, int64_t step0, uint64_t last0,
                                           int64_t step1, uint64_t last1, int64_t step2,
                                           uint64_t last2, int64_t lowest, int64_t highest) {
-  int64_t low = start, high = start;
-  const int64_t steps[3] = {step0, step1, step2};
-  const uint64_t lasts[3] = {last0, last1, last2};
-  for (int i = 0; i < 3; ++i) {
-    int64_t span = 0;
-    if (lasts[i] > uint64_t(INT64_MAX) ||
-        __builtin_mul_overflow(steps[i], int64_t(lasts[i]), &span))
-      return 0;
-    if (__builtin_add_overflow(span < 0 ? low : high, span, span < 0 ? &low : &high)) return 0;
-  }
+  uint64_t below = 0, above = 0;
+  if (!metalsim::checks::reach({{{step0, last0}, {step1, last1}, {step2, last2}}}, below, above))
+    return 0;
+  int64_t low = 0, high = 0;
+  if (below > uint64_t(INT64_MAX) || above > uint64_t(INT64_MAX) ||
+      __builtin_sub_overflow(start, int64_t(below), &low) ||
+      __builtin_add_overflow(start, int64_t(above), &high))
+    return 0;
   return low >= lowest && high <= highest ? 1 : 0;
 }
