@@ -7,9 +7,10 @@
 
 namespace metalsim::host {
 
-// Autoreleased, as in metal-cpp: the caller does not own it.
-inline NS::Error* autoreleased_error(NS::Integer code, std::string text) {
-  auto* e = new NS::Error(code, std::move(text));
+// Autoreleased, as in metal-cpp: the caller does not own it. `domain` nullptr: "metalsim".
+inline NS::Error* autoreleased_error(NS::Integer code, std::string text,
+                                     const char* domain = nullptr) {
+  auto* e = new NS::Error(code, std::move(text), domain);
   NS::autorelease(e);
   return e;
 }

@@ -149,4 +149,6 @@ const char* Buffer::extentBegin() const {
 
 NS::String* Buffer::label() const { return NS::String::string(label_.c_str()); }
 
+NS::UInteger Buffer::allocatedSize() const { return round_up(length_, page_size()); }
+
 }  // namespace MTL

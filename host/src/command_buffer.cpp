@@ -1,6 +1,7 @@
 #include "metalsim/Metal/MTLCommandBuffer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -15,6 +16,16 @@
 #include "simt/engine/schedule.h"
 
 namespace MTL {
+namespace {
+
+// The domain of a command buffer's error(), as Metal names it.
+constexpr const char* kErrorDomain = "MTLCommandBufferErrorDomain";
+
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
 
 CommandBuffer::CommandBuffer(Device* device, metalsim::ExecutionOptions options)
     : device_(device),
@@ -223,12 +234,16 @@ void CommandBuffer::commit() {
     metalsim::report::Report r =
         misuse_report("commit() called on a command buffer that was already committed");
     fail({r});
-    error_ = NS::TransferPtr(new NS::Error(CommandBufferErrorInternal, r.format()));
+    error_ = NS::TransferPtr(new NS::Error(CommandBufferErrorInternal, r.format(), kErrorDomain));
     return;
   }
   committed_ = true;
   // A misuse while encoding has already put the buffer in error: nothing runs.
   if (status_ != CommandBufferStatusError) status_ = CommandBufferStatusCommitted;
+  // Scheduled at once: its scheduled handlers run before its dispatches.
+  if (status_ != CommandBufferStatusError) status_ = CommandBufferStatusScheduled;
+  run_handlers(scheduled_handlers_);
+  gpu_start_ = seconds_now();
   // Every dispatch in encoding order, the indirect command buffers' commands where they were
   // executed; then the concurrent groups, one after another.
   std::vector<Step> steps;
@@ -257,19 +272,61 @@ void CommandBuffer::commit() {
     run_group(steps, begin, end, group_index++);
     begin = end;
   }
+  gpu_end_ = seconds_now();
   deliver_logs();
   if (status_ != CommandBufferStatusError) {
     status_ = CommandBufferStatusCompleted;
-    return;
+  } else {
+    std::string text;
+    bool timeout = false;
+    for (const auto& r : reports_) {
+      text += r.format();
+      timeout = timeout || r.check == metalsim::report::CheckId::watchdog_timeout;
+    }
+    error_ = NS::TransferPtr(new NS::Error(
+        timeout ? CommandBufferErrorTimeout : CommandBufferErrorInternal, text, kErrorDomain));
   }
-  std::string text;
-  bool timeout = false;
-  for (const auto& r : reports_) {
-    text += r.format();
-    timeout = timeout || r.check == metalsim::report::CheckId::watchdog_timeout;
+  run_handlers(completed_handlers_);
+}
+
+// ---- Handlers, labels, enqueue (issue 26 item 2)
+
+bool CommandBuffer::add_handler(const char* which) {
+  if (!committed_) return true;
+  std::fprintf(stderr,
+               "metalsim: %s called after commit(): Metal forbids it; the handler is not "
+               "called\n",
+               which);
+  return false;
+}
+
+void CommandBuffer::addScheduledHandler(const CommandBufferHandler& handler) {
+  if (add_handler("addScheduledHandler") && handler) scheduled_handlers_.push_back(handler);
+}
+
+void CommandBuffer::addCompletedHandler(const CommandBufferHandler& handler) {
+  if (add_handler("addCompletedHandler") && handler) completed_handlers_.push_back(handler);
+}
+
+// Each once, in order; released after the call (what they captured goes with them). The buffer
+// stays alive while they run, whoever else releases it.
+void CommandBuffer::run_handlers(std::vector<CommandBufferHandler>& handlers) {
+  if (handlers.empty()) return;
+  NS::SharedPtr<CommandBuffer> self = NS::RetainPtr(this);
+  std::vector<CommandBufferHandler> now;
+  now.swap(handlers);
+  for (CommandBufferHandler& h : now) {
+    h(this);
+    h = nullptr;
   }
-  error_ = NS::TransferPtr(
-      new NS::Error(timeout ? CommandBufferErrorTimeout : CommandBufferErrorInternal, text));
+}
+
+void CommandBuffer::enqueue() {
+  if (status_ == CommandBufferStatusNotEnqueued) status_ = CommandBufferStatusEnqueued;
+}
+
+void CommandBuffer::setLabel(const NS::String* label) {
+  label_ = NS::RetainPtr(const_cast<NS::String*>(label));
 }
 
 }  // namespace MTL

@@ -17,11 +17,28 @@ Device::Device(DeviceProfile profile)
 
 Device* CreateSystemDefaultDevice() { return new Device(); }
 
-Buffer* Device::newBuffer(NS::UInteger length, ResourceOptions) { return new Buffer(length); }
+namespace {
+
+// Metal makes no buffer longer than the device's maxBufferLength.
+bool too_long(NS::UInteger length, const DeviceProfile& profile) {
+  if (length <= profile.maxBufferLength) return false;
+  std::fprintf(stderr,
+               "metalsim: newBuffer: %llu bytes is over the device's maxBufferLength of %llu; "
+               "returning nullptr\n",
+               static_cast<unsigned long long>(length),
+               static_cast<unsigned long long>(profile.maxBufferLength));
+  return true;
+}
+
+}  // namespace
+
+Buffer* Device::newBuffer(NS::UInteger length, ResourceOptions) {
+  return too_long(length, profile_) ? nullptr : new Buffer(length);
+}
 
 Buffer* Device::newBuffer(const void* bytes, NS::UInteger length, ResourceOptions options) {
   Buffer* b = newBuffer(length, options);
-  if (length > 0) std::memcpy(b->contents(), bytes, length);
+  if (b != nullptr && length > 0) std::memcpy(b->contents(), bytes, length);
   return b;
 }
 
@@ -31,11 +48,12 @@ Buffer* Device::newBuffer(const void* pointer, NS::UInteger length, ResourceOpti
     std::fprintf(stderr, "metalsim: newBuffer (no copy): the pointer is null; returning nullptr\n");
     return nullptr;
   }
+  if (too_long(length, profile_)) return nullptr;
   // Metal's contents() of such a buffer is the caller's (writable) memory too.
   return new Buffer(const_cast<void*>(pointer), length, deallocator);
 }
 
-CommandQueue* Device::newCommandQueue() { return new CommandQueue(this); }
+CommandQueue* Device::newCommandQueue() { return newCommandQueue(64); }
 
 Library* Device::newDefaultLibrary() { return new Library(); }
 

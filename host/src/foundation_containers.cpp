@@ -123,6 +123,15 @@ URL* URL::initFileURLWithPath(const String* path) {
   return this;
 }
 
+URL* URL::URLByAppendingPathComponent(const String* component) const {
+  URL* joined = alloc();
+  joined->path_ = path_;
+  const std::string tail = component != nullptr ? component->str() : std::string();
+  if (!tail.empty() && !joined->path_.empty() && joined->path_.back() != '/') joined->path_ += '/';
+  joined->path_ += tail;
+  return autoreleased(joined);
+}
+
 URL* URL::init(const String* url) {
   constexpr std::string_view kScheme = "file://";
   std::string text = url != nullptr ? url->str() : std::string();

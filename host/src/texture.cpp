@@ -104,6 +104,8 @@ NS::UInteger Texture::storageLength() const {
          NS::UInteger(b.width) * metalsim::abi::bytes_per_pixel(b.format);
 }
 
+NS::UInteger Texture::allocatedSize() const { return from_buffer_ ? 0 : storage_->allocatedSize(); }
+
 NS::String* Texture::label() const { return NS::String::string(label_.c_str()); }
 
 char* Texture::level_data(NS::UInteger level, NS::UInteger& bytes_per_row) const {

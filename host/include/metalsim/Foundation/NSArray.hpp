@@ -7,7 +7,7 @@
 
 namespace NS {
 
-class Array : public Object {
+class Array : public Referencing<Array> {
  public:
   // Autoreleased, as metal-cpp's NS::Array::array; each object is retained.
   static Array* array(const Object* const* objects, UInteger count);

@@ -7,7 +7,7 @@
 
 namespace NS {
 
-class URL : public Object {
+class URL : public Referencing<URL> {
  public:
   // Autoreleased, as in metal-cpp: the caller does not own it.
   static URL* fileURLWithPath(const String* path);
@@ -19,6 +19,12 @@ class URL : public Object {
   URL* init(const String* url);
   // The path of the file the URL names.
   const char* fileSystemRepresentation() const { return path_.c_str(); }
+  // The same path as a string (interned), and the URL as text: file:///path.
+  String* path() const { return String::string(path_.c_str()); }
+  String* absoluteString() const { return String::string(("file://" + path_).c_str()); }
+  bool isFileURL() const { return true; }
+  // A new URL with `component` appended to the path (one "/" between); autoreleased.
+  URL* URLByAppendingPathComponent(const String* component) const;
 
  private:
   ~URL() override = default;

@@ -37,6 +37,7 @@ class Buffer : public Resource {
   void setLabel(NS::String* label) { label_ = label != nullptr ? label->str() : ""; }
   NS::String* label() const;
   void didModifyRange(Range) {}
+  NS::UInteger allocatedSize() const override;  // MTLAllocation.hpp
   // A texture over this buffer's bytes from `offset`, rows `bytesPerRow` apart (texture.cpp);
   // owned by the caller, it keeps the buffer alive. nullptr (and why, on stderr) when the
   // descriptor or the layout does not fit.

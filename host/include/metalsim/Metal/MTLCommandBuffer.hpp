@@ -9,6 +9,7 @@
 // dispatches after it do not run. A warning (barrier.exited, report::Severity::warning) does not:
 // the buffer completes with the report in reports(), unless its execution options are strict
 // (METALSIM_STRICT=1).
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,7 +28,15 @@ class GroupShadow;
 
 namespace MTL {
 
+class CommandBuffer;
+class CommandQueue;
 class Device;
+class ResidencySet;
+
+// What addScheduledHandler and addCompletedHandler take (a block in metal-cpp, any callable
+// here), called with the command buffer.
+using CommandBufferHandler = std::function<void(CommandBuffer*)>;
+using HandlerFunction = CommandBufferHandler;
 
 // What the encoders recorded (host/src/encoded_dispatch.h).
 struct EncodedDispatch;
@@ -90,6 +99,32 @@ class CommandBuffer : public NS::Object {
   NS::Error* error() const { return error_.get(); }
   Device* device() const { return device_; }
 
+  // ---- metal-cpp's calls MLX makes (issue 26 item 2; docs/host_api.md, "How commit works")
+  // Handlers run once each, in the order added, on the thread that commits: the scheduled ones
+  // when the buffer is scheduled (before its dispatches run; status() Scheduled), the completed
+  // ones after the last dispatch ran or the buffer failed (status() Completed or Error, error()
+  // set). A handler added after commit() is not called (Metal forbids adding one; said on
+  // stderr). The handlers are released once called.
+  void addScheduledHandler(const CommandBufferHandler& handler);
+  void addCompletedHandler(const CommandBufferHandler& handler);
+  // NotEnqueued -> Enqueued; commit() enqueues a buffer that was not.
+  void enqueue();
+  // false for CommandQueue::commandBufferWithUnretainedReferences's (and a descriptor's
+  // setRetainedReferences(false)).
+  bool retainedReferences() const { return retained_references_; }
+  CommandQueue* commandQueue() const { return queue_; }
+  NS::String* label() const { return label_.get(); }
+  void setLabel(const NS::String* label);
+  // When the dispatches began and ended, in seconds of the host's steady clock (0 before).
+  double GPUStartTime() const { return gpu_start_; }
+  double GPUEndTime() const { return gpu_end_; }
+  double kernelStartTime() const { return gpu_start_; }
+  double kernelEndTime() const { return gpu_end_; }
+  // Residency sets: accepted, nothing to make resident.
+  void useResidencySet(const ResidencySet*) {}
+  void useResidencySets(const ResidencySet* const[], NS::UInteger) {}
+  // ---- end of issue 26's block
+
   // metalsim's own: how this buffer's dispatches run (a copy of the device's options when it
   // was made; changes before commit() affect this buffer only).
   const metalsim::ExecutionOptions& executionOptions() const { return options_; }
@@ -123,7 +158,15 @@ class CommandBuffer : public NS::Object {
   bool run_step(const Step& step, metalsim::checks::race::GroupShadow* group, uint32_t member);
   void run_group(const std::vector<Step>& steps, size_t begin, size_t end, uint64_t index);
 
+  void run_handlers(std::vector<CommandBufferHandler>& handlers);
+  bool add_handler(const char* which);
+
   Device* device_;
+  CommandQueue* queue_ = nullptr;
+  bool retained_references_ = true;
+  NS::SharedPtr<NS::String> label_;
+  std::vector<CommandBufferHandler> scheduled_handlers_, completed_handlers_;
+  double gpu_start_ = 0, gpu_end_ = 0;
   metalsim::ExecutionOptions options_;
   CommandBufferStatus status_ = CommandBufferStatusNotEnqueued;
   bool committed_ = false;

@@ -29,6 +29,11 @@ class ComputePipelineDescriptor : public NS::Object {
   }
   bool supportIndirectCommandBuffers() const { return support_icb_; }
   void setSupportIndirectCommandBuffers(bool support) { support_icb_ = support; }
+  // As metal-cpp's: X::alloc()->init()->autorelease() is still an X* (issue 26 item 2).
+  ComputePipelineDescriptor* autorelease() {
+    NS::autorelease(this);
+    return this;
+  }
 
  private:
   ~ComputePipelineDescriptor() override = default;

@@ -3,8 +3,10 @@
 #include <string>
 
 #include "metalsim/ExecutionOptions.hpp"
+#include "metalsim/Foundation/NSArray.hpp"
 #include "metalsim/Foundation/NSURL.hpp"
 #include "metalsim/Metal/MTLBuffer.hpp"
+#include "metalsim/Metal/MTLDeviceProfile.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
 
 namespace MTL {
@@ -21,22 +23,14 @@ class Function;
 class IndirectCommandBuffer;
 class IndirectCommandBufferDescriptor;
 class Library;
+class ResidencySet;
+class ResidencySetDescriptor;
 class LogState;
 class LogStateDescriptor;
 class SamplerDescriptor;
 class SamplerState;
 class Texture;
 class TextureDescriptor;
-
-// The limits Metal enforces, as on Apple M-series GPUs.
-struct DeviceProfile {
-  std::string name = "metalsim (Apple M-series profile)";
-  NS::UInteger maxThreadgroupMemoryLength = 32 * 1024;
-  NS::UInteger maxThreadsPerThreadgroup = 1024;
-  NS::UInteger threadExecutionWidth = 32;
-  NS::UInteger maxSetBytesLength = 4 * 1024;
-  NS::UInteger maxBufferBindings = 31;
-};
 
 class Device : public NS::Object {
  public:
@@ -91,6 +85,25 @@ class Device : public NS::Object {
   Size maxThreadsPerThreadgroup() const;
   const DeviceProfile& profile() const { return profile_; }
 
+  // ---- What metal-cpp programs (MLX) ask a device, answered from its profile
+  // (MTLDeviceProfile.hpp, docs/host_api.md; issue 26 item 2).
+  Architecture* architecture() const;  // not owned by the caller
+  bool supportsFamily(GPUFamily family) const { return profile_.supportsFamily(family); }
+  uint64_t registryID() const { return profile_.registryID; }
+  uint64_t recommendedMaxWorkingSetSize() const { return profile_.recommendedMaxWorkingSetSize; }
+  NS::UInteger maxBufferLength() const { return profile_.maxBufferLength; }
+  bool hasUnifiedMemory() const { return profile_.hasUnifiedMemory; }
+  bool isLowPower() const { return false; }
+  bool isHeadless() const { return false; }
+  bool isRemovable() const { return false; }
+  DeviceLocation location() const { return DeviceLocationBuiltIn; }
+  // A queue; metalsim completes each command buffer in commit(), so no more than one is ever in
+  // flight and `maxCommandBufferCount` never has to hold one back.
+  CommandQueue* newCommandQueue(NS::UInteger maxCommandBufferCount);
+  // A residency set (MTLResidencySet.hpp): accepted and kept, with nothing to do on a CPU.
+  ResidencySet* newResidencySet(const ResidencySetDescriptor* descriptor, NS::Error** error);
+  // ---- end of issue 26's block
+
   // metalsim's own: the execution options (schedule, checks, workers, watchdog, mode) every
   // new command buffer starts from; a command buffer may change its own copy
   // (CommandBuffer::setExecutionOptions) without touching other command buffers. Starts from
@@ -107,5 +120,8 @@ class Device : public NS::Object {
 
 // The process's device; the caller owns the returned reference, as in metal-cpp.
 Device* CreateSystemDefaultDevice();
+// Every device: one, of the default profile (made as CreateSystemDefaultDevice makes it). The
+// caller owns the array (a Copy function); the array holds the device.
+NS::Array* CopyAllDevices();
 
 }  // namespace MTL

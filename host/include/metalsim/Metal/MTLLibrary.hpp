@@ -31,6 +31,22 @@ enum MathFloatingPointFunctions : NS::Integer {
   MathFloatingPointFunctionsPrecise = 1,
 };
 
+// MSL versions, with metal-cpp's values (major << 16 | minor): CompileOptions::languageVersion.
+enum LanguageVersion : NS::UInteger {
+  LanguageVersion1_0 = (1 << 16),
+  LanguageVersion1_1 = (1 << 16) + 1,
+  LanguageVersion1_2 = (1 << 16) + 2,
+  LanguageVersion2_0 = (2 << 16),
+  LanguageVersion2_1 = (2 << 16) + 1,
+  LanguageVersion2_2 = (2 << 16) + 2,
+  LanguageVersion2_3 = (2 << 16) + 3,
+  LanguageVersion2_4 = (2 << 16) + 4,
+  LanguageVersion3_0 = (3 << 16),
+  LanguageVersion3_1 = (3 << 16) + 1,
+  LanguageVersion3_2 = (3 << 16) + 2,
+  LanguageVersion4_0 = (4 << 16),
+};
+
 // How a library's kernels are compiled, as metal-cpp spells it. Build-time libraries choose
 // their math mode in CMake (metalsim_add_metal_library(... MATH_MODE safe|relaxed|fast)); a
 // runtime compiler (newLibrary with source, issue 13) reads it from here.
@@ -58,7 +74,23 @@ class CompileOptions : public NS::Object {
   const std::vector<std::string>& includeDirectories() const { return include_dirs_; }
   void setIncludeDirectories(std::vector<std::string> dirs) { include_dirs_ = std::move(dirs); }
 
+  // ---- Accepted and kept, changing nothing in the compile (issue 26 item 2): metalsim's
+  // front reads one MSL, everything it supports of every version (docs/msl-coverage.md), and
+  // kernels log (os_log) whether or not logging is enabled (docs/logging.md). The language
+  // version starts at 3.2, the newest of the default profile's macOS 15.
+  LanguageVersion languageVersion() const { return language_version_; }
+  void setLanguageVersion(LanguageVersion version) { language_version_ = version; }
+  bool enableLogging() const { return enable_logging_; }
+  void setEnableLogging(bool enable) { enable_logging_ = enable; }
+  CompileOptions* autorelease() {
+    NS::autorelease(this);
+    return this;
+  }
+
  private:
+  LanguageVersion language_version_ = LanguageVersion3_2;
+  bool enable_logging_ = false;
+  // ---- end of issue 26's block
   ~CompileOptions() override = default;
   MathMode math_mode_ = MathModeFast;  // Metal's default: fastMathEnabled is true
   MathFloatingPointFunctions functions_ = MathFloatingPointFunctionsFast;

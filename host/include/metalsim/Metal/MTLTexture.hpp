@@ -123,6 +123,7 @@ class Texture : public Resource {
   NS::UInteger bufferBytesPerRow() const;
   void setLabel(NS::String* label) { label_ = label != nullptr ? label->str() : ""; }
   NS::String* label() const;
+  NS::UInteger allocatedSize() const override;  // MTLAllocation.hpp
 
   // metalsim's own: what a kernel's [[texture(N)]] reads (simt/abi/texture_binding.h).
   const metalsim::abi::TextureBinding& binding() const { return *binding_; }
