@@ -6,6 +6,7 @@
 
 #include "metalsim/Metal/MTLCommandQueue.hpp"
 #include "metalsim/Metal/MTLDevice.hpp"
+#include "metalsim/Metal/MTLLibrary.hpp"
 #include "metalsim/Metal/MTLResidencySet.hpp"
 
 namespace MTL {
@@ -22,6 +23,11 @@ Architecture* Device::architecture() const {
 
 CommandQueue* Device::newCommandQueue(NS::UInteger maxCommandBufferCount) {
   return new CommandQueue(this, maxCommandBufferCount);
+}
+
+Library* Device::newLibrary(const NS::String* path, NS::Error** error) {
+  auto url = NS::TransferPtr(NS::URL::alloc()->initFileURLWithPath(path));
+  return newLibrary(url.get(), error);
 }
 
 ResidencySet* Device::newResidencySet(const ResidencySetDescriptor* descriptor, NS::Error** error) {

@@ -307,6 +307,20 @@ TEST(ResidencySet, KeepsItsBookkeeping) {
   queue->commandBuffer()->useResidencySet(set.get());
 }
 
+// MLX loads its metallib by path (newLibraryWithFile): a missing file is an error it can report.
+TEST(DeviceLibrary, ALibraryByPathThatIsMissingIsAnError) {
+  NS::AutoreleasePool* pool = NS::AutoreleasePool::alloc()->init();
+  auto device = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
+  NS::Error* error = nullptr;
+  MTL::Library* library = device->newLibrary(MTLSTR("/nonexistent/mlx.metallib"), &error);
+  EXPECT_EQ(library, nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code(), MTL::LibraryErrorFileNotFound);
+  EXPECT_NE(error->localizedDescription()->str().find("/nonexistent/mlx.metallib"),
+            std::string::npos);
+  pool->release();
+}
+
 // ---------------------------------------------------------------- compile options, capture
 TEST(CompileOptions, LanguageVersionAndLoggingAreKept) {
   auto* options = MTL::CompileOptions::alloc()->init();

@@ -100,6 +100,9 @@ class Device : public NS::Object {
   // A queue; metalsim completes each command buffer in commit(), so no more than one is ever in
   // flight and `maxCommandBufferCount` never has to hold one back.
   CommandQueue* newCommandQueue(NS::UInteger maxCommandBufferCount);
+  // Metal's newLibraryWithFile: the file at `path`, read as newLibrary(url, error) reads it
+  // (nullptr and LibraryErrorFileNotFound when it cannot be read).
+  Library* newLibrary(const NS::String* path, NS::Error** error);
   // A residency set (MTLResidencySet.hpp): accepted and kept, with nothing to do on a CPU.
   ResidencySet* newResidencySet(const ResidencySetDescriptor* descriptor, NS::Error** error);
   // ---- end of issue 26's block
