@@ -57,7 +57,7 @@ CommandQueue* Device::newCommandQueue() { return newCommandQueue(64); }
 
 Library* Device::newDefaultLibrary() { return new Library(); }
 
-ComputePipelineState* Device::newComputePipelineState(Function* function, NS::Error** error) {
+ComputePipelineState* Device::newComputePipelineState(const Function* function, NS::Error** error) {
   if (function == nullptr) {
     if (error != nullptr)
       *error = autoreleased_error(1, "newComputePipelineState: function is null");
@@ -70,7 +70,7 @@ ComputePipelineState* Device::newComputePipelineState(
     const Function* function, PipelineOption, AutoreleasedComputePipelineReflection* reflection,
     NS::Error** error) {
   if (reflection != nullptr) *reflection = nullptr;
-  ComputePipelineState* state = newComputePipelineState(const_cast<Function*>(function), error);
+  ComputePipelineState* state = newComputePipelineState(function, error);
   if (state != nullptr && reflection != nullptr)
     *reflection = metalsim::host::reflect_pipeline(state->kernel(), state->functionConstants());
   return state;

@@ -307,6 +307,23 @@ TEST(ResidencySet, KeepsItsBookkeeping) {
   queue->commandBuffer()->useResidencySet(set.get());
 }
 
+// metal-cpp's spellings MLX relies on: options combined with | are a ResourceOptions (an
+// integer, as metal-cpp's), a pipeline is made from a const Function*.
+TEST(DeviceProfile, MetalCppSpellings) {
+  auto device = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
+  constexpr size_t options = MTL::ResourceStorageModeShared | MTL::ResourceCPUCacheModeDefaultCache;
+  auto buffer = NS::TransferPtr(device->newBuffer(64, options));
+  ASSERT_TRUE(buffer);
+  EXPECT_EQ(buffer->length(), 64u);
+  auto library = NS::TransferPtr(device->newDefaultLibrary());
+  auto function = NS::TransferPtr(library->newFunction("mtl26_triple_index"));
+  const MTL::Function* constant = function.get();
+  NS::Error* error = nullptr;
+  auto pso = NS::TransferPtr(device->newComputePipelineState(constant, &error));
+  ASSERT_TRUE(pso);
+  EXPECT_EQ(pso->maxTotalThreadsPerThreadgroup(), 1024u);
+}
+
 // MLX loads its metallib by path (newLibraryWithFile): a missing file is an error it can report.
 TEST(DeviceLibrary, ALibraryByPathThatIsMissingIsAnError) {
   NS::AutoreleasePool* pool = NS::AutoreleasePool::alloc()->init();

@@ -62,7 +62,7 @@ class Device : public NS::Object {
   Library* newLibrary(const NS::URL* url, NS::Error** error);
   // metalsim's own: a .metal file with compile options (macros, math mode).
   Library* newLibrary(const NS::URL* url, const CompileOptions* options, NS::Error** error);
-  ComputePipelineState* newComputePipelineState(Function* function, NS::Error** error);
+  ComputePipelineState* newComputePipelineState(const Function* function, NS::Error** error);
   // With the pipeline's reflection (autoreleased) when `reflection` is not null.
   ComputePipelineState* newComputePipelineState(const Function* function, PipelineOption options,
                                                 AutoreleasedComputePipelineReflection* reflection,

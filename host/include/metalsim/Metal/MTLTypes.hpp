@@ -33,7 +33,10 @@ struct Region {
   }
 };
 
-enum ResourceOptions : NS::UInteger {
+// Options combine with |, so, as metal-cpp's (_MTL_OPTIONS), the type is the integer:
+// MTL::ResourceStorageModeShared | other options passes where a ResourceOptions is taken.
+using ResourceOptions = NS::UInteger;
+enum : NS::UInteger {
   ResourceStorageModeShared = 0,
   ResourceCPUCacheModeDefaultCache = 0,
   ResourceStorageModeManaged = 1 << 4,
