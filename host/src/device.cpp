@@ -5,6 +5,7 @@
 #include <string>
 
 #include "host/src/autoreleased_error.h"
+#include "host/src/gpu_timeline.h"
 #include "host/src/pipeline_reflection.h"
 #include "metalsim/Metal.hpp"
 #include "simt/abi/kernel.h"
@@ -13,11 +14,19 @@ namespace MTL {
 using metalsim::host::autoreleased_error;
 
 Device::Device(DeviceProfile profile)
-    : profile_(std::move(profile)), options_(metalsim::ExecutionOptions::from_environment()) {}
+    : profile_(std::move(profile)),
+      timeline_(std::make_unique<GpuTimeline>()),
+      options_(metalsim::ExecutionOptions::from_environment()) {}
+
+Device::~Device() = default;
 
 Device* CreateSystemDefaultDevice() { return new Device(); }
 
-Buffer* Device::newBuffer(NS::UInteger length, ResourceOptions) { return new Buffer(length); }
+Buffer* Device::newBuffer(NS::UInteger length, ResourceOptions options) {
+  auto* b = new Buffer(length);
+  b->hazard_tracking_ = hazardTrackingModeOf(options, HazardTrackingModeTracked);
+  return b;
+}
 
 Buffer* Device::newBuffer(const void* bytes, NS::UInteger length, ResourceOptions options) {
   Buffer* b = newBuffer(length, options);
@@ -25,14 +34,16 @@ Buffer* Device::newBuffer(const void* bytes, NS::UInteger length, ResourceOption
   return b;
 }
 
-Buffer* Device::newBuffer(const void* pointer, NS::UInteger length, ResourceOptions,
+Buffer* Device::newBuffer(const void* pointer, NS::UInteger length, ResourceOptions options,
                           const BufferDeallocator& deallocator) {
   if (pointer == nullptr) {
     std::fprintf(stderr, "metalsim: newBuffer (no copy): the pointer is null; returning nullptr\n");
     return nullptr;
   }
   // Metal's contents() of such a buffer is the caller's (writable) memory too.
-  return new Buffer(const_cast<void*>(pointer), length, deallocator);
+  auto* b = new Buffer(const_cast<void*>(pointer), length, deallocator);
+  b->hazard_tracking_ = hazardTrackingModeOf(options, HazardTrackingModeTracked);
+  return b;
 }
 
 CommandQueue* Device::newCommandQueue() { return new CommandQueue(this); }

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <deque>
 
 #include "metalsim/Metal/MTLTypes.hpp"
@@ -20,9 +21,10 @@ class CommandQueue : public NS::Object {
 
  private:
   friend class Device;
-  explicit CommandQueue(Device* device) : device_(device) {}
+  explicit CommandQueue(Device* device);
   ~CommandQueue() override;
   Device* device_;
+  uint32_t number_;  // in the device's timeline (host/src/gpu_timeline.h)
   std::deque<NS::SharedPtr<CommandBuffer>> recent_;
 };
 
