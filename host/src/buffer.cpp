@@ -1,8 +1,11 @@
 #include "metalsim/Metal/MTLBuffer.hpp"
 
+#include "metalsim/Metal/MTLHeap.hpp"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <new>
@@ -91,7 +94,14 @@ void for_each_partial_granule(const char* begin, NS::UInteger length, F&& f) {
 // 16-byte aligned; the up to 15 bytes past an odd length and the bytes before the contents are
 // marked in the access shadow (simt/checks/access_shadow.h), so that instrumented kernels find
 // every byte outside the buffer, not only the guard pages.
-Buffer::Buffer(NS::UInteger length) : length_(length) {
+namespace {
+uint64_t next_identity() {
+  static std::atomic<uint64_t> next{0};
+  return ++next;
+}
+}  // namespace
+
+Buffer::Buffer(NS::UInteger length) : identity_(next_identity()), length_(length) {
   const NS::UInteger page = page_size();
   const NS::UInteger data = round_up(length == 0 ? 1 : length, 16);
   const NS::UInteger data_pages = round_up(data, page);
@@ -112,7 +122,10 @@ Buffer::Buffer(NS::UInteger length) : length_(length) {
 // its first and last granules that lie outside it changes (the rest of the memory's shadow is
 // whatever it was: 0 for memory metalsim did not map).
 Buffer::Buffer(void* pointer, NS::UInteger length, BufferDeallocator deallocator)
-    : deallocator_(std::move(deallocator)), contents_(pointer), length_(length) {
+    : deallocator_(std::move(deallocator)),
+      identity_(next_identity()),
+      contents_(pointer),
+      length_(length) {
   for_each_partial_granule(static_cast<const char*>(contents_), length_,
                            [](uintptr_t granule, uintptr_t first, uintptr_t end) {
                              shared_granules().claim(granule, first, end);
@@ -120,6 +133,10 @@ Buffer::Buffer(void* pointer, NS::UInteger length, BufferDeallocator deallocator
 }
 
 Buffer::~Buffer() {
+  if (heap_ != nullptr) {
+    heap_->release_bytes(heap_bytes_);
+    heap_->release();
+  }
   if (mapping_ == nullptr) {  // a no-copy buffer
     for_each_partial_granule(
         static_cast<const char*>(contents_), length_,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gpu_timeline.h"
 #include "metalsim/Metal/MTLCommandBuffer.hpp"
 #include "metalsim/Metal/MTLDevice.hpp"
 #include "metalsim/Metal/MTLResidencySet.hpp"
@@ -12,7 +13,7 @@ constexpr size_t kRecentCommandBuffers = 64;
 }
 
 CommandQueue::CommandQueue(Device* device, NS::UInteger max_count)
-    : device_(device), max_count_(max_count) {}
+    : device_(device), max_count_(max_count), number_(device->timeline().add_queue()) {}
 
 CommandBuffer* CommandQueue::commandBuffer() { return commandBuffer(nullptr); }
 
@@ -21,6 +22,7 @@ CommandBuffer* CommandQueue::commandBuffer(const CommandBufferDescriptor* descri
   auto* cb = new CommandBuffer(
       device_, own_options ? descriptor->executionOptions() : device_->executionOptions());
   cb->queue_ = this;
+  cb->queue_number_ = number_;
   if (descriptor != nullptr) {
     cb->setLogState(descriptor->logState());
     cb->retained_references_ = descriptor->retainedReferences();
@@ -68,6 +70,6 @@ void CommandQueue::removeResidencySets(const ResidencySet* const sets[], NS::UIn
     std::erase_if(sets_, [&](const auto& s) { return s.get() == sets[i]; });
 }
 
-CommandQueue::~CommandQueue() = default;
+CommandQueue::~CommandQueue() { device_->timeline().remove_queue(); }
 
 }  // namespace MTL

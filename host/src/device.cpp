@@ -5,6 +5,7 @@
 #include <string>
 
 #include "host/src/autoreleased_error.h"
+#include "host/src/gpu_timeline.h"
 #include "host/src/pipeline_reflection.h"
 #include "metalsim/Metal.hpp"
 #include "simt/abi/kernel.h"
@@ -13,7 +14,11 @@ namespace MTL {
 using metalsim::host::autoreleased_error;
 
 Device::Device(DeviceProfile profile)
-    : profile_(std::move(profile)), options_(metalsim::ExecutionOptions::from_environment()) {}
+    : profile_(std::move(profile)),
+      timeline_(std::make_unique<GpuTimeline>()),
+      options_(metalsim::ExecutionOptions::from_environment()) {}
+
+Device::~Device() = default;
 
 Device* CreateSystemDefaultDevice() { return new Device(); }
 
@@ -32,8 +37,11 @@ bool too_long(NS::UInteger length, const DeviceProfile& profile) {
 
 }  // namespace
 
-Buffer* Device::newBuffer(NS::UInteger length, ResourceOptions) {
-  return too_long(length, profile_) ? nullptr : new Buffer(length);
+Buffer* Device::newBuffer(NS::UInteger length, ResourceOptions options) {
+  if (too_long(length, profile_)) return nullptr;
+  auto* b = new Buffer(length);
+  b->hazard_tracking_ = hazardTrackingModeOf(options, HazardTrackingModeTracked);
+  return b;
 }
 
 Buffer* Device::newBuffer(const void* bytes, NS::UInteger length, ResourceOptions options) {
@@ -42,7 +50,7 @@ Buffer* Device::newBuffer(const void* bytes, NS::UInteger length, ResourceOption
   return b;
 }
 
-Buffer* Device::newBuffer(const void* pointer, NS::UInteger length, ResourceOptions,
+Buffer* Device::newBuffer(const void* pointer, NS::UInteger length, ResourceOptions options,
                           const BufferDeallocator& deallocator) {
   if (pointer == nullptr) {
     std::fprintf(stderr, "metalsim: newBuffer (no copy): the pointer is null; returning nullptr\n");
@@ -50,7 +58,9 @@ Buffer* Device::newBuffer(const void* pointer, NS::UInteger length, ResourceOpti
   }
   if (too_long(length, profile_)) return nullptr;
   // Metal's contents() of such a buffer is the caller's (writable) memory too.
-  return new Buffer(const_cast<void*>(pointer), length, deallocator);
+  auto* b = new Buffer(const_cast<void*>(pointer), length, deallocator);
+  b->hazard_tracking_ = hazardTrackingModeOf(options, HazardTrackingModeTracked);
+  return b;
 }
 
 CommandQueue* Device::newCommandQueue() { return newCommandQueue(64); }

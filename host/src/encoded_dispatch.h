@@ -51,11 +51,23 @@ struct DispatchOrder {
   std::vector<std::pair<const char*, const char*>> fenced;  // their bytes
 };
 
+// One encodeSignalEvent or encodeWait: between the direct dispatches numbered
+// `before_dispatch - 1` and `before_dispatch`, after the first `indirect_before` executions of
+// indirect command buffers.
+struct EncodedEvent {
+  NS::SharedPtr<Event> event;
+  uint64_t value = 0;
+  bool wait = false;
+  size_t before_dispatch = 0;
+  size_t indirect_before = 0;
+};
+
 // Everything a command buffer's encoders recorded, in encoding order.
 struct CommandRecording {
   std::vector<EncodedDispatch> dispatches;
   std::vector<DispatchOrder> orders;  // one per dispatch
   std::vector<EncodedIndirect> indirect;
+  std::vector<EncodedEvent> events;
 };
 
 }  // namespace MTL

@@ -47,6 +47,9 @@ struct DispatchRequest {
   checks::race::GroupShadow* group = nullptr;
   uint32_t group_member = 0;
   std::string group_label;
+  // Where the dispatch sits when the group spans command buffers (" of command buffer 3 on
+  // queue 2"): reports add it to both labels when the two dispatches' differ.
+  std::string group_context;
   // Initcheck (initcheck.cpp) sets these for its passes.
   uint8_t threadgroup_poison = 0xA5;
   bool trace_uninit = false;

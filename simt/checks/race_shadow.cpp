@@ -263,12 +263,29 @@ void GroupShadow::add_partial_barrier(uint32_t before,
   barriers_.push_back({before, std::move(ranges)});
 }
 
+void GroupShadow::set_member_order(std::vector<uint8_t> order,
+                                   std::vector<std::pair<const char*, const char*>> untracked) {
+  order_ = std::move(order);
+  untracked_ = std::move(untracked);
+}
+
+void GroupShadow::forget(const char* begin) {
+  std::erase_if(spaces_, [&](const auto& s) { return s->begin() == begin; });
+}
+
 void GroupShadow::begin_member(const abi::DispatchRequest& request) {
   current_ = request.group_member;
   if (members_.size() <= current_) members_.resize(current_ + 1);
+  // A window over command buffers reports each pair of instructions once per command buffer.
+  if (request.group_context != reported_context_) {
+    std::lock_guard lock(reported_mutex_);
+    reported_.clear();
+    reported_context_ = request.group_context;
+  }
   Member& m = members_[current_];
   m.known = true;
   m.label = request.group_label;
+  m.context = request.group_context;
   m.kernel = request.kernel != nullptr ? request.kernel->name : "";
   m.geometry = request.geometry;
   for (const abi::MemoryRange& r : request.memory) {
@@ -276,9 +293,12 @@ void GroupShadow::begin_member(const abi::DispatchRequest& request) {
     // The whole buffer, up to its guard page, whatever the binding covers (a texture over part
     // of a buffer and the buffer itself): one space per buffer, the same for every binding.
     const char* end = r.guard_begin != nullptr && r.guard_begin >= r.end ? r.guard_begin : r.end;
-    const bool known = std::any_of(spaces_.begin(), spaces_.end(),
-                                   [&](const auto& s) { return s->begin() == r.contents; });
-    if (!known) spaces_.push_back(std::make_unique<GroupCellSpace>(r.contents, end));
+    const bool known = std::any_of(spaces_.begin(), spaces_.end(), [&](const auto& s) {
+      return s->begin() == r.contents && s->end() >= end;
+    });
+    if (known) continue;
+    forget(r.contents);  // a smaller buffer's, released: its memory is this one's now
+    spaces_.push_back(std::make_unique<GroupCellSpace>(r.contents, end));
   }
 }
 
@@ -288,8 +308,14 @@ GroupCellSpace* GroupShadow::cells_of(const char* begin, const char* end) const 
   return nullptr;  // none covers it: the group does not see these accesses
 }
 
-// A barrier over `address` lies between members a and b (0-based, encoding order).
+// Members a (another) and b (the running one) are ordered at `address`: as the host said
+// (set_member_order), or by a barrier over `address` between them (0-based, encoding order).
 bool GroupShadow::ordered(uint32_t a, uint32_t b, const char* address) const {
+  const uint8_t order = a < order_.size() ? order_[a] : kOrderedByBarriers;
+  if (order == kOrdered) return true;
+  if (order == kOrderedUnlessUntracked)
+    return std::none_of(untracked_.begin(), untracked_.end(),
+                        [&](const auto& r) { return address >= r.first && address < r.second; });
   const uint32_t lo = std::min(a, b), hi = std::max(a, b);
   for (const Barrier& barrier : barriers_) {
     if (barrier.before <= lo || barrier.before > hi) continue;

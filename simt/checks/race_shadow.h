@@ -197,6 +197,14 @@ struct GroupRecord {
   uint64_t mask : 4 = 0;  // bytes of the granule
 };
 
+// How another member is ordered with the running one, when the host says
+// (GroupShadow::set_member_order): by the barriers between them (a concurrent group's members),
+// always (a command buffer's members of other groups; dispatches the GPU orders), or on memory
+// Metal tracks only (dispatches of command buffers of two queues that nothing orders).
+inline constexpr uint8_t kOrderedByBarriers = 0;
+inline constexpr uint8_t kOrdered = 1;
+inline constexpr uint8_t kOrderedUnlessUntracked = 2;
+
 struct GroupCell {
   GroupRecord write;
   GroupRecord reads[2];  // of two different members
@@ -214,6 +222,14 @@ class GroupShadow {
   // ordered.
   void add_partial_barrier(uint32_t before,
                            std::vector<std::pair<const char*, const char*>> ranges);
+  // For a shadow spanning command buffers (the host's window of several queues, gpu_timeline.h):
+  // before the next member runs, how each member is ordered with it (kOrdered...), by index, and
+  // the untracked memory it binds. Without it every member is ordered by barriers only.
+  void set_member_order(std::vector<uint8_t> order,
+                        std::vector<std::pair<const char*, const char*>> untracked);
+  // What was recorded of the memory starting at `begin` is forgotten (another buffer now lives
+  // there).
+  void forget(const char* begin);
   // The dispatch of `request` (request.group_member) starts: its buffers get cells.
   void begin_member(const abi::DispatchRequest& request);
   // The cells covering [begin, end) (begin_member made them: one space per buffer, to its guard
@@ -228,8 +244,9 @@ class GroupShadow {
  private:
   struct Member {
     bool known = false;
-    std::string label;   // "dispatch 2"
-    std::string kernel;  // its kernel's name
+    std::string label;    // "dispatch 2"
+    std::string context;  // " of command buffer 3 on queue 2", or empty
+    std::string kernel;   // its kernel's name
     abi::DispatchGeometry geometry;
   };
   struct Barrier {
@@ -243,9 +260,12 @@ class GroupShadow {
   std::vector<Member> members_;
   uint32_t current_ = 0;
   std::vector<Barrier> barriers_;
+  std::vector<uint8_t> order_;
+  std::vector<std::pair<const char*, const char*>> untracked_;
   std::vector<std::unique_ptr<GroupCellSpace>> spaces_;
   std::mutex reported_mutex_;
   std::set<std::pair<const void*, const void*>> reported_;
+  std::string reported_context_;  // the command buffer reported_ is of
 };
 
 // The shadow racecheck of one dispatch while it runs (dispatch.cpp): on when the dispatch asks

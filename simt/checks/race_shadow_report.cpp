@@ -92,11 +92,19 @@ void GroupShadow::report(RunningThreadgroup& running, DispatchShadow& dispatch, 
     r.offset = int64_t(a.address - origin);
   }
   const std::string other_kernel = "kernel '" + them.kernel + "'";
-  r.other_lanes = thread_of(them.geometry, other.run, uint32_t(other.lane)) + " of " + them.label +
+  // Each named with its command buffer when the two are in different ones.
+  const bool apart = me.context != them.context;
+  const std::string my_label = me.label + (apart ? me.context : "");
+  const std::string their_label = them.label + (apart ? them.context : "");
+  r.other_lanes = thread_of(them.geometry, other.run, uint32_t(other.lane)) + " of " + their_label +
                   " (" + other_kernel + ", " + (other_write ? "write" : "read") + ")";
-  r.message = std::string(a.write ? "write" : "read") + " by " + me.label + " conflicts with a " +
-              (other_write ? "write" : "read") + " by " + them.label + " (" + other_kernel +
-              "): the two may run at the same time on a GPU (no barrier between them)";
+  r.message =
+      std::string(a.write ? "write" : "read") + " by " + my_label + " conflicts with a " +
+      (other_write ? "write" : "read") + " by " + their_label + " (" + other_kernel +
+      "): the two may run at the same time on a GPU " +
+      (other.member - 1 < order_.size() && order_[other.member - 1] == kOrderedUnlessUntracked
+           ? "(untracked memory, and no event or host wait orders their command buffers)"
+           : "(no barrier between them)");
   running.report(std::move(r));
 }
 

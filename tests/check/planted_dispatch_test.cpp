@@ -61,13 +61,7 @@ class Pair {
   }
 
   // out = in * 2 + 1 everywhere: the consumer saw the producer's writes.
-  bool ordered_result() const {
-    const auto* in = static_cast<const float*>(in_->contents());
-    const auto* out = static_cast<const float*>(out_->contents());
-    for (uint32_t i = 0; i < kCount; ++i)
-      if (out[i] != in[i] * 2.0f + 1.0f) return false;
-    return true;
-  }
+  bool ordered_result() const { return consumer_saw_producer(*in_, *out_, kCount); }
   // out = 1 everywhere: the consumer ran before the producer.
   bool reversed_result() const {
     const auto* out = static_cast<const float*>(out_->contents());

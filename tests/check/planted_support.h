@@ -62,6 +62,15 @@ inline void report_unwritten(const std::string& kernel, const std::string& name,
 }
 
 // --- schedule fuzzing: the same dispatch under several schedules, outputs compared bytewise.
+// The producer-consumer pair of race_dispatch.metal ran in order: out = in * 2 + 1 everywhere.
+inline bool consumer_saw_producer(const MTL::Buffer& in, const MTL::Buffer& out, uint32_t count) {
+  const auto* x = static_cast<const float*>(in.contents());
+  const auto* y = static_cast<const float*>(out.contents());
+  for (uint32_t i = 0; i < count; ++i)
+    if (y[i] != x[i] * 2.0f + 1.0f) return false;
+  return true;
+}
+
 inline const char* const kSchedules[] = {"in-order", "reversed", "random:7"};
 
 struct Output {

@@ -10,6 +10,7 @@
 // mark. The access checks see the bytes of its first and last 16-byte granules that are not its
 // own as out of bounds (a read one element past an odd-sized buffer); past its last granule they
 // see whatever memory is there (docs/host_api.md#no-copy-buffers).
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -54,14 +55,19 @@ class Buffer : public Resource {
   const std::string& labelText() const { return label_; }
   // metalsim's own: contents() is the caller's memory (a no-copy buffer).
   bool isNoCopy() const { return mapping_ == nullptr; }
+  // metalsim's own: a number no other buffer of the process has (memory is reused, this is not).
+  uint64_t identity() const { return identity_; }
 
  private:
   friend class Device;
+  friend class Heap;
   explicit Buffer(NS::UInteger length);
   Buffer(void* pointer, NS::UInteger length, BufferDeallocator deallocator);
   ~Buffer() override;
   BufferDeallocator deallocator_;  // a no-copy buffer's
-  void* mapping_ = nullptr;        // null: a no-copy buffer
+  NS::UInteger heap_bytes_ = 0;    // what it takes of its heap (heap_, retained)
+  uint64_t identity_;
+  void* mapping_ = nullptr;  // null: a no-copy buffer
   NS::UInteger mapping_size_ = 0;
   void* contents_ = nullptr;
   NS::UInteger length_ = 0;

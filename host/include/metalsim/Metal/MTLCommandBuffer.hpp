@@ -1,15 +1,19 @@
 #pragma once
 // MTL::CommandBuffer: encoded dispatches, run by commit(). metalsim executes at commit (on every
-// core); waitUntilCompleted() then returns at once. Dispatches run one at a time in encoding
-// order, except within a concurrent group (a concurrent encoder's dispatches between memory
-// barriers, an indirect command buffer's commands between barriers), which runs in the order of
-// the schedule (ExecutionOptions::schedule: reversed, or shuffled by random:SEED) and is checked
-// for race.dispatch with `race` on. A dispatch that fails validation or a check ends the buffer
-// with CommandBufferStatusError; its error() and reports() say what and where, and the
+// core); waitUntilCompleted() then returns at once, unless the buffer waits for an event
+// (encodeWait) that has not been signalled, or its queue has an earlier such buffer: it then runs
+// when the signal comes, and waitUntilCompleted() waits for it (MTLEvent.hpp). Dispatches run one
+// at a time in encoding order, except within a concurrent group (a concurrent encoder's dispatches
+// between memory barriers, an indirect command buffer's commands between barriers), which runs in
+// the order of the schedule (ExecutionOptions::schedule: reversed, or shuffled by random:SEED) and
+// is checked for race.dispatch with `race` on. A dispatch that fails validation or a check ends the
+// buffer with CommandBufferStatusError; its error() and reports() say what and where, and the
 // dispatches after it do not run. A warning (barrier.exited, report::Severity::warning) does not:
 // the buffer completes with the report in reports(), unless its execution options are strict
 // (METALSIM_STRICT=1).
 #include <functional>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +41,8 @@ class ResidencySet;
 // here), called with the command buffer.
 using CommandBufferHandler = std::function<void(CommandBuffer*)>;
 using HandlerFunction = CommandBufferHandler;
+class Event;
+class GpuTimeline;
 
 // What the encoders recorded (host/src/encoded_dispatch.h).
 struct EncodedDispatch;
@@ -93,9 +99,17 @@ class CommandBuffer : public NS::Object {
   // DispatchTypeConcurrent: an encoder whose dispatches between memoryBarrier calls may overlap.
   ComputeCommandEncoder* computeCommandEncoder(DispatchType dispatchType);
   void commit();
-  void waitUntilCompleted() {}
+  // Until the buffer has run; one whose event wait nothing signals fails after the watchdog's
+  // time (10 s when unset) with the event named, instead of hanging.
+  void waitUntilCompleted();
   void waitUntilScheduled() {}
-  CommandBufferStatus status() const { return status_; }
+  // Reading a finished status tells the host the buffer completed (orders later commits after
+  // it, for race.dispatch across queues).
+  CommandBufferStatus status() const;
+  // The commands encoded after a wait run once `event`'s value is at least `value`; a signal
+  // sets it when the commands encoded before it have run. Between encoders, as in Metal.
+  void encodeSignalEvent(Event* event, uint64_t value);
+  void encodeWait(Event* event, uint64_t value);
   NS::Error* error() const { return error_.get(); }
   Device* device() const { return device_; }
 
@@ -144,6 +158,7 @@ class CommandBuffer : public NS::Object {
  private:
   friend class CommandQueue;
   friend class ComputeCommandEncoder;
+  friend class GpuTimeline;
   CommandBuffer(Device* device, metalsim::ExecutionOptions options);
   ~CommandBuffer() override;
   void fail(std::vector<metalsim::report::Report> reports);
@@ -153,10 +168,21 @@ class CommandBuffer : public NS::Object {
   // the concurrent group's race shadow (race.dispatch), `member` its index there, `label` its name.
   bool run(const EncodedDispatch& dispatch, const std::string& where = {},
            metalsim::checks::race::GroupShadow* group = nullptr, uint32_t member = 0,
-           const std::string& label = {});
+           const std::string& label = {}, const std::string& context = {});
   void add_indirect_steps(const EncodedIndirect& execution, std::vector<Step>& steps) const;
-  bool run_step(const Step& step, metalsim::checks::race::GroupShadow* group, uint32_t member);
+  bool run_step(const Step& step, metalsim::checks::race::GroupShadow* group, uint32_t member,
+                bool in_window);
   void run_group(const std::vector<Step>& steps, size_t begin, size_t end, uint64_t index);
+  void add_partial_barriers(const std::vector<Step>& steps, size_t begin, size_t end,
+                            uint32_t first, metalsim::checks::race::GroupShadow& group) const;
+  void record_event(Event* event, uint64_t value, bool wait);
+  std::vector<Step> recorded_steps() const;
+  // Runs the steps from the next one until the end (true) or an event wait not yet reached.
+  bool advance();
+  void finish();
+  // The wait never reached: the buffer fails naming the event (the value it has is `current`).
+  void fail_wait(uint64_t current);
+  GpuTimeline& timeline() const;
 
   void run_handlers(std::vector<CommandBufferHandler>& handlers);
   bool add_handler(const char* which);
@@ -176,6 +202,15 @@ class CommandBuffer : public NS::Object {
   NS::SharedPtr<LogState> log_state_;
   std::unique_ptr<CommandRecording> recording_;
   std::vector<NS::SharedPtr<ComputeCommandEncoder>> encoders_;
+  // Where commit() stands (advance); what the timeline (host/src/gpu_timeline.h) knows it by.
+  std::vector<Step> steps_;
+  size_t next_step_ = 0;
+  bool started_ = false;  // its scheduled handlers have run
+  uint64_t group_index_ = 0;
+  uint32_t queue_number_ = 0;
+  uint64_t timeline_serial_ = 0;
+  Event* waiting_for_ = nullptr;
+  uint64_t waiting_value_ = 0;
 };
 
 }  // namespace MTL

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <deque>
 #include <vector>
 
@@ -46,6 +47,7 @@ class CommandQueue : public NS::Object {
   CommandBuffer* keep(CommandBuffer* cb);
   Device* device_;
   NS::UInteger max_count_;
+  uint32_t number_;  // in the device's timeline (host/src/gpu_timeline.h)
   std::deque<NS::SharedPtr<CommandBuffer>> recent_;
   NS::SharedPtr<NS::String> label_;
   std::vector<NS::SharedPtr<ResidencySet>> sets_;

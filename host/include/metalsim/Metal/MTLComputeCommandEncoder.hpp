@@ -20,6 +20,8 @@
 
 namespace MTL {
 
+class Fence;
+
 class CommandBuffer;
 class IndirectCommandBuffer;
 
@@ -74,6 +76,9 @@ class ComputeCommandEncoder : public NS::Object {
   void memoryBarrier(const Resource* const resources[], NS::UInteger count);
   // Residency: every buffer is always resident on the CPU, so nothing to do.
   void useResource(const NS::Object*, ResourceUsage) {}
+  // Fences order encoders of one queue, which metalsim runs in order anyway (MTLFence.hpp).
+  void updateFence(const Fence*) {}
+  void waitForFence(const Fence*) {}
   void endEncoding();
 
  private:

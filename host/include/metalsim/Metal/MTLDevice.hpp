@@ -1,5 +1,6 @@
 #pragma once
 // MTL::Device: the CPU standing in for an Apple GPU, with the limits of its profile.
+#include <memory>
 #include <string>
 
 #include "metalsim/ExecutionOptions.hpp"
@@ -7,6 +8,7 @@
 #include "metalsim/Foundation/NSURL.hpp"
 #include "metalsim/Metal/MTLBuffer.hpp"
 #include "metalsim/Metal/MTLDeviceProfile.hpp"
+#include "metalsim/Metal/MTLHeap.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
 
 namespace MTL {
@@ -18,6 +20,10 @@ class ComputePipelineDescriptor;
 class ComputePipelineReflection;
 using AutoreleasedComputePipelineReflection = ComputePipelineReflection*;
 class ComputePipelineState;
+class Event;
+class Fence;
+class GpuTimeline;
+class SharedEvent;
 enum PipelineOption : NS::UInteger;  // MTLComputePipeline.hpp
 class Function;
 class IndirectCommandBuffer;
@@ -80,6 +86,16 @@ class Device : public NS::Object {
   IndirectCommandBuffer* newIndirectCommandBuffer(const IndirectCommandBufferDescriptor* descriptor,
                                                   NS::UInteger maxCount, ResourceOptions options);
 
+  // Heaps, events and fences (MTLHeap.hpp, MTLEvent.hpp, MTLFence.hpp); nullptr for a heap of
+  // size 0.
+  Heap* newHeap(const HeapDescriptor* descriptor);
+  SizeAndAlign heapBufferSizeAndAlign(NS::UInteger length, ResourceOptions options) const;
+  Event* newEvent();
+  SharedEvent* newSharedEvent();
+  Fence* newFence();
+  // metalsim's own: the order of the device's command buffers (host/src/gpu_timeline.h).
+  GpuTimeline& timeline() const { return *timeline_; }
+
   NS::String* name() const;
   NS::UInteger maxThreadgroupMemoryLength() const { return profile_.maxThreadgroupMemoryLength; }
   Size maxThreadsPerThreadgroup() const;
@@ -116,8 +132,9 @@ class Device : public NS::Object {
   void setExecutionOptions(const metalsim::ExecutionOptions& options) { options_ = options; }
 
  private:
-  ~Device() override = default;
+  ~Device() override;
   DeviceProfile profile_;
+  std::unique_ptr<GpuTimeline> timeline_;
   metalsim::ExecutionOptions options_;
 };
 

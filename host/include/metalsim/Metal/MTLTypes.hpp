@@ -41,7 +41,24 @@ enum : NS::UInteger {
   ResourceCPUCacheModeDefaultCache = 0,
   ResourceStorageModeManaged = 1 << 4,
   ResourceStorageModePrivate = 2 << 4,
+  // Whether Metal orders a resource's uses across command buffers for you (MTLResource.hpp).
+  ResourceHazardTrackingModeDefault = 0,
+  ResourceHazardTrackingModeUntracked = 1 << 8,
+  ResourceHazardTrackingModeTracked = 2 << 8,
 };
+
+enum HazardTrackingMode : NS::UInteger {
+  HazardTrackingModeDefault = 0,
+  HazardTrackingModeUntracked = 1,
+  HazardTrackingModeTracked = 2,
+};
+
+// The hazard tracking mode that `options` ask for; Default resolves to `fallback`.
+inline HazardTrackingMode hazardTrackingModeOf(ResourceOptions options,
+                                               HazardTrackingMode fallback) {
+  const NS::UInteger mode = (NS::UInteger(options) >> 8) & 3;
+  return mode == 0 ? fallback : HazardTrackingMode(mode);
+}
 
 enum ResourceUsage : NS::UInteger {
   ResourceUsageRead = 1 << 0,

@@ -1,0 +1,294 @@
+#include "gpu_timeline.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "metalsim/Metal/MTLCommandBuffer.hpp"
+#include "metalsim/Metal/MTLEvent.hpp"
+#include "simt/checks/race_shadow.h"
+
+namespace MTL {
+
+using timeline::Edge;
+using timeline::kEnd;
+
+namespace {
+// Past this many dispatches the window records no more until the device is idle (a miss, never
+// a false report).
+constexpr size_t kMaxWindowMembers = 1 << 16;
+// The signals an event remembers, to order the waits it releases.
+constexpr size_t kSignalsKept = 64;
+}  // namespace
+
+struct GpuTimeline::Buffer {
+  uint64_t serial = 0;
+  uint32_t queue = 0;
+  uint64_t queue_previous = 0;  // the buffer committed before it on its queue (0: none)
+  uint64_t committed_at = 0;
+  uint64_t observed_at = UINT64_MAX;  // when the host saw it complete
+  // Its steps the host saw run through a shared event (waitUntilSignaledValue): (step, when).
+  std::vector<std::pair<int64_t, uint64_t>> observed_steps;
+  std::vector<Edge> waits;              // the signals that released its waits
+  std::vector<uint64_t> waits_host_at;  // per entry of `waits`: when it was signalled
+  bool finished = false;
+};
+
+GpuTimeline::GpuTimeline() = default;
+GpuTimeline::~GpuTimeline() = default;
+
+uint32_t GpuTimeline::add_queue() {
+  std::lock_guard lock(mutex_);
+  ++live_queues_;
+  return ++queues_;
+}
+
+void GpuTimeline::remove_queue() {
+  std::lock_guard lock(mutex_);
+  --live_queues_;
+}
+
+GpuTimeline::Buffer& GpuTimeline::record_of(const CommandBuffer* cb) {
+  return *buffers_.at(cb->timeline_serial_);
+}
+
+// No buffer left unfinished or unseen: nothing later can race with what the window holds, and
+// nothing runs in it (so it goes without its lock).
+void GpuTimeline::reset_window_if_idle() {
+  const bool idle = std::all_of(buffers_.begin(), buffers_.end(), [](const auto& b) {
+    return b.second->finished && b.second->observed_at != UINT64_MAX;
+  });
+  if (!window_) {  // nothing recorded: what finished matters no more
+    std::erase_if(buffers_, [](const auto& b) { return b.second->finished; });
+    return;
+  }
+  if (!idle) return;
+  window_.reset();
+  members_.clear();
+  identities_.clear();
+  std::erase_if(buffers_, [](const auto& b) { return b.second->finished; });
+}
+
+void GpuTimeline::submit(CommandBuffer* cb) {
+  std::unique_lock lock(mutex_);
+  reset_window_if_idle();
+  static uint64_t next_serial = 0;
+  auto record = std::make_unique<Buffer>();
+  record->serial = cb->timeline_serial_ = ++next_serial;
+  record->queue = cb->queue_number_;
+  record->committed_at = ++clock_;
+  std::deque<CommandBuffer*>& queue = queued_[cb->queue_number_];
+  for (auto it = buffers_.rbegin(); it != buffers_.rend(); ++it)
+    if (it->second->queue == record->queue) {
+      record->queue_previous = it->first;
+      break;
+    }
+  buffers_[record->serial] = std::move(record);
+  queue.push_back(cb);
+  if (queue.size() == 1) ready_.push_back(cb);
+  drain(lock);
+}
+
+// Runs the ready buffers until none is left; the lock is free while a buffer runs.
+void GpuTimeline::drain(std::unique_lock<std::mutex>& lock) {
+  while (!ready_.empty()) {
+    CommandBuffer* cb = ready_.front();
+    ready_.pop_front();
+    lock.unlock();
+    const bool done = cb->advance();
+    lock.lock();
+    if (done) finished(lock, cb);
+    else blocked_.push_back(cb);
+  }
+}
+
+void GpuTimeline::finished(std::unique_lock<std::mutex>&, CommandBuffer* cb) {
+  if (auto it = buffers_.find(cb->timeline_serial_); it != buffers_.end())
+    it->second->finished = true;
+  std::deque<CommandBuffer*>& queue = queued_[cb->queue_number_];
+  if (!queue.empty() && queue.front() == cb) queue.pop_front();
+  if (!queue.empty()) ready_.push_back(queue.front());
+  changed_.notify_all();
+}
+
+void GpuTimeline::wait(CommandBuffer* cb, double seconds) {
+  std::unique_lock lock(mutex_);
+  if (cb->timeline_serial_ == 0) return;  // never committed
+  const auto done = [&] {
+    auto it = buffers_.find(cb->timeline_serial_);
+    return it == buffers_.end() || it->second->finished;
+  };
+  const auto limit = std::chrono::duration<double>(seconds);
+  while (!done()) {
+    if (changed_.wait_for(lock, limit, done)) break;
+    // Nothing moved for `seconds`: the head of its queue waits for a signal that never came.
+    std::deque<CommandBuffer*>& queue = queued_[cb->queue_number_];
+    if (queue.empty()) break;
+    fail_blocked(lock, queue.front());
+    drain(lock);
+  }
+  lock.unlock();
+  observe(cb);
+}
+
+void GpuTimeline::fail_blocked(std::unique_lock<std::mutex>& lock, CommandBuffer* cb) {
+  auto it = std::find(blocked_.begin(), blocked_.end(), cb);
+  if (it == blocked_.end()) return;
+  blocked_.erase(it);
+  cb->fail_wait(cb->waiting_for_->value_);
+  finished(lock, cb);
+}
+
+void GpuTimeline::observe(const CommandBuffer* cb) {
+  std::lock_guard lock(mutex_);
+  auto it = buffers_.find(cb->timeline_serial_);
+  if (it != buffers_.end() && it->second->finished && it->second->observed_at == UINT64_MAX)
+    it->second->observed_at = ++clock_;
+}
+
+uint64_t GpuTimeline::value(const Event* event) {
+  std::lock_guard lock(mutex_);
+  return event->value_;
+}
+
+bool GpuTimeline::reached(const Event* event, uint64_t value, const CommandBuffer* cb,
+                          int64_t step) {
+  std::lock_guard lock(mutex_);
+  if (event->value_ < value) return false;
+  // Ordered after the first signal that reached `value` (it released the wait on a GPU).
+  const Event::Signal* first = nullptr;
+  for (const Event::Signal& s : event->signals_)
+    if (s.value >= value && (first == nullptr || s.when < first->when)) first = &s;
+  Buffer& record = record_of(cb);
+  if (first != nullptr) {
+    record.waits.push_back({first->buffer, first->step, step});
+    record.waits_host_at.push_back(first->when);
+  }
+  return true;
+}
+
+void GpuTimeline::signal(Event* event, uint64_t value, const CommandBuffer* cb, int64_t step) {
+  std::unique_lock lock(mutex_);
+  event->value_ = value;
+  const uint64_t from = cb != nullptr ? cb->timeline_serial_ : 0;
+  event->signals_.push_back({from, cb != nullptr ? step : kEnd, value, ++clock_});
+  if (event->signals_.size() > kSignalsKept) event->signals_.erase(event->signals_.begin());
+  // Release the buffers whose wait is now reached; they run on this thread, in commit order.
+  std::vector<CommandBuffer*> released;
+  for (CommandBuffer* waiting : blocked_)
+    if (waiting->waiting_for_ == event && value >= waiting->waiting_value_)
+      released.push_back(waiting);
+  std::sort(released.begin(), released.end(), [](const CommandBuffer* a, const CommandBuffer* b) {
+    return a->timeline_serial_ < b->timeline_serial_;
+  });
+  for (CommandBuffer* r : released) {
+    std::erase(blocked_, r);
+    ready_.push_back(r);
+  }
+  changed_.notify_all();
+  // A command buffer's signal is drained by the thread running it (its drain loop); the host's
+  // here.
+  if (cb == nullptr) drain(lock);
+}
+
+bool GpuTimeline::wait_for_value(const Event* event, uint64_t value, double seconds) {
+  std::unique_lock lock(mutex_);
+  const bool ok = changed_.wait_for(lock, std::chrono::duration<double>(seconds),
+                                    [&] { return event->value_ >= value; });
+  if (!ok) return false;
+  // The host now knows the signalling steps ran.
+  for (const Event::Signal& s : event->signals_) {
+    if (s.buffer == 0 || s.value < value) continue;
+    if (auto it = buffers_.find(s.buffer); it != buffers_.end())
+      it->second->observed_steps.push_back({s.step, ++clock_});
+  }
+  return true;
+}
+
+metalsim::checks::race::GroupShadow* GpuTimeline::window(bool race_on) {
+  if (!race_on) return nullptr;
+  std::lock_guard lock(mutex_);
+  if (live_queues_ < 2 || members_.size() >= kMaxWindowMembers) return nullptr;
+  if (!window_) window_ = std::make_unique<metalsim::checks::race::GroupShadow>();
+  return window_.get();
+}
+
+uint32_t GpuTimeline::reserve_members(const CommandBuffer* cb, uint64_t group, size_t first_step,
+                                      size_t end_step) {
+  std::lock_guard lock(mutex_);
+  const uint32_t first = uint32_t(members_.size());
+  for (size_t step = first_step; step < end_step; ++step)
+    members_.push_back({cb->timeline_serial_, int64_t(step), group});
+  return first;
+}
+
+// What comes before `later` on the GPU, by a backward search from it: for each buffer reached,
+// the step before which everything in it precedes `later`.
+std::map<uint64_t, int64_t> GpuTimeline::preceding(const timeline::Member& later) const {
+  std::map<uint64_t, int64_t> bound;
+  std::vector<uint64_t> work;
+  const auto reach = [&](uint64_t buffer, int64_t step) {
+    if (buffer == 0 || !buffers_.count(buffer)) return;
+    auto [it, fresh] = bound.try_emplace(buffer, step);
+    if (!fresh && it->second >= step) return;
+    it->second = step;
+    work.push_back(buffer);
+  };
+  uint64_t host_known = 0;  // what the host had seen by then precedes (each time, the latest)
+  const auto host_knew = [&](uint64_t when) {
+    if (when <= host_known) return;
+    host_known = when;
+    for (const auto& [serial, b] : buffers_) {
+      if (b->observed_at < when) reach(serial, kEnd);
+      for (const auto& [step, at] : b->observed_steps)
+        if (at < when) reach(serial, step);
+    }
+  };
+  reach(later.buffer, later.step);
+  while (!work.empty()) {
+    const uint64_t serial = work.back();
+    work.pop_back();
+    const Buffer& b = *buffers_.at(serial);
+    const int64_t limit = bound[serial];
+    reach(b.queue_previous, kEnd);
+    host_knew(b.committed_at);
+    for (size_t i = 0; i < b.waits.size(); ++i) {
+      const Edge& e = b.waits[i];
+      if (e.to_step >= limit) continue;
+      if (e.from == 0) host_knew(b.waits_host_at[i]);
+      else reach(e.from, e.from_step);
+    }
+  }
+  return bound;
+}
+
+void GpuTimeline::order_member(uint32_t member,
+                               std::vector<std::pair<const char*, const char*>> untracked) {
+  std::lock_guard lock(mutex_);
+  const timeline::Member& me = members_.at(member);
+  const std::map<uint64_t, int64_t> before = preceding(me);
+  std::vector<uint8_t> order(members_.size(), metalsim::checks::race::kOrderedByBarriers);
+  for (size_t k = 0; k < members_.size(); ++k) {
+    const timeline::Member& other = members_[k];
+    if (other.buffer == me.buffer) {
+      order[k] = other.group == me.group ? metalsim::checks::race::kOrderedByBarriers
+                                         : metalsim::checks::race::kOrdered;
+      continue;
+    }
+    auto it = before.find(other.buffer);
+    order[k] = it != before.end() && other.step < it->second
+                   ? metalsim::checks::race::kOrdered
+                   : metalsim::checks::race::kOrderedUnlessUntracked;
+  }
+  window_->set_member_order(std::move(order), std::move(untracked));
+}
+
+void GpuTimeline::note_buffers(const std::vector<std::pair<const char*, uint64_t>>& buffers) {
+  for (const auto& [contents, identity] : buffers) {
+    auto [it, fresh] = identities_.try_emplace(contents, identity);
+    if (fresh || it->second == identity) continue;
+    window_->forget(contents);
+    it->second = identity;
+  }
+}
+
+}  // namespace MTL

@@ -1,0 +1,141 @@
+// race.dispatch across command queues (issue 28 item 3): a producer on one queue writes untracked
+// memory that a consumer on another queue reads, with nothing between them. A GPU may run the two
+// command buffers at the same time; metalsim runs them at commit, one after the other, and with
+// `race` on reports the pair, naming both dispatches, kernels and lines. An event signalled
+// after the producer and waited for before the consumer orders them, as does the host waiting
+// for the producer before committing the consumer, one queue, or memory Metal tracks.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "kernels/spec/inputs.h"
+#include "planted_support.h"
+
+namespace metalsim::testing::planted {
+namespace {
+
+constexpr uint32_t kCount = 256;
+const MTL::Size kGrid{kCount, 1, 1}, kGroup{64, 1, 1};
+
+enum class Between { nothing, event, host_wait, shared_event_wait, one_queue };
+
+class Queues {
+ public:
+  Queues(Harness& h, bool untracked)
+      : h_(h),
+        producer_queue_(NS::TransferPtr(h.device()->newCommandQueue())),
+        consumer_queue_(NS::TransferPtr(h.device()->newCommandQueue())),
+        in_(h.buffer(spec::InputGenerator(29).uniform_vector<float>(kCount, -4, 4))),
+        mid_(NS::TransferPtr(
+            h.device()->newBuffer(kCount * 4, untracked ? MTL::ResourceHazardTrackingModeUntracked
+                                                        : MTL::ResourceStorageModeShared))),
+        out_(h.buffer(kCount * 4)),
+        producer_(h.pipeline("planted_dispatch_producer")),
+        consumer_(h.pipeline("planted_dispatch_consumer")) {
+    mid_->setLabel(NS::String::string("mid"));
+  }
+
+  // Commits the producer, then the consumer; the consumer's command buffer.
+  const MTL::CommandBuffer* run(Between between) {
+    auto event = NS::TransferPtr(h_.device()->newSharedEvent());
+    MTL::CommandBuffer* p = command_buffer(producer_queue_.get());
+    encode(p, producer_.get(), in_.get(), mid_.get());
+    if (between == Between::event || between == Between::shared_event_wait)
+      p->encodeSignalEvent(event.get(), 1);
+    p->commit();
+    if (between == Between::host_wait) p->waitUntilCompleted();
+    if (between == Between::shared_event_wait) {
+      EXPECT_TRUE(event->waitUntilSignaledValue(1, 1000));
+    }
+    MTL::CommandBuffer* c = command_buffer(between == Between::one_queue ? producer_queue_.get()
+                                                                         : consumer_queue_.get());
+    if (between == Between::event) c->encodeWait(event.get(), 1);
+    encode(c, consumer_.get(), mid_.get(), out_.get());
+    c->commit();
+    c->waitUntilCompleted();
+    EXPECT_EQ(p->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(p);
+    return c;
+  }
+
+  bool ordered_result() const { return consumer_saw_producer(*in_, *out_, kCount); }
+
+ private:
+  MTL::CommandBuffer* command_buffer(MTL::CommandQueue* queue) {
+    MTL::CommandBuffer* cb = queue->commandBuffer();
+    cb->setExecutionOptions(h_.options());
+    return cb;
+  }
+  static void encode(MTL::CommandBuffer* cb, MTL::ComputePipelineState* pso, MTL::Buffer* a,
+                     MTL::Buffer* b) {
+    MTL::ComputeCommandEncoder* e = cb->computeCommandEncoder();
+    e->setComputePipelineState(pso);
+    e->setBuffer(a, 0, 0);
+    e->setBuffer(b, 0, 1);
+    e->dispatchThreads(kGrid, kGroup);
+    e->endEncoding();
+  }
+
+  Harness& h_;
+  NS::SharedPtr<MTL::CommandQueue> producer_queue_, consumer_queue_;
+  NS::SharedPtr<MTL::Buffer> in_, mid_, out_;
+  NS::SharedPtr<MTL::ComputePipelineState> producer_, consumer_;
+};
+
+const report::Report* find(const MTL::CommandBuffer* cb, report::CheckId id) {
+  for (const report::Report& r : cb->reports())
+    if (r.check == id) return &r;
+  return nullptr;
+}
+
+Harness racing_harness() {
+  Harness h;
+  h.options().workers = 1;
+  h.options().checks.race = true;
+  return h;
+}
+
+TEST(PlantedQueues, UnorderedQueuesOnUntrackedMemoryAreReported) {
+  if (!report::check_implemented(report::CheckId::race_dispatch))
+    GTEST_SKIP() << "race.dispatch needs the shadow racecheck";
+  const uint32_t consumer_line = marker_line("race_dispatch.metal", "planted_dispatch_consumer");
+  const uint32_t producer_line =
+      marker_line("race_dispatch.metal", "planted_dispatch_consumer", "PLANT2");
+  Harness h = racing_harness();
+  Queues queues(h, true);
+  const MTL::CommandBuffer* c = queues.run(Between::nothing);
+  ASSERT_EQ(c->status(), MTL::CommandBufferStatusError);
+  const report::Report* r = find(c, report::CheckId::race_dispatch);
+  ASSERT_NE(r, nullptr) << Harness::reports(c);
+  const std::string text = r->format();
+  EXPECT_EQ(r->kernel, "planted_dispatch_consumer") << text;
+  EXPECT_EQ(r->site.line, consumer_line) << text;
+  EXPECT_EQ(r->other_site.line, producer_line) << text;
+  EXPECT_NE(text.find("kernel 'planted_dispatch_producer'"), std::string::npos) << text;
+  EXPECT_NE(text.find("command buffer"), std::string::npos) << text;
+  EXPECT_NE(text.find("read by dispatch 0 of command buffer"), std::string::npos) << text;
+  EXPECT_NE(text.find("no event or host wait orders their command buffers"), std::string::npos)
+      << text;
+}
+
+TEST(PlantedQueues, WhatOrdersThemIsNotReported) {
+  if (!report::check_implemented(report::CheckId::race_dispatch))
+    GTEST_SKIP() << "race.dispatch needs the shadow racecheck";
+  for (Between between :
+       {Between::event, Between::host_wait, Between::shared_event_wait, Between::one_queue}) {
+    Harness h = racing_harness();
+    Queues queues(h, true);
+    const MTL::CommandBuffer* c = queues.run(between);
+    EXPECT_EQ(c->status(), MTL::CommandBufferStatusCompleted) << int(between) << "\n"
+                                                              << Harness::reports(c);
+    EXPECT_TRUE(queues.ordered_result()) << int(between);
+  }
+  // Memory Metal tracks is ordered across queues by Metal itself.
+  Harness h = racing_harness();
+  Queues tracked(h, false);
+  const MTL::CommandBuffer* c = tracked.run(Between::nothing);
+  EXPECT_EQ(c->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(c);
+  EXPECT_TRUE(tracked.ordered_result());
+}
+
+}  // namespace
+}  // namespace metalsim::testing::planted
