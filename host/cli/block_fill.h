@@ -5,8 +5,10 @@
 // random bytes would give it NaN and infinite scales. The layouts are
 // kernels/formats/ggml_blocks.h.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kernels/spec/inputs.h"
 
@@ -17,6 +19,9 @@ struct BlockLayout {
   size_t bytes = 0;       // one block
   size_t scales_at = 0;   // byte offset of its half scales (d, and dmin where there is one)
   size_t scales = 0;      // how many
+  size_t values = 0;      // the values one block holds
+  // `k` values from the blocks at `blocks`, exactly (kernels/formats/ggml_dequantize.h).
+  void (*dequantize)(const unsigned char* blocks, int64_t k, double* out) = nullptr;
 };
 
 // The layout named `name` (q4_0, q8_0, q4_K, q5_K), nullptr when there is none.
@@ -27,5 +32,8 @@ std::string block_layout_names();
 // [-1/8, 1/8) as halves.
 void fill_blocks(const BlockLayout& layout, unsigned char* data, size_t bytes,
                  spec::InputGenerator& gen);
+// The values of the whole blocks in `bytes` bytes at `data`, as a reference sees them.
+std::vector<double> dequantize_blocks(const BlockLayout& layout, const unsigned char* data,
+                                      size_t bytes);
 
 }  // namespace metalsim::cli

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "host/cli/block_fill.h"
 #include "host/cli/case_file_data.h"
 #include "kernels/spec/case_runner.h"
 #include "kernels/spec/compare.h"
@@ -256,16 +257,24 @@ class CaseFileRun : public spec::PreparedCase {
                              "' failed: " + error->message);
   }
 
+  // What the reference function sees of buffer `i`: its elements as doubles (zeros for an output
+  // without a fill); an input of GGML blocks as the values they hold (dequantized exactly).
+  std::vector<double> reference_view(const BufferDecl& b, size_t i) const {
+    if (!b.fill) return std::vector<double>(shape_.counts[i], 0.0);
+    if (b.fill->kind == Fill::Kind::blocks && !b.output)
+      return dequantize_blocks(*b.fill->blocks,
+                               reinterpret_cast<const unsigned char*>(initial_[i].data()),
+                               initial_[i].size());
+    return as_doubles(b, initial_[i], shape_.counts[i]);
+  }
+
   void run_reference_function() {
     std::vector<metalsim_case_buffer> buffers;
-    for (size_t i = 0; i < file_.buffers.size(); ++i) {
-      const BufferDecl& b = file_.buffers[i];
-      reference_doubles_.push_back(b.fill ? as_doubles(b, initial_[i], shape_.counts[i])
-                                          : std::vector<double>(shape_.counts[i], 0.0));
-    }
+    for (size_t i = 0; i < file_.buffers.size(); ++i)
+      reference_doubles_.push_back(reference_view(file_.buffers[i], i));
     for (size_t i = 0; i < file_.buffers.size(); ++i)
       buffers.push_back({file_.buffers[i].name.c_str(), file_.buffers[i].index,
-                         file_.buffers[i].output ? 1 : 0, shape_.counts[i],
+                         file_.buffers[i].output ? 1 : 0, reference_doubles_[i].size(),
                          reference_doubles_[i].data()});
     std::vector<metalsim_case_param_value> params;
     for (const auto& [name, value] : params_) params.push_back({name.c_str(), value});

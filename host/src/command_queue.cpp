@@ -12,8 +12,11 @@ namespace {
 constexpr size_t kRecentCommandBuffers = 64;
 }
 
+// A queue keeps its device (as a Metal queue does): its timeline outlives the queue.
 CommandQueue::CommandQueue(Device* device, NS::UInteger max_count)
-    : device_(device), max_count_(max_count), number_(device->timeline().add_queue()) {}
+    : device_(device), max_count_(max_count), number_(device->timeline().add_queue()) {
+  device_->retain();
+}
 
 CommandBuffer* CommandQueue::commandBuffer() { return commandBuffer(nullptr); }
 
@@ -70,6 +73,10 @@ void CommandQueue::removeResidencySets(const ResidencySet* const sets[], NS::UIn
     std::erase_if(sets_, [&](const auto& s) { return s.get() == sets[i]; });
 }
 
-CommandQueue::~CommandQueue() { device_->timeline().remove_queue(); }
+CommandQueue::~CommandQueue() {
+  recent_.clear();  // its command buffers go before the device
+  device_->timeline().remove_queue();
+  device_->release();
+}
 
 }  // namespace MTL

@@ -56,6 +56,17 @@ TEST(TypedBuffers, FloatsAndQ4_0BlocksBehindCharPointersCheckCleanAgainstTheRefe
   EXPECT_TRUE(contains(r.out, "3 passed, 0 failed")) << r.out;
 }
 
+// A reference function gets a Q4_0 input as the values its blocks hold: q4_0_ref.c fails (returns
+// 2) unless src0 has 32 values per block, and its double sums match the kernel's.
+TEST(TypedBuffers, AReferenceFunctionSeesBlocksAsTheirValues) {
+  const std::string file = std::string(METALSIM_BLOCK_CASES_DIR) + "/q4_0_function_ref.json";
+  const CliRun check = cli({"check", file, "--workers", "2"});
+  EXPECT_EQ(check.code, kExitOk) << check.out << check.err;
+  EXPECT_TRUE(contains(check.out, "3 passed, 0 failed")) << check.out;
+  const CliRun fuzz = cli({"fuzz", file, "--cases", "6", "--seed", "9", "--workers", "2"});
+  EXPECT_EQ(fuzz.code, kExitOk) << fuzz.out << fuzz.err;
+}
+
 TEST(TypedBuffers, FuzzingFindsNoFailure) {
   const CliRun r = cli({"fuzz", kQ4_0, "--cases", "6", "--seed", "5", "--workers", "2"});
   EXPECT_EQ(r.code, kExitOk) << r.out << r.err;

@@ -12,9 +12,11 @@
  *   }
  *
  * Every buffer of the case comes as doubles: an input holds what the kernel was given, an output
- * zeros for the reference to fill (an in-place buffer: its input). The outputs are then compared
- * with the kernel's within the case file's tolerance. Return 0; anything else is an error of the
- * reference, reported with the case. Plain C, so that a reference needs no metalsim library. */
+ * zeros for the reference to fill (an in-place buffer: its input). An input filled with GGML
+ * blocks ({"blocks": "q4_0"}) holds the values the blocks hold (`count` of them), not its bytes.
+ * The outputs are then compared with the kernel's within the case file's tolerance. Return 0;
+ * anything else is an error of the reference, reported with the case. Plain C, so that a reference
+ * needs no metalsim library. */
 #ifndef METALSIM_CASE_REFERENCE_H
 #define METALSIM_CASE_REFERENCE_H
 

@@ -3,7 +3,7 @@
 // (CommandBuffer::encodeSignalEvent) and wait for (encodeWait), as on a GPU: the commands
 // encoded after a wait run only once the event's value has reached the one waited for. metalsim
 // runs a command buffer at commit(); one that reaches a wait its event has not reached stops
-// there (status Committed) and goes on when another command buffer, or the host
+// there (status Scheduled) and goes on when another command buffer, or the host
 // (SharedEvent::setSignaledValue), signals enough; its queue's later command buffers wait behind
 // it. A wait that nothing ever satisfies ends waitUntilCompleted() after the watchdog's time with
 // the buffer in error, naming the event and both values (docs/host_api.md#events).
