@@ -217,6 +217,42 @@ TEST_F(RuntimeLibrary, RuntimeKernelsHaveAFastVariant) {
     }
 }
 
+// An argument the compiled function never reads is inactive in a run-time compiled library too
+// (docs/msl-coverage.md): reflection says unused, and the dispatch needs nothing bound there.
+TEST_F(RuntimeLibrary, AnUnreadArgumentIsInactive) {
+  if (!metalsim::engine::fast_variants_built())
+    GTEST_SKIP() << "kernels built without the access-check pass (which finds the reads)";
+  auto library = compile(R"(#include <metal_stdlib>
+using namespace metal;
+template <bool kShift>
+kernel void shift_maybe(device float* v [[buffer(0)]], device const float* by [[buffer(1)]],
+                        uint i [[thread_position_in_grid]]) {
+  if (kShift) v[i] += by[i];
+  else v[i] *= 2.0f;
+}
+template [[host_name("shift_off")]] [[kernel]] decltype(shift_maybe<false>) shift_maybe<false>;
+)");
+  ASSERT_NE(library.get(), nullptr);
+  auto fn = NS::TransferPtr(library->newFunction("shift_off"));
+  ASSERT_NE(fn.get(), nullptr);
+  MTL::ComputePipelineReflection* reflection = nullptr;
+  NS::Error* error = nullptr;
+  auto pso = NS::TransferPtr(device_->newComputePipelineState(
+      fn.get(), MTL::PipelineOptionBindingInfo, &reflection, &error));
+  ASSERT_NE(pso.get(), nullptr);
+  ASSERT_NE(reflection, nullptr);
+  EXPECT_TRUE(reflection->bindings()->object<MTL::Binding>(0)->isUsed());
+  EXPECT_FALSE(reflection->bindings()->object<MTL::Binding>(1)->isUsed());
+  const size_t n = 96;
+  const std::vector<float> x = random_floats(n, 31);
+  auto xb = buffer(x);
+  MTL::CommandBuffer* cb = dispatch_one_buffer(library.get(), "shift_off", xb.get(), n);
+  cb->waitUntilCompleted();
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+  const std::vector<float> y = contents<float>(xb.get());
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], x[i] * 2.0f) << i;
+}
+
 TEST_F(RuntimeLibrary, DefaultLibraryDoesNotSeeRuntimeKernels) {
   auto library = compile(kAxpyPlusGroupSum);
   ASSERT_NE(library.get(), nullptr);
