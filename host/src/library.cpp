@@ -5,6 +5,7 @@
 
 #include "autoreleased_error.h"
 #include "loaded_kernels.h"
+#include "simt/abi/argument_reads.h"
 #include "simt/abi/kernel.h"
 
 namespace MTL {
@@ -70,6 +71,26 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
                                       std::to_string(constants->values()[fc.index].size()));
       return nullptr;
     }
+  }
+  // Metal specialises the function here: a function constant the function reads with no value
+  // given and no default (is_function_constant_defined) fails its compile.
+  for (const uint32_t index : metalsim::abi::required_function_constants(*k)) {
+    const bool set = constants != nullptr && index < constants->values().size() &&
+                     !constants->values()[index].empty();
+    if (set) continue;
+    std::string which = "at index " + std::to_string(index);
+    for (const auto& fc : k->function_constants)
+      if (fc.index == index)
+        which = "'" + std::string(fc.name) + "' (" + fc.type + " at index " + std::to_string(index) +
+               ")";
+    if (error != nullptr)
+      *error = autoreleased_error(
+          LibraryErrorCompileFailure,
+          std::string(k->source_file) + ":" + std::to_string(k->source_line) +
+              ": error: function constant " + which + " has no value: kernel '" + k->name +
+              "' reads it, and it has no default (set it with "
+              "FunctionConstantValues::setConstantValue)");
+    return nullptr;
   }
   return new Function(k, const_cast<FunctionConstantValues*>(constants));
 }

@@ -5,6 +5,7 @@
 // unused and a dispatch needs nothing bound there.
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "simt/abi/kernel.h"
 
@@ -24,9 +25,17 @@ bool argument_read(const KernelInfo& kernel, const ArgInfo& arg);
 bool argument_active(const KernelInfo& kernel, const ArgInfo& arg,
                      std::span<const void* const> constants);
 
+// The function constants whose value `kernel`'s optimised code reads with no test that they are
+// defined (is_function_constant_defined, or a program-scope constant with a default built on it):
+// a pipeline must give each a value, as Metal's specialisation requires. Empty when the reads
+// are not known (argument_reads_known).
+std::vector<uint32_t> required_function_constants(const KernelInfo& kernel);
+
 }  // namespace metalsim::abi
 
 // Called from the global constructor the argument-reads pass adds to each kernel module, once
-// per entry: `count` (offset, size) pairs of the abi::BoundArgs bytes it reads.
+// per entry: `count` (offset, size) pairs of the abi::BoundArgs bytes it reads, and the
+// `required_count` indices of the function constants it requires.
 extern "C" void __metalsim_argument_reads_register(const void* entry, const uint32_t* ranges,
-                                                   uint32_t count);
+                                                   uint32_t count, const uint32_t* required,
+                                                   uint32_t required_count);

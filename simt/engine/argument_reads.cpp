@@ -14,9 +14,15 @@ struct Range {
   uint32_t size;
 };
 
+// What the pass found in one entry.
+struct Reads {
+  std::vector<Range> bindings;
+  std::vector<uint32_t> required_constants;
+};
+
 struct Registry {
   std::mutex mutex;  // dlopen'ed kernel libraries register from any thread
-  std::unordered_map<const void*, std::vector<Range>> reads_by_entry;
+  std::unordered_map<const void*, Reads> reads_by_entry;
 };
 
 // Function-local so registration from other translation units' static initialisers is safe.
@@ -58,7 +64,7 @@ bool argument_read(const KernelInfo& kernel, const ArgInfo& arg) {
   std::lock_guard lock(r.mutex);
   const auto it = r.reads_by_entry.find(reinterpret_cast<const void*>(kernel.entry));
   if (it == r.reads_by_entry.end()) return true;
-  for (const Range& read : it->second)
+  for (const Range& read : it->second.bindings)
     if (read.offset < slot.offset + slot.size && slot.offset < read.offset + read.size) return true;
   return false;
 }
@@ -68,13 +74,22 @@ bool argument_active(const KernelInfo& kernel, const ArgInfo& arg,
   return argument_exists(arg, constants) && argument_read(kernel, arg);
 }
 
+std::vector<uint32_t> required_function_constants(const KernelInfo& kernel) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  const auto it = r.reads_by_entry.find(reinterpret_cast<const void*>(kernel.entry));
+  return it != r.reads_by_entry.end() ? it->second.required_constants : std::vector<uint32_t>{};
+}
+
 }  // namespace metalsim::abi
 
 extern "C" void __metalsim_argument_reads_register(const void* entry, const uint32_t* ranges,
-                                                   uint32_t count) {
+                                                   uint32_t count, const uint32_t* required,
+                                                   uint32_t required_count) {
   using namespace metalsim::abi;
-  std::vector<Range> reads;
-  for (uint32_t i = 0; i < count; ++i) reads.push_back({ranges[2 * i], ranges[2 * i + 1]});
+  Reads reads;
+  for (uint32_t i = 0; i < count; ++i) reads.bindings.push_back({ranges[2 * i], ranges[2 * i + 1]});
+  reads.required_constants.assign(required, required + required_count);
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   // A template's entry compiled into two objects: the linker keeps one, both read the same.
