@@ -5,6 +5,7 @@
 
 #include "autoreleased_error.h"
 #include "loaded_kernels.h"
+#include "runtime_compiler.h"
 #include "simt/abi/argument_reads.h"
 #include "simt/abi/kernel.h"
 
@@ -34,10 +35,14 @@ Function* Library::newFunction(NS::String* name) {
   return name == nullptr ? nullptr : newFunction(name->utf8String());
 }
 
-// A library compiled at run time compiles the function here, when first asked for.
-const metalsim::abi::KernelInfo* Library::find(const char* name, std::string* problem) const {
+// A library compiled at run time compiles the function here, when first asked for: specialised
+// with the constants given (runtime_compiler.h), as Metal specialises it.
+const metalsim::abi::KernelInfo* Library::find(const char* name, std::string* problem,
+                                               const FunctionConstantValues* constants) const {
   if (loaded_ == nullptr) return metalsim::abi::KernelRegistry::find(name);
-  return loaded_->function(name, problem);
+  return loaded_->function(
+      name, problem,
+      constants != nullptr ? metalsim::host::function_constant_values(constants->values()) : "");
 }
 
 Function* Library::newFunction(const char* name) {
@@ -50,7 +55,7 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
                                NS::Error** error) {
   const char* text = name != nullptr ? name->utf8String() : "";
   std::string problem;
-  const metalsim::abi::KernelInfo* k = find(text, &problem);
+  const metalsim::abi::KernelInfo* k = find(text, &problem, constants);
   if (k == nullptr) {
     if (error != nullptr)
       *error = problem.empty() ? autoreleased_error(
@@ -81,8 +86,8 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
     std::string which = "at index " + std::to_string(index);
     for (const auto& fc : k->function_constants)
       if (fc.index == index)
-        which = "'" + std::string(fc.name) + "' (" + fc.type + " at index " + std::to_string(index) +
-               ")";
+        which = "'" + std::string(fc.name) + "' (" + fc.type + " at index " +
+                std::to_string(index) + ")";
     if (error != nullptr)
       *error = autoreleased_error(
           LibraryErrorCompileFailure,

@@ -126,8 +126,10 @@ class Library : public NS::Object {
   explicit Library(std::shared_ptr<const metalsim::host::LoadedKernels> loaded)
       : loaded_(std::move(loaded)) {}
   ~Library() override = default;
-  // nullptr when there is no such kernel, or (`problem` set) when its compile failed.
-  const metalsim::abi::KernelInfo* find(const char* name, std::string* problem) const;
+  // nullptr when there is no such kernel, or (`problem` set) when its compile failed. A library
+  // compiled at run time specialises the function with `constants` when not null.
+  const metalsim::abi::KernelInfo* find(const char* name, std::string* problem,
+                                        const FunctionConstantValues* constants = nullptr) const;
   std::shared_ptr<const metalsim::host::LoadedKernels> loaded_;  // null: the program's kernels
 };
 
