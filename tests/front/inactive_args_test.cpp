@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "reads_found.h"
 #include "simt/abi/argument_reads.h"
 #include "simt/abi/kernel.h"
-#include "simt/engine/kernel_variants.h"
 
 #ifdef METALSIM_FRONT_TEST_HAS_HOST
 #include "front_host_run.h"
@@ -31,16 +31,7 @@ std::string read_arguments(const KernelInfo& k) {
   return names;
 }
 
-// The pass runs in the access-check plugin, on optimised code: a build without the plugin knows
-// no reads, and at -O0 (the debug preset, whose kernels are built as its tests are) every load
-// stays: every argument counts as read.
-bool reads_found() {
-#ifdef __OPTIMIZE__
-  return metalsim::engine::fast_variants_built();
-#else
-  return false;
-#endif
-}
+using metalsim::front::testing::reads_found;
 
 TEST(InactiveArgs, TheUnreadArgumentsAreFound) {
   const KernelInfo* off = KernelRegistry::find("scale_bias_off");
@@ -62,11 +53,7 @@ constexpr uint32_t kN = 128;
 constexpr uint32_t kGroup = 32;
 
 std::vector<float> random_floats(uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-4.0f, 4.0f);
-  std::vector<float> v(kN);
-  for (float& x : v) x = d(rng);
-  return v;
+  return metalsim::front::testing::random_floats(kN, seed);
 }
 
 std::string error_text(MTL::CommandBuffer* cb) {

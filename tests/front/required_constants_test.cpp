@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "reads_found.h"
 #include "simt/abi/argument_reads.h"
 #include "simt/abi/kernel.h"
-#include "simt/engine/kernel_variants.h"
 
 #ifdef METALSIM_FRONT_TEST_HAS_HOST
 #include "front_host_run.h"
@@ -21,14 +21,7 @@ namespace {
 
 using metalsim::abi::KernelRegistry;
 
-// As inactive_args_test.cpp: the pass needs optimised kernels built with the access-check plugin.
-bool reads_found() {
-#ifdef __OPTIMIZE__
-  return metalsim::engine::fast_variants_built();
-#else
-  return false;
-#endif
-}
+using metalsim::front::testing::reads_found;
 
 TEST(RequiredConstants, OnlyTheUnguardedReadsAreRequired) {
   if (!reads_found()) GTEST_SKIP() << "kernels built without the argument-reads pass or -O";
