@@ -78,10 +78,11 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
     }
   }
   // Metal specialises the function here: a function constant the function reads with no value
-  // given and no default (is_function_constant_defined) fails its compile.
+  // given and no default (is_function_constant_defined) fails its compile. Without values (null)
+  // the function stays unspecialised, as newFunction(name) leaves it.
+  if (constants == nullptr) return new Function(k, nullptr);
   for (const uint32_t index : metalsim::abi::required_function_constants(*k)) {
-    const bool set = constants != nullptr && index < constants->values().size() &&
-                     !constants->values()[index].empty();
+    const bool set = index < constants->values().size() && !constants->values()[index].empty();
     if (set) continue;
     std::string which = "at index " + std::to_string(index);
     for (const auto& fc : k->function_constants)
