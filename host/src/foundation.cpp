@@ -34,13 +34,29 @@ namespace MTL {
 
 NS::UInteger dataTypeSize(DataType type) {
   switch (type) {
-    case DataTypeBool: case DataTypeChar: case DataTypeUChar: return 1;
-    case DataTypeShort: case DataTypeUShort: case DataTypeHalf: return 2;
-    case DataTypeHalf2: case DataTypeFloat: case DataTypeInt: case DataTypeUInt: return 4;
-    case DataTypeHalf3: case DataTypeHalf4: case DataTypeFloat2: case DataTypeInt2:
-    case DataTypeUInt2: case DataTypeLong: case DataTypeULong: return 8;
-    case DataTypeFloat3: case DataTypeFloat4: case DataTypeInt3: case DataTypeInt4:
-    case DataTypeUInt3: case DataTypeUInt4: return 16;
+    case DataTypeBool:
+    case DataTypeChar:
+    case DataTypeUChar: return 1;
+    case DataTypeShort:
+    case DataTypeUShort:
+    case DataTypeHalf: return 2;
+    case DataTypeHalf2:
+    case DataTypeFloat:
+    case DataTypeInt:
+    case DataTypeUInt: return 4;
+    case DataTypeHalf3:
+    case DataTypeHalf4:
+    case DataTypeFloat2:
+    case DataTypeInt2:
+    case DataTypeUInt2:
+    case DataTypeLong:
+    case DataTypeULong: return 8;
+    case DataTypeFloat3:
+    case DataTypeFloat4:
+    case DataTypeInt3:
+    case DataTypeInt4:
+    case DataTypeUInt3:
+    case DataTypeUInt4: return 16;
     case DataTypeNone: return 0;
   }
   return 0;

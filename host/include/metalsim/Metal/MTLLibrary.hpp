@@ -114,7 +114,10 @@ class Library : public NS::Object {
   Function* newFunction(NS::String* name);
   Function* newFunction(const char* name);
   // With function constants; `error` names a missing kernel or constant, or gives the compile's
-  // errors (LibraryErrorCompileFailure).
+  // errors (LibraryErrorCompileFailure). As Metal specialises it: a function constant the kernel
+  // reads with no value given and no default is an error naming it; a library compiled at run
+  // time compiles the function with the values compiled in (docs/front.md). With null
+  // `constants`, the function unspecialised, as newFunction(name).
   Function* newFunction(NS::String* name, const FunctionConstantValues* constants,
                         NS::Error** error);
   // The names of every kernel in the library.
