@@ -6,6 +6,7 @@
 
 #include "host/cli/case_file_data.h"
 #include "host/cli/case_file_run.h"
+#include "simt/abi/argument_reads.h"
 #include "simt/abi/kernel.h"
 
 namespace metalsim::cli {
@@ -313,7 +314,8 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
                : "argument '" + std::string(a->name) +
                      "' is writable: setBytes needs a constant or const argument");
   // An argument whose function constant is false (with the parameters' defaults; unset is
-  // false) does not exist (Metal drops it), and needs no binding.
+  // false) does not exist (Metal drops it), and one the kernel never reads is inactive: neither
+  // needs a binding.
   spec::Params defaults;
   for (const spec::ParamDef& d : file_.params) defaults[d.name] = d.fallback;
   std::vector<Bytes> values;
@@ -327,7 +329,7 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
   std::vector<const void*> constants;
   for (const Bytes& v : values) constants.push_back(v.empty() ? nullptr : v.data());
   for (const abi::ArgInfo& a : k.args) {
-    if (!abi::argument_exists(a, constants)) continue;
+    if (!abi::argument_active(k, a, constants)) continue;
     const bool buffer =
         a.kind == abi::ArgKind::DeviceBuffer || a.kind == abi::ArgKind::ConstantBuffer;
     const bool bound =

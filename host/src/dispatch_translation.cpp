@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "simt/abi/argument_reads.h"
 #include "texture_validation.h"
 
 namespace metalsim::host {
@@ -30,8 +31,13 @@ class Translator {
     grid();
     req_.function_constants = d_.pipeline->functionConstants();
     for (const abi::ArgInfo& arg : kernel_->args) {
-      if (abi::argument_exists(arg, req_.function_constants)) argument(arg);
-      else absent_argument(arg);  // Metal drops it: the host binds nothing there
+      if (!abi::argument_exists(arg, req_.function_constants)) {
+        absent_argument(arg, "its [[function_constant]] is false");  // Metal drops it
+      } else if (!abi::argument_read(*kernel_, arg) && !bound(arg)) {
+        absent_argument(arg, "inactive: the kernel never reads it");  // nothing to bind
+      } else {
+        argument(arg);
+      }
     }
     threadgroup_memory();
     return std::move(reports_);
@@ -48,22 +54,39 @@ class Translator {
     reports_.push_back(std::move(r));
   }
 
-  // What an absent buffer argument points at: read-only zeros of its own (64 KiB per buffer
-  // index), registered as a zero-length range. Metal folds function constants when it makes the
+  // Whether the host bound something at `arg`'s index (an inactive argument may be bound or not,
+  // as in Metal; bound, it is checked as any other).
+  bool bound(const abi::ArgInfo& arg) const {
+    switch (arg.kind) {
+      case abi::ArgKind::DeviceBuffer:
+      case abi::ArgKind::ConstantBuffer:
+        return arg.index < d_.buffers.size() && d_.buffers[arg.index].buffer;
+      case abi::ArgKind::Threadgroup:
+        return arg.index < d_.threadgroup_set.size() && d_.threadgroup_set[arg.index];
+      case abi::ArgKind::Texture: return arg.index < d_.textures.size() && d_.textures[arg.index];
+      case abi::ArgKind::Sampler: return arg.index < d_.samplers.size() && d_.samplers[arg.index];
+      case abi::ArgKind::Builtin: return true;
+    }
+    return true;
+  }
+
+  // What an absent buffer argument (one whose function constant removes it, or one the kernel
+  // never reads, left unbound) points at: read-only zeros of its own (64 KiB per buffer index),
+  // registered as a zero-length range. Metal folds function constants when it makes the
   // pipeline, so a load from an absent argument whose value is unused is dead code there; here
   // the constants are read at run time and the load happens (MLX's steel GEMM reads
   // `addmm_params->alpha` before testing `use_out_source`; Clang hoists sdpa_vector's
   // `constant int&` loads above `if (bool_mask)`). Reads give 0, unreported; a write faults and
   // is a bounds.device report naming the argument.
-  void absent_argument(const abi::ArgInfo& arg) {
+  void absent_argument(const abi::ArgInfo& arg, const char* why) {
     const bool buffer =
         arg.kind == abi::ArgKind::DeviceBuffer || arg.kind == abi::ArgKind::ConstantBuffer;
     if (!buffer || arg.index >= abi::kMaxBufferBindings) return;
     char* origin = absent_zeros() + size_t(arg.index) * kAbsentBytes;
     req_.args.buffers[arg.index] = origin;
-    req_.memory.push_back({"buffer(" + std::to_string(arg.index) + ") '" + arg.name +
-                               "' (absent: its [[function_constant]] is false)",
-                           origin, origin, origin, origin + kAbsentBytes, nullptr, nullptr});
+    req_.memory.push_back(
+        {"buffer(" + std::to_string(arg.index) + ") '" + arg.name + "' (absent: " + why + ")",
+         origin, origin, origin, origin + kAbsentBytes, nullptr, nullptr});
   }
 
   static constexpr size_t kAbsentBytes = 64 * 1024;

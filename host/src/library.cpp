@@ -5,6 +5,8 @@
 
 #include "autoreleased_error.h"
 #include "loaded_kernels.h"
+#include "runtime_compiler.h"
+#include "simt/abi/argument_reads.h"
 #include "simt/abi/kernel.h"
 
 namespace MTL {
@@ -33,10 +35,14 @@ Function* Library::newFunction(NS::String* name) {
   return name == nullptr ? nullptr : newFunction(name->utf8String());
 }
 
-// A library compiled at run time compiles the function here, when first asked for.
-const metalsim::abi::KernelInfo* Library::find(const char* name, std::string* problem) const {
+// A library compiled at run time compiles the function here, when first asked for: specialised
+// with the constants given (runtime_compiler.h), as Metal specialises it.
+const metalsim::abi::KernelInfo* Library::find(const char* name, std::string* problem,
+                                               const FunctionConstantValues* constants) const {
   if (loaded_ == nullptr) return metalsim::abi::KernelRegistry::find(name);
-  return loaded_->function(name, problem);
+  return loaded_->function(
+      name, problem,
+      constants != nullptr ? metalsim::host::function_constant_values(constants->values()) : "");
 }
 
 Function* Library::newFunction(const char* name) {
@@ -49,7 +55,7 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
                                NS::Error** error) {
   const char* text = name != nullptr ? name->utf8String() : "";
   std::string problem;
-  const metalsim::abi::KernelInfo* k = find(text, &problem);
+  const metalsim::abi::KernelInfo* k = find(text, &problem, constants);
   if (k == nullptr) {
     if (error != nullptr)
       *error = problem.empty() ? autoreleased_error(
@@ -70,6 +76,27 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
                                       std::to_string(constants->values()[fc.index].size()));
       return nullptr;
     }
+  }
+  // Metal specialises the function here: a function constant the function reads with no value
+  // given and no default (is_function_constant_defined) fails its compile. Without values (null)
+  // the function stays unspecialised, as newFunction(name) leaves it.
+  if (constants == nullptr) return new Function(k, nullptr);
+  for (const uint32_t index : metalsim::abi::required_function_constants(*k)) {
+    const bool set = index < constants->values().size() && !constants->values()[index].empty();
+    if (set) continue;
+    std::string which = "at index " + std::to_string(index);
+    for (const auto& fc : k->function_constants)
+      if (fc.index == index)
+        which = "'" + std::string(fc.name) + "' (" + fc.type + " at index " +
+                std::to_string(index) + ")";
+    if (error != nullptr)
+      *error = autoreleased_error(
+          LibraryErrorCompileFailure,
+          std::string(k->source_file) + ":" + std::to_string(k->source_line) +
+              ": error: function constant " + which + " has no value: kernel '" + k->name +
+              "' reads it, and it has no default (set it with "
+              "FunctionConstantValues::setConstantValue)");
+    return nullptr;
   }
   return new Function(k, const_cast<FunctionConstantValues*>(constants));
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime_compiler.h"
@@ -23,8 +24,11 @@ class LoadedKernels {
   const std::vector<std::string>& names() const { return names_; }
   // The kernel named `name`, compiled and loaded when first asked for (later asks, from any
   // Library of the same source, get the same one). nullptr with `error` left empty when the
-  // library has no kernel of that name, with `error` set when its compile or load failed.
-  const abi::KernelInfo* function(const std::string& name, std::string* error) const;
+  // library has no kernel of that name, with `error` set when its compile or load failed. With
+  // `constants` (function_constant_values), the function specialised with those values, one
+  // compile per set of values.
+  const abi::KernelInfo* function(const std::string& name, std::string* error,
+                                  const std::string& constants = {}) const;
 
  private:
   struct Compiled {
@@ -34,7 +38,7 @@ class LoadedKernels {
   RuntimeSource source_;
   std::vector<std::string> names_;
   mutable std::mutex mutex_;
-  mutable std::map<std::string, Compiled> functions_;
+  mutable std::map<std::pair<std::string, std::string>, Compiled> functions_;  // by name, constants
 };
 
 }  // namespace metalsim::host

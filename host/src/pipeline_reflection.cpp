@@ -3,6 +3,8 @@
 #include <string_view>
 #include <vector>
 
+#include "simt/abi/argument_reads.h"
+
 namespace metalsim::host {
 namespace {
 
@@ -89,7 +91,7 @@ MTL::ComputePipelineReflection* reflect_pipeline(const abi::KernelInfo& kernel,
   std::vector<NS::SharedPtr<MTL::Binding>> owned;
   std::vector<const NS::Object*> objects;
   for (const ArgInfo& a : kernel.args) {
-    MTL::Binding* b = binding_of(a, abi::argument_exists(a, constants));
+    MTL::Binding* b = binding_of(a, abi::argument_active(kernel, a, constants));
     if (b == nullptr) continue;
     owned.push_back(NS::TransferPtr(b));
     objects.push_back(b);

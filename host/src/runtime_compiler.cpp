@@ -38,6 +38,9 @@ std::string translate(const RuntimeSource& source, std::vector<std::string>& hea
 struct CompileKind {
   bool names = false;
   std::string function;  // the host name to register, when !names
+  // A specialised function's METALSIM_FUNCTION_CONSTANT_VALUES (function_constant_values), or
+  // "" for one that reads its function constants at run time.
+  std::string constants;
 };
 
 // The kernel flags for `kind`: a function's compile takes them all; the names compile parses and
@@ -64,6 +67,8 @@ std::vector<std::string> compile_command(const RuntimeToolchain& toolchain,
   for (const std::string& d : source.include_dirs) argv.push_back("-I" + d);
   argv.push_back(kind.names ? "-DMETALSIM_KERNEL_NAMES"
                             : "-DMETALSIM_KERNEL_NAME=" + front::c_string(kind.function));
+  if (!kind.constants.empty())
+    argv.push_back("-DMETALSIM_FUNCTION_CONSTANT_VALUES=" + kind.constants);
   // Kernel code resolves the engine's functions against the program that loads it (linked
   // with --export-dynamic, metalsim::host's usage requirement); its own functions bind to its
   // own definitions, so an inline function the program also has stays this library's build.
@@ -191,16 +196,33 @@ std::string runtime_cache_key(const RuntimeSource& source) {
 }
 
 CompiledLibrary check_runtime_source(const RuntimeSource& source) {
-  return find_or_build(source, {.names = true, .function = {}}, key_of(source, "names", ""));
+  return find_or_build(source, {.names = true, .function = {}, .constants = {}},
+                       key_of(source, "names", ""));
 }
 
-std::string runtime_function_key(const RuntimeSource& source, const std::string& name) {
-  return key_of(source, "function", name);
+std::string runtime_function_key(const RuntimeSource& source, const std::string& name,
+                                 const std::string& constants) {
+  return constants.empty()
+             ? key_of(source, "function", name)
+             : ContentHash().add(key_of(source, "specialised", name)).add(constants).hex();
 }
 
-CompiledLibrary compile_runtime_function(const RuntimeSource& source, const std::string& name) {
-  return find_or_build(source, {.names = false, .function = name},
-                       runtime_function_key(source, name));
+CompiledLibrary compile_runtime_function(const RuntimeSource& source, const std::string& name,
+                                         const std::string& constants) {
+  return find_or_build(source, {.names = false, .function = name, .constants = constants},
+                       runtime_function_key(source, name, constants));
+}
+
+std::string function_constant_values(const std::vector<std::vector<unsigned char>>& values) {
+  std::string list;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].empty() || values[i].size() > 64) continue;
+    list += "{" + std::to_string(i) + "U," + std::to_string(values[i].size()) + "U,{";
+    for (size_t b = 0; b < values[i].size(); ++b)
+      list += (b ? "," : "") + std::to_string(unsigned(values[i][b]));
+    list += "}},";
+  }
+  return list + "{0xffffffffU,0U,{}}";
 }
 
 }  // namespace metalsim::host

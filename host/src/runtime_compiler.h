@@ -38,8 +38,10 @@ struct CompiledLibrary {
 // of its translation, its names compile and each of its functions are made from it.
 std::string runtime_cache_key(const RuntimeSource& source);
 
-// The cache key of the shared object of `source`'s function `name` (compile_runtime_function).
-std::string runtime_function_key(const RuntimeSource& source, const std::string& name);
+// The cache key of the shared object of `source`'s function `name` (compile_runtime_function),
+// specialised with `constants` when not "".
+std::string runtime_function_key(const RuntimeSource& source, const std::string& name,
+                                 const std::string& constants = {});
 
 // Finds or makes the front's translation of `source`, then finds or builds its names compile:
 // the whole translation compiled without optimisation and with no kernel selected, so that an
@@ -49,8 +51,16 @@ CompiledLibrary check_runtime_source(const RuntimeSource& source);
 
 // Finds or builds the shared object of `source` that registers only the kernel named `name`
 // (generated::kernel_selected with METALSIM_KERNEL_NAME): the compiler instantiates and
-// optimises that kernel and what it calls, and parses the rest.
-CompiledLibrary compile_runtime_function(const RuntimeSource& source, const std::string& name);
+// optimises that kernel and what it calls, and parses the rest. With `constants`
+// (function_constant_values), the function is specialised: the values given are compiled in
+// (simt/engine/generated_code.h, METALSIM_FUNCTION_CONSTANT_VALUES), so the optimizer folds them
+// and the branches on them, is_function_constant_defined is a constant, and an argument only a
+// folded-away branch used is inactive. The cache keys each set of values apart.
+CompiledLibrary compile_runtime_function(const RuntimeSource& source, const std::string& name,
+                                         const std::string& constants = {});
+
+// The METALSIM_FUNCTION_CONSTANT_VALUES list of `values` (by index; empty: not given).
+std::string function_constant_values(const std::vector<std::vector<unsigned char>>& values);
 
 // The kernel compiler's flags for a math mode: safe (none beyond the kernel flags: every
 // operation rounds as written) or relaxed/fast (no errno, no trapping: still no value changes,

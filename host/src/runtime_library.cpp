@@ -130,19 +130,20 @@ std::shared_ptr<const LoadedKernels> compile_and_load(const RuntimeSource& sourc
 
 namespace metalsim::host {
 
-const abi::KernelInfo* LoadedKernels::function(const std::string& name, std::string* error) const {
+const abi::KernelInfo* LoadedKernels::function(const std::string& name, std::string* error,
+                                               const std::string& constants) const {
   std::lock_guard lock(mutex_);
-  if (auto it = functions_.find(name); it != functions_.end()) {
+  if (auto it = functions_.find({name, constants}); it != functions_.end()) {
     *error = it->second.error;
     return it->second.kernel;
   }
   if (std::find(names_.begin(), names_.end(), name) == names_.end()) return nullptr;
-  Compiled& compiled = functions_[name];
+  Compiled& compiled = functions_[{name, constants}];
   // One load per shared object per process: dlopen of a path already open would return the
   // same handle without running the registrars again.
   static std::mutex loads_mutex;
   static auto* loads = new std::map<std::string, std::vector<const abi::KernelInfo*>>;
-  const CompiledLibrary built = compile_runtime_function(source_, name);
+  const CompiledLibrary built = compile_runtime_function(source_, name, constants);
   if (built.path.empty()) {
     compiled.error = built.error;
   } else {

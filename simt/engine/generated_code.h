@@ -61,19 +61,51 @@ constexpr uint32_t element_align() {
 }
 
 // ------------------------------ function constants
-// `constant T name [[function_constant(N)]];`: reads the running dispatch's value on each use.
+#ifdef METALSIM_FUNCTION_CONSTANT_VALUES
+// A specialised compile (newFunction with constants, of a library compiled at run time:
+// host/src/runtime_compiler.cpp) defines the values given as a list of
+// `{index, size, {bytes...}}`, ended by {kNoConstant}; the optimizer folds them, and the branches
+// on them, as Metal's compiler does when it specialises a function.
+inline constexpr uint32_t kNoConstant = 0xffffffffU;
+struct SpecialisedConstant {
+  uint32_t index;
+  uint32_t size;
+  unsigned char bytes[64];
+};
+inline constexpr SpecialisedConstant kSpecialisedConstants[] = {METALSIM_FUNCTION_CONSTANT_VALUES};
+constexpr const SpecialisedConstant* specialised_constant(uint32_t index) {
+  for (const SpecialisedConstant& c : kSpecialisedConstants)
+    if (c.index == index && c.index != kNoConstant) return &c;
+  return nullptr;
+}
+#endif
+
+// `constant T name [[function_constant(N)]];`: reads the running dispatch's value on each use
+// (in a specialised compile, the value given, or the dispatch's when none was: T{}).
 template <class T>
 class FunctionConstant {
  public:
   constexpr explicit FunctionConstant(uint32_t index) : index_(index) {}
   operator T() const {
+    T v;
+#ifdef METALSIM_FUNCTION_CONSTANT_VALUES
+    if (const SpecialisedConstant* c = specialised_constant(index_)) {
+      std::memcpy(static_cast<void*>(&v), c->bytes, sizeof(T));
+      return v;
+    }
+#endif
     const void* p = engine::function_constant(index_);
     if (!p) return T{};
-    T v;
     std::memcpy(static_cast<void*>(&v), p, sizeof(T));
     return v;
   }
-  bool defined() const { return engine::function_constant(index_) != nullptr; }
+  bool defined() const {
+#ifdef METALSIM_FUNCTION_CONSTANT_VALUES
+    return specialised_constant(index_) != nullptr;
+#else
+    return engine::function_constant(index_) != nullptr;
+#endif
+  }
   uint32_t index() const { return index_; }
 
  private:

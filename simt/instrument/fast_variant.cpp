@@ -37,19 +37,10 @@ bool copyable(const Function& f) {
          !f.hasFnAttribute(Attribute::SanitizeThread);
 }
 
-// The entries the front marked (@llvm.global.annotations lists every annotated function).
+// The entries the front marked, those that may be copied.
 void add_entries(Module& m, SetVector<Function*>& roots) {
-  const GlobalVariable* annotations = m.getNamedGlobal("llvm.global.annotations");
-  if (annotations == nullptr || !annotations->hasInitializer()) return;
-  const auto* list = dyn_cast<ConstantArray>(annotations->getInitializer());
-  if (list == nullptr) return;
-  for (const Use& entry : list->operands()) {
-    const auto* e = dyn_cast<ConstantStruct>(entry.get());
-    if (e == nullptr || e->getNumOperands() < 2) continue;
-    auto* f = dyn_cast<Function>(e->getOperand(0)->stripPointerCasts());
-    if (f != nullptr && copyable(*f) && c_string(e->getOperand(1)) == kEntryAnnotation)
-      roots.insert(f);
-  }
+  for (Function* f : annotated_functions(m, kEntryAnnotation))
+    if (copyable(*f)) roots.insert(f);
 }
 
 // The steps the lane-loop pass registered (its pass runs earlier in the pipeline).
@@ -119,6 +110,22 @@ void register_pairs(Module& m, const SetVector<Function*>& roots,
 }
 
 }  // namespace
+
+// @llvm.global.annotations lists every annotated function with its annotation.
+std::vector<Function*> annotated_functions(Module& m, StringRef annotation) {
+  std::vector<Function*> out;
+  const GlobalVariable* annotations = m.getNamedGlobal("llvm.global.annotations");
+  if (annotations == nullptr || !annotations->hasInitializer()) return out;
+  const auto* list = dyn_cast<ConstantArray>(annotations->getInitializer());
+  if (list == nullptr) return out;
+  for (const Use& entry : list->operands()) {
+    const auto* e = dyn_cast<ConstantStruct>(entry.get());
+    if (e == nullptr || e->getNumOperands() < 2) continue;
+    auto* f = dyn_cast<Function>(e->getOperand(0)->stripPointerCasts());
+    if (f != nullptr && c_string(e->getOperand(1)) == annotation) out.push_back(f);
+  }
+  return out;
+}
 
 SmallPtrSet<Function*, 32> make_fast_variants(Module& m) {
   SetVector<Function*> roots;

@@ -8,6 +8,8 @@
 // which runs the copy for a dispatch with mem, race and init off. The copies are made from the
 // optimised IR at the end of the pipeline, so both variants are the same code but for the checks,
 // and only the code generator's work doubles, not the front end's or the optimizer's.
+#include <vector>
+
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
@@ -16,6 +18,9 @@ namespace metalsim::instrument {
 
 inline constexpr const char* kEntryAnnotation = "metalsim.kernel.entry";
 inline constexpr const char* kFastRegister = "__metalsim_fast_variant_register";
+
+// The functions of `m` marked [[clang::annotate(annotation)]].
+std::vector<llvm::Function*> annotated_functions(llvm::Module& m, llvm::StringRef annotation);
 
 // Makes and registers the fast variants of `m`; returns the functions they are made of (which
 // the access-check pass must not instrument).

@@ -1,11 +1,13 @@
 // The plugin's entry: clang++-19 -fpass-plugin=MetalsimChecks.so runs the private-bounds pass at
-// the start of the pipeline and the access-check pass at the end of the optimizer pipeline; `opt
-// -load-pass-plugin=MetalsimChecks.so -passes=metalsim-access-checks` runs it alone.
+// the start of the pipeline, and the argument-reads pass then the access-check pass at the end of
+// the optimizer pipeline; `opt -load-pass-plugin=MetalsimChecks.so
+// -passes=metalsim-access-checks` runs the access-check pass alone.
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/PassPlugin.h>
 #include <llvm/Support/CommandLine.h>
 
 #include "simt/instrument/access_pass.h"
+#include "simt/instrument/argument_reads.h"
 #include "simt/instrument/private_bounds.h"
 
 namespace {
@@ -33,7 +35,9 @@ void register_callbacks(llvm::PassBuilder& pb) {
   pb.registerPipelineStartEPCallback([](llvm::ModulePassManager& mpm, llvm::OptimizationLevel) {
     mpm.addPass(metalsim::instrument::PrivateBoundsPass());
   });
+  // What each kernel reads is read off the optimised code before the checks instrument it.
   pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager& mpm, llvm::OptimizationLevel) {
+    mpm.addPass(metalsim::instrument::ArgumentReadsPass());
     mpm.addPass(metalsim::instrument::AccessCheckPass(options()));
   });
   pb.registerPipelineParsingCallback([](llvm::StringRef name, llvm::ModulePassManager& mpm,

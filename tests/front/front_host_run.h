@@ -3,12 +3,23 @@
 // shared by the front's run tests.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <functional>
+#include <random>
 #include <vector>
 
 #include "metalsim/Metal.hpp"
 
 namespace metalsim::front::testing {
+
+// `n` floats uniform in [-4, 4), from `seed`.
+inline std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-4.0f, 4.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
 
 struct HostRun {
   NS::SharedPtr<MTL::Device> device = NS::TransferPtr(MTL::CreateSystemDefaultDevice());

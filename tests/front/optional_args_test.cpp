@@ -32,11 +32,7 @@ using metalsim::front::testing::HostRun;
 constexpr uint32_t kN = 96;
 
 std::vector<float> random_floats(uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-4.0f, 4.0f);
-  std::vector<float> v(kN);
-  for (float& x : v) x = d(rng);
-  return v;
+  return metalsim::front::testing::random_floats(kN, seed);
 }
 
 // `kernel` over kN threads with function constant 3 (use_offsets) set to `use_offsets`; `bind`

@@ -217,6 +217,118 @@ TEST_F(RuntimeLibrary, RuntimeKernelsHaveAFastVariant) {
     }
 }
 
+// An argument the compiled function never reads is inactive in a run-time compiled library too
+// (docs/msl-coverage.md): reflection says unused, and the dispatch needs nothing bound there.
+TEST_F(RuntimeLibrary, AnUnreadArgumentIsInactive) {
+  if (!metalsim::engine::fast_variants_built())
+    GTEST_SKIP() << "kernels built without the access-check pass (which finds the reads)";
+  auto library = compile(R"(#include <metal_stdlib>
+using namespace metal;
+template <bool kShift>
+kernel void shift_maybe(device float* v [[buffer(0)]], device const float* by [[buffer(1)]],
+                        uint i [[thread_position_in_grid]]) {
+  if (kShift) v[i] += by[i];
+  else v[i] *= 2.0f;
+}
+template [[host_name("shift_off")]] [[kernel]] decltype(shift_maybe<false>) shift_maybe<false>;
+)");
+  ASSERT_NE(library.get(), nullptr);
+  auto fn = NS::TransferPtr(library->newFunction("shift_off"));
+  ASSERT_NE(fn.get(), nullptr);
+  MTL::ComputePipelineReflection* reflection = nullptr;
+  NS::Error* error = nullptr;
+  auto pso = NS::TransferPtr(device_->newComputePipelineState(
+      fn.get(), MTL::PipelineOptionBindingInfo, &reflection, &error));
+  ASSERT_NE(pso.get(), nullptr);
+  ASSERT_NE(reflection, nullptr);
+  EXPECT_TRUE(reflection->bindings()->object<MTL::Binding>(0)->isUsed());
+  EXPECT_FALSE(reflection->bindings()->object<MTL::Binding>(1)->isUsed());
+  const size_t n = 96;
+  const std::vector<float> x = random_floats(n, 31);
+  auto xb = buffer(x);
+  MTL::CommandBuffer* cb = dispatch_one_buffer(library.get(), "shift_off", xb.get(), n);
+  cb->waitUntilCompleted();
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+  const std::vector<float> y = contents<float>(xb.get());
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], x[i] * 2.0f) << i;
+}
+
+// newFunction with constants specialises a function of a library compiled at run time (issue 25
+// item 2): the values are compiled in, so an argument that only a branch folded away used is
+// inactive; each set of values is a compile of its own; a constant read with no value and no
+// default fails newFunction naming it.
+TEST_F(RuntimeLibrary, NewFunctionWithConstantsSpecialises) {
+  if (!metalsim::engine::fast_variants_built())
+    GTEST_SKIP() << "kernels built without the access-check pass (which finds the reads)";
+  auto library = compile(R"(#include <metal_stdlib>
+using namespace metal;
+constant bool has_bias [[function_constant(0)]];
+constant float gain_value [[function_constant(1)]];
+constant float gain = is_function_constant_defined(gain_value) ? gain_value : 3.0f;
+kernel void gain_bias(device float* v [[buffer(0)]], device const float* bias [[buffer(1)]],
+                      uint i [[thread_position_in_grid]]) {
+  float x = v[i] * gain;
+  if (has_bias) x += bias[i];
+  v[i] = x;
+}
+)");
+  ASSERT_NE(library.get(), nullptr);
+  const size_t n = 64;
+  const std::vector<float> x = random_floats(n, 37);
+  const std::vector<float> bias = random_floats(n, 38);
+  // (gain given or not, has_bias) -> a specialised pipeline run on x, bias bound when used.
+  auto run = [&](const float* given_gain, bool with_bias, std::string* unused) {
+    auto constants = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
+    constants->setConstantValue(&with_bias, MTL::DataTypeBool, 0);
+    if (given_gain != nullptr) constants->setConstantValue(given_gain, MTL::DataTypeFloat, 1);
+    NS::Error* error = nullptr;
+    auto fn = NS::TransferPtr(library->newFunction(MTLSTR("gain_bias"), constants.get(), &error));
+    EXPECT_NE(fn.get(), nullptr) << (error ? error->localizedDescription()->utf8String() : "");
+    if (!fn) return std::vector<float>{};
+    MTL::ComputePipelineReflection* reflection = nullptr;
+    auto pso = NS::TransferPtr(device_->newComputePipelineState(
+        fn.get(), MTL::PipelineOptionBindingInfo, &reflection, &error));
+    EXPECT_NE(pso.get(), nullptr);
+    *unused = "";
+    for (NS::UInteger i = 0; i < reflection->bindings()->count(); ++i)
+      if (!reflection->bindings()->object<MTL::Binding>(i)->isUsed())
+        *unused += reflection->bindings()->object<MTL::Binding>(i)->name()->utf8String();
+    auto vb = buffer(x);
+    auto bb = buffer(bias);
+    if (!queue_) queue_ = NS::TransferPtr(device_->newCommandQueue());
+    MTL::CommandBuffer* cb = queue_->commandBuffer();
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(pso.get());
+    enc->setBuffer(vb.get(), 0, 0);
+    if (with_bias) enc->setBuffer(bb.get(), 0, 1);  // as host code binds it: only when used
+    enc->dispatchThreads(MTL::Size(n, 1, 1), MTL::Size(32, 1, 1));
+    enc->endEncoding();
+    cb->commit();
+    cb->waitUntilCompleted();
+    EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+    return contents<float>(vb.get());
+  };
+  std::string unused;
+  const float half = 0.5f;
+  std::vector<float> y = run(&half, false, &unused);
+  EXPECT_EQ(unused, "bias");
+  ASSERT_EQ(y.size(), n);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], x[i] * 0.5f) << i;
+  y = run(nullptr, true, &unused);  // gain's default
+  EXPECT_EQ(unused, "");
+  ASSERT_EQ(y.size(), n);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], x[i] * 3.0f + bias[i]) << i;
+
+  NS::Error* error = nullptr;
+  auto none = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
+  EXPECT_EQ(library->newFunction(MTLSTR("gain_bias"), none.get(), &error), nullptr);
+  ASSERT_NE(error, nullptr);
+  const std::string message = error->localizedDescription()->utf8String();
+  EXPECT_NE(message.find("function constant 'has_bias' (bool at index 0) has no value"),
+            std::string::npos)
+      << message;
+}
+
 TEST_F(RuntimeLibrary, DefaultLibraryDoesNotSeeRuntimeKernels) {
   auto library = compile(kAxpyPlusGroupSum);
   ASSERT_NE(library.get(), nullptr);

@@ -3,7 +3,8 @@
 // that the host binds (buffers, threadgroup memory, textures, samplers; not the built-ins), with
 // the Binding subclasses' details. Made by Device::newComputePipelineState with a reflection
 // out-parameter. isUsed() is false for an argument the pipeline's function constants remove
-// ([[function_constant(c)]] with c false): it needs no binding.
+// ([[function_constant(c)]] with c false) and for one the kernel's optimised code never reads
+// (docs/front.md, "Inactive arguments"): neither needs a binding.
 #include <string>
 
 #include "metalsim/Foundation/NSArray.hpp"

@@ -146,7 +146,10 @@ class Library : public NS::Object {
   Function* newFunction(NS::String* name);
   Function* newFunction(const char* name);
   // With function constants; `error` names a missing kernel or constant, or gives the compile's
-  // errors (LibraryErrorCompileFailure).
+  // errors (LibraryErrorCompileFailure). As Metal specialises it: a function constant the kernel
+  // reads with no value given and no default is an error naming it; a library compiled at run
+  // time compiles the function with the values compiled in (docs/front.md). With null
+  // `constants`, the function unspecialised, as newFunction(name).
   Function* newFunction(NS::String* name, const FunctionConstantValues* constants,
                         NS::Error** error);
   // The names of every kernel in the library.
@@ -158,8 +161,10 @@ class Library : public NS::Object {
   explicit Library(std::shared_ptr<const metalsim::host::LoadedKernels> loaded)
       : loaded_(std::move(loaded)) {}
   ~Library() override = default;
-  // nullptr when there is no such kernel, or (`problem` set) when its compile failed.
-  const metalsim::abi::KernelInfo* find(const char* name, std::string* problem) const;
+  // nullptr when there is no such kernel, or (`problem` set) when its compile failed. A library
+  // compiled at run time specialises the function with `constants` when not null.
+  const metalsim::abi::KernelInfo* find(const char* name, std::string* problem,
+                                        const FunctionConstantValues* constants = nullptr) const;
   std::shared_ptr<const metalsim::host::LoadedKernels> loaded_;  // null: the program's kernels
 };
 

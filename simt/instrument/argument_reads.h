@@ -1,0 +1,26 @@
+#pragma once
+// Which bindings each kernel reads (docs/msl-coverage.md, "Inactive arguments"). Metal's compiler
+// drops the arguments a kernel's optimised code never reads; its reflection calls them unused and
+// the host need not bind them (MLX's gemv leaves `bias` unbound where its template parameter
+// turns the bias off). This pass finds the same from the optimised IR: for each kernel entry the
+// front marked (fast_variant.h's kEntryAnnotation), the bytes of its abi::BoundArgs from which
+// it loads a value that something needs, and a global constructor registers them:
+//   __metalsim_argument_reads_register(entry, ranges, count)
+// (simt/abi/argument_reads.h reads them). A load whose value goes only to parameters of defined
+// functions that use it for nothing is not a read. An entry that uses its bindings in any other
+// way (an offset not known at compile time, the whole struct passed on) registers nothing: every
+// argument of it counts as read. Runs before the access-check pass instruments the entry.
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+
+namespace metalsim::instrument {
+
+inline constexpr const char* kArgumentReadsRegister = "__metalsim_argument_reads_register";
+
+class ArgumentReadsPass : public llvm::PassInfoMixin<ArgumentReadsPass> {
+ public:
+  llvm::PreservedAnalyses run(llvm::Module& m, llvm::ModuleAnalysisManager& mam);
+  static bool isRequired() { return true; }
+};
+
+}  // namespace metalsim::instrument
