@@ -11,8 +11,8 @@
 // dispatches after it do not run. A warning (barrier.exited, report::Severity::warning) does not:
 // the buffer completes with the report in reports(), unless its execution options are strict
 // (METALSIM_STRICT=1).
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
