@@ -5,6 +5,7 @@
 // once per process and never unloaded: Functions, pipelines, the lane-loop registry and reports
 // point into it.
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -31,14 +32,20 @@ class LoadedKernels {
                                   const std::string& constants = {}) const;
 
  private:
+  // One function: compiled once (`once`), outside the library's lock, so that threads asking for
+  // different functions compile at the same time and those asking for the same one wait for it.
   struct Compiled {
+    std::once_flag once;
     const abi::KernelInfo* kernel = nullptr;
     std::string error;  // a failed compile, kept: asking again fails alike without compiling
   };
+  void compile(const std::string& name, const std::string& constants, Compiled& compiled) const;
+
   RuntimeSource source_;
   std::vector<std::string> names_;
-  mutable std::mutex mutex_;
-  mutable std::map<std::pair<std::string, std::string>, Compiled> functions_;  // by name, constants
+  mutable std::mutex mutex_;  // guards functions_ (the map, not a compile)
+  mutable std::map<std::pair<std::string, std::string>, std::unique_ptr<Compiled>>
+      functions_;  // by name, constants
 };
 
 }  // namespace metalsim::host

@@ -132,13 +132,23 @@ namespace metalsim::host {
 
 const abi::KernelInfo* LoadedKernels::function(const std::string& name, std::string* error,
                                                const std::string& constants) const {
-  std::lock_guard lock(mutex_);
-  if (auto it = functions_.find({name, constants}); it != functions_.end()) {
-    *error = it->second.error;
-    return it->second.kernel;
+  Compiled* compiled = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = functions_.find({name, constants});
+    if (it == functions_.end()) {
+      if (std::find(names_.begin(), names_.end(), name) == names_.end()) return nullptr;
+      it = functions_.emplace(std::pair{name, constants}, std::make_unique<Compiled>()).first;
+    }
+    compiled = it->second.get();  // never moves: the map holds it by pointer
   }
-  if (std::find(names_.begin(), names_.end(), name) == names_.end()) return nullptr;
-  Compiled& compiled = functions_[{name, constants}];
+  std::call_once(compiled->once, [&] { compile(name, constants, *compiled); });
+  *error = compiled->error;
+  return compiled->kernel;
+}
+
+void LoadedKernels::compile(const std::string& name, const std::string& constants,
+                            Compiled& compiled) const {
   // One load per shared object per process: dlopen of a path already open would return the
   // same handle without running the registrars again.
   static std::mutex loads_mutex;
@@ -146,22 +156,20 @@ const abi::KernelInfo* LoadedKernels::function(const std::string& name, std::str
   const CompiledLibrary built = compile_runtime_function(source_, name, constants);
   if (built.path.empty()) {
     compiled.error = built.error;
-  } else {
-    std::lock_guard loads_lock(loads_mutex);
-    auto it = loads->find(built.path);
-    if (it == loads->end()) {
-      std::vector<const abi::KernelInfo*> kernels = MTL::load(built.path, &compiled.error);
-      if (compiled.error.empty()) it = loads->emplace(built.path, std::move(kernels)).first;
-    }
-    if (it != loads->end())
-      for (const abi::KernelInfo* k : it->second)
-        if (k->name == name) compiled.kernel = k;
-    if (compiled.kernel == nullptr && compiled.error.empty())
-      compiled.error = source_.name + ": error: the compile of '" + name +
-                       "' registered no kernel of that name (" + built.path + ")";
+    return;
   }
-  *error = compiled.error;
-  return compiled.kernel;
+  std::lock_guard loads_lock(loads_mutex);
+  auto it = loads->find(built.path);
+  if (it == loads->end()) {
+    std::vector<const abi::KernelInfo*> kernels = MTL::load(built.path, &compiled.error);
+    if (compiled.error.empty()) it = loads->emplace(built.path, std::move(kernels)).first;
+  }
+  if (it != loads->end())
+    for (const abi::KernelInfo* k : it->second)
+      if (k->name == name) compiled.kernel = k;
+  if (compiled.kernel == nullptr && compiled.error.empty())
+    compiled.error = source_.name + ": error: the compile of '" + name +
+                     "' registered no kernel of that name (" + built.path + ")";
 }
 
 }  // namespace metalsim::host

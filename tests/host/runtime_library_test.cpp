@@ -17,6 +17,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -424,6 +425,31 @@ TEST_F(RuntimeLibrary, CompilesOnlyTheFunctionsAskedFor) {
   auto fn = NS::TransferPtr(again->newFunction(MTLSTR("scale_by_7")));
   EXPECT_NE(fn.get(), nullptr);
   EXPECT_FALSE(compiled("unrolled_sum"));
+}
+
+// Threads asking one library for functions at the same time: each function is compiled once
+// (its askers wait for it) while another compiles beside it, and every thread gets a function
+// that computes what its kernel says.
+TEST_F(RuntimeLibrary, ThreadsAskingTogetherEachGetTheirFunction) {
+  auto library = compile(kThreeKernels);
+  ASSERT_NE(library.get(), nullptr);
+  const std::vector<const char*> asked = {"scale_by_3", "unrolled_sum", "scale_by_3",
+                                          "unrolled_sum"};
+  std::vector<NS::SharedPtr<MTL::Function>> got(asked.size());
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < asked.size(); ++t)
+    threads.emplace_back(
+        [&, t] { got[t] = NS::TransferPtr(library->newFunction(NS::String::string(asked[t]))); });
+  for (std::thread& t : threads) t.join();
+  for (size_t t = 0; t < asked.size(); ++t) {
+    ASSERT_NE(got[t].get(), nullptr) << asked[t];
+    EXPECT_STREQ(got[t]->name()->utf8String(), asked[t]);
+  }
+  const std::vector<float> v = random_floats(64, 43);
+  auto vb = buffer(v);
+  dispatch(library.get(), "scale_by_3", {vb}, v.size(), 32);
+  const std::vector<float> out = contents<float>(vb.get());
+  for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(out[i], v[i] * 3.0f) << i;
 }
 
 // A function's entry survives the process (it is on disk), and a change of the source, of its
