@@ -134,7 +134,11 @@ void GpuTimeline::fail_blocked(std::unique_lock<std::mutex>& lock, CommandBuffer
   auto it = std::find(blocked_.begin(), blocked_.end(), cb);
   if (it == blocked_.end()) return;
   blocked_.erase(it);
-  cb->fail_wait(cb->waiting_for_->value_);
+  const uint64_t current = cb->waiting_for_->value_;
+  // Outside the lock, as a buffer runs: its completed handlers may read status() or commit.
+  lock.unlock();
+  cb->fail_wait(current);
+  lock.lock();
   finished(lock, cb);
 }
 

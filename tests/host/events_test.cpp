@@ -120,11 +120,15 @@ TEST_F(Events, AWaitNothingSignalsFailsInsteadOfHanging) {
   options.watchdog_seconds = 0.2;
   MTL::CommandBuffer* waiting = append(first_.get(), 5, event.get(), 3);
   waiting->setExecutionOptions(options);
+  // Its completed handler runs when it fails, and may ask the buffer what it is.
+  MTL::CommandBufferStatus seen = MTL::CommandBufferStatusNotEnqueued;
+  waiting->addCompletedHandler([&](MTL::CommandBuffer* cb) { seen = cb->status(); });
   waiting->commit();
   MTL::CommandBuffer* behind = append(first_.get(), 6);
   behind->commit();
   waiting->waitUntilCompleted();
   ASSERT_EQ(waiting->status(), MTL::CommandBufferStatusError);
+  EXPECT_EQ(seen, MTL::CommandBufferStatusError);
   ASSERT_NE(waiting->error(), nullptr);
   const std::string text = waiting->error()->localizedDescription()->utf8String();
   EXPECT_NE(text.find("event 'gate' to reach 3; it is at 0"), std::string::npos) << text;
