@@ -71,9 +71,8 @@ void GpuTimeline::reset_window_if_idle() {
 void GpuTimeline::submit(CommandBuffer* cb) {
   std::unique_lock lock(mutex_);
   reset_window_if_idle();
-  static uint64_t next_serial = 0;
   auto record = std::make_unique<Buffer>();
-  record->serial = cb->timeline_serial_ = ++next_serial;
+  record->serial = cb->timeline_serial_ = ++serials_;
   record->queue = cb->queue_number_;
   record->committed_at = ++clock_;
   std::deque<CommandBuffer*>& queue = queued_[cb->queue_number_];

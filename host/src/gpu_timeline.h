@@ -115,6 +115,7 @@ class GpuTimeline {
   uint32_t queues_ = 0;       // numbers given
   uint32_t live_queues_ = 0;  // not released
   uint64_t clock_ = 0;        // host operations: commits and observations
+  uint64_t serials_ = 0;      // the last command buffer's serial (this device's own count)
   std::map<uint64_t, std::unique_ptr<Buffer>> buffers_;    // by serial, in commit order
   std::map<uint32_t, std::deque<CommandBuffer*>> queued_;  // per queue, not finished, in order
   std::deque<CommandBuffer*> ready_;
