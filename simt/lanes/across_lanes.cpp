@@ -1,5 +1,6 @@
 #include "simt/lanes/across_lanes.h"
 
+#include <iterator>
 #include <tuple>
 
 #include <llvm/Analysis/AssumptionCache.h>
@@ -26,6 +27,9 @@ using namespace llvm;
 namespace {
 
 constexpr const char* kMarkerPrefix = "metalsim.lanes.loop.";
+// The most values other than induction variables a loop may carry from one iteration to the
+// next and still run across lanes (see `candidate`).
+constexpr size_t kMaxCarried = 4;
 
 // Whether the lanes may run `i` in another order than lane by lane: anything whose order across
 // lanes is visible (atomics, volatile accesses, fences, calls that write memory or may throw or
@@ -47,8 +51,11 @@ bool reorderable(const Instruction& i) {
   return call->onlyReadsMemory() && call->doesNotThrow() && call->willReturn();
 }
 
-bool contains_add_rec(const SCEV* s) {
-  return SCEVExprContains(s, [](const SCEV* e) { return isa<SCEVAddRecExpr>(e); });
+// Expandable in the loop's preheader: invariant in the loop (an outer loop's recurrence is:
+// the expander computes it from that loop's variables).
+bool expandable(const SCEV* s, const Loop& l, ScalarEvolution& se, const SCEVExpander& expander) {
+  return se.isLoopInvariant(s, &l) &&
+         expander.isSafeToExpandAt(s, l.getLoopPreheader()->getTerminator());
 }
 
 // The count with every divisor that may be zero replaced by umax(divisor, 1), so that its
@@ -107,9 +114,8 @@ std::optional<LatchTest> latch_test(Loop& l, ScalarEvolution& se, const SCEVExpa
   if (rec == nullptr || rec->getLoop() != &l || !rec->isAffine() || !se.isLoopInvariant(bound, &l))
     return std::nullopt;
   LatchTest t{pred, rec->getStart(), rec->getStepRecurrence(se), bound};
-  const Instruction* at = l.getLoopPreheader()->getTerminator();
   for (const SCEV* e : {t.start, t.step, t.bound})
-    if (contains_add_rec(e) || !expander.isSafeToExpandAt(e, at)) return std::nullopt;
+    if (!expandable(e, l, se, expander)) return std::nullopt;
   switch (pred) {
     case CmpInst::ICMP_ULT:
     case CmpInst::ICMP_ULE:
@@ -185,11 +191,23 @@ Value* last_from_test(IRBuilder<>& b, CmpInst::Predicate pred, Value* x, Value* 
   return b.CreateSelect(b.CreateAnd(inside, valid), count, zero, "across.count");
 }
 
+bool has_sync_point(const Loop& l) {
+  for (const BasicBlock* bb : l.blocks())
+    for (const Instruction& i : *bb)
+      if (const auto* call = dyn_cast<CallInst>(&i); call && is_sync_point(engine_call_of(*call)))
+        return true;
+  return false;
+}
+
 std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpander& expander) {
   BasicBlock* pre = l.getLoopPreheader();
   BasicBlock* latch = l.getLoopLatch();
   if (!l.isInnermost() || pre == nullptr || latch == nullptr || !l.hasDedicatedExits())
     return std::nullopt;
+  // Inside an outer loop, each of the outer loop's iterations comes back to the yield, one
+  // return to the runtime per pass of the inner loop: worth it only where the outer loop
+  // returns to the runtime anyway (a sync point in it), as flash attention's loop over keys.
+  if (l.getParentLoop() != nullptr && !has_sync_point(*l.getParentLoop())) return std::nullopt;
   for (BasicBlock* bb : l.blocks())
     for (Instruction& i : *bb)
       if (!reorderable(i) || i.getType()->isTokenTy()) return std::nullopt;
@@ -204,10 +222,9 @@ std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpan
     c.stays.emplace_back(e, first_stays ? 0u : 1u);
   }
   const SCEV* last = se.getBackedgeTakenCount(&l);
-  if (!isa<SCEVCouldNotCompute>(last) && !contains_add_rec(last) &&
-      last->getType()->isIntegerTy()) {
+  if (!isa<SCEVCouldNotCompute>(last) && last->getType()->isIntegerTy()) {
     last = GuardDivisions(se).visit(last);
-    if (expander.isSafeToExpandAt(last, pre->getTerminator())) c.last = last;
+    if (expandable(last, l, se, expander)) c.last = last;
   }
   if (c.last == nullptr) {
     c.test = latch_test(l, se, expander);
@@ -217,14 +234,16 @@ std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpan
     if (!phi.getType()->isIntegerTy() && !phi.getType()->isPointerTy()) continue;
     const auto* rec = dyn_cast<SCEVAddRecExpr>(se.getSCEV(&phi));
     if (rec == nullptr || rec->getLoop() != &l || !rec->isAffine()) continue;
-    const SCEV* start = rec->getStart();
     const SCEV* step = rec->getStepRecurrence(se);
-    if (contains_add_rec(start) || contains_add_rec(step) ||
-        !expander.isSafeToExpandAt(start, pre->getTerminator()) ||
-        !expander.isSafeToExpandAt(step, pre->getTerminator()))
-      continue;
+    if (!expandable(step, l, se, expander)) continue;
     c.inductions.push_back({&phi, rec});
   }
+  // Every other value the loop carries is loaded from and stored to its frame slot in each round
+  // (an accumulator: one vector load and store per 8 lanes). A loop carrying many (flash
+  // attention's 8 row scores over the head dimension) loses more there than it gains.
+  const size_t carried = size_t(std::distance(l.getHeader()->phis().begin(),
+                                              l.getHeader()->phis().end()));
+  if (carried - c.inductions.size() > kMaxCarried) return std::nullopt;
   c.site = describe_site(*l.getHeader()->getFirstNonPHIOrDbg(), nullptr, "");
   if (c.site.empty()) c.site = describe_site(*latch->getTerminator(), nullptr, "?");
   return c;
@@ -347,6 +366,8 @@ std::vector<AcrossLoop> prepare_loops_across_lanes(Function& body) {
   {
     ScalarEvolution se(body, tli, ac, dt, li);
     SCEVExpander expander(se, dl, "across");
+    // Outer loops' recurrences from their own variables where they have them.
+    expander.disableCanonicalMode();
     for (Loop* l : li.getLoopsInPreorder())
       if (std::optional<Candidate> c = candidate(*l, se, expander)) candidates.push_back(*c);
     // Everything expanded before anything changes: ScalarEvolution describes the function as
@@ -368,9 +389,9 @@ std::vector<AcrossLoop> prepare_loops_across_lanes(Function& body) {
       Expanded x{last, {}};
       for (const Induction& i : c.inductions) {
         const SCEV* step = i.rec->getStepRecurrence(se);
-        x.inductions.emplace_back(
-            i.phi, expander.expandCodeFor(i.rec->getStart(), i.phi->getType(), at),
-            expander.expandCodeFor(step, step->getType(), at), i.rec->hasNoUnsignedWrap());
+        x.inductions.emplace_back(i.phi, i.phi->getIncomingValueForBlock(c.loop->getLoopPreheader()),
+                                  expander.expandCodeFor(step, step->getType(), at),
+                                  i.rec->hasNoUnsignedWrap());
       }
       expanded.push_back(std::move(x));
     }

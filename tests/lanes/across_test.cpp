@@ -104,6 +104,24 @@ std::vector<Kernel> kernels() {
                  e.per_lane[l.slot * 2] = acc;
                  e.per_lane[l.slot * 2 + 1] = tail;
                }});
+  k.push_back({"strided_in_outer_loop", 1, false, true,
+               [](const std::vector<float>& x, uint32_t n, const LaneId& l, Expected& e) {
+                 const float* row = x.data() + uint64_t(l.group) * n;
+                 // Every lane's accumulator, pass by pass, as the barriers exchange them.
+                 std::vector<float> acc(l.threads, 0.0f);
+                 for (uint32_t pass = 0; pass < n % 3 + 2; ++pass) {
+                   for (uint32_t t = 0; t < l.threads; ++t) {
+                     float part = 0.0f;
+                     for (uint32_t i = t + pass; i < n; i += l.threads) part += row[i] * float(pass + 1);
+                     acc[t] = acc[t] * 0.5f + part;
+                   }
+                   if (pass % 2 == 1) {
+                     const std::vector<float> shared = acc;
+                     for (uint32_t t = 0; t < l.threads; ++t) acc[t] += shared[(t + 1) % l.threads];
+                   }
+                 }
+                 e.per_lane[l.slot] = acc[l.tid];
+               }});
   k.push_back({"uniform_and_down", 1, false, false,
                [](const std::vector<float>& x, uint32_t n, const LaneId& l, Expected& e) {
                  const float* row = x.data() + uint64_t(l.group) * n;
@@ -226,6 +244,9 @@ TEST(AcrossLanesStructure, StridedAndUniformLoopsRunAcrossLanes) {
       << summary_of("strided_normalize");
   EXPECT_EQ(count_of(summary_of("uniform_and_down"), "across lanes: loop at "), 2u)
       << summary_of("uniform_and_down");
+  // An inner loop whose outer loop meets a barrier.
+  EXPECT_EQ(count_of(summary_of("strided_in_outer_loop"), "across lanes: loop at "), 1u)
+      << summary_of("strided_in_outer_loop");
 }
 
 TEST(AcrossLanesStructure, LoopsWithABreakOrABarrierStayPerLane) {

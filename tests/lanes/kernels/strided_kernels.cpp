@@ -92,9 +92,9 @@ void strided_with_barrier(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(strided_with_barrier);
 
-// buffer(0): float x[groups * n]; buffer(2): float out[grid * 2]. Nested: a strided loop over
-// rows of 7 inside a strided loop over... the same row's blocks; the inner one's start depends
-// on the outer one's variable, and an inner loop over a block every lane shares the length of.
+// buffer(0): float x[groups * n]; buffer(2): float out[grid * 2]. Nested loops without a sync
+// point: a strided loop over blocks of 7 with a loop over each block inside (the optimizer
+// unrolls that one), and three strided loops starting at tid, tid + 1 and tid + 2.
 void strided_nested(const BoundArgs& a, const Lane& l) {
   const uint32_t n = row_length(a);
   const float* row = buffer<const float>(a, 0) + uint64_t(l.group) * n;
@@ -113,9 +113,34 @@ void strided_nested(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(strided_nested);
 
+// buffer(0): float x[groups * n]; buffer(2): float out[grid]. A strided loop inside an outer
+// loop that meets a barrier every other pass: each pass of the inner loop runs across lanes; on
+// the passes without a barrier a lane comes back to the inner loop's first iteration in the
+// region of its yield, and stops there again. threadgroup(0): float[threads].
+void strided_in_outer_loop(const BoundArgs& a, const Lane& l) {
+  const uint32_t n = row_length(a);
+  const float* row = buffer<const float>(a, 0) + uint64_t(l.group) * n;
+  float* shared = threadgroup<float>(a, 0);
+  const uint32_t passes = n % 3 + 2;
+  float acc = 0.0f;
+  for (uint32_t pass = 0; pass < passes; ++pass) {
+    float part = 0.0f;
+    for (uint32_t i = l.tid + pass; i < n; i += l.threads) part += row[i] * float(pass + 1);
+    acc = acc * 0.5f + part;
+    if (pass % 2 == 1) {
+      shared[l.tid] = acc;
+      barrier();
+      acc += shared[(l.tid + 1) % l.threads];
+      barrier();
+    }
+  }
+  buffer<float>(a, 2)[l.gid] = acc;
+}
+LANES_TEST_KERNEL(strided_in_outer_loop);
+
 // buffer(0): float x[groups * n]; buffer(2): float out[grid]. A loop every lane runs n times
-// (a head dimension), over the lane's own column of a row-major [n][threads] block, and a
-// strided loop that counts down, with a signed variable.
+// (as a head dimension), reading the same elements in every lane, and a strided loop that counts
+// down, with a signed variable.
 void uniform_and_down(const BoundArgs& a, const Lane& l) {
   const uint32_t n = row_length(a);
   const float* row = buffer<const float>(a, 0) + uint64_t(l.group) * n;
