@@ -35,8 +35,7 @@ constexpr size_t kMaxCarried = 4;
 // lanes is visible (atomics, volatile accesses, fences, calls that write memory or may throw or
 // not return) keeps the loop per lane.
 bool reorderable(const Instruction& i) {
-  if (i.isAtomic() || isa<FenceInst>(i) || i.isEHPad() || isa<InvokeInst>(i) ||
-      isa<CallBrInst>(i))
+  if (i.isAtomic() || isa<FenceInst>(i) || i.isEHPad() || isa<InvokeInst>(i) || isa<CallBrInst>(i))
     return false;
   if (const auto* load = dyn_cast<LoadInst>(&i)) return !load->isVolatile();
   if (const auto* store = dyn_cast<StoreInst>(&i)) return !store->isVolatile();
@@ -100,7 +99,8 @@ std::optional<LatchTest> latch_test(Loop& l, ScalarEvolution& se, const SCEVExpa
   BasicBlock* latch = l.getLoopLatch();
   if (l.getExitingBlock() != latch) return std::nullopt;
   auto* br = dyn_cast<BranchInst>(latch->getTerminator());
-  auto* cmp = br != nullptr && br->isConditional() ? dyn_cast<ICmpInst>(br->getCondition()) : nullptr;
+  auto* cmp =
+      br != nullptr && br->isConditional() ? dyn_cast<ICmpInst>(br->getCondition()) : nullptr;
   if (cmp == nullptr || !cmp->getOperand(0)->getType()->isIntegerTy()) return std::nullopt;
   CmpInst::Predicate pred = cmp->getPredicate();
   if (!l.contains(br->getSuccessor(0))) pred = CmpInst::getInversePredicate(pred);
@@ -124,14 +124,12 @@ std::optional<LatchTest> latch_test(Loop& l, ScalarEvolution& se, const SCEVExpa
     case CmpInst::ICMP_UGT:
     case CmpInst::ICMP_UGE:
     case CmpInst::ICMP_SGT:
-    case CmpInst::ICMP_SGE:
-      return t;
+    case CmpInst::ICMP_SGE: return t;
     case CmpInst::ICMP_NE:
       // Only by steps of one: x meets the bound, whatever it wraps through.
       if (t.step->isOne() || t.step->isAllOnesValue()) return t;
       return std::nullopt;
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -145,7 +143,8 @@ Value* match_step_one(IRBuilder<>& b, Value* x, Value* step, Value* bound) {
 // step at the test of iteration k), at the preheader; 0 where the formula would not be exact (the
 // recurrence could wrap before it leaves, a zero step), which only costs the rounds: the emitter
 // runs no more rounds than the least `last` allows, and each lane then runs what it has left.
-Value* last_from_test(IRBuilder<>& b, CmpInst::Predicate pred, Value* x, Value* step, Value* bound) {
+Value* last_from_test(IRBuilder<>& b, CmpInst::Predicate pred, Value* x, Value* step,
+                      Value* bound) {
   Type* type = x->getType();
   const unsigned width = type->getIntegerBitWidth();
   Value* zero = ConstantInt::get(type, 0);
@@ -155,14 +154,14 @@ Value* last_from_test(IRBuilder<>& b, CmpInst::Predicate pred, Value* x, Value* 
   Value* exact = b.getTrue();
   // Non-strict tests become strict ones: x <= b is x < b + 1 unless b is the largest value.
   if (pred == CmpInst::ICMP_ULE || pred == CmpInst::ICMP_SLE) {
-    const APInt top = pred == CmpInst::ICMP_ULE ? APInt::getMaxValue(width)
-                                                : APInt::getSignedMaxValue(width);
+    const APInt top =
+        pred == CmpInst::ICMP_ULE ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
     exact = b.CreateICmpNE(bound, ConstantInt::get(type, top));
     bound = b.CreateAdd(bound, one);
     pred = pred == CmpInst::ICMP_ULE ? CmpInst::ICMP_ULT : CmpInst::ICMP_SLT;
   } else if (pred == CmpInst::ICMP_UGE || pred == CmpInst::ICMP_SGE) {
-    const APInt bottom = pred == CmpInst::ICMP_UGE ? APInt::getMinValue(width)
-                                                   : APInt::getSignedMinValue(width);
+    const APInt bottom =
+        pred == CmpInst::ICMP_UGE ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
     exact = b.CreateICmpNE(bound, ConstantInt::get(type, bottom));
     bound = b.CreateSub(bound, one);
     pred = pred == CmpInst::ICMP_UGE ? CmpInst::ICMP_UGT : CmpInst::ICMP_SGT;
@@ -176,15 +175,20 @@ Value* last_from_test(IRBuilder<>& b, CmpInst::Predicate pred, Value* x, Value* 
   // bound - stride + 1 (down), which must be representable.
   Value* room = nullptr;
   if (up)
-    room = is_signed ? b.CreateICmpSLE(bound, b.CreateSub(ConstantInt::get(type, APInt::getSignedMaxValue(width)),
-                                                          b.CreateSub(stride, one)))
-                     : b.CreateICmpULE(bound, b.CreateSub(zero, stride));
+    room = is_signed
+               ? b.CreateICmpSLE(
+                     bound, b.CreateSub(ConstantInt::get(type, APInt::getSignedMaxValue(width)),
+                                        b.CreateSub(stride, one)))
+               : b.CreateICmpULE(bound, b.CreateSub(zero, stride));
   else
-    room = is_signed ? b.CreateICmpSGE(bound, b.CreateAdd(ConstantInt::get(type, APInt::getSignedMinValue(width)),
-                                                          b.CreateSub(stride, one)))
-                     : b.CreateICmpUGE(bound, b.CreateSub(stride, one));
+    room = is_signed
+               ? b.CreateICmpSGE(
+                     bound, b.CreateAdd(ConstantInt::get(type, APInt::getSignedMinValue(width)),
+                                        b.CreateSub(stride, one)))
+               : b.CreateICmpUGE(bound, b.CreateSub(stride, one));
   Value* inside = b.CreateICmp(pred, x, bound);
-  Value* span = up ? b.CreateSub(b.CreateSub(bound, x), one) : b.CreateSub(b.CreateSub(x, bound), one);
+  Value* span =
+      up ? b.CreateSub(b.CreateSub(bound, x), one) : b.CreateSub(b.CreateSub(x, bound), one);
   Value* divisor = b.CreateSelect(positive, stride, one);
   Value* count = b.CreateAdd(b.CreateUDiv(span, divisor), one);
   Value* valid = b.CreateAnd(b.CreateAnd(exact, positive), room);
@@ -241,8 +245,8 @@ std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpan
   // Every other value the loop carries is loaded from and stored to its frame slot in each round
   // (an accumulator: one vector load and store per 8 lanes). A loop carrying many (flash
   // attention's 8 row scores over the head dimension) loses more there than it gains.
-  const size_t carried = size_t(std::distance(l.getHeader()->phis().begin(),
-                                              l.getHeader()->phis().end()));
+  const size_t carried =
+      size_t(std::distance(l.getHeader()->phis().begin(), l.getHeader()->phis().end()));
   if (carried - c.inductions.size() > kMaxCarried) return std::nullopt;
   c.site = describe_site(*l.getHeader()->getFirstNonPHIOrDbg(), nullptr, "");
   if (c.site.empty()) c.site = describe_site(*latch->getTerminator(), nullptr, "?");
@@ -292,16 +296,17 @@ AcrossLoop rewrite(const Candidate& c, const Expanded& x) {
         phi->getType()->getIntegerBitWidth() < count->getIntegerBitWidth())
       continue;
     Value* k = pb.CreateZExt(x.last, step->getType());
-    for (auto [mul, add] : {std::pair{Intrinsic::umul_with_overflow, Intrinsic::uadd_with_overflow},
-                            std::pair{Intrinsic::smul_with_overflow, Intrinsic::sadd_with_overflow}}) {
+    for (auto [mul, add] :
+         {std::pair{Intrinsic::umul_with_overflow, Intrinsic::uadd_with_overflow},
+          std::pair{Intrinsic::smul_with_overflow, Intrinsic::sadd_with_overflow}}) {
       Value* product = pb.CreateBinaryIntrinsic(mul, k, step);
       Value* sum = pb.CreateBinaryIntrinsic(add, start, pb.CreateExtractValue(product, 0));
       fits = pb.CreateAnd(fits, pb.CreateNot(pb.CreateOr(pb.CreateExtractValue(product, 1),
                                                          pb.CreateExtractValue(sum, 1))));
     }
   }
-  a.last = cast<Instruction>(pb.CreateFreeze(
-      pb.CreateSelect(fits, x.last, ConstantInt::get(count, 0)), "across.last"));
+  a.last = cast<Instruction>(
+      pb.CreateFreeze(pb.CreateSelect(fits, x.last, ConstantInt::get(count, 0)), "across.last"));
   a.done = PHINode::Create(count, 2, "across.done");
   a.done->insertBefore(header->begin());
   a.done->addIncoming(ConstantInt::get(count, 0), pre);
@@ -389,14 +394,15 @@ std::vector<AcrossLoop> prepare_loops_across_lanes(Function& body) {
       Expanded x{last, {}};
       for (const Induction& i : c.inductions) {
         const SCEV* step = i.rec->getStepRecurrence(se);
-        x.inductions.emplace_back(i.phi, i.phi->getIncomingValueForBlock(c.loop->getLoopPreheader()),
-                                  expander.expandCodeFor(step, step->getType(), at),
-                                  i.rec->hasNoUnsignedWrap());
+        x.inductions.emplace_back(
+            i.phi, i.phi->getIncomingValueForBlock(c.loop->getLoopPreheader()),
+            expander.expandCodeFor(step, step->getType(), at), i.rec->hasNoUnsignedWrap());
       }
       expanded.push_back(std::move(x));
     }
   }
-  for (size_t k = 0; k < candidates.size(); ++k) result.push_back(rewrite(candidates[k], expanded[k]));
+  for (size_t k = 0; k < candidates.size(); ++k)
+    result.push_back(rewrite(candidates[k], expanded[k]));
   return result;
 }
 

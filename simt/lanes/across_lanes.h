@@ -30,19 +30,19 @@
 namespace metalsim::lanes {
 
 struct AcrossLoop {
-  llvm::CallInst* yield = nullptr;   // on the back edge; split into a sync point
-  llvm::CallInst* marker = nullptr;  // metalsim.lanes.loop(last, done), in the header
-  llvm::PHINode* done = nullptr;     // iterations done when the header starts
-  llvm::Instruction* next = nullptr;   // done + 1, in the latch
-  llvm::Instruction* last = nullptr;   // the last iteration's index, in the preheader
-  llvm::BasicBlock* back = nullptr;    // latch -> back -> (the yield) -> header
+  llvm::CallInst* yield = nullptr;    // on the back edge; split into a sync point
+  llvm::CallInst* marker = nullptr;   // metalsim.lanes.loop(last, done), in the header
+  llvm::PHINode* done = nullptr;      // iterations done when the header starts
+  llvm::Instruction* next = nullptr;  // done + 1, in the latch
+  llvm::Instruction* last = nullptr;  // the last iteration's index, in the preheader
+  llvm::BasicBlock* back = nullptr;   // latch -> back -> (the yield) -> header
   // Each exiting block of the loop, and the successor that stays in it.
   std::vector<std::pair<llvm::BasicBlock*, unsigned>> stays;
   // The loop's blocks (the yield's excepted): where the rounds read loop-invariant values.
   std::vector<llvm::BasicBlock*> blocks;
   // start + done * step of the recomputed induction variables: without wrap in the rounds.
   std::vector<llvm::Instruction*> wrap_free;
-  std::string site;  // the loop's header, file:line
+  std::string site;         // the loop's header, file:line
   unsigned recomputed = 0;  // induction variables recomputed from `done`
 };
 

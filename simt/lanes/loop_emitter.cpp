@@ -240,8 +240,9 @@ void adapt_across(const LoopSpec& spec, ValueToValueMapTy& map, BasicBlock* latc
       if (at == map.end()) continue;
       for (BasicBlock* c : clones)
         for (Instruction& inst : make_early_inc_range(*c))
-          if (auto* load = dyn_cast<LoadInst>(&inst);
-              load && load->getPointerOperand() == at->second && load->getType() == value->getType()) {
+          if (auto* load = dyn_cast<LoadInst>(&inst); load &&
+                                                      load->getPointerOperand() == at->second &&
+                                                      load->getType() == value->getType()) {
             load->replaceAllUsesWith(value);
             load->eraseFromParent();
           }
@@ -396,9 +397,9 @@ BasicBlock* version_on_guard(Function& step, const LoopSpec& spec, const Emitted
 // left after the next, that many rounds, each one lane loop over one iteration (adapt_across).
 // Returns the block to enter; both the scan and the rounds end at `generic` (the lane loops).
 // nullptr on an internal error.
-BasicBlock* emit_rounds(Function& step, const Region& r, const AcrossRegion& a,
-                        BasicBlock* generic, const StepEntry& e, const PreparedBody& prepared,
-                        const Placeholders& ph, const SmallPtrSetImpl<BasicBlock*>& templates) {
+BasicBlock* emit_rounds(Function& step, const Region& r, const AcrossRegion& a, BasicBlock* generic,
+                        const StepEntry& e, const PreparedBody& prepared, const Placeholders& ph,
+                        const SmallPtrSetImpl<BasicBlock*>& templates) {
   LLVMContext& ctx = step.getContext();
   const std::string name = "r" + std::to_string(r.cont) + ".across";
   Type* type = a.loop->next->getType();
@@ -451,8 +452,8 @@ BasicBlock* emit_rounds(Function& step, const Region& r, const AcrossRegion& a,
   Value* most_next = b.CreateBinaryIntrinsic(Intrinsic::umax, most, done);
   // `last` may be 0 where the pass could not tell the count exactly (across_lanes.cpp): then
   // nothing is left for rounds.
-  Value* left_next =
-      b.CreateBinaryIntrinsic(Intrinsic::umin, left, b.CreateBinaryIntrinsic(Intrinsic::usub_sat, last, done));
+  Value* left_next = b.CreateBinaryIntrinsic(
+      Intrinsic::umin, left, b.CreateBinaryIntrinsic(Intrinsic::usub_sat, last, done));
   Value* i_next = b.CreateAdd(i, b.getInt32(1), "i.next", true, true);
   i->addIncoming(i_next, scan);
   least->addIncoming(least_next, scan);
@@ -514,8 +515,8 @@ std::vector<int> invariant_slots(const AcrossLoop& a, const FrameLayout& frame) 
         type = load->getType();
         read = read || in_loop.contains(load->getParent());
       } else if (const auto* store = dyn_cast<StoreInst>(u)) {
-        plain = plain && store->getPointerOperand() == alloca &&
-                !in_loop.contains(store->getParent());
+        plain =
+            plain && store->getPointerOperand() == alloca && !in_loop.contains(store->getParent());
       } else {
         plain = false;
       }

@@ -37,7 +37,7 @@ struct PreparedBody {
   std::vector<SyncPoint> syncs;
   FrameLayout frame;
   std::vector<Region> regions;
-  Rematerialized remat;  // moved to the entry, or cloned into each loop header
+  Rematerialized remat;            // moved to the entry, or cloned into each loop header
   std::vector<AcrossLoop> across;  // loops run across lanes (across_lanes.h)
 };
 

@@ -42,95 +42,102 @@ struct Kernel {
 
 float max_of(float a, float b) { return a > b ? a : b; }
 
+// The indices a lane visits in `for (i = first; i < limit; i += stride)`, in its order: first +
+// k * stride for k = 0, 1, ... (in 64 bits: no wrap to stand in for).
+std::vector<uint64_t> visits(uint64_t first, uint64_t stride, uint64_t limit) {
+  std::vector<uint64_t> v;
+  for (uint64_t k = 0; first + k * stride < limit; ++k) v.push_back(first + k * stride);
+  return v;
+}
+
 std::vector<Kernel> kernels() {
+  using X = const std::vector<float>&;
   std::vector<Kernel> k;
-  k.push_back({"strided_sum", 1, false, false,
-               [](const std::vector<float>& x, uint32_t n, const LaneId& l, Expected& e) {
+  k.push_back({"strided_sum", 1, false, false, [](X x, uint32_t n, const LaneId& l, Expected& e) {
                  const float* row = x.data() + uint64_t(l.group) * n;
                  float acc = 0.0f;
-                 for (uint32_t i = l.tid; i < n; i += l.threads) acc += row[i] * row[i];
+                 for (uint64_t i : visits(l.tid, l.threads, n)) acc += row[i] * row[i];
                  e.per_lane[l.slot] = acc;
                }});
-  k.push_back({"strided_normalize", 1, true, true,
-               [](const std::vector<float>& x, uint32_t n, const LaneId& l, Expected& e) {
-                 const float* row = x.data() + uint64_t(l.group) * n;
-                 // Every lane's partial results, in lane order, as the kernel's shared array.
-                 std::vector<float> maxima(l.threads, -1e30f), sums(l.threads, 0.0f);
-                 for (uint32_t t = 0; t < l.threads; ++t)
-                   for (uint32_t i = t; i < n; i += l.threads) maxima[t] = max_of(maxima[t], row[i]);
-                 float m = maxima[0];
-                 for (uint32_t j = 1; j < l.threads; ++j) m = m > maxima[j] ? m : maxima[j];
-                 for (uint32_t t = 0; t < l.threads; ++t)
-                   for (uint32_t i = t; i < n; i += l.threads) sums[t] += (row[i] - m) * (row[i] - m);
-                 float s = 0.0f;
-                 for (uint32_t j = 0; j < l.threads; ++j) s += sums[j];
-                 s += 1.0f;
-                 for (uint32_t i = l.tid; i < n; i += l.threads)
-                   e.rows[uint64_t(l.group) * n + i] = (row[i] - m) / s;
-                 e.per_lane[l.slot] = sums[l.tid];
-               }});
-  k.push_back({"strided_break", 1, false, false,
-               [](const std::vector<float>& x, uint32_t n, const LaneId& l, Expected& e) {
+  k.push_back(
+      {"strided_normalize", 1, true, true, [](X x, uint32_t n, const LaneId& l, Expected& e) {
+         const float* row = x.data() + uint64_t(l.group) * n;
+         // Every lane's partial results, in lane order, as the kernel's shared array.
+         std::vector<float> maxima(l.threads, -1e30f), sums(l.threads, 0.0f);
+         for (uint32_t t = 0; t < l.threads; ++t)
+           for (uint64_t i : visits(t, l.threads, n)) maxima[t] = max_of(maxima[t], row[i]);
+         float m = maxima[0];
+         for (uint32_t j = 1; j < l.threads; ++j) m = max_of(m, maxima[j]);
+         for (uint32_t t = 0; t < l.threads; ++t)
+           for (uint64_t i : visits(t, l.threads, n)) sums[t] += (row[i] - m) * (row[i] - m);
+         float s = 0.0f;
+         for (float partial : sums) s += partial;
+         s += 1.0f;
+         for (uint64_t i : visits(l.tid, l.threads, n))
+           e.rows[uint64_t(l.group) * n + i] = (row[i] - m) / s;
+         e.per_lane[l.slot] = sums[l.tid];
+       }});
+  k.push_back({"strided_break", 1, false, false, [](X x, uint32_t n, const LaneId& l, Expected& e) {
                  const float* row = x.data() + uint64_t(l.group) * n;
                  float acc = 0.0f;
-                 for (uint32_t i = l.tid; i < n; i += l.threads) {
-                   if (row[i] > 1.5f) break;
-                   acc += row[i];
-                 }
+                 const std::vector<uint64_t> mine = visits(l.tid, l.threads, n);
+                 for (size_t k = 0; k < mine.size() && row[mine[k]] <= 1.5f; ++k)
+                   acc += row[mine[k]];
                  e.per_lane[l.slot] = acc;
                }});
-  k.push_back({"strided_with_barrier", 1, false, true,
-               [](const std::vector<float>& x, uint32_t n, const LaneId& l, Expected& e) {
-                 const float* row = x.data() + uint64_t(l.group) * n;
-                 float acc = 0.0f;
-                 for (uint32_t base = 0; base < n; base += l.threads) {
-                   const uint32_t i = base + (l.tid + 1) % l.threads;
-                   acc += i < n ? row[i] : 0.0f;
-                 }
-                 e.per_lane[l.slot] = acc;
-               }});
-  k.push_back({"strided_nested", 2, false, false,
-               [](const std::vector<float>& x, uint32_t n, const LaneId& l, Expected& e) {
-                 const float* row = x.data() + uint64_t(l.group) * n;
-                 float acc = 0.0f;
-                 for (uint32_t b = l.tid; b < n / 7; b += l.threads) {
-                   float block = 0.0f;
-                   for (uint32_t j = 0; j < 7; ++j) block += row[b * 7 + j] * float(j + 1);
-                   acc += block;
-                 }
-                 float tail = 0.0f;
-                 for (uint32_t r = 0; r < 3; ++r)
-                   for (uint32_t i = l.tid + r; i < n; i += l.threads) tail += row[i];
-                 e.per_lane[l.slot * 2] = acc;
-                 e.per_lane[l.slot * 2 + 1] = tail;
-               }});
-  k.push_back({"strided_in_outer_loop", 1, false, true,
-               [](const std::vector<float>& x, uint32_t n, const LaneId& l, Expected& e) {
-                 const float* row = x.data() + uint64_t(l.group) * n;
-                 // Every lane's accumulator, pass by pass, as the barriers exchange them.
-                 std::vector<float> acc(l.threads, 0.0f);
-                 for (uint32_t pass = 0; pass < n % 3 + 2; ++pass) {
-                   for (uint32_t t = 0; t < l.threads; ++t) {
-                     float part = 0.0f;
-                     for (uint32_t i = t + pass; i < n; i += l.threads) part += row[i] * float(pass + 1);
-                     acc[t] = acc[t] * 0.5f + part;
-                   }
-                   if (pass % 2 == 1) {
-                     const std::vector<float> shared = acc;
-                     for (uint32_t t = 0; t < l.threads; ++t) acc[t] += shared[(t + 1) % l.threads];
-                   }
-                 }
-                 e.per_lane[l.slot] = acc[l.tid];
-               }});
-  k.push_back({"uniform_and_down", 1, false, false,
-               [](const std::vector<float>& x, uint32_t n, const LaneId& l, Expected& e) {
-                 const float* row = x.data() + uint64_t(l.group) * n;
-                 float acc = 0.0f;
-                 for (uint32_t j = 0; j < n; ++j) acc += row[j] * float(l.tid + 1);
-                 for (int32_t i = int32_t(n) - 1 - int32_t(l.tid); i >= 0; i -= int32_t(l.threads))
-                   acc = acc * 0.5f + row[i];
-                 e.per_lane[l.slot] = acc;
-               }});
+  k.push_back(
+      {"strided_with_barrier", 1, false, true, [](X x, uint32_t n, const LaneId& l, Expected& e) {
+         const float* row = x.data() + uint64_t(l.group) * n;
+         float acc = 0.0f;
+         // Round `base` reads what lane tid + 1 (wrapping) put in shared memory.
+         for (uint64_t base : visits(0, l.threads, n)) {
+           const uint64_t i = base + (l.tid + 1) % l.threads;
+           acc += i < n ? row[i] : 0.0f;
+         }
+         e.per_lane[l.slot] = acc;
+       }});
+  k.push_back(
+      {"strided_nested", 2, false, false, [](X x, uint32_t n, const LaneId& l, Expected& e) {
+         const float* row = x.data() + uint64_t(l.group) * n;
+         float acc = 0.0f;
+         for (uint64_t b : visits(l.tid, l.threads, n / 7)) {
+           float block = 0.0f;
+           for (uint64_t j = 0; j < 7; ++j) block += row[b * 7 + j] * float(j + 1);
+           acc += block;
+         }
+         float tail = 0.0f;
+         for (uint64_t first : {0, 1, 2})
+           for (uint64_t i : visits(l.tid + first, l.threads, n)) tail += row[i];
+         e.per_lane[l.slot * 2] = acc;
+         e.per_lane[l.slot * 2 + 1] = tail;
+       }});
+  k.push_back(
+      {"strided_in_outer_loop", 1, false, true, [](X x, uint32_t n, const LaneId& l, Expected& e) {
+         const float* row = x.data() + uint64_t(l.group) * n;
+         // Every lane's accumulator, pass by pass, as the barriers exchange them.
+         std::vector<float> acc(l.threads, 0.0f);
+         for (uint32_t pass = 0; pass < n % 3 + 2; ++pass) {
+           for (uint32_t t = 0; t < l.threads; ++t) {
+             float part = 0.0f;
+             for (uint64_t i : visits(t + pass, l.threads, n)) part += row[i] * float(pass + 1);
+             acc[t] = acc[t] * 0.5f + part;
+           }
+           if (pass % 2 == 1) {
+             const std::vector<float> shared = acc;
+             for (uint32_t t = 0; t < l.threads; ++t) acc[t] += shared[(t + 1) % l.threads];
+           }
+         }
+         e.per_lane[l.slot] = acc[l.tid];
+       }});
+  k.push_back(
+      {"uniform_and_down", 1, false, false, [](X x, uint32_t n, const LaneId& l, Expected& e) {
+         const float* row = x.data() + uint64_t(l.group) * n;
+         float acc = 0.0f;
+         for (uint64_t j : visits(0, 1, n)) acc += row[j] * float(l.tid + 1);
+         // Counting down from n - 1 - tid: the same visits, mirrored.
+         for (uint64_t i : visits(l.tid, l.threads, n)) acc = acc * 0.5f + row[n - 1 - i];
+         e.per_lane[l.slot] = acc;
+       }});
   return k;
 }
 
@@ -148,8 +155,8 @@ void expect_same_bits(const char* what, const Bytes& actual, const std::vector<f
                       uint64_t i, const std::string& where) {
   const float a = bits_of(actual, i);
   ASSERT_EQ(0, std::memcmp(&a, &expected[i], 4))
-      << what << " element " << i << ": " << a << ", the reference " << expected[i] << " ("
-      << where << ")";
+      << what << " element " << i << ": " << a << ", the reference " << expected[i] << " (" << where
+      << ")";
 }
 
 class AcrossLanes : public ::testing::TestWithParam<std::tuple<size_t, size_t>> {};
@@ -169,8 +176,9 @@ TEST_P(AcrossLanes, LaneLoopsMatchTheReferenceAndFibersBitForBit) {
     l.geometry = s.geometry;
     const uint64_t lane_floats = s.slots() * k.per_lane;
     const uint64_t row_floats = k.rows ? s.groups() * n : 0;
-    l.buffers = {bytes_of(x), bytes_of(std::vector<uint32_t>{n}),
-                 Bytes(std::max<uint64_t>(k.rows ? row_floats : lane_floats, 1) * 4, std::byte{0xFF})};
+    l.buffers = {
+        bytes_of(x), bytes_of(std::vector<uint32_t>{n}),
+        Bytes(std::max<uint64_t>(k.rows ? row_floats : lane_floats, 1) * 4, std::byte{0xFF})};
     if (k.rows) l.buffers.push_back(Bytes(lane_floats * 4, std::byte{0xFF}));
     if (k.threadgroup_memory) l.threadgroup_lengths = {s.stride() * 4};
 
@@ -251,7 +259,8 @@ TEST(AcrossLanesStructure, StridedAndUniformLoopsRunAcrossLanes) {
 
 TEST(AcrossLanesStructure, LoopsWithABreakOrABarrierStayPerLane) {
   // A break on data: the trip count is unknown.
-  EXPECT_EQ(count_of(summary_of("strided_break"), "across lanes"), 0u) << summary_of("strided_break");
+  EXPECT_EQ(count_of(summary_of("strided_break"), "across lanes"), 0u)
+      << summary_of("strided_break");
   // A barrier inside: a sync point in the loop.
   const std::string barrier = summary_of("strided_with_barrier");
   EXPECT_EQ(count_of(barrier, "across lanes"), 0u) << barrier;
@@ -278,8 +287,8 @@ std::string step_of(const std::string& name) {
 bool has_vector_float(const std::string& text, const std::string& op) {
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);)
-    if (const size_t at = line.find(op); at != std::string::npos &&
-                                         line.find(" x float>", at) != std::string::npos)
+    if (const size_t at = line.find(op);
+        at != std::string::npos && line.find(" x float>", at) != std::string::npos)
       return true;
   return false;
 }

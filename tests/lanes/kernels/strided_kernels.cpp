@@ -12,11 +12,23 @@ namespace metalsim::lanes_test {
 namespace {
 
 uint32_t row_length(const BoundArgs& a) { return buffer<const uint32_t>(a, 1)[0]; }
+const float* row_of(const BoundArgs& a, const Lane& l) {
+  return buffer<const float>(a, 0) + uint64_t(l.group) * row_length(a);
+}
+
+// The value the next lane (wrapping) passes, through threadgroup memory between two barriers.
+float from_next_lane(float* shared, float v, const Lane& l) {
+  shared[l.tid] = v;
+  barrier();
+  const float next = shared[(l.tid + 1) % l.threads];
+  barrier();
+  return next;
+}
 
 // buffer(0): float x[groups * n]; buffer(2): float out[grid]. Each lane's strided sum.
 void strided_sum(const BoundArgs& a, const Lane& l) {
   const uint32_t n = row_length(a);
-  const float* row = buffer<const float>(a, 0) + uint64_t(l.group) * n;
+  const float* row = row_of(a, l);
   float acc = 0.0f;
   for (uint32_t i = l.tid; i < n; i += l.threads) acc += row[i] * row[i];
   buffer<float>(a, 2)[l.gid] = acc;
@@ -45,11 +57,12 @@ float reduce_sum_all(float* shared, float v, const Lane& l) {
 }
 void strided_normalize(const BoundArgs& a, const Lane& l) {
   const uint32_t n = row_length(a);
-  const float* row = buffer<const float>(a, 0) + uint64_t(l.group) * n;
+  const float* row = row_of(a, l);
   float* out = buffer<float>(a, 2) + uint64_t(l.group) * n;
   float* shared = threadgroup<float>(a, 0);
   float local_max = -1e30f;
-  for (uint32_t i = l.tid; i < n; i += l.threads) local_max = local_max > row[i] ? local_max : row[i];
+  for (uint32_t i = l.tid; i < n; i += l.threads)
+    local_max = local_max > row[i] ? local_max : row[i];
   const float m = reduce_max_all(shared, local_max, l);
   float local_sum = 0.0f;
   for (uint32_t i = l.tid; i < n; i += l.threads) local_sum += (row[i] - m) * (row[i] - m);
@@ -63,7 +76,7 @@ LANES_TEST_KERNEL(strided_normalize);
 // early, at data that differs per lane (a break): its trip count is unknown, the lanes keep it.
 void strided_break(const BoundArgs& a, const Lane& l) {
   const uint32_t n = row_length(a);
-  const float* row = buffer<const float>(a, 0) + uint64_t(l.group) * n;
+  const float* row = row_of(a, l);
   float acc = 0.0f;
   for (uint32_t i = l.tid; i < n; i += l.threads) {
     if (row[i] > 1.5f) break;
@@ -78,15 +91,12 @@ LANES_TEST_KERNEL(strided_break);
 // threadgroup(0): float[threads].
 void strided_with_barrier(const BoundArgs& a, const Lane& l) {
   const uint32_t n = row_length(a);
-  const float* row = buffer<const float>(a, 0) + uint64_t(l.group) * n;
+  const float* row = row_of(a, l);
   float* shared = threadgroup<float>(a, 0);
   float acc = 0.0f;
   for (uint32_t base = 0; base < n; base += l.threads) {
     const uint32_t i = base + l.tid;
-    shared[l.tid] = i < n ? row[i] : 0.0f;
-    barrier();
-    acc += shared[(l.tid + 1) % l.threads];
-    barrier();
+    acc += from_next_lane(shared, i < n ? row[i] : 0.0f, l);
   }
   buffer<float>(a, 2)[l.gid] = acc;
 }
@@ -97,7 +107,7 @@ LANES_TEST_KERNEL(strided_with_barrier);
 // unrolls that one), and three strided loops starting at tid, tid + 1 and tid + 2.
 void strided_nested(const BoundArgs& a, const Lane& l) {
   const uint32_t n = row_length(a);
-  const float* row = buffer<const float>(a, 0) + uint64_t(l.group) * n;
+  const float* row = row_of(a, l);
   const uint32_t blocks = n / 7;
   float acc = 0.0f;
   for (uint32_t b = l.tid; b < blocks; b += l.threads) {
@@ -119,7 +129,7 @@ LANES_TEST_KERNEL(strided_nested);
 // region of its yield, and stops there again. threadgroup(0): float[threads].
 void strided_in_outer_loop(const BoundArgs& a, const Lane& l) {
   const uint32_t n = row_length(a);
-  const float* row = buffer<const float>(a, 0) + uint64_t(l.group) * n;
+  const float* row = row_of(a, l);
   float* shared = threadgroup<float>(a, 0);
   const uint32_t passes = n % 3 + 2;
   float acc = 0.0f;
@@ -127,12 +137,7 @@ void strided_in_outer_loop(const BoundArgs& a, const Lane& l) {
     float part = 0.0f;
     for (uint32_t i = l.tid + pass; i < n; i += l.threads) part += row[i] * float(pass + 1);
     acc = acc * 0.5f + part;
-    if (pass % 2 == 1) {
-      shared[l.tid] = acc;
-      barrier();
-      acc += shared[(l.tid + 1) % l.threads];
-      barrier();
-    }
+    if (pass % 2 == 1) acc += from_next_lane(shared, acc, l);
   }
   buffer<float>(a, 2)[l.gid] = acc;
 }
@@ -143,7 +148,7 @@ LANES_TEST_KERNEL(strided_in_outer_loop);
 // down, with a signed variable.
 void uniform_and_down(const BoundArgs& a, const Lane& l) {
   const uint32_t n = row_length(a);
-  const float* row = buffer<const float>(a, 0) + uint64_t(l.group) * n;
+  const float* row = row_of(a, l);
   float acc = 0.0f;
   for (uint32_t k = 0; k < n; ++k) acc += row[k] * float(l.tid + 1);
   for (int32_t i = int32_t(n) - 1 - int32_t(l.tid); i >= 0; i -= int32_t(l.threads))
