@@ -81,8 +81,8 @@ std::vector<Kernel> kernels() {
                  const float* row = x.data() + uint64_t(l.group) * n;
                  float acc = 0.0f;
                  const std::vector<uint64_t> mine = visits(l.tid, l.threads, n);
-                 for (size_t k = 0; k < mine.size() && row[mine[k]] <= 1.5f; ++k)
-                   acc += row[mine[k]];
+                 for (size_t j = 0; j < mine.size() && row[mine[j]] <= 1.5f; ++j)
+                   acc += row[mine[j]];
                  e.per_lane[l.slot] = acc;
                }});
   k.push_back(
