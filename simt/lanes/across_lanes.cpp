@@ -8,6 +8,7 @@
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -31,6 +32,9 @@ constexpr const char* kMarkerPrefix = "metalsim.lanes.loop.";
 // next and still run across lanes (see `candidate`).
 constexpr size_t kMaxCarried = 4;
 
+// A lane's own variable: an alloca (a slot of its frame).
+bool lane_private(const Value* pointer) { return isa<AllocaInst>(getUnderlyingObject(pointer)); }
+
 // Whether the lanes may run `i` in another order than lane by lane: anything whose order across
 // lanes is visible (atomics, volatile accesses, fences, calls that write memory or may throw or
 // not return) keeps the loop per lane.
@@ -38,13 +42,20 @@ bool reorderable(const Instruction& i) {
   if (i.isAtomic() || isa<FenceInst>(i) || i.isEHPad() || isa<InvokeInst>(i) || isa<CallBrInst>(i))
     return false;
   if (const auto* load = dyn_cast<LoadInst>(&i)) return !load->isVolatile();
-  if (const auto* store = dyn_cast<StoreInst>(&i)) return !store->isVolatile();
+  // Stores only to the lane's own variables: a loop that writes shared or device memory keeps
+  // each lane's iterations together, as fibers run them. In a race-free kernel no other lane
+  // reads those elements before the next barrier, but a kernel that races (softmax as ADR-003
+  // wrote it, at 512 threads: lanes 256 and up redo lane 0's elements in place) must still give
+  // fibers' bytes, and the pass cannot tell the two apart.
+  if (const auto* store = dyn_cast<StoreInst>(&i))
+    return !store->isVolatile() && lane_private(store->getPointerOperand());
   const auto* call = dyn_cast<CallInst>(&i);
   if (call == nullptr) return true;
   if (call->isInlineAsm() || engine_call_of(*call) != EngineCall::None) return false;
   const Function* callee = call->getCalledFunction();
   if (callee == nullptr) return false;
-  if (const auto* mem = dyn_cast<MemIntrinsic>(call)) return !mem->isVolatile();
+  if (const auto* mem = dyn_cast<MemIntrinsic>(call))
+    return !mem->isVolatile() && lane_private(mem->getDest());
   if (const auto* intrinsic = dyn_cast<IntrinsicInst>(call))
     if (intrinsic->isAssumeLikeIntrinsic()) return true;
   return call->onlyReadsMemory() && call->doesNotThrow() && call->willReturn();
