@@ -75,9 +75,9 @@ LANES_TEST_KERNEL(strided_normalize);
 // buffer(0): float x[groups * n]; buffer(2): float out[grid]. A strided loop whose lanes leave
 // early, at data that differs per lane (a break): its trip count is unknown, the lanes keep it.
 void strided_break(const BoundArgs& a, const Lane& l) {
+  float acc = 0.0f;
   const uint32_t n = row_length(a);
   const float* row = row_of(a, l);
-  float acc = 0.0f;
   for (uint32_t i = l.tid; i < n; i += l.threads) {
     if (row[i] > 1.5f) break;
     acc += row[i];
