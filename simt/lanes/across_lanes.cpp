@@ -236,6 +236,18 @@ std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpan
     if (first_stays == l.contains(br->getSuccessor(1))) return std::nullopt;
     c.stays.emplace_back(e, first_stays ? 0u : 1u);
   }
+  // An equality test stepping by more than one may never be met (a loop of 2s towards an odd
+  // bound: the watchdog's planted kernel); ScalarEvolution counts it as if it were, by C++'s
+  // forward-progress rule. Such a loop stays per lane, and hangs as on fibers.
+  for (auto [block, stays] : c.stays) {
+    auto* cmp = dyn_cast<ICmpInst>(cast<BranchInst>(block->getTerminator())->getCondition());
+    if (cmp == nullptr || !cmp->isEquality()) continue;
+    for (Value* op : cmp->operands())
+      if (const auto* rec = dyn_cast<SCEVAddRecExpr>(se.getSCEV(op)); rec && rec->getLoop() == &l) {
+        const SCEV* step = rec->getStepRecurrence(se);
+        if (!step->isOne() && !step->isAllOnesValue()) return std::nullopt;
+      }
+  }
   const SCEV* last = se.getBackedgeTakenCount(&l);
   if (!isa<SCEVCouldNotCompute>(last) && last->getType()->isIntegerTy()) {
     last = GuardDivisions(se).visit(last);
