@@ -192,9 +192,16 @@ void LaneLoopRunner::fiber_entry(void* self) {
 void LaneLoopRunner::run_threadgroup() {
   try {
     // Every lane starts at the kernel's start: one step over them all, without the scan.
+    yielded_ = false;
     step(0, 0, n_, nullptr);
-    // The usual end is the first: no lane waits at anything. Simd stops resolve before barriers.
+    // The usual end is the first: no lane waits at anything. Lanes that yielded run again
+    // before anything resolves; simd stops resolve before barriers.
     while (live_ != 0) {
+      if (yielded_) {
+        yielded_ = false;
+        run_ready();
+        continue;
+      }
       if (!release_simd_stops() && !release_barrier()) return;
       run_ready();
     }
@@ -250,6 +257,9 @@ void LaneLoopRunner::step(uint32_t cont, uint32_t first, uint32_t count, const u
     if (stop_[lane] == kLaneDone) {
       status_[lane] = Status::Done;
       --live_;
+    } else if (kind_[lane] == kLaneYield) {
+      release(lane);
+      yielded_ = true;
     } else {
       status_[lane] = Status::Stopped;
     }

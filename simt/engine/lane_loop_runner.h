@@ -80,6 +80,7 @@ class LaneLoopRunner {
   uint32_t n_ = 0;     // lanes in this threadgroup
   uint32_t live_ = 0;  // lanes not done
   bool sync_check_ = true;
+  bool yielded_ = false;  // a step left lanes ready (stopped at a yield, kLaneYield)
 
   // By lane.
   std::vector<Status> status_;

@@ -23,9 +23,14 @@ namespace metalsim::engine {
 
 // Changes whenever LaneLoopState or the registration below changes; a kernel compiled by a
 // pass of another version is not run in lane loops.
-inline constexpr uint32_t kLaneLoopAbiVersion = 1;
+inline constexpr uint32_t kLaneLoopAbiVersion = 2;
 // stop[lane] of a lane that returned.
 inline constexpr uint32_t kLaneDone = 0xFFFFFFFFu;
+// kind[lane] of a lane stopped at a yield: not a sync point, but the latch of a loop the pass
+// runs with the lanes inside its iterations (docs/lanes.md, "Loops across lanes"). The lane is
+// ready again at once: the runtime calls the step for it at continuation stop[lane] before it
+// resolves anything.
+inline constexpr uint8_t kLaneYield = 0xFF;
 // The per-lane frame is aligned to this; the pass aligns no slot beyond it.
 inline constexpr uint32_t kLaneFrameAlign = 64;
 

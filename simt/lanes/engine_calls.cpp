@@ -73,6 +73,7 @@ EngineCall classify(const Function* f) {
   const StringRef name = f->getName();
   for (const Known& k : kEngineFunctions)
     if (name == k.mangled) return k.call;
+  if (name == kYieldFunction) return EngineCall::Yield;
   return EngineCall::None;
 }
 
@@ -80,7 +81,7 @@ EngineCall engine_call_of(const CallBase& call) { return classify(direct_callee(
 
 bool is_sync_point(EngineCall c) {
   return c == EngineCall::ThreadgroupBarrier || c == EngineCall::SimdgroupBarrier ||
-         c == EngineCall::SimdCollective;
+         c == EngineCall::SimdCollective || c == EngineCall::Yield;
 }
 
 const char* engine_call_name(EngineCall c) {
@@ -93,6 +94,7 @@ const char* engine_call_name(EngineCall c) {
     case EngineCall::CurrentLaneIndex: return "current_lane_index";
     case EngineCall::FunctionConstant: return "function_constant";
     case EngineCall::ThreadgroupVariable: return "threadgroup_variable";
+    case EngineCall::Yield: return "yield";
   }
   return "?";
 }

@@ -19,7 +19,13 @@ enum class EngineCall {
   CurrentLaneIndex,     // engine::current_lane_index()
   FunctionConstant,     // engine::function_constant(index)
   ThreadgroupVariable,  // engine::threadgroup_variable(site)
+  // Not the engine's: the pass's own stop at the latch of a loop it runs across lanes
+  // (across_lanes.h), a sync point the runtime resumes at once.
+  Yield,  // metalsim.lanes.yield(null)
 };
+
+// The name of the pass's yield function.
+inline constexpr const char* kYieldFunction = "metalsim.lanes.yield";
 
 EngineCall classify(const llvm::Function* f);
 // The engine function `call` calls directly, or None.

@@ -61,6 +61,7 @@ std::optional<Failure> prepare(Context& cx, const LaneBody& body, PreparedBody& 
   engine_invokes_to_calls(*p.work);
   clean_up_inlined_body(*p.work, cx.fam);
   if (auto f = lower_queries(*p.work, reg.threadgroup_variables, at)) return f;
+  p.across = prepare_loops_across_lanes(*p.work);
   p.syncs = split_sync_points(*p.work);
   std::vector<Instruction*> live =
       values_live_across(*p.work, p.syncs, SmallPtrSet<Instruction*, 1>());
@@ -82,7 +83,7 @@ void erase_function(Function* f, FunctionAnalysisManager& fam) {
 
 Registration transform(Context& cx, const LaneBody& body, BodySummary& summary) {
   Registration reg{body.function, nullptr, 0, "", {}};
-  PreparedBody p{body.function, clone_body(*body.function), {}, {}, {}, {}};
+  PreparedBody p{body.function, clone_body(*body.function), {}, {}, {}, {}, {}};
   std::optional<Failure> failure = prepare(cx, body, p, reg, summary);
   if (!failure) {
     describe_prepared(p, summary);

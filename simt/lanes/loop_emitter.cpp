@@ -11,6 +11,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/Local.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include "simt/lanes/lane_guards.h"
@@ -148,6 +149,8 @@ void rewrite_stops(PreparedBody& prepared, const StepEntry& e, const Placeholder
       store_at_lane(b, b.getPtrTy(), e.out, lane64, call->getArgOperand(2));
       store_at_lane(b, b.getInt64Ty(), e.arg, lane64, call->getArgOperand(3));
       kind = call->getArgOperand(4);
+    } else if (s.kind == EngineCall::Yield) {
+      kind = b.getInt8(abi::kYield);
     } else {
       kind = b.getInt8(s.kind == EngineCall::ThreadgroupBarrier ? abi::kThreadgroupBarrier
                                                                 : abi::kSimdgroupBarrier);
@@ -185,13 +188,78 @@ void add_access_group(Instruction& i, MDNode* group) {
   i.setMetadata(LLVMContext::MD_access_group, old ? uniteAccessGroups(old, group) : group);
 }
 
+// The region of a loop's yield (across_lanes.h), with the slots of the loop's `last` and `next`
+// (-1 when demotion left them elsewhere: no rounds then).
+struct AcrossRegion {
+  const AcrossLoop* loop;
+  uint32_t cont;
+  int last_slot;
+  int next_slot;
+  // Slots of integers and pointers the loop only reads (values from before it: a row's address,
+  // its length): when every lane holds the same, the rounds read lane `first`'s, once, so that
+  // the addresses computed from them stay affine in the lane.
+  std::vector<int> invariant_slots;
+};
+
 struct LoopSpec {
   const Region& region;
   bool listed;         // lanes[i] rather than first + i
   BasicBlock* from;    // the block that enters the loop
   BasicBlock* done;    // where it exits
   bool one_d = false;  // for a threadgroup of one dimension (see specialise_one_d)
+  const AcrossRegion* across = nullptr;  // the region is this loop's yield's
+  Value* round = nullptr;                // a round (see adapt_across): the iterations done
+  // In a round: each invariant slot's placeholder, and the value every lane holds there.
+  std::vector<std::pair<Value*, Value*>> same_for_all = {};
 };
+
+// In the region of a loop's yield: a lane loop's lane goes on with its own iterations at the
+// yield, unless it just entered the loop again (one iteration done: an outer loop brought it
+// back), where it stops so that the next call runs the loop across lanes again. A round's copy
+// runs one iteration: `done` is the round's, the exits are not taken (every lane has iterations
+// left after this one), and the yield ends the lane.
+void adapt_across(const LoopSpec& spec, ValueToValueMapTy& map, BasicBlock* latch,
+                  const std::vector<BasicBlock*>& clones) {
+  const AcrossLoop& a = *spec.across->loop;
+  auto* back = cast<BasicBlock>(map[a.back]);
+  Instruction* t = back->getTerminator();
+  IRBuilder<> b(t);
+  if (spec.round != nullptr) {
+    b.CreateBr(latch);
+    auto* done = cast<PHINode>(map[a.done]);
+    done->replaceAllUsesWith(spec.round);
+    done->eraseFromParent();
+    for (Instruction* w : a.wrap_free)
+      if (auto at = map.find(w); at != map.end())
+        if (auto* c = dyn_cast<Instruction>(at->second)) {
+          c->setHasNoUnsignedWrap(true);
+          c->setHasNoSignedWrap(true);
+        }
+    for (auto [placeholder, value] : spec.same_for_all) {
+      auto at = map.find(placeholder);
+      if (at == map.end()) continue;
+      for (BasicBlock* c : clones)
+        for (Instruction& inst : make_early_inc_range(*c))
+          if (auto* load = dyn_cast<LoadInst>(&inst); load &&
+                                                      load->getPointerOperand() == at->second &&
+                                                      load->getType() == value->getType()) {
+            load->replaceAllUsesWith(value);
+            load->eraseFromParent();
+          }
+    }
+    for (auto [exiting, stays] : a.stays) {
+      auto* c = cast<BasicBlock>(map[exiting]);
+      auto* br = cast<BranchInst>(c->getTerminator());
+      br->getSuccessor(1 - stays)->removePredecessor(c);
+      BranchInst::Create(br->getSuccessor(stays), br);
+      br->eraseFromParent();
+    }
+  } else {
+    Value* again = b.CreateICmpEQ(map[a.next], ConstantInt::get(a.next->getType(), 1), "entered");
+    b.CreateCondBr(again, t->getSuccessor(0), cast<BasicBlock>(map[spec.region.start]));
+  }
+  t->eraseFromParent();
+}
 
 // A clone's operand still naming a template's value: the region uses a value it does not define
 // and that was not demoted. Never expected; checked so that it fails the kernel, not the compiler.
@@ -267,6 +335,7 @@ BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e,
     for (PHINode& phi : c->phis())
       for (unsigned k = phi.getNumIncomingValues(); k-- > 0;)
         if (!clones.contains(phi.getIncomingBlock(k))) phi.removeIncomingValue(k, false);
+  if (spec.across != nullptr) adapt_across(spec, map, latch, order);
 
   std::vector<BasicBlock*> all = order;
   all.push_back(header);
@@ -292,6 +361,13 @@ BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e,
 // Puts a guard scan before the one-dimensional loop `loop` (entered from spec.from) and a copy
 // of it without the guard, when its first branch is a guard (see "uniform guards" above).
 // Returns the block to enter, or nullptr on an internal error.
+// Whether the threadgroup has one dimension: its y and z sizes are 1 (read once per step).
+Value* one_dimensional(IRBuilder<>& b, Function& step) {
+  Value* y = abi::load_field(b, step.getArg(1), abi::kSizeY, b.getInt32Ty(), "size.y");
+  Value* z = abi::load_field(b, step.getArg(1), abi::kSizeZ, b.getInt32Ty(), "size.z");
+  return b.CreateAnd(b.CreateICmpEQ(y, b.getInt32(1)), b.CreateICmpEQ(z, b.getInt32(1)), "one_d");
+}
+
 BasicBlock* version_on_guard(Function& step, const LoopSpec& spec, const EmittedLoop& loop,
                              const StepEntry& e, const PreparedBody& prepared,
                              const Placeholders& ph,
@@ -316,6 +392,155 @@ BasicBlock* version_on_guard(Function& step, const LoopSpec& spec, const Emitted
   return scan.header;
 }
 
+// Before the lane loops of a loop's yield, for contiguous lanes: a scan of the lanes' `next`
+// (iterations done) and `last`, then, when every lane has done as many and each has iterations
+// left after the next, that many rounds, each one lane loop over one iteration (adapt_across).
+// Returns the block to enter; both the scan and the rounds end at `generic` (the lane loops).
+// nullptr on an internal error.
+BasicBlock* emit_rounds(Function& step, const Region& r, const AcrossRegion& a, BasicBlock* generic,
+                        const StepEntry& e, const PreparedBody& prepared, const Placeholders& ph,
+                        const SmallPtrSetImpl<BasicBlock*>& templates) {
+  LLVMContext& ctx = step.getContext();
+  const std::string name = "r" + std::to_string(r.cont) + ".across";
+  Type* type = a.loop->next->getType();
+  BasicBlock* enter = BasicBlock::Create(ctx, name, &step);
+  BasicBlock* scan = BasicBlock::Create(ctx, name + ".scan", &step);
+  BasicBlock* scanned = BasicBlock::Create(ctx, name + ".scanned", &step);
+  BasicBlock* round = BasicBlock::Create(ctx, name + ".round", &step);
+  BasicBlock* round_end = BasicBlock::Create(ctx, name + ".round.end", &step);
+  IRBuilder<> b(enter);
+  auto slot_at = [&](int slot, Value* lane64) {
+    const FrameSlot& s = prepared.frame.slots[size_t(slot)];
+    return b.CreateInBoundsGEP(b.getInt8Ty(), e.slot_base[size_t(slot)],
+                               b.CreateMul(lane64, b.getInt64(s.size), "", true, true));
+  };
+  // Lane `first`'s invariant values; the scan compares every lane's with them.
+  std::vector<std::pair<Value*, Value*>> same_for_all = {};
+  Value* first64 = b.CreateZExt(step.getArg(3), b.getInt64Ty());
+  for (int slot : a.invariant_slots) {
+    Value* placeholder = ph.slots[size_t(slot)];
+    Type* loaded = nullptr;
+    for (User* u : placeholder->users())
+      if (auto* load = dyn_cast<LoadInst>(u)) loaded = load->getType();
+    same_for_all.emplace_back(placeholder, b.CreateLoad(loaded, slot_at(slot, first64), "same"));
+  }
+  b.CreateBr(scan);
+
+  b.SetInsertPoint(scan);
+  PHINode* i = b.CreatePHI(b.getInt32Ty(), 2, "i");
+  PHINode* least = b.CreatePHI(type, 2, "done.least");
+  PHINode* most = b.CreatePHI(type, 2, "done.most");
+  PHINode* left = b.CreatePHI(type, 2, "left");
+  PHINode* same = b.CreatePHI(b.getInt1Ty(), 2, "same");
+  same->addIncoming(b.getTrue(), enter);
+  i->addIncoming(b.getInt32(0), enter);
+  least->addIncoming(ConstantInt::getAllOnesValue(type), enter);
+  most->addIncoming(ConstantInt::get(type, 0), enter);
+  left->addIncoming(ConstantInt::getAllOnesValue(type), enter);
+  Value* lane = b.CreateAdd(step.getArg(3), i, "lane", true, true);
+  Value* lane64 = b.CreateZExt(lane, b.getInt64Ty(), "lane64");
+  Value* done = b.CreateLoad(type, slot_at(a.next_slot, lane64), "done");
+  Value* last = b.CreateLoad(type, slot_at(a.last_slot, lane64), "last");
+  Value* same_next = same;
+  for (auto [placeholder, value] : same_for_all) {
+    auto it = std::find(ph.slots.begin(), ph.slots.end(), placeholder);
+    Value* mine = b.CreateLoad(value->getType(), slot_at(int(it - ph.slots.begin()), lane64));
+    same_next = b.CreateAnd(same_next, b.CreateICmpEQ(mine, value));
+  }
+  same->addIncoming(same_next, scan);
+  Value* least_next = b.CreateBinaryIntrinsic(Intrinsic::umin, least, done);
+  Value* most_next = b.CreateBinaryIntrinsic(Intrinsic::umax, most, done);
+  // `last` may be 0 where the pass could not tell the count exactly (across_lanes.cpp): then
+  // nothing is left for rounds.
+  Value* left_next = b.CreateBinaryIntrinsic(
+      Intrinsic::umin, left, b.CreateBinaryIntrinsic(Intrinsic::usub_sat, last, done));
+  Value* i_next = b.CreateAdd(i, b.getInt32(1), "i.next", true, true);
+  i->addIncoming(i_next, scan);
+  least->addIncoming(least_next, scan);
+  most->addIncoming(most_next, scan);
+  left->addIncoming(left_next, scan);
+  b.CreateCondBr(b.CreateICmpULT(i_next, step.getArg(4)), scan, scanned);
+
+  b.SetInsertPoint(scanned);
+  Value* lockstep = b.CreateICmpEQ(least_next, most_next, "lockstep");
+  Value* some = b.CreateICmpNE(left_next, ConstantInt::get(type, 0));
+  b.CreateCondBr(b.CreateAnd(b.CreateAnd(lockstep, some), same_next), round, generic);
+
+  b.SetInsertPoint(round);
+  PHINode* k = b.CreatePHI(type, 2, "round");
+  k->addIncoming(ConstantInt::get(type, 0), scanned);
+  Value* round_done = b.CreateAdd(least_next, k, "round.done", true);
+  LoopSpec spec{r, false, round, round_end};
+  spec.across = &a;
+  spec.round = round_done;
+  spec.same_for_all = same_for_all;
+  BasicBlock* general = emit_loop(step, spec, e, prepared.frame, prepared.remat, ph, templates);
+  spec.one_d = true;
+  BasicBlock* one_d = emit_loop(step, spec, e, prepared.frame, prepared.remat, ph, templates);
+  if (general == nullptr || one_d == nullptr) return nullptr;
+  if (one_d == round) b.CreateBr(general);
+  else b.CreateCondBr(one_dimensional(b, step), one_d, general);
+
+  b.SetInsertPoint(round_end);
+  Value* k_next = b.CreateAdd(k, ConstantInt::get(type, 1), "round.next", true);
+  k->addIncoming(k_next, round_end);
+  b.CreateCondBr(b.CreateICmpULT(k_next, left_next), round, generic);
+  return enter;
+}
+
+// The slot `v` was demoted to (its value's store into an alloca of the frame), or -1.
+int slot_of(const Instruction* v, const FrameLayout& frame) {
+  for (const User* u : v->users()) {
+    const auto* store = dyn_cast<StoreInst>(u);
+    if (store == nullptr || store->getValueOperand() != v) continue;
+    for (size_t s = 0; s < frame.slots.size(); ++s)
+      if (frame.slots[s].alloca == store->getPointerOperand()) return int(s);
+  }
+  return -1;
+}
+
+// The slots of integers and pointers that the loop loads and never stores, and that nothing
+// else than loads and stores of the whole value uses.
+std::vector<int> invariant_slots(const AcrossLoop& a, const FrameLayout& frame) {
+  SmallPtrSet<const BasicBlock*, 16> in_loop(a.blocks.begin(), a.blocks.end());
+  std::vector<int> slots;
+  for (size_t s = 0; s < frame.slots.size(); ++s) {
+    const AllocaInst* alloca = frame.slots[s].alloca;
+    bool read = false, plain = true;
+    Type* type = nullptr;
+    for (const User* u : alloca->users()) {
+      if (const auto* load = dyn_cast<LoadInst>(u)) {
+        plain = plain && (type == nullptr || type == load->getType()) &&
+                (load->getType()->isIntegerTy() || load->getType()->isPointerTy());
+        type = load->getType();
+        read = read || in_loop.contains(load->getParent());
+      } else if (const auto* store = dyn_cast<StoreInst>(u)) {
+        plain =
+            plain && store->getPointerOperand() == alloca && !in_loop.contains(store->getParent());
+      } else {
+        plain = false;
+      }
+    }
+    if (read && plain) slots.push_back(int(s));
+  }
+  return slots;
+}
+
+// The regions of loops' yields; the loops' markers go (they only kept `last` in a slot).
+std::vector<AcrossRegion> across_regions(const PreparedBody& prepared) {
+  std::vector<AcrossRegion> regions;
+  for (const AcrossLoop& a : prepared.across) {
+    Value* last_reload = a.marker->getArgOperand(0);
+    a.marker->eraseFromParent();
+    RecursivelyDeleteTriviallyDeadInstructions(last_reload);
+    for (const SyncPoint& s : prepared.syncs)
+      if (s.call == a.yield)
+        regions.push_back({&a, s.id, slot_of(a.last, prepared.frame),
+                           slot_of(a.next, prepared.frame), invariant_slots(a, prepared.frame)});
+  }
+  return regions;
+}
+
 }  // namespace
 
 Function* emit_step(PreparedBody& prepared, std::optional<Failure>& failure) {
@@ -325,6 +550,7 @@ Function* emit_step(PreparedBody& prepared, std::optional<Failure>& failure) {
   IRBuilder<> b(entry);
   const StepEntry e = emit_entry(b, *step, prepared.frame);
   Placeholders ph = make_placeholders(*step, prepared.frame);
+  const std::vector<AcrossRegion> across = across_regions(prepared);
   std::vector<BasicBlock*> templates = move_body(prepared, *step, ph);
   rewrite_stops(prepared, e, ph, templates);
   // Uniform values: once, here. Per-lane ones wait in the placeholder block to be cloned.
@@ -346,30 +572,34 @@ Function* emit_step(PreparedBody& prepared, std::optional<Failure>& failure) {
     by_cont->addCase(db.getInt32(r.cont), pick);
     BasicBlock* pick_contiguous =
         BasicBlock::Create(ctx, "r" + Twine(r.cont) + ".contiguous", step);
-    BasicBlock* contiguous = emit_loop(*step, {r, false, pick_contiguous, done}, e, prepared.frame,
-                                       prepared.remat, ph, template_set);
+    const AcrossRegion* own = nullptr;
+    for (const AcrossRegion& a : across)
+      if (a.cont == r.cont) own = &a;
+    LoopSpec general{r, false, pick_contiguous, done, false, own};
+    LoopSpec flat{r, false, pick_contiguous, done, true, own};
+    BasicBlock* contiguous =
+        emit_loop(*step, general, e, prepared.frame, prepared.remat, ph, template_set);
     EmittedLoop one_d_loop;
-    BasicBlock* one_d = emit_loop(*step, {r, false, pick_contiguous, done, true}, e, prepared.frame,
-                                  prepared.remat, ph, template_set, &one_d_loop);
+    BasicBlock* one_d =
+        emit_loop(*step, flat, e, prepared.frame, prepared.remat, ph, template_set, &one_d_loop);
     if (one_d != nullptr && one_d != pick_contiguous)
-      one_d = version_on_guard(*step, {r, false, pick_contiguous, done, true}, one_d_loop, e,
-                               prepared, ph, template_set);
-    BasicBlock* listed = emit_loop(*step, {r, true, pick, done}, e, prepared.frame, prepared.remat,
-                                   ph, template_set);
-    ok = ok && contiguous != nullptr && one_d != nullptr && listed != nullptr;
+      one_d = version_on_guard(*step, flat, one_d_loop, e, prepared, ph, template_set);
+    BasicBlock* listed = emit_loop(*step, {r, true, pick, done, false, own}, e, prepared.frame,
+                                   prepared.remat, ph, template_set);
+    BasicBlock* enter_contiguous = pick_contiguous;
+    if (own != nullptr && own->last_slot >= 0 && own->next_slot >= 0)
+      enter_contiguous =
+          emit_rounds(*step, r, *own, pick_contiguous, e, prepared, ph, template_set);
+    ok = ok && contiguous != nullptr && one_d != nullptr && listed != nullptr &&
+         enter_contiguous != nullptr;
     if (!ok) break;
     IRBuilder<> pb(pick);
-    pb.CreateCondBr(pb.CreateIsNull(step->getArg(5)), pick_contiguous, listed);
+    pb.CreateCondBr(pb.CreateIsNull(step->getArg(5)), enter_contiguous, listed);
     IRBuilder<> cb(pick_contiguous);
     if (one_d == pick_contiguous) {
       cb.CreateBr(contiguous);
     } else {
-      // The threadgroup is one-dimensional when its y and z sizes are 1 (read once per step).
-      Value* y = abi::load_field(cb, step->getArg(1), abi::kSizeY, cb.getInt32Ty(), "size.y");
-      Value* z = abi::load_field(cb, step->getArg(1), abi::kSizeZ, cb.getInt32Ty(), "size.z");
-      Value* flat = cb.CreateAnd(cb.CreateICmpEQ(y, cb.getInt32(1)),
-                                 cb.CreateICmpEQ(z, cb.getInt32(1)), "one_d");
-      cb.CreateCondBr(flat, one_d, contiguous);
+      cb.CreateCondBr(one_dimensional(cb, *step), one_d, contiguous);
     }
   }
   if (!ok) {

@@ -12,12 +12,17 @@
 //              goes to the latch; a return records stop = done, then goes to the latch
 //   latch:   ++i, marked llvm.loop.parallel_accesses (every memory access of the loop is in its
 //            access group): lanes between two sync points of a race-free kernel are independent.
+// The region of a loop's yield (across_lanes.h) runs, for contiguous lanes that have all done the
+// same number of iterations, rounds first: per round one lane loop over a copy of one iteration
+// without the loop's exits, as many rounds as every lane has left before its last; then its lane
+// loops as above, in which a lane goes on with its own iterations at the yield rather than stop.
 #include <optional>
 #include <vector>
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 
+#include "simt/lanes/across_lanes.h"
 #include "simt/lanes/failure.h"
 #include "simt/lanes/regions.h"
 #include "simt/lanes/remat.h"
@@ -32,7 +37,8 @@ struct PreparedBody {
   std::vector<SyncPoint> syncs;
   FrameLayout frame;
   std::vector<Region> regions;
-  Rematerialized remat;  // moved to the entry, or cloned into each loop header
+  Rematerialized remat;            // moved to the entry, or cloned into each loop header
+  std::vector<AcrossLoop> across;  // loops run across lanes (across_lanes.h)
 };
 
 // Builds the step and empties `prepared.work` (which the caller then erases). nullptr, with

@@ -43,6 +43,8 @@ inline constexpr uint64_t kArg = offsetof(State, arg);
 // SyncKind values recorded for the barriers (collectives record their own argument).
 inline constexpr uint8_t kThreadgroupBarrier = uint8_t(engine::SyncKind::ThreadgroupBarrier);
 inline constexpr uint8_t kSimdgroupBarrier = uint8_t(engine::SyncKind::SimdgroupBarrier);
+// ...and for the pass's yields (across_lanes.h): the runtime resumes the lane at once.
+inline constexpr uint8_t kYield = engine::kLaneYield;
 
 // The address of the field at `offset` of the state `state` points to.
 llvm::Value* field_address(llvm::IRBuilder<>& b, llvm::Value* state, uint64_t offset,

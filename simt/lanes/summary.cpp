@@ -8,6 +8,14 @@ void describe_prepared(const PreparedBody& p, BodySummary& summary) {
   for (const SyncPoint& s : p.syncs)
     summary.lines.push_back("sync " + std::to_string(s.id) + " " + engine_call_name(s.kind) +
                             " at " + (s.site.empty() ? "?" : s.site));
+  for (const AcrossLoop& a : p.across) {
+    uint32_t id = 0;
+    for (const SyncPoint& s : p.syncs)
+      if (s.call == a.yield) id = s.id;
+    summary.lines.push_back("across lanes: loop at " + a.site + ", yield " + std::to_string(id) +
+                            ", " + std::to_string(a.recomputed) +
+                            " induction variables recomputed");
+  }
   for (const FrameSlot& s : p.frame.slots)
     summary.lines.push_back("slot " + s.name + ": " + std::to_string(s.size) + " bytes at offset " +
                             std::to_string(s.offset));

@@ -7,6 +7,7 @@
 //   or
 //     step <name>: <b> frame bytes per lane, <d> values demoted
 //     sync <k> <kind> at <file:line>
+//     across lanes: loop at <file:line>, yield <k>, <n> induction variables recomputed
 //     slot <name>: <size> bytes at offset <offset>
 //     region <k>: <n> blocks -> sync 2, sync 3, return
 #include <cstdint>

@@ -93,13 +93,18 @@ TEST(LaneLoopStructure, TreeReductionLoopsAtItsInnerBarrier) {
 
 TEST(LaneLoopStructure, EverySimdFunctionIsASyncPoint) {
   const auto lines = summary_of("simd_kernels", "simd_functions");
-  const auto syncs = starting_with(lines, "sync ");
+  // The pass's own yields aside (the loop of lane 0 at the end runs across lanes: across_test).
+  std::vector<std::string> syncs;
+  for (const std::string& s : starting_with(lines, "sync "))
+    if (s.find(" yield at ") == std::string::npos) syncs.push_back(s);
   ASSERT_EQ(syncs.size(), 6u) << joined(lines);
   const char* kinds[] = {"simd_collective",   "simd_collective", "simd_collective",
                          "simdgroup_barrier", "simd_collective", "threadgroup_barrier"};
   for (size_t i = 0; i < syncs.size(); ++i)
     EXPECT_NE(syncs[i].find(kinds[i]), std::string::npos) << syncs[i];
-  EXPECT_EQ(regions(lines).back(), "region 6 -> return");
+  ASSERT_GE(regions(lines).size(), 7u) << joined(lines);
+  EXPECT_EQ(regions(lines)[6].rfind("region 6 -> ", 0), 0u) << joined(lines);
+  EXPECT_NE(regions(lines)[6].find("return"), std::string::npos) << joined(lines);
 }
 
 TEST(LaneLoopStructure, UniformValuesAreNotStoredPerLane) {

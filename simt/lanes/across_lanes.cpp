@@ -1,0 +1,432 @@
+#include "simt/lanes/across_lanes.h"
+
+#include <iterator>
+#include <tuple>
+
+#include <llvm/Analysis/AssumptionCache.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/TargetParser/Triple.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Local.h>
+#include <llvm/Transforms/Utils/LoopSimplify.h>
+#include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
+
+#include "simt/lanes/engine_calls.h"
+#include "simt/lanes/source_site.h"
+
+namespace metalsim::lanes {
+
+using namespace llvm;
+
+namespace {
+
+constexpr const char* kMarkerPrefix = "metalsim.lanes.loop.";
+// The most values other than induction variables a loop may carry from one iteration to the
+// next and still run across lanes (see `candidate`).
+constexpr size_t kMaxCarried = 4;
+
+// A lane's own variable: an alloca (a slot of its frame).
+bool lane_private(const Value* pointer) { return isa<AllocaInst>(getUnderlyingObject(pointer)); }
+
+// Whether the lanes may run `i` in another order than lane by lane: anything whose order across
+// lanes is visible (atomics, volatile accesses, fences, calls that write memory or may throw or
+// not return) keeps the loop per lane.
+bool reorderable(const Instruction& i) {
+  if (i.isAtomic() || isa<FenceInst>(i) || i.isEHPad() || isa<InvokeInst>(i) || isa<CallBrInst>(i))
+    return false;
+  if (const auto* load = dyn_cast<LoadInst>(&i)) return !load->isVolatile();
+  // Stores only to the lane's own variables: a loop that writes shared or device memory keeps
+  // each lane's iterations together, as fibers run them. In a race-free kernel no other lane
+  // reads those elements before the next barrier, but a kernel that races (softmax as ADR-003
+  // wrote it, at 512 threads: lanes 256 and up redo lane 0's elements in place) must still give
+  // fibers' bytes, and the pass cannot tell the two apart.
+  if (const auto* store = dyn_cast<StoreInst>(&i))
+    return !store->isVolatile() && lane_private(store->getPointerOperand());
+  const auto* call = dyn_cast<CallInst>(&i);
+  if (call == nullptr) return true;
+  if (call->isInlineAsm() || engine_call_of(*call) != EngineCall::None) return false;
+  const Function* callee = call->getCalledFunction();
+  if (callee == nullptr) return false;
+  if (const auto* mem = dyn_cast<MemIntrinsic>(call))
+    return !mem->isVolatile() && lane_private(mem->getDest());
+  if (const auto* intrinsic = dyn_cast<IntrinsicInst>(call))
+    if (intrinsic->isAssumeLikeIntrinsic()) return true;
+  return call->onlyReadsMemory() && call->doesNotThrow() && call->willReturn();
+}
+
+// Expandable in the loop's preheader: invariant in the loop (an outer loop's recurrence is:
+// the expander computes it from that loop's variables).
+bool expandable(const SCEV* s, const Loop& l, ScalarEvolution& se, const SCEVExpander& expander) {
+  return se.isLoopInvariant(s, &l) &&
+         expander.isSafeToExpandAt(s, l.getLoopPreheader()->getTerminator());
+}
+
+// The count with every divisor that may be zero replaced by umax(divisor, 1), so that its
+// expansion cannot trap. Equal wherever the loop terminates (a zero stride would not).
+class GuardDivisions : public SCEVRewriteVisitor<GuardDivisions> {
+ public:
+  explicit GuardDivisions(ScalarEvolution& se) : SCEVRewriteVisitor(se) {}
+  const SCEV* visitUDivExpr(const SCEVUDivExpr* e) {
+    const SCEV* lhs = visit(e->getLHS());
+    const SCEV* rhs = visit(e->getRHS());
+    if (!SE.isKnownNonZero(rhs)) rhs = SE.getUMaxExpr(rhs, SE.getOne(rhs->getType()));
+    return SE.getUDivExpr(lhs, rhs);
+  }
+};
+
+struct Induction {
+  PHINode* phi;
+  const SCEVAddRecExpr* rec;
+};
+
+// A loop whose only exit is its latch's test `x pred bound`, stay while true, with x an affine
+// recurrence {start, +, step} and bound invariant: ScalarEvolution gives up on
+// `for (i = tid; i < n; i += threads)` (the add may wrap, the stride may be 0), and the pass
+// computes the count itself, with the conditions that make it exact checked at run time.
+struct LatchTest {
+  CmpInst::Predicate pred;
+  const SCEV* start;
+  const SCEV* step;
+  const SCEV* bound;
+};
+
+struct Candidate {
+  Loop* loop;
+  const SCEV* last;  // the backedge-taken count, or nullptr: `test` gives it
+  std::optional<LatchTest> test;
+  std::vector<Induction> inductions;
+  std::vector<std::pair<BasicBlock*, unsigned>> stays;
+  std::string site;
+};
+
+std::optional<LatchTest> latch_test(Loop& l, ScalarEvolution& se, const SCEVExpander& expander) {
+  BasicBlock* latch = l.getLoopLatch();
+  if (l.getExitingBlock() != latch) return std::nullopt;
+  auto* br = dyn_cast<BranchInst>(latch->getTerminator());
+  auto* cmp =
+      br != nullptr && br->isConditional() ? dyn_cast<ICmpInst>(br->getCondition()) : nullptr;
+  if (cmp == nullptr || !cmp->getOperand(0)->getType()->isIntegerTy()) return std::nullopt;
+  CmpInst::Predicate pred = cmp->getPredicate();
+  if (!l.contains(br->getSuccessor(0))) pred = CmpInst::getInversePredicate(pred);
+  const SCEV* x = se.getSCEV(cmp->getOperand(0));
+  const SCEV* bound = se.getSCEV(cmp->getOperand(1));
+  if (!isa<SCEVAddRecExpr>(x)) {
+    std::swap(x, bound);
+    pred = CmpInst::getSwappedPredicate(pred);
+  }
+  const auto* rec = dyn_cast<SCEVAddRecExpr>(x);
+  if (rec == nullptr || rec->getLoop() != &l || !rec->isAffine() || !se.isLoopInvariant(bound, &l))
+    return std::nullopt;
+  LatchTest t{pred, rec->getStart(), rec->getStepRecurrence(se), bound};
+  for (const SCEV* e : {t.start, t.step, t.bound})
+    if (!expandable(e, l, se, expander)) return std::nullopt;
+  switch (pred) {
+    case CmpInst::ICMP_ULT:
+    case CmpInst::ICMP_ULE:
+    case CmpInst::ICMP_SLT:
+    case CmpInst::ICMP_SLE:
+    case CmpInst::ICMP_UGT:
+    case CmpInst::ICMP_UGE:
+    case CmpInst::ICMP_SGT:
+    case CmpInst::ICMP_SGE: return t;
+    case CmpInst::ICMP_NE:
+      // Only by steps of one: x meets the bound, whatever it wraps through.
+      if (t.step->isOne() || t.step->isAllOnesValue()) return t;
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+// x == bound after (bound - x) steps of 1, or (x - bound) steps of -1, in modular arithmetic.
+Value* match_step_one(IRBuilder<>& b, Value* x, Value* step, Value* bound) {
+  Value* up = b.CreateICmpEQ(step, ConstantInt::get(x->getType(), 1));
+  return b.CreateSelect(up, b.CreateSub(bound, x), b.CreateSub(x, bound), "across.count");
+}
+
+// The index of the last iteration of a loop that stays while `x pred bound` (x = start + k *
+// step at the test of iteration k), at the preheader; 0 where the formula would not be exact (the
+// recurrence could wrap before it leaves, a zero step), which only costs the rounds: the emitter
+// runs no more rounds than the least `last` allows, and each lane then runs what it has left.
+Value* last_from_test(IRBuilder<>& b, CmpInst::Predicate pred, Value* x, Value* step,
+                      Value* bound) {
+  Type* type = x->getType();
+  const unsigned width = type->getIntegerBitWidth();
+  Value* zero = ConstantInt::get(type, 0);
+  Value* one = ConstantInt::get(type, 1);
+  if (pred == CmpInst::ICMP_NE)  // step 1 or -1: exits when x == bound
+    return match_step_one(b, x, step, bound);
+  Value* exact = b.getTrue();
+  // Non-strict tests become strict ones: x <= b is x < b + 1 unless b is the largest value.
+  if (pred == CmpInst::ICMP_ULE || pred == CmpInst::ICMP_SLE) {
+    const APInt top =
+        pred == CmpInst::ICMP_ULE ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
+    exact = b.CreateICmpNE(bound, ConstantInt::get(type, top));
+    bound = b.CreateAdd(bound, one);
+    pred = pred == CmpInst::ICMP_ULE ? CmpInst::ICMP_ULT : CmpInst::ICMP_SLT;
+  } else if (pred == CmpInst::ICMP_UGE || pred == CmpInst::ICMP_SGE) {
+    const APInt bottom =
+        pred == CmpInst::ICMP_UGE ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
+    exact = b.CreateICmpNE(bound, ConstantInt::get(type, bottom));
+    bound = b.CreateSub(bound, one);
+    pred = pred == CmpInst::ICMP_UGE ? CmpInst::ICMP_UGT : CmpInst::ICMP_SGT;
+  }
+  const bool up = pred == CmpInst::ICMP_ULT || pred == CmpInst::ICMP_SLT;
+  const bool is_signed = pred == CmpInst::ICMP_SLT || pred == CmpInst::ICMP_SGT;
+  // The distance walked, by steps of `stride` > 0, from x to the first value past the bound.
+  Value* stride = up ? step : b.CreateSub(zero, step);
+  Value* positive = is_signed ? b.CreateICmpSGT(stride, zero) : b.CreateICmpNE(stride, zero);
+  // No wrap before it leaves: the last value tested stays within bound + stride - 1 (up) or
+  // bound - stride + 1 (down), which must be representable.
+  Value* room = nullptr;
+  if (up)
+    room = is_signed
+               ? b.CreateICmpSLE(
+                     bound, b.CreateSub(ConstantInt::get(type, APInt::getSignedMaxValue(width)),
+                                        b.CreateSub(stride, one)))
+               : b.CreateICmpULE(bound, b.CreateSub(zero, stride));
+  else
+    room = is_signed
+               ? b.CreateICmpSGE(
+                     bound, b.CreateAdd(ConstantInt::get(type, APInt::getSignedMinValue(width)),
+                                        b.CreateSub(stride, one)))
+               : b.CreateICmpUGE(bound, b.CreateSub(stride, one));
+  Value* inside = b.CreateICmp(pred, x, bound);
+  Value* span =
+      up ? b.CreateSub(b.CreateSub(bound, x), one) : b.CreateSub(b.CreateSub(x, bound), one);
+  Value* divisor = b.CreateSelect(positive, stride, one);
+  Value* count = b.CreateAdd(b.CreateUDiv(span, divisor), one);
+  Value* valid = b.CreateAnd(b.CreateAnd(exact, positive), room);
+  return b.CreateSelect(b.CreateAnd(inside, valid), count, zero, "across.count");
+}
+
+bool has_sync_point(const Loop& l) {
+  for (const BasicBlock* bb : l.blocks())
+    for (const Instruction& i : *bb)
+      if (const auto* call = dyn_cast<CallInst>(&i); call && is_sync_point(engine_call_of(*call)))
+        return true;
+  return false;
+}
+
+std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpander& expander) {
+  BasicBlock* pre = l.getLoopPreheader();
+  BasicBlock* latch = l.getLoopLatch();
+  if (!l.isInnermost() || pre == nullptr || latch == nullptr || !l.hasDedicatedExits())
+    return std::nullopt;
+  // Inside an outer loop, each of the outer loop's iterations comes back to the yield, one
+  // return to the runtime per pass of the inner loop: worth it only where the outer loop
+  // returns to the runtime anyway (a sync point in it), as flash attention's loop over keys.
+  if (l.getParentLoop() != nullptr && !has_sync_point(*l.getParentLoop())) return std::nullopt;
+  for (BasicBlock* bb : l.blocks())
+    for (Instruction& i : *bb)
+      if (!reorderable(i) || i.getType()->isTokenTy()) return std::nullopt;
+  Candidate c{&l, nullptr, std::nullopt, {}, {}, ""};
+  SmallVector<BasicBlock*, 4> exiting;
+  l.getExitingBlocks(exiting);
+  for (BasicBlock* e : exiting) {
+    auto* br = dyn_cast<BranchInst>(e->getTerminator());
+    if (br == nullptr || !br->isConditional()) return std::nullopt;
+    const bool first_stays = l.contains(br->getSuccessor(0));
+    if (first_stays == l.contains(br->getSuccessor(1))) return std::nullopt;
+    c.stays.emplace_back(e, first_stays ? 0u : 1u);
+  }
+  // An equality test stepping by more than one may never be met (a loop of 2s towards an odd
+  // bound: the watchdog's planted kernel); ScalarEvolution counts it as if it were, by C++'s
+  // forward-progress rule. Such a loop stays per lane, and hangs as on fibers.
+  for (auto [block, stays] : c.stays) {
+    auto* cmp = dyn_cast<ICmpInst>(cast<BranchInst>(block->getTerminator())->getCondition());
+    if (cmp == nullptr || !cmp->isEquality()) continue;
+    for (Value* op : cmp->operands())
+      if (const auto* rec = dyn_cast<SCEVAddRecExpr>(se.getSCEV(op)); rec && rec->getLoop() == &l) {
+        const SCEV* step = rec->getStepRecurrence(se);
+        if (!step->isOne() && !step->isAllOnesValue()) return std::nullopt;
+      }
+  }
+  const SCEV* last = se.getBackedgeTakenCount(&l);
+  if (!isa<SCEVCouldNotCompute>(last) && last->getType()->isIntegerTy()) {
+    last = GuardDivisions(se).visit(last);
+    if (expandable(last, l, se, expander)) c.last = last;
+  }
+  if (c.last == nullptr) {
+    c.test = latch_test(l, se, expander);
+    if (!c.test) return std::nullopt;
+  }
+  for (PHINode& phi : l.getHeader()->phis()) {
+    if (!phi.getType()->isIntegerTy() && !phi.getType()->isPointerTy()) continue;
+    const auto* rec = dyn_cast<SCEVAddRecExpr>(se.getSCEV(&phi));
+    if (rec == nullptr || rec->getLoop() != &l || !rec->isAffine()) continue;
+    const SCEV* step = rec->getStepRecurrence(se);
+    if (!expandable(step, l, se, expander)) continue;
+    c.inductions.push_back({&phi, rec});
+  }
+  // Every other value the loop carries is loaded from and stored to its frame slot in each round
+  // (an accumulator: one vector load and store per 8 lanes). A loop carrying many (flash
+  // attention's 8 row scores over the head dimension) loses more there than it gains.
+  const size_t carried =
+      size_t(std::distance(l.getHeader()->phis().begin(), l.getHeader()->phis().end()));
+  if (carried - c.inductions.size() > kMaxCarried) return std::nullopt;
+  c.site = describe_site(*l.getHeader()->getFirstNonPHIOrDbg(), nullptr, "");
+  if (c.site.empty()) c.site = describe_site(*latch->getTerminator(), nullptr, "?");
+  return c;
+}
+
+FunctionCallee marker_function(Module& m, Type* count) {
+  LLVMContext& ctx = m.getContext();
+  auto* type = FunctionType::get(Type::getVoidTy(ctx), {count, count}, false);
+  const std::string name = kMarkerPrefix + std::to_string(count->getIntegerBitWidth());
+  return m.getOrInsertFunction(name, type);
+}
+
+FunctionCallee yield_function(Module& m) {
+  LLVMContext& ctx = m.getContext();
+  auto* type = FunctionType::get(Type::getVoidTy(ctx), {PointerType::get(ctx, 0)}, false);
+  return m.getOrInsertFunction(kYieldFunction, type);
+}
+
+// The values the rewrite needs, expanded in the preheader while ScalarEvolution still describes
+// the function: the last iteration's index, and each induction's start and step.
+struct Expanded {
+  Value* last;
+  std::vector<std::tuple<PHINode*, Value*, Value*, bool>> inductions;  // phi, start, step, nuw
+};
+
+AcrossLoop rewrite(const Candidate& c, const Expanded& x) {
+  Loop& l = *c.loop;
+  BasicBlock* pre = l.getLoopPreheader();
+  BasicBlock* header = l.getHeader();
+  BasicBlock* latch = l.getLoopLatch();
+  Module& m = *header->getModule();
+  AcrossLoop a;
+  a.stays = c.stays;
+  a.blocks.assign(l.block_begin(), l.block_end());
+  a.site = c.site;
+  Type* count = x.last->getType();
+
+  IRBuilder<> pb(pre->getTerminator());
+  // The rounds run iterations before the last only. Where no induction variable wraps up to
+  // the last (start + last * step fits, signed and unsigned), the rounds' copies may say so
+  // (nuw nsw: what makes x[tid + done * threads] consecutive to the vectorizer); elsewhere
+  // `last` is 0, which leaves the loop to the lanes.
+  Value* fits = pb.getTrue();
+  for (auto [phi, start, step, nuw] : x.inductions) {
+    if (!phi->getType()->isIntegerTy() ||
+        phi->getType()->getIntegerBitWidth() < count->getIntegerBitWidth())
+      continue;
+    Value* k = pb.CreateZExt(x.last, step->getType());
+    for (auto [mul, add] :
+         {std::pair{Intrinsic::umul_with_overflow, Intrinsic::uadd_with_overflow},
+          std::pair{Intrinsic::smul_with_overflow, Intrinsic::sadd_with_overflow}}) {
+      Value* product = pb.CreateBinaryIntrinsic(mul, k, step);
+      Value* sum = pb.CreateBinaryIntrinsic(add, start, pb.CreateExtractValue(product, 0));
+      fits = pb.CreateAnd(fits, pb.CreateNot(pb.CreateOr(pb.CreateExtractValue(product, 1),
+                                                         pb.CreateExtractValue(sum, 1))));
+    }
+  }
+  a.last = cast<Instruction>(
+      pb.CreateFreeze(pb.CreateSelect(fits, x.last, ConstantInt::get(count, 0)), "across.last"));
+  a.done = PHINode::Create(count, 2, "across.done");
+  a.done->insertBefore(header->begin());
+  a.done->addIncoming(ConstantInt::get(count, 0), pre);
+  IRBuilder<> lb(latch->getTerminator());
+  // At most `last` + 1: no wrap.
+  a.next = cast<Instruction>(
+      lb.CreateAdd(a.done, ConstantInt::get(count, 1), "across.next", /*HasNUW=*/true));
+  a.done->addIncoming(a.next, latch);
+
+  IRBuilder<> hb(header->getFirstNonPHI());
+  for (auto [phi, start, step, nuw] : x.inductions) {
+    Value* k = hb.CreateZExtOrTrunc(a.done, step->getType());
+    // The recurrence does not wrap in the iterations that run (ScalarEvolution's flags), and
+    // `done` <= last: neither does start + done * step.
+    Value* offset = hb.CreateMul(k, step, "", nuw, false);
+    Value* value = phi->getType()->isPointerTy()
+                       ? hb.CreateGEP(hb.getInt8Ty(), start, offset, phi->getName() + ".across")
+                       : hb.CreateAdd(start, offset, phi->getName() + ".across", nuw, false);
+    if (phi->getType()->isIntegerTy() &&
+        phi->getType()->getIntegerBitWidth() >= count->getIntegerBitWidth())
+      for (Value* v : {offset, value})
+        if (auto* i = dyn_cast<Instruction>(v)) a.wrap_free.push_back(i);
+    phi->replaceAllUsesWith(value);
+    Value* next = phi->getIncomingValueForBlock(latch);
+    phi->eraseFromParent();
+    RecursivelyDeleteTriviallyDeadInstructions(next);
+    ++a.recomputed;
+  }
+  a.marker = hb.CreateCall(marker_function(m, count), {a.last, a.done});
+
+  const DebugLoc at = latch->getTerminator()->getDebugLoc();
+  a.back = SplitEdge(latch, header);
+  a.back->setName("across.back");
+  // The yield in a block of its own after `back` (split_sync_points splits it off).
+  BasicBlock* yield_block = SplitBlock(a.back, a.back->getTerminator());
+  IRBuilder<> yb(yield_block->getTerminator());
+  a.yield = yb.CreateCall(yield_function(m), {ConstantPointerNull::get(yb.getPtrTy())});
+  a.yield->setDebugLoc(at);
+  return a;
+}
+
+}  // namespace
+
+bool is_across_marker(const CallInst& call) {
+  const Function* f = call.getCalledFunction();
+  return f != nullptr && f->getName().starts_with(kMarkerPrefix);
+}
+
+std::vector<AcrossLoop> prepare_loops_across_lanes(Function& body) {
+  std::vector<AcrossLoop> result;
+  DominatorTree dt(body);
+  LoopInfo li(dt);
+  if (li.empty()) return result;
+  for (Loop* l : li.getLoopsInPreorder())
+    simplifyLoop(l, &dt, &li, nullptr, nullptr, nullptr, /*PreserveLCSSA=*/false);
+  const DataLayout& dl = body.getParent()->getDataLayout();
+  TargetLibraryInfoImpl tlii(Triple(body.getParent()->getTargetTriple()));
+  TargetLibraryInfo tli(tlii);
+  AssumptionCache ac(body);
+  std::vector<Candidate> candidates;
+  std::vector<Expanded> expanded;
+  {
+    ScalarEvolution se(body, tli, ac, dt, li);
+    SCEVExpander expander(se, dl, "across");
+    // Outer loops' recurrences from their own variables where they have them.
+    expander.disableCanonicalMode();
+    for (Loop* l : li.getLoopsInPreorder())
+      if (std::optional<Candidate> c = candidate(*l, se, expander)) candidates.push_back(*c);
+    // Everything expanded before anything changes: ScalarEvolution describes the function as
+    // it was.
+    for (const Candidate& c : candidates) {
+      Instruction* at = c.loop->getLoopPreheader()->getTerminator();
+      Value* last = nullptr;
+      if (c.last != nullptr) {
+        last = expander.expandCodeFor(c.last, c.last->getType(), at);
+      } else {
+        const LatchTest& t = *c.test;
+        Type* type = t.start->getType();
+        Value* start = expander.expandCodeFor(t.start, type, at);
+        Value* step = expander.expandCodeFor(t.step, type, at);
+        Value* bound = expander.expandCodeFor(t.bound, type, at);
+        IRBuilder<> b(at);
+        last = last_from_test(b, t.pred, start, step, bound);
+      }
+      Expanded x{last, {}};
+      for (const Induction& i : c.inductions) {
+        const SCEV* step = i.rec->getStepRecurrence(se);
+        x.inductions.emplace_back(
+            i.phi, i.phi->getIncomingValueForBlock(c.loop->getLoopPreheader()),
+            expander.expandCodeFor(step, step->getType(), at), i.rec->hasNoUnsignedWrap());
+      }
+      expanded.push_back(std::move(x));
+    }
+  }
+  for (size_t k = 0; k < candidates.size(); ++k)
+    result.push_back(rewrite(candidates[k], expanded[k]));
+  return result;
+}
+
+}  // namespace metalsim::lanes
