@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdlib>
 #include <exception>
 #include <new>
@@ -191,11 +192,13 @@ void LaneLoopRunner::fiber_entry(void* self) {
 // threadgroup is abandoned. An exception never leaves the fiber.
 void LaneLoopRunner::run_threadgroup() {
   try {
-    // Every lane starts at the kernel's start: one step over them all, without the scan.
-    yielded_ = false;
-    step(0, 0, n_, nullptr);
-    // The usual end is the first: no lane waits at anything. Lanes that yielded run again
-    // before anything resolves; simd stops resolve before barriers.
+    // Every lane starts at the kernel's start, and the lanes run as one group for as long as
+    // each step stops them all at one place (issue 23 item 3).
+    uint32_t cont = 0;
+    while (run_together(cont)) {
+    }
+    // The lanes parted (or all returned): lanes that yielded run again before anything
+    // resolves; simd stops resolve before barriers.
     while (live_ != 0) {
       if (yielded_) {
         yielded_ = false;
@@ -210,6 +213,52 @@ void LaneLoopRunner::run_threadgroup() {
   } catch (...) {
     report_kernel_exception(nullptr);
   }
+}
+
+// One step of every lane from `cont`. When every lane stopped at the same sync point (or yield)
+// it resolves here without per-lane bookkeeping: a stop all lanes reach is one barrier, one call
+// site of a collective per simdgroup, nothing diverged and nobody returned, so the fiber engine's
+// rules release it at once. Returns true with `cont` the continuation to run next; false when
+// the lanes returned or parted, their stops then recorded lane by lane.
+bool LaneLoopRunner::run_together(uint32_t& cont) {
+  yielded_ = false;
+  run_step(cont, 0, n_, nullptr);
+  uint32_t stop = 0;
+  if (!common_stop(stop)) {
+    record_stops(0, n_, nullptr);
+    return false;
+  }
+  if (stop == kNotStopped) throw std::logic_error("the lane-loop step did not stop lane 0");
+  if (stop == kLaneDone) {
+    std::fill_n(status_.begin(), n_, Status::Done);
+    live_ = 0;
+    return false;
+  }
+  if (is_collective(kind_[0]) && combine_[0] != nullptr)
+    for (uint32_t sg = 0; sg < state_.simdgroup_count; ++sg) combine_whole_simdgroup(sg);
+  cont = stop;
+  return true;
+}
+
+// Whether every lane of the threadgroup stopped at the same place in the last step: the same
+// continuation, and (unless they all returned) the same kind and call site. One continuation may
+// stand for several call sites: the optimizer merges a barrier in each arm of a branch into one
+// call whose site is chosen per lane (`if (i < 4) threadgroup_barrier(); else
+// threadgroup_barrier();`, which is barrier.divergent).
+bool LaneLoopRunner::common_stop(uint32_t& stop) const {
+  uint32_t stops_differ = 0;
+  for (uint32_t lane = 0; lane < n_; ++lane) stops_differ |= stop_[lane] ^ stop_[0];
+  stop = stop_[0];
+  if (stops_differ != 0) return false;
+  if (stop == kLaneDone) return true;
+  uint32_t kinds_differ = 0;
+  uintptr_t sites_differ = 0;
+  const uintptr_t site = std::bit_cast<uintptr_t>(site_[0]);
+  for (uint32_t lane = 0; lane < n_; ++lane) {
+    kinds_differ |= uint32_t(kind_[lane] ^ kind_[0]);
+    sites_differ |= std::bit_cast<uintptr_t>(site_[lane]) ^ site;
+  }
+  return kinds_differ == 0 && sites_differ == 0;
 }
 
 // Every ready lane runs to its next stop: one step per continuation, the lanes of one
@@ -234,8 +283,8 @@ void LaneLoopRunner::run_ready() {
   }
 }
 
-void LaneLoopRunner::step(uint32_t cont, uint32_t first, uint32_t count, const uint16_t* lanes) {
-  auto lane_at = [&](uint32_t i) -> uint32_t { return lanes != nullptr ? lanes[i] : first + i; };
+void LaneLoopRunner::run_step(uint32_t cont, uint32_t first, uint32_t count,
+                              const uint16_t* lanes) {
   if (lanes == nullptr) std::fill_n(stop_.begin() + first, count, kNotStopped);
   else
     for (uint32_t i = 0; i < count; ++i) stop_[lanes[i]] = kNotStopped;
@@ -243,6 +292,14 @@ void LaneLoopRunner::step(uint32_t cont, uint32_t first, uint32_t count, const u
   running_count_ = count;
   running_lanes_ = lanes;
   dispatch_->step(args_, state_, cont, first, count, lanes);
+}
+
+void LaneLoopRunner::step(uint32_t cont, uint32_t first, uint32_t count, const uint16_t* lanes) {
+  run_step(cont, first, count, lanes);
+  record_stops(first, count, lanes);
+}
+
+void LaneLoopRunner::record_stops(uint32_t first, uint32_t count, const uint16_t* lanes) {
   if (lanes == nullptr && all_returned(first, count)) {
     // The usual outcome of a kernel without sync points: one branch-free scan, no per-lane
     // bookkeeping.
@@ -251,7 +308,7 @@ void LaneLoopRunner::step(uint32_t cont, uint32_t first, uint32_t count, const u
     return;
   }
   for (uint32_t i = 0; i < count; ++i) {
-    const uint32_t lane = lane_at(i);
+    const uint32_t lane = lanes != nullptr ? lanes[i] : first + i;
     if (stop_[lane] == kNotStopped)
       throw std::logic_error("the lane-loop step did not stop lane " + std::to_string(lane));
     if (stop_[lane] == kLaneDone) {
@@ -320,17 +377,36 @@ void LaneLoopRunner::resolve_simdgroup(uint32_t sg, bool& released) {
                   std::to_string(live) + " live lanes of simdgroup " + std::to_string(sg);
       report(std::move(r));
     }
-    if (is_collective(kind_[head]) && combine_[head] != nullptr) {
-      running_count_ = count;  // a combine may touch memory (simdgroup_matrix loads, stores)
-      running_lanes_ = ids;
-      fault::CollectiveScope call(site_[head]);
-      combine_[head](CollectiveCall{members, count, mask, size});
-      running_count_ = 0;
-      running_lanes_ = nullptr;
-    }
+    if (is_collective(kind_[head]) && combine_[head] != nullptr)
+      combine(head, CollectiveCall{members, count, mask, size}, ids);
     for (uint32_t k = 0; k < count; ++k) release(ids[k]);
     released = true;
   }
+}
+
+// The collective that lane `head` stopped at, for the members of `call` (lanes `ids`).
+void LaneLoopRunner::combine(uint32_t head, const CollectiveCall& call, const uint16_t* ids) {
+  running_count_ = call.count;  // a combine may touch memory (simdgroup_matrix loads, stores)
+  running_lanes_ = ids;
+  fault::CollectiveScope scope(site_[head]);
+  combine_[head](call);
+  running_count_ = 0;
+  running_lanes_ = nullptr;
+}
+
+// Every lane of simdgroup `sg` stopped at the same collective: one call of all of them.
+void LaneLoopRunner::combine_whole_simdgroup(uint32_t sg) {
+  const uint32_t first = sg * abi::kSimdWidth;
+  const uint32_t size = std::min(abi::kSimdWidth, n_ - first);
+  CollectiveMember members[abi::kSimdWidth];
+  uint16_t ids[abi::kSimdWidth];
+  for (uint32_t j = 0; j < size; ++j) {
+    const uint32_t lane = first + j;
+    members[j] = {j, in_[lane], out_[lane], arg_[lane]};
+    ids[j] = uint16_t(lane);
+  }
+  const uint32_t mask = size == 32 ? ~0u : (1u << size) - 1;
+  combine(first, CollectiveCall{members, size, mask, size}, ids);
 }
 
 // Every live lane waits at a threadgroup barrier (or none is live).

@@ -54,11 +54,19 @@ class LaneLoopRunner {
   static void fiber_entry(void* self);
   void run_threadgroup();
   void run_ready();
+  bool run_together(uint32_t& cont);
+  bool common_stop(uint32_t& stop) const;
+  // The step for the lanes [first, first + count) (or lanes[0 .. count)) from `cont`, then
+  // (step) their stops recorded lane by lane.
+  void run_step(uint32_t cont, uint32_t first, uint32_t count, const uint16_t* lanes);
   void step(uint32_t cont, uint32_t first, uint32_t count, const uint16_t* lanes);
+  void record_stops(uint32_t first, uint32_t count, const uint16_t* lanes);
   // Whether every lane of [first, first + count) returned in the step just run.
   bool all_returned(uint32_t first, uint32_t count) const;
   bool release_simd_stops();
   void resolve_simdgroup(uint32_t simdgroup, bool& released);
+  void combine(uint32_t head, const CollectiveCall& call, const uint16_t* ids);
+  void combine_whole_simdgroup(uint32_t sg);
   bool release_barrier();
   void release(uint32_t lane);
   void report_divergent_barrier();
