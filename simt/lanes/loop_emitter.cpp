@@ -14,6 +14,7 @@
 #include <llvm/Transforms/Utils/Local.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
+#include "simt/lanes/frame_scopes.h"
 #include "simt/lanes/lane_guards.h"
 #include "simt/lanes/one_d_loops.h"
 #include "simt/lanes/state_abi.h"
@@ -33,6 +34,7 @@ struct StepEntry {
   Value* in;
   Value* out;
   Value* arg;
+  Value* frame = nullptr;  // the frame's base, when there are slots
   std::vector<Value*> slot_base;
 };
 
@@ -82,6 +84,7 @@ StepEntry emit_entry(IRBuilder<>& b, Function& step, const FrameLayout& frame) {
   e.arg = abi::load_field(b, state, abi::kArg, ptr, "arg");
   if (!frame.slots.empty()) {
     Value* base = abi::load_field(b, state, abi::kFrame, ptr, "frame");
+    e.frame = base;
     Value* lanes = abi::load_field(b, state, abi::kFrameLanes, b.getInt64Ty(), "frame_lanes");
     for (const FrameSlot& s : frame.slots)
       e.slot_base.push_back(b.CreateInBoundsGEP(
@@ -612,6 +615,7 @@ Function* emit_step(PreparedBody& prepared, std::optional<Failure>& failure) {
     return nullptr;
   }
   erase_blocks(templates);
+  scope_frame_accesses(*step, e.frame, e.slot_base);
   return step;
 }
 

@@ -166,6 +166,9 @@ std::vector<Case> cases() {
   c.push_back({"private_array",
                [](const Shape& s, std::mt19937& r) { return in_out("private_array", s, r, 1, 4); },
                {{1, false, 1, 4}}});
+  c.push_back({"pointer_choice",
+               [](const Shape& s, std::mt19937& r) { return in_out("pointer_choice", s, r, 2, 4); },
+               {{1, false, 2, 4}}});
   c.push_back(
       {"cleanup_across_barrier",
        [](const Shape& s, std::mt19937& r) { return in_out("cleanup_across_barrier", s, r, 1, 4); },

@@ -119,6 +119,28 @@ void private_array(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(private_array);
 
+// buffer(0): float in[grid]; buffer(1): float out[grid * 2]; threadgroup(0): float[threads].
+// A thread pointer to the lane's output element or into its private array, chosen per lane and
+// live across barriers, written between stores to the output and to the array: the frame's
+// alias scopes (simt/lanes/frame_scopes.h) must leave an access that may be either unscoped.
+void pointer_choice(const BoundArgs& a, const Lane& l) {
+  float* out = buffer<float>(a, 1) + uint64_t(l.gid) * 2;
+  float local[4];
+  const float x = buffer<float>(a, 0)[l.gid];
+  for (int k = 0; k < 4; ++k) local[k] = x + float(k);
+  float* p = l.tid % 3 == 0 ? &out[0] : &local[l.tid % 4];
+  out[0] = x * 0.5f;
+  float* shared = threadgroup<float>(a, 0);
+  shared[l.tid] = local[1];
+  barrier();
+  *p += shared[(l.tid + 1) % l.threads];
+  out[0] += 0.25f;
+  local[l.tid % 4] *= 2.0f;
+  barrier();
+  out[1] = *p + local[(l.tid + 1) % 4] + local[l.tid % 4] + out[0];
+}
+LANES_TEST_KERNEL(pointer_choice);
+
 // buffer(0): float in[grid]; buffer(1): uint out[grid]; threadgroup(0): uint[16].
 // A histogram of the threadgroup's inputs by atomic increments in threadgroup memory (atomics
 // between two barriers: the order of the increments does not show in the counts).
