@@ -105,6 +105,11 @@ set(METALSIM_KERNEL_FLAGS
   # (Clang would contract a * b + c where the target has FMA), so results do not depend on the
   # kernel compiler.
   -ffp-contract=off
+  # A loop that never ends hangs a GPU, and the watchdog must see it (watchdog.timeout): C++'s
+  # forward-progress rule would let the optimizer assume every loop without I/O or atomics ends,
+  # and delete one that does not (`for (uint i = 0; i != n; i += 2)` with n odd became
+  # `out[tid] = 4` in lane loops, and an assumption that no lane takes the loop).
+  -fno-finite-loops
   ${METALSIM_KERNEL_ARCH_FLAGS}
   ${METALSIM_SANITIZER_FLAGS})
 if(METALSIM_KERNEL_COMPILER STREQUAL "clang")
