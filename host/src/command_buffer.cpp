@@ -419,6 +419,7 @@ void CommandBuffer::finish() {
     error_ = NS::TransferPtr(new NS::Error(
         timeout ? CommandBufferErrorTimeout : CommandBufferErrorInternal, text, kErrorDomain));
   }
+  GpuTimeline::CompletedHandlers in_handlers(this);
   run_handlers(completed_handlers_);
 }
 

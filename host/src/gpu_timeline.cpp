@@ -18,6 +18,9 @@ namespace {
 constexpr size_t kMaxWindowMembers = 1 << 16;
 // The signals an event remembers, to order the waits it releases.
 constexpr size_t kSignalsKept = 64;
+
+// The command buffers whose completed handlers this thread runs, innermost last.
+thread_local std::vector<const CommandBuffer*> running_handlers;
 }  // namespace
 
 struct GpuTimeline::Buffer {
@@ -28,8 +31,9 @@ struct GpuTimeline::Buffer {
   uint64_t observed_at = UINT64_MAX;  // when the host saw it complete
   // Its steps the host saw run through a shared event (waitUntilSignaledValue): (step, when).
   std::vector<std::pair<int64_t, uint64_t>> observed_steps;
-  std::vector<Edge> waits;              // the signals that released its waits
-  std::vector<uint64_t> waits_host_at;  // per entry of `waits`: when it was signalled
+  std::vector<Edge> waits;               // the signals that released its waits
+  std::vector<uint64_t> waits_host_at;   // per entry of `waits`: when it was signalled
+  uint64_t committed_by_handler_of = 0;  // committed in that buffer's completed handler
   bool finished = false;
 };
 
@@ -75,6 +79,7 @@ void GpuTimeline::submit(CommandBuffer* cb) {
   record->serial = cb->timeline_serial_ = ++serials_;
   record->queue = cb->queue_number_;
   record->committed_at = ++clock_;
+  record->committed_by_handler_of = handler_buffer();
   std::deque<CommandBuffer*>& queue = queued_[cb->queue_number_];
   for (auto it = buffers_.rbegin(); it != buffers_.rend(); ++it)
     if (it->second->queue == record->queue) {
@@ -141,6 +146,18 @@ void GpuTimeline::fail_blocked(std::unique_lock<std::mutex>& lock, CommandBuffer
   finished(lock, cb);
 }
 
+GpuTimeline::CompletedHandlers::CompletedHandlers(const CommandBuffer* cb) {
+  running_handlers.push_back(cb);
+}
+
+GpuTimeline::CompletedHandlers::~CompletedHandlers() { running_handlers.pop_back(); }
+
+uint64_t GpuTimeline::handler_buffer() const {
+  for (auto it = running_handlers.rbegin(); it != running_handlers.rend(); ++it)
+    if (&(*it)->timeline() == this) return (*it)->timeline_serial_;
+  return 0;
+}
+
 void GpuTimeline::observe(const CommandBuffer* cb) {
   std::lock_guard lock(mutex_);
   auto it = buffers_.find(cb->timeline_serial_);
@@ -172,7 +189,8 @@ bool GpuTimeline::reached(const Event* event, uint64_t value, const CommandBuffe
 void GpuTimeline::signal(Event* event, uint64_t value, const CommandBuffer* cb, int64_t step) {
   std::unique_lock lock(mutex_);
   event->value_ = value;
-  const uint64_t from = cb != nullptr ? cb->timeline_serial_ : 0;
+  // The host's signal from a completed handler comes after that buffer's end, as if it signalled.
+  const uint64_t from = cb != nullptr ? cb->timeline_serial_ : handler_buffer();
   event->signals_.push_back({from, cb != nullptr ? step : kEnd, value, ++clock_});
   if (event->signals_.size() > kSignalsKept) event->signals_.erase(event->signals_.begin());
   // Release the buffers whose wait is now reached; they run on this thread, in commit order.
@@ -253,6 +271,7 @@ std::map<uint64_t, int64_t> GpuTimeline::preceding(const timeline::Member& later
     const Buffer& b = *buffers_.at(serial);
     const int64_t limit = bound[serial];
     reach(b.queue_previous, kEnd);
+    reach(b.committed_by_handler_of, kEnd);
     host_knew(b.committed_at);
     for (size_t i = 0; i < b.waits.size(); ++i) {
       const Edge& e = b.waits[i];

@@ -17,8 +17,10 @@
 // command buffer's own order, its queue's order, an event signal after the first that a wait
 // before the second was released by, and the host having seen the first's buffer complete
 // (waitUntilCompleted, a completed status(), waitUntilSignaledValue) before committing the
-// second. Unordered dispatches conflict only on untracked memory (MTLResource.hpp): Metal orders
-// the rest by itself.
+// second, or the second committed (or the host's signal it waits for made) by the first's
+// completed handler, on the handler's own thread. What another thread does after a handler told
+// it is not seen: the host code that waits for a handler's flag orders nothing here. Unordered
+// dispatches conflict only on untracked memory (MTLResource.hpp): Metal orders the rest by itself.
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -77,6 +79,15 @@ class GpuTimeline {
   void wait(CommandBuffer* cb, double seconds);
   // The host has seen `cb` complete (waitUntilCompleted, status()).
   void observe(const CommandBuffer* cb);
+  // While one lives, this thread runs `cb`'s completed handlers: what it commits or signals from
+  // the host comes after `cb`. Nested for handlers that commit buffers that finish at once.
+  class CompletedHandlers {
+   public:
+    explicit CompletedHandlers(const CommandBuffer* cb);
+    ~CompletedHandlers();
+    CompletedHandlers(const CompletedHandlers&) = delete;
+    CompletedHandlers& operator=(const CompletedHandlers&) = delete;
+  };
 
   // Events. `reached`: the event's value is at least `value` (for a wait of `cb` at `step`: the
   // order edge from the signal that reached it is kept). `signal` sets the value, from `cb`'s
@@ -108,6 +119,8 @@ class GpuTimeline {
   void finished(std::unique_lock<std::mutex>& lock, CommandBuffer* cb);
   void fail_blocked(std::unique_lock<std::mutex>& lock, CommandBuffer* cb);
   std::map<uint64_t, int64_t> preceding(const timeline::Member& later) const;
+  // The innermost buffer of this timeline whose completed handlers this thread runs (0: none).
+  uint64_t handler_buffer() const;
   void reset_window_if_idle();
 
   std::mutex mutex_;

@@ -3,7 +3,9 @@
 // command buffers at the same time; metalsim runs them at commit, one after the other, and with
 // `race` on reports the pair, naming both dispatches, kernels and lines. An event signalled
 // after the producer and waited for before the consumer orders them, as does the host waiting
-// for the producer before committing the consumer, one queue, or memory Metal tracks.
+// for the producer before committing the consumer, committing the consumer from the producer's
+// completed handler, one queue, or memory Metal tracks. A completed handler that commits nothing
+// orders nothing: the host's later commit is still unordered.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -17,7 +19,16 @@ namespace {
 constexpr uint32_t kCount = 256;
 const MTL::Size kGrid{kCount, 1, 1}, kGroup{64, 1, 1};
 
-enum class Between { nothing, event, host_wait, shared_event_wait, one_queue };
+enum class Between {
+  nothing,
+  event,
+  host_wait,
+  shared_event_wait,
+  one_queue,
+  handler_commits,  // the producer's completed handler commits the consumer
+  idle_handler,     // the producer has a completed handler; the host commits the consumer
+  handler_signals,  // the handler signals a shared event the consumer's buffer waits for
+};
 
 class Queues {
  public:
@@ -42,16 +53,22 @@ class Queues {
     encode(p, producer_.get(), in_.get(), mid_.get());
     if (between == Between::event || between == Between::shared_event_wait)
       p->encodeSignalEvent(event.get(), 1);
+    MTL::CommandBuffer* c = command_buffer(between == Between::one_queue ? producer_queue_.get()
+                                                                         : consumer_queue_.get());
+    if (between == Between::event || between == Between::handler_signals)
+      c->encodeWait(event.get(), 1);
+    encode(c, consumer_.get(), mid_.get(), out_.get());
+    if (between == Between::handler_commits)
+      p->addCompletedHandler([c](MTL::CommandBuffer*) { c->commit(); });
+    if (between == Between::idle_handler) p->addCompletedHandler([](MTL::CommandBuffer*) {});
+    if (between == Between::handler_signals)
+      p->addCompletedHandler([e = event.get()](MTL::CommandBuffer*) { e->setSignaledValue(1); });
     p->commit();
     if (between == Between::host_wait) p->waitUntilCompleted();
     if (between == Between::shared_event_wait) {
       EXPECT_TRUE(event->waitUntilSignaledValue(1, 1000));
     }
-    MTL::CommandBuffer* c = command_buffer(between == Between::one_queue ? producer_queue_.get()
-                                                                         : consumer_queue_.get());
-    if (between == Between::event) c->encodeWait(event.get(), 1);
-    encode(c, consumer_.get(), mid_.get(), out_.get());
-    c->commit();
+    if (between != Between::handler_commits) c->commit();
     c->waitUntilCompleted();
     EXPECT_EQ(p->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(p);
     return c;
@@ -104,6 +121,13 @@ TEST(PlantedQueues, UnorderedQueuesOnUntrackedMemoryAreReported) {
   Queues queues(h, true);
   const MTL::CommandBuffer* c = queues.run(Between::nothing);
   ASSERT_EQ(c->status(), MTL::CommandBufferStatusError);
+  {  // a completed handler alone orders nothing
+    Harness h2 = racing_harness();
+    Queues handler_only(h2, true);
+    const MTL::CommandBuffer* c2 = handler_only.run(Between::idle_handler);
+    EXPECT_EQ(c2->status(), MTL::CommandBufferStatusError);
+    EXPECT_NE(find(c2, report::CheckId::race_dispatch), nullptr) << Harness::reports(c2);
+  }
   const report::Report* r = find(c, report::CheckId::race_dispatch);
   ASSERT_NE(r, nullptr) << Harness::reports(c);
   const std::string text = r->format();
@@ -120,8 +144,8 @@ TEST(PlantedQueues, UnorderedQueuesOnUntrackedMemoryAreReported) {
 TEST(PlantedQueues, WhatOrdersThemIsNotReported) {
   if (!report::check_implemented(report::CheckId::race_dispatch))
     GTEST_SKIP() << "race.dispatch needs the shadow racecheck";
-  for (Between between :
-       {Between::event, Between::host_wait, Between::shared_event_wait, Between::one_queue}) {
+  for (Between between : {Between::event, Between::host_wait, Between::shared_event_wait,
+                          Between::one_queue, Between::handler_commits, Between::handler_signals}) {
     Harness h = racing_harness();
     Queues queues(h, true);
     const MTL::CommandBuffer* c = queues.run(between);
