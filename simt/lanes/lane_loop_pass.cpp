@@ -48,6 +48,26 @@ Function* clone_body(Function& body) {
   return work;
 }
 
+// A body whose regions hold more instructions than kMaxRegionInstructions in all is left to the
+// fibers: the step clones each region into three or four loops (contiguous, one-dimensional,
+// listed), the vectorizer doubles them, the access-check pass's checked and fast variants double
+// the step again, and the code generator's time grows faster than the function. MLX's steel GEMM
+// (a 64x64 tile, 127 sync points, four variants of its main loop and epilogue chosen by function
+// constants at run time: 21022 instructions in its regions) made a step of 400000 instructions
+// and took 320 s to compile; the largest of this repository's kernels (gemm_trellis_tiles<64>) has
+// 4938. docs/lanes.md, "Steps too large to compile".
+constexpr unsigned kMaxRegionInstructions = 10000;
+
+std::optional<Failure> too_large(const PreparedBody& p, const std::string& at) {
+  unsigned total = 0;
+  for (const Region& r : p.regions) total += r.instructions;
+  if (total <= kMaxRegionInstructions) return std::nullopt;
+  return Failure{at, "its lane loops would be too large to compile in reasonable time (" +
+                         std::to_string(total) + " instructions in " +
+                         std::to_string(p.regions.size()) + " regions between sync points, over " +
+                         std::to_string(kMaxRegionInstructions) + ")"};
+}
+
 // Inline, clean up, lower the queries, split, demote, lay out: everything before the step.
 std::optional<Failure> prepare(Context& cx, const LaneBody& body, PreparedBody& p,
                                Registration& reg, BodySummary& summary) {
@@ -71,7 +91,7 @@ std::optional<Failure> prepare(Context& cx, const LaneBody& body, PreparedBody& 
   if (auto f = demote(live, *p.work, p.syncs, moved, at)) return f;
   if (auto f = layout_frame(*p.work, p.frame, at)) return f;
   p.regions = compute_regions(*p.work, p.syncs);
-  return std::nullopt;
+  return too_large(p, at);
 }
 
 void erase_function(Function* f, FunctionAnalysisManager& fam) {
