@@ -34,12 +34,32 @@ struct Access {
   uint32_t flags = 0;          // abi::kWrite, abi::kAtomic
 };
 
+// A lane-loop step's parameters are (args, state, cont, first, count, lanes)
+// (simt/lanes/loop_emitter.cpp); `state` is the runner's engine::LaneLoopState.
+constexpr unsigned kStepState = 1;
+
+// Whether `base` is the lane-loop runner's own memory, reached from the step's `state`
+// (`state_arg`; nullptr outside a step): the state's fields, and what a field points to directly:
+// the per-lane frame (the values a fiber keeps on its stack across sync points, and the kernel's
+// private arrays, which the private-bounds pass has checked at their indexing), the tables the
+// step records each lane's stop in, the thread-position tables. What is reached through a pointer
+// loaded from those (a kernel pointer kept in the frame, a threadgroup variable's or a function
+// constant's address from their tables) is the kernel's memory and is checked.
+bool runner_memory(const Value* base, const Value* state_arg) {
+  if (state_arg == nullptr) return false;
+  if (base == state_arg) return true;
+  const auto* field = dyn_cast<LoadInst>(base);
+  return field != nullptr && getUnderlyingObject(field->getPointerOperand(), 12) == state_arg;
+}
+
 // Memory a kernel may not run out of through this pointer, or that is not a buffer's nor
 // threadgroup memory: the function's own stack, globals (constant tables of the MSL headers, TLS),
-// and addresses made from integers (a sanitizer's own shadow).
-bool exempt(const Value* pointer) {
+// addresses made from integers (a sanitizer's own shadow), and in a lane-loop step the runner's
+// memory (runner_memory), which is what the fibers' stack is to a fiber.
+bool exempt(const Value* pointer, const Value* state_arg) {
   const Value* base = getUnderlyingObject(pointer, 12);
   if (isa<AllocaInst>(base) || isa<GlobalVariable>(base)) return true;
+  if (runner_memory(base, state_arg)) return true;
   if (isa<IntToPtrInst>(base)) return true;
   if (auto* ce = dyn_cast<ConstantExpr>(base);
       ce != nullptr && ce->getOpcode() == Instruction::IntToPtr)
@@ -132,7 +152,7 @@ void scatter_accesses(Instruction& inst, const DataLayout& dl, std::vector<Acces
   }
 }
 
-std::vector<Access> accesses_of(Function& f, unsigned& unchecked) {
+std::vector<Access> accesses_of(Function& f, const Value* state_arg, unsigned& unchecked) {
   const DataLayout& dl = f.getParent()->getDataLayout();
   std::vector<Access> all;
   for (Instruction& inst : instructions(f)) {
@@ -145,7 +165,7 @@ std::vector<Access> accesses_of(Function& f, unsigned& unchecked) {
   }
   std::vector<Access> kept;
   for (const Access& a : all)
-    if (!exempt(a.pointer)) kept.push_back(a);
+    if (!exempt(a.pointer, state_arg)) kept.push_back(a);
   return kept;
 }
 
@@ -267,9 +287,10 @@ void instrument_access(const Access& a, Value* plain, const Entry& e, const Call
   call->setDebugLoc(where);
 }
 
-bool instrument(Function& f, const AccessCheckOptions& options, const Callees& c) {
+bool instrument(Function& f, bool step, const AccessCheckOptions& options, const Callees& c) {
   unsigned unchecked = 0;
-  const std::vector<Access> accesses = accesses_of(f, unchecked);
+  const Value* state_arg = step && f.arg_size() > kStepState ? f.getArg(kStepState) : nullptr;
+  const std::vector<Access> accesses = accesses_of(f, state_arg, unchecked);
   if (accesses.empty()) return false;
   // Fixed-size accesses and masked ones of a known span may have their test hoisted out of loops.
   std::vector<RangedAccess> ranged;
@@ -299,6 +320,8 @@ PreservedAnalyses AccessCheckPass::run(Module& m, ModuleAnalysisManager&) {
   // Before any instrumentation: the fast variants are copies of the plain code.
   SmallPtrSet<Function*, 32> fast;
   if (options_.fast_variant) fast = make_fast_variants(m);
+  const std::vector<Function*> steps_list = lane_steps(m);
+  const SmallPtrSet<Function*, 8> steps(steps_list.begin(), steps_list.end());
   const Callees c = callees(m);
   bool changed = !fast.empty();
   for (Function& f : m) {
@@ -306,7 +329,7 @@ PreservedAnalyses AccessCheckPass::run(Module& m, ModuleAnalysisManager&) {
     // ThreadSanitizer (the tsan preset) is that build's racecheck, and a fault cannot be
     // recovered under it: its kernels are left to it.
     if (f.hasFnAttribute(Attribute::SanitizeThread)) continue;
-    changed |= instrument(f, options_, c);
+    changed |= instrument(f, steps.contains(&f), options_, c);
   }
   return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }

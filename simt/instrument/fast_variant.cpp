@@ -43,18 +43,10 @@ void add_entries(Module& m, SetVector<Function*>& roots) {
     if (copyable(*f)) roots.insert(f);
 }
 
-// The steps the lane-loop pass registered (its pass runs earlier in the pipeline).
+// The steps the lane-loop pass registered, those that may be copied.
 void add_steps(Module& m, SetVector<Function*>& roots) {
-  const Function* reg = m.getFunction(kLanesRegister);
-  if (reg == nullptr) return;
-  for (const User* u : reg->users()) {
-    const auto* call = dyn_cast<CallBase>(u);
-    if (call == nullptr || call->getCalledFunction() != reg ||
-        call->arg_size() <= kLanesRegisterStep)
-      continue;
-    auto* step = dyn_cast<Function>(call->getArgOperand(kLanesRegisterStep)->stripPointerCasts());
-    if (step != nullptr && copyable(*step)) roots.insert(step);
-  }
+  for (Function* step : lane_steps(m))
+    if (copyable(*step)) roots.insert(step);
 }
 
 // The functions a constant names (a call's callee, a combine function passed to the engine).
@@ -123,6 +115,21 @@ std::vector<Function*> annotated_functions(Module& m, StringRef annotation) {
     if (e == nullptr || e->getNumOperands() < 2) continue;
     auto* f = dyn_cast<Function>(e->getOperand(0)->stripPointerCasts());
     if (f != nullptr && c_string(e->getOperand(1)) == annotation) out.push_back(f);
+  }
+  return out;
+}
+
+std::vector<Function*> lane_steps(Module& m) {
+  std::vector<Function*> out;
+  const Function* reg = m.getFunction(kLanesRegister);
+  if (reg == nullptr) return out;
+  for (const User* u : reg->users()) {
+    const auto* call = dyn_cast<CallBase>(u);
+    if (call == nullptr || call->getCalledFunction() != reg ||
+        call->arg_size() <= kLanesRegisterStep)
+      continue;
+    auto* step = dyn_cast<Function>(call->getArgOperand(kLanesRegisterStep)->stripPointerCasts());
+    if (step != nullptr && !step->isDeclaration()) out.push_back(step);
   }
   return out;
 }

@@ -22,6 +22,10 @@ inline constexpr const char* kFastRegister = "__metalsim_fast_variant_register";
 // The functions of `m` marked [[clang::annotate(annotation)]].
 std::vector<llvm::Function*> annotated_functions(llvm::Module& m, llvm::StringRef annotation);
 
+// The lane-loop steps the lane-loop pass registered in `m` (its pass runs earlier in the
+// pipeline): the third argument of each __metalsim_lanes_register call.
+std::vector<llvm::Function*> lane_steps(llvm::Module& m);
+
 // Makes and registers the fast variants of `m`; returns the functions they are made of (which
 // the access-check pass must not instrument).
 llvm::SmallPtrSet<llvm::Function*, 32> make_fast_variants(llvm::Module& m);

@@ -48,6 +48,33 @@ Function* clone_body(Function& body) {
   return work;
 }
 
+// A body whose step would be too large is left to the fibers: the step clones each region into
+// three or four loops (contiguous, one-dimensional, listed), each with a header that computes the
+// lane, its frame addresses and its per-lane values, the vectorizer doubles the small loops, the
+// access-check pass's checked and fast variants double the step again, and the code generator's
+// time grows faster than the function. The estimate: the regions' instructions, plus
+// kRegionCost for each region's loops. MLX's steel GEMM (a 64x64 tile on four simdgroups, every
+// simdgroup_multiply_accumulate a sync point) with its function constants read at run time has
+// 128 regions of 21022 instructions (estimate 33822; its step was 404826 instructions checked,
+// and took 320 s to compile), specialised as its host code dispatches it 86 regions of 7080
+// (15680; a step of 51118 instructions checked, 26050 fast: 16 s); the largest of this
+// repository's kernels, gemm_trellis_tiles<64>, 20 regions of 4938 (6938). docs/lanes.md, "Steps
+// too large to compile".
+constexpr unsigned kRegionCost = 100;
+constexpr unsigned kMaxStepEstimate = 10000;
+
+std::optional<Failure> too_large(const PreparedBody& p, const std::string& at) {
+  unsigned instructions = 0;
+  for (const Region& r : p.regions) instructions += r.instructions;
+  const unsigned estimate = instructions + kRegionCost * unsigned(p.regions.size());
+  if (estimate <= kMaxStepEstimate) return std::nullopt;
+  return Failure{at, "its lane loops would be too large to compile in reasonable time (" +
+                         std::to_string(p.regions.size()) + " regions between sync points, " +
+                         std::to_string(instructions) +
+                         " instructions: " + std::to_string(estimate) + " estimated, over " +
+                         std::to_string(kMaxStepEstimate) + ")"};
+}
+
 // Inline, clean up, lower the queries, split, demote, lay out: everything before the step.
 std::optional<Failure> prepare(Context& cx, const LaneBody& body, PreparedBody& p,
                                Registration& reg, BodySummary& summary) {
@@ -72,7 +99,7 @@ std::optional<Failure> prepare(Context& cx, const LaneBody& body, PreparedBody& 
   if (auto f = demote(live, *p.work, p.syncs, moved, at)) return f;
   if (auto f = layout_frame(*p.work, p.frame, at)) return f;
   p.regions = compute_regions(*p.work, p.syncs);
-  return std::nullopt;
+  return too_large(p, at);
 }
 
 void erase_function(Function* f, FunctionAnalysisManager& fam) {

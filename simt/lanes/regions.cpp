@@ -30,6 +30,7 @@ Region region_from(uint32_t cont, BasicBlock* start, Function& f,
   r.blocks.push_back(start);
   for (BasicBlock& b : f)
     if (&b != start && in.contains(&b)) r.blocks.push_back(&b);
+  for (const BasicBlock* b : r.blocks) r.instructions += unsigned(b->size());
   llvm::sort(r.exits);
   return r;
 }

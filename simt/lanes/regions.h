@@ -18,6 +18,7 @@ struct Region {
   std::vector<llvm::BasicBlock*> blocks;  // in the function's block order, start first
   std::vector<uint32_t> exits;            // the sync points a lane of this region can stop at
   bool returns = false;                   // a lane can return in this region
+  unsigned instructions = 0;              // in `blocks`, as the body was split
 };
 
 // Computed on the body once it is split at its sync points (before the step is built).

@@ -21,7 +21,8 @@ void describe_prepared(const PreparedBody& p, BodySummary& summary) {
                             std::to_string(s.offset));
   for (const Region& r : p.regions) {
     std::string line = "region " + std::to_string(r.cont) + ": " + std::to_string(r.blocks.size()) +
-                       (r.blocks.size() == 1 ? " block ->" : " blocks ->");
+                       (r.blocks.size() == 1 ? " block, " : " blocks, ") +
+                       std::to_string(r.instructions) + " instructions ->";
     const char* sep = " ";
     for (uint32_t k : r.exits) {
       line += sep + std::string("sync ") + std::to_string(k);

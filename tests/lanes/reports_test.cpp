@@ -5,7 +5,9 @@
 // the pass cannot transform says why, naming its file and line, and still runs on fibers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <string>
@@ -170,6 +172,42 @@ TEST(LaneLoopReports, UntransformableKernelsSayWhyWithFileAndLine) {
     EXPECT_THROW(run_in_lane_loops(l), std::runtime_error) << u.kernel;
     const Outcome fibers = run_on_fibers(l);
     EXPECT_TRUE(fibers.reports.empty()) << u.kernel << ": " << fibers.reports[0].format();
+  }
+}
+
+// too_large, worked out here: 160 stretches, each a weighted sum of 16 lanes' values.
+std::vector<float> too_large_reference(uint32_t groups, uint32_t threads) {
+  std::vector<float> out;
+  for (uint32_t g = 0; g < groups; ++g) {
+    std::vector<float> v(threads);
+    for (uint32_t t = 0; t < threads; ++t) v[t] = float(t);
+    for (uint32_t n = 160; n > 0; --n) {
+      const std::vector<float> shared = v;
+      for (uint32_t t = 0; t < threads; ++t) {
+        float sum = 0.0f;
+        for (uint32_t j = 0; j < 16; ++j) sum += shared[(t + j * n) % threads] * float(j + 1);
+        v[t] = v[t] * 0.5f + sum * (1.0f / 272.0f);
+      }
+    }
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  return out;
+}
+
+TEST(LaneLoopReports, AKernelTooLargeForLaneLoopsRunsOnFibersAndSaysWhy) {
+  const std::string why = why_not_lane_loops("too_large");
+  EXPECT_NE(why.find("its lane loops would be too large to compile"), std::string::npos) << why;
+  const Launch l = one_threadgroup("too_large", 64);
+  EXPECT_THROW(run_in_lane_loops(l), std::runtime_error);
+  const Outcome fibers = run_on_fibers(l);
+  ASSERT_TRUE(fibers.ok);
+  EXPECT_TRUE(fibers.reports.empty()) << fibers.reports[0].format();
+  const std::vector<float> expected = too_large_reference(2, 64);
+  ASSERT_EQ(fibers.buffers[0].size(), expected.size() * 4);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    float got = 0.0f;
+    std::memcpy(&got, fibers.buffers[0].data() + i * 4, 4);
+    EXPECT_NEAR(got, expected[i], 1e-4f * std::max(1.0f, std::fabs(expected[i]))) << "lane " << i;
   }
 }
 

@@ -121,5 +121,13 @@ TEST(LaneLoopStructure, UntransformableKernelsAreListedWithTheirReason) {
   EXPECT_NE(lines[0].find("untransformable_kernels.cpp:"), std::string::npos) << lines[0];
 }
 
+TEST(LaneLoopStructure, ABodyTooLargeToCompileQuicklyIsLeftToTheFibers) {
+  const auto lines = summary_of("untransformable_kernels", "too_large");
+  ASSERT_EQ(lines.size(), 1u) << joined(lines);
+  EXPECT_NE(lines[0].find("its lane loops would be too large to compile"), std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[0].find(" estimated, over 10000)"), std::string::npos) << lines[0];
+}
+
 }  // namespace
 }  // namespace metalsim::lanes_test
