@@ -558,37 +558,39 @@ std::vector<Row> mlx_gemv_rows(Runner& r) {
     for (const auto& [out, k] : std::vector<std::pair<int, int>>{
              {3, 129}, {300, 301}, {700, 301}, {2100, 100}, {2048, 8192}})
       rows.push_back(gemv_gather(r, t, true, out, k));
-    if (t != Elem::f16 && t != Elem::bf16) continue;
-    // gemv_wide_ and gemv_wide_gather_: m rows of x for which gemv_wide_config plans each
-    // (vecs_per_tg, k_lanes); (2, 16) has none (a plan of two passes has at least 3 rows a
-    // pass): it runs with m = 4 and the grid of two passes.
-    struct WideShape {
-      int m, n;
-      WidePlan forced;
-      bool force;
-    };
-    const std::vector<WideShape> wide_shapes = {
-        {2, 130, {}, false},        {3, 130, {}, false}, {4, 130, {}, false}, {5, 130, {}, false},
-        {4, 300, {2, 16, 2}, true}, {6, 300, {}, false}, {8, 300, {}, false}, {10, 300, {}, false}};
-    // k = 1088: 272 float4 chunks, past the unrolled main loop's k_lanes * 8 (256 or 128) and
-    // into its tail.
-    constexpr int kWideK = 1088;
+  }
+  // gemv_wide_ and gemv_wide_gather_ (float16, bfloat16): m rows of x for which gemv_wide_config
+  // plans each (vecs_per_tg, k_lanes); (2, 16) has none (a plan of two passes has at least 3 rows
+  // a pass): it runs with m = 4 and the grid of two passes. k = 1088: 272 float4 chunks, past the
+  // unrolled main loop's k_lanes * 8 (256 or 128) and into its tail.
+  struct WideShape {
+    int m, n;
+    WidePlan forced;
+    bool force;
+  };
+  const std::vector<WideShape> wide_shapes = {
+      {2, 130, {}, false},        {3, 130, {}, false}, {4, 130, {}, false}, {5, 130, {}, false},
+      {4, 300, {2, 16, 2}, true}, {6, 300, {}, false}, {8, 300, {}, false}, {10, 300, {}, false}};
+  constexpr int kWideK = 1088;
+  for (Elem t : {Elem::f16, Elem::bf16})
     for (const WideShape& s : wide_shapes)
       for (bool has_batch : {false, true})
         for (bool axpby : {false, true})
           rows.push_back(gemv_wide(r, t, s.m, s.n, kWideK, false, has_batch, axpby,
                                    s.force ? &s.forced : nullptr));
-    // gemv_wide_gather reads `bias` (buffer 2, no function_constant attribute of its own) only
-    // under `if (gemv_wide_do_axpby)`, which MLX specialises false, and binds nothing there.
-    // Metal's specialisation folds the branch away and the argument is inactive; a library built
-    // with the program is not specialised (its constants are read per dispatch), so there the
-    // unbound bias is refused (api.unbound_buffer). The run-time compiler specialises: these
-    // instances come from gemv.metal compiled at run time, each with MLX's constants compiled in.
-    std::string error;
-    auto specialising = r.compile_file(
-        std::string(METALSIM_YARDSTICK_MLX_ROOT) + "/mlx/backend/metal/kernels/gemv.metal",
-        {METALSIM_YARDSTICK_MLX_ROOT}, &error);
-    auto linked = r.use_library(specialising);
+  // gemv_wide_gather reads `bias` (buffer 2, no function_constant attribute of its own) only
+  // under `if (gemv_wide_do_axpby)`, which MLX specialises false, and binds nothing there.
+  // Metal's specialisation folds the branch away and the argument is inactive; a library built
+  // with the program is not specialised (its constants are read per dispatch), so there the
+  // unbound bias stays active. The run-time compiler specialises: these instances come from
+  // gemv.metal compiled at run time, each with MLX's constants compiled in (last: each is a
+  // compile of its own).
+  std::string error;
+  auto specialising = r.compile_file(
+      std::string(METALSIM_YARDSTICK_MLX_ROOT) + "/mlx/backend/metal/kernels/gemv.metal",
+      {METALSIM_YARDSTICK_MLX_ROOT}, &error);
+  auto linked = r.use_library(specialising);
+  for (Elem t : {Elem::f16, Elem::bf16})
     for (const WideShape& s : wide_shapes) {
       Row row = specialising ? gemv_wide(r, t, s.m, s.n, kWideK, true, false, false,
                                          s.force ? &s.forced : nullptr)
@@ -597,8 +599,7 @@ std::vector<Row> mlx_gemv_rows(Runner& r) {
       row.shape += ", compiled at run time (specialised)";
       rows.push_back(row);
     }
-    r.use_library(linked);
-  }
+  r.use_library(linked);
   return rows.all;
 }
 
