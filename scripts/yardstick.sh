@@ -10,6 +10,7 @@
 #   --build DIR  the build directory (default build/yardstick)
 #   --no-run     only the compile table
 #   --no-build   use the build directory as it is (already built by an earlier run)
+#   --only gemv  only MLX's gemv.metal: every instance run, no compile table
 #
 # Sets up (scripts/setup.sh) and builds in a fresh build directory, so it runs on a fresh machine;
 # the MLX and ggml files are built with only the instances the drivers run (KERNELS in
@@ -21,7 +22,7 @@
 # other than Apple-framework ones fails to compile or an instance fails.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-mlx="" ggml="" build="$root/build/yardstick" jobs="$(nproc)" run=1 configure=1
+mlx="" ggml="" build="$root/build/yardstick" jobs="$(nproc)" run=1 configure=1 only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --mlx) mlx="$(cd "$2" && pwd)"; shift 2 ;;
@@ -30,6 +31,7 @@ while [ $# -gt 0 ]; do
     --jobs) jobs="$2"; shift 2 ;;
     --no-run) run=0; shift ;;
     --no-build) configure=0; shift ;;
+    --only) only="$2"; shift 2 ;;
     *) echo "yardstick.sh: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
   esac
 done
@@ -54,6 +56,12 @@ front="${METALSIM_FRONT:-$(find "$build" -name metalsim-front -type f -perm -u+x
 mapfile -t flags < <(grep -v -- '-fpass-plugin' "$build/metalsim_kernel_flags.rsp" | tr -d '"')
 cxx="$(grep -m1 'METALSIM_KERNEL_CLANG:' "$build/CMakeCache.txt" | cut -d= -f2)"
 [ -n "$cxx" ] || cxx=clang++-19
+
+yardstick="$(find "$build" -name yardstick -type f -perm -u+x | head -1)"
+if [ -n "$only" ]; then  # one part's instances, no compile table
+  "$yardstick" "$only"
+  exit $?
+fi
 
 # ------------------------------ does every kernel file compile?
 out="$build/yardstick.compile"
@@ -99,6 +107,6 @@ echo
 if [ "$run" = 1 ]; then
   echo "## Instances"
   echo
-  "$(find "$build" -name yardstick -type f -perm -u+x | head -1)" || status=1
+  "$yardstick" || status=1
 fi
 exit $status

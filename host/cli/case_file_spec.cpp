@@ -228,7 +228,11 @@ std::vector<Bytes> CaseFileSpec::constant_values(const Scope& scope) const {
 
 NS::SharedPtr<MTL::Function> CaseFileSpec::specialised(const std::string& kernel,
                                                        const Scope& scope) const {
-  if (constants_.empty()) return NS::RetainPtr(function(kernel));
+  // A kernel that uses no function constant runs as newFunction(name) gives it; one that does
+  // is specialised, with none given when the case file gives none (Metal makes no pipeline of
+  // the unspecialised function).
+  if (constants_.empty() && function(kernel)->functionConstantsDictionary()->count() == 0)
+    return NS::RetainPtr(function(kernel));
   auto values = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
   const std::vector<Bytes> bytes = constant_values(scope);
   for (const Constant& c : constants_)
@@ -314,22 +318,30 @@ void CaseFileSpec::check_bindings(const std::string& kernel, const char* field) 
                : "argument '" + std::string(a->name) +
                      "' is writable: setBytes needs a constant or const argument");
   // An argument whose function constant is false (with the parameters' defaults; unset is
-  // false) does not exist (Metal drops it), and one the kernel never reads is inactive: neither
-  // needs a binding.
+  // false) does not exist (Metal drops it), and one the specialised function never reads is
+  // inactive: neither needs a binding. The specialised function's reads, not the unspecialised
+  // one's: a library compiled at run time folds the constants, so an argument read only under
+  // other values is inactive under these.
   spec::Params defaults;
   for (const spec::ParamDef& d : file_.params) defaults[d.name] = d.fallback;
   std::vector<Bytes> values;
+  NS::SharedPtr<MTL::Function> fn;
   try {
-    if (!constants_.empty()) values = constant_values(case_scope(file_, defaults));
+    const Scope scope = case_scope(file_, defaults);
+    if (!constants_.empty()) values = constant_values(scope);
+    fn = specialised(kernel, scope);
   } catch (const ExpressionError& e) {
     fail("function_constants",
          std::string("evaluated with the parameters' defaults, to know which arguments exist: ") +
              e.what());
+  } catch (const std::runtime_error& e) {
+    fail("function_constants", e.what());
   }
+  const abi::KernelInfo& used = fn->kernel();
   std::vector<const void*> constants;
   for (const Bytes& v : values) constants.push_back(v.empty() ? nullptr : v.data());
-  for (const abi::ArgInfo& a : k.args) {
-    if (!abi::argument_active(k, a, constants)) continue;
+  for (const abi::ArgInfo& a : used.args) {
+    if (!abi::argument_active(used, a, constants)) continue;
     const bool buffer =
         a.kind == abi::ArgKind::DeviceBuffer || a.kind == abi::ArgKind::ConstantBuffer;
     const bool bound =

@@ -77,6 +77,20 @@ std::vector<LinkedKernel> select_kernels(const std::vector<std::string>& pattern
     for (const auto& p : patterns) take = take || fnmatch(p.c_str(), name.c_str(), 0) == 0;
     if (!take) continue;
     auto function = NS::TransferPtr(library->newFunction(NS::String::string(name.c_str())));
+    if (!function) continue;
+    // A kernel that uses function constants makes a pipeline only specialised: the listing's
+    // facts hold for any values, so each constant it uses is given zero bytes.
+    if (NS::Dictionary* used = function->functionConstantsDictionary(); used->count() != 0) {
+      auto values = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
+      for (const NS::Dictionary::Entry& e : used->entries()) {
+        const auto* c = static_cast<const MTL::FunctionConstant*>(e.second.get());
+        const std::vector<unsigned char> zero(16, 0);
+        values->setConstantValue(zero.data(), c->type(), c->index());
+      }
+      NS::Error* error = nullptr;
+      function = NS::TransferPtr(
+          library->newFunction(NS::String::string(name.c_str()), values.get(), &error));
+    }
     NS::Error* error = nullptr;
     auto pipeline = NS::TransferPtr(device->newComputePipelineState(function.get(), &error));
     if (pipeline) out.push_back({name, pipeline});

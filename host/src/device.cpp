@@ -73,6 +73,19 @@ ComputePipelineState* Device::newComputePipelineState(const Function* function, 
       *error = autoreleased_error(1, "newComputePipelineState: function is null");
     return nullptr;
   }
+  // Metal makes no pipeline of an unspecialised function (newFunction(name)) that uses function
+  // constants: that function only reports them. Its constants would otherwise read as unset.
+  if (!function->specialised()) {
+    const std::vector<metalsim::host::UsedConstant> used =
+        metalsim::host::used_function_constants(function->kernel());
+    if (!used.empty()) {
+      if (error != nullptr)
+        *error = autoreleased_error(
+            LibraryErrorCompileFailure,
+            metalsim::host::unspecialised_function_message(function->kernel(), used));
+      return nullptr;
+    }
+  }
   return new ComputePipelineState(*function, profile_.maxThreadsPerThreadgroup);
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "autoreleased_error.h"
+#include "host/src/pipeline_reflection.h"
 #include "loaded_kernels.h"
 #include "runtime_compiler.h"
 #include "simt/abi/argument_reads.h"
@@ -26,10 +27,25 @@ void FunctionConstantValues::setConstantValues(const void* values, DataType type
     setConstantValue(bytes + i * dataTypeSize(type), type, range.location + i);
 }
 
-Function::Function(const metalsim::abi::KernelInfo* kernel, FunctionConstantValues* constants)
-    : kernel_(kernel), constants_(NS::RetainPtr(constants)) {}
+Function::Function(const metalsim::abi::KernelInfo* kernel, FunctionConstantValues* constants,
+                   bool specialised)
+    : kernel_(kernel), constants_(NS::RetainPtr(constants)), specialised_(specialised) {}
 
 NS::String* Function::name() const { return NS::String::string(kernel_->name); }
+
+NS::Dictionary* Function::functionConstantsDictionary() const {
+  std::vector<const NS::Object*> keys, values;
+  if (specialised_) return NS::Dictionary::dictionary();
+  for (const metalsim::host::UsedConstant& c : metalsim::host::used_function_constants(*kernel_)) {
+    auto* constant =
+        new FunctionConstant(NS::String::string(c.info->name),
+                             metalsim::host::data_type_of(c.info->type), c.info->index, c.required);
+    NS::autorelease(constant);
+    keys.push_back(constant->name());
+    values.push_back(constant);
+  }
+  return NS::Dictionary::dictionary(values.data(), keys.data(), keys.size());
+}
 
 Function* Library::newFunction(NS::String* name) {
   return name == nullptr ? nullptr : newFunction(name->utf8String());
@@ -48,7 +64,7 @@ const metalsim::abi::KernelInfo* Library::find(const char* name, std::string* pr
 Function* Library::newFunction(const char* name) {
   std::string problem;
   const metalsim::abi::KernelInfo* k = find(name, &problem);
-  return k == nullptr ? nullptr : new Function(k, nullptr);
+  return k == nullptr ? nullptr : new Function(k, nullptr, false);
 }
 
 Function* Library::newFunction(NS::String* name, const FunctionConstantValues* constants,
@@ -80,25 +96,30 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
   // Metal specialises the function here: a function constant the function reads with no value
   // given and no default (is_function_constant_defined) fails its compile. Without values (null)
   // the function stays unspecialised, as newFunction(name) leaves it.
-  if (constants == nullptr) return new Function(k, nullptr);
+  if (constants == nullptr) return new Function(k, nullptr, false);
   for (const uint32_t index : metalsim::abi::required_function_constants(*k)) {
     const bool set = index < constants->values().size() && !constants->values()[index].empty();
     if (set) continue;
-    std::string which = "at index " + std::to_string(index);
-    for (const auto& fc : k->function_constants)
-      if (fc.index == index)
-        which = "'" + std::string(fc.name) + "' (" + fc.type + " at index " +
-                std::to_string(index) + ")";
+    std::string which = "at index " + std::to_string(index), declared;
+    for (const auto& fc : k->function_constants) {
+      if (fc.index != index) continue;
+      which =
+          "'" + std::string(fc.name) + "' (" + fc.type + " at index " + std::to_string(index) + ")";
+      if (fc.source_file[0] != '\0')
+        declared = std::string(" (declared at ") + fc.source_file + ":" +
+                   std::to_string(fc.source_line) + ")";
+    }
     if (error != nullptr)
-      *error = autoreleased_error(
-          LibraryErrorCompileFailure,
-          std::string(k->source_file) + ":" + std::to_string(k->source_line) +
-              ": error: function constant " + which + " has no value: kernel '" + k->name +
-              "' reads it, and it has no default (set it with "
-              "FunctionConstantValues::setConstantValue)");
+      *error =
+          autoreleased_error(LibraryErrorCompileFailure,
+                             std::string(k->source_file) + ":" + std::to_string(k->source_line) +
+                                 ": error: function constant " + which + " has no value" +
+                                 declared + ": kernel '" + k->name +
+                                 "' reads it, and it has no default (set it with "
+                                 "FunctionConstantValues::setConstantValue)");
     return nullptr;
   }
-  return new Function(k, const_cast<FunctionConstantValues*>(constants));
+  return new Function(k, const_cast<FunctionConstantValues*>(constants), true);
 }
 
 std::vector<std::string> Library::functionNames() const {

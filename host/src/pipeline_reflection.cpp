@@ -1,5 +1,7 @@
 #include "host/src/pipeline_reflection.h"
 
+#include <algorithm>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,26 +13,46 @@ namespace {
 using abi::ArgInfo;
 using abi::ArgKind;
 
-// The scalar or vector type Metal names for a pointee spelled `type` ("device const float*",
-// "constant uint3&"), else DataTypeNone (a struct, or a type Metal's DataType does not list).
+}  // namespace
+
 MTL::DataType data_type_of(std::string_view type) {
   struct Named {
     std::string_view name;
     MTL::DataType type;
   };
   static constexpr Named kNamed[] = {
-      {"float4", MTL::DataTypeFloat4}, {"float3", MTL::DataTypeFloat3},
-      {"float2", MTL::DataTypeFloat2}, {"float", MTL::DataTypeFloat},
-      {"half4", MTL::DataTypeHalf4},   {"half3", MTL::DataTypeHalf3},
-      {"half2", MTL::DataTypeHalf2},   {"half", MTL::DataTypeHalf},
-      {"uint4", MTL::DataTypeUInt4},   {"uint3", MTL::DataTypeUInt3},
-      {"uint2", MTL::DataTypeUInt2},   {"uint", MTL::DataTypeUInt},
-      {"int4", MTL::DataTypeInt4},     {"int3", MTL::DataTypeInt3},
-      {"int2", MTL::DataTypeInt2},     {"int", MTL::DataTypeInt},
-      {"ushort", MTL::DataTypeUShort}, {"short", MTL::DataTypeShort},
-      {"uchar", MTL::DataTypeUChar},   {"char", MTL::DataTypeChar},
-      {"bool", MTL::DataTypeBool},     {"ulong", MTL::DataTypeULong},
+      {"float4", MTL::DataTypeFloat4},
+      {"float3", MTL::DataTypeFloat3},
+      {"float2", MTL::DataTypeFloat2},
+      {"float", MTL::DataTypeFloat},
+      {"half4", MTL::DataTypeHalf4},
+      {"half3", MTL::DataTypeHalf3},
+      {"half2", MTL::DataTypeHalf2},
+      {"half", MTL::DataTypeHalf},
+      {"uint4", MTL::DataTypeUInt4},
+      {"uint3", MTL::DataTypeUInt3},
+      {"uint2", MTL::DataTypeUInt2},
+      {"uint", MTL::DataTypeUInt},
+      {"int4", MTL::DataTypeInt4},
+      {"int3", MTL::DataTypeInt3},
+      {"int2", MTL::DataTypeInt2},
+      {"int", MTL::DataTypeInt},
+      {"ushort", MTL::DataTypeUShort},
+      {"short", MTL::DataTypeShort},
+      {"uchar", MTL::DataTypeUChar},
+      {"char", MTL::DataTypeChar},
+      {"bool", MTL::DataTypeBool},
+      {"ulong", MTL::DataTypeULong},
       {"long", MTL::DataTypeLong},
+      // The <metal_stdlib> spellings of the same types.
+      {"int32_t", MTL::DataTypeInt},
+      {"uint32_t", MTL::DataTypeUInt},
+      {"int16_t", MTL::DataTypeShort},
+      {"uint16_t", MTL::DataTypeUShort},
+      {"int8_t", MTL::DataTypeChar},
+      {"uint8_t", MTL::DataTypeUChar},
+      {"int64_t", MTL::DataTypeLong},
+      {"uint64_t", MTL::DataTypeULong},
   };
   // The last word before the '*' or '&': the pointee's type name.
   size_t end = type.find_last_not_of(" *&");
@@ -42,6 +64,46 @@ MTL::DataType data_type_of(std::string_view type) {
     if (n.name == word) return n.type;
   return MTL::DataTypeNone;
 }
+
+std::vector<UsedConstant> used_function_constants(const abi::KernelInfo& kernel) {
+  std::vector<UsedConstant> out;
+  if (!abi::argument_reads_known(kernel)) {
+    for (const abi::FunctionConstantInfo& fc : kernel.function_constants)
+      out.push_back({&fc, false});
+    return out;
+  }
+  const std::vector<uint32_t> required = abi::required_function_constants(kernel);
+  for (const uint32_t index : abi::used_function_constants(kernel))
+    for (const abi::FunctionConstantInfo& fc : kernel.function_constants)
+      if (fc.index == index) {
+        out.push_back({&fc, std::find(required.begin(), required.end(), index) != required.end()});
+        break;
+      }
+  return out;
+}
+
+std::string unspecialised_function_message(const abi::KernelInfo& kernel,
+                                           const std::vector<UsedConstant>& used) {
+  std::string out = std::string(kernel.source_file) + ":" + std::to_string(kernel.source_line) +
+                    ": error: function '" + kernel.name +
+                    "' uses function constants and is not specialised; Metal makes no pipeline of "
+                    "it (newFunction(name) gives a function that only reports its constants). "
+                    "Make it with Library::newFunction(name, constants, &error), as "
+                    "newFunctionWithName:constantValues:error: (empty values leave every constant "
+                    "undefined, for constants with a default or tested with "
+                    "is_function_constant_defined). Its constants:";
+  for (const UsedConstant& c : used) {
+    out += "\n  ";
+    if (c.info->source_file[0] != '\0')
+      out += std::string(c.info->source_file) + ":" + std::to_string(c.info->source_line) + ": ";
+    out += "'" + std::string(c.info->name) + "' (" + c.info->type + " at index " +
+           std::to_string(c.info->index) + ")" +
+           (c.required ? ", required: it has no default" : ", optional");
+  }
+  return out;
+}
+
+namespace {
 
 MTL::BindingAccess texture_access(abi::TextureAccess access) {
   switch (access) {

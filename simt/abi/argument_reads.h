@@ -31,11 +31,21 @@ bool argument_active(const KernelInfo& kernel, const ArgInfo& arg,
 // are not known (argument_reads_known).
 std::vector<uint32_t> required_function_constants(const KernelInfo& kernel);
 
+// Every function constant `kernel`'s code reads or tests (is_function_constant_defined), required
+// or not, in index order: Metal makes a pipeline only of such a function specialised. Empty when
+// the reads are not known.
+std::vector<uint32_t> used_function_constants(const KernelInfo& kernel);
+
+// In the constants the pass registers, an optional one's index carries this bit
+// (simt/instrument/argument_reads.h's kOptionalConstant).
+inline constexpr uint32_t kOptionalConstant = 0x80000000U;
+
 }  // namespace metalsim::abi
 
 // Called from the global constructor the argument-reads pass adds to each kernel module, once
 // per entry: `count` (offset, size) pairs of the abi::BoundArgs bytes it reads, and the
-// `required_count` indices of the function constants it requires.
+// `required_count` indices of the function constants it uses (kOptionalConstant set on those it
+// does not require).
 extern "C" void __metalsim_argument_reads_register(const void* entry, const uint32_t* ranges,
                                                    uint32_t count, const uint32_t* required,
                                                    uint32_t required_count);

@@ -58,6 +58,8 @@ struct FunctionConstantInfo {
   uint32_t index = 0;
   const char* type = "";
   uint32_t size = 0;
+  const char* source_file = "";  // where the .metal file declares it ("": not known)
+  uint32_t source_line = 0;
 };
 
 // Argument storage of one dispatch (buffers) and one threadgroup (threadgroup memory).

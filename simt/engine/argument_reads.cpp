@@ -1,6 +1,7 @@
 // The registry of the bindings each kernel entry reads (simt/abi/argument_reads.h).
 #include "simt/abi/argument_reads.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <mutex>
 #include <unordered_map>
@@ -18,6 +19,7 @@ struct Range {
 struct Reads {
   std::vector<Range> bindings;
   std::vector<uint32_t> required_constants;
+  std::vector<uint32_t> used_constants;  // required or optional, in index order
 };
 
 struct Registry {
@@ -81,6 +83,13 @@ std::vector<uint32_t> required_function_constants(const KernelInfo& kernel) {
   return it != r.reads_by_entry.end() ? it->second.required_constants : std::vector<uint32_t>{};
 }
 
+std::vector<uint32_t> used_function_constants(const KernelInfo& kernel) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  const auto it = r.reads_by_entry.find(reinterpret_cast<const void*>(kernel.entry));
+  return it != r.reads_by_entry.end() ? it->second.used_constants : std::vector<uint32_t>{};
+}
+
 }  // namespace metalsim::abi
 
 extern "C" void __metalsim_argument_reads_register(const void* entry, const uint32_t* ranges,
@@ -89,7 +98,11 @@ extern "C" void __metalsim_argument_reads_register(const void* entry, const uint
   using namespace metalsim::abi;
   Reads reads;
   for (uint32_t i = 0; i < count; ++i) reads.bindings.push_back({ranges[2 * i], ranges[2 * i + 1]});
-  reads.required_constants.assign(required, required + required_count);
+  for (uint32_t i = 0; i < required_count; ++i) {
+    if ((required[i] & kOptionalConstant) == 0) reads.required_constants.push_back(required[i]);
+    reads.used_constants.push_back(required[i] & ~kOptionalConstant);
+  }
+  std::sort(reads.used_constants.begin(), reads.used_constants.end());
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   // A template's entry compiled into two objects: the linker keeps one, both read the same.

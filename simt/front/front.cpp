@@ -247,7 +247,8 @@ std::string Front::translate_source(std::string_view text, const std::string& pa
     table += "\n  static const ::metalsim::abi::FunctionConstantInfo ms_table[] = {\n";
     for (const auto& fc : ctx_.function_constants) {
       table += "      {" + c_string(fc.name) + ", static_cast<uint32_t>(" + fc.index + "), " +
-               c_string(fc.type) + ", static_cast<uint32_t>(sizeof(" + fc.type + "))},\n";
+               c_string(fc.type) + ", static_cast<uint32_t>(sizeof(" + fc.type + ")), " +
+               c_string(ctx_.file_name(fc.file)) + ", " + std::to_string(fc.line) + "},\n";
     }
     table += "  };\n  return ms_table;\n}";
   }

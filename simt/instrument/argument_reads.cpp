@@ -159,6 +159,18 @@ class ConstantReads {
     return out;
   }
 
+  // Every function constant `entry`'s code reads or tests: a pipeline can only be made of the
+  // function specialised (Library::newFunction with values), as Metal requires of a function
+  // that uses function constants.
+  std::set<uint32_t> used(Function& entry) {
+    std::set<uint32_t> out;
+    for (Function* f : reachable_from(entry))
+      for (Instruction& inst : instructions(*f))
+        if (const int64_t index = constant_index(&inst, fc_); index >= 0)
+          out.insert(uint32_t(index));
+    return out;
+  }
+
  private:
   // Whether `at` may run with `index` undefined: no test guards it in its function, and that
   // function is the entry or is called from a call site no test guards. A function reached other
@@ -230,8 +242,11 @@ PreservedAnalyses ArgumentReadsPass::run(Module& m, ModuleAnalysisManager&) {
     for (const Range& r : reads) flat.insert(flat.end(), {r.offset, r.size});
     // Unoptimised code keeps is_function_constant_defined a call of its own, which hides the
     // tests: no constant is known required there.
+    // The constants the entry uses but does not require follow, marked kOptionalConstant.
     const std::set<uint32_t> set = f->hasOptNone() ? std::set<uint32_t>{} : constants.required(*f);
-    const std::vector<uint32_t> required(set.begin(), set.end());
+    std::vector<uint32_t> required(set.begin(), set.end());
+    for (const uint32_t index : constants.used(*f))
+      if (set.count(index) == 0) required.push_back(index | kOptionalConstant);
     b.CreateCall(
         reg, {f, table(flat, "metalsim.argument_reads.table"), ConstantInt::get(i32, reads.size()),
               table(required, "metalsim.argument_reads.constants"),

@@ -12,6 +12,7 @@
 #include "cli_test_util.h"
 #include "host/cli/expression.h"
 #include "simt/engine/dispatch.h"
+#include "simt/engine/kernel_variants.h"
 
 namespace metalsim::cli::testing {
 namespace {
@@ -482,8 +483,9 @@ TEST(CaseFile, ErrorsNameTheField) {
                        "math_mode: \"exact\" is not a math mode (fast, relaxed, safe)"));
 }
 
-// A kernel with an argument under [[function_constant(c)]]: a case file sets no function
-// constants, so the argument does not exist (as on Metal with c false) and needs no binding.
+// A kernel with an argument under [[function_constant(c)]]: with c false the argument does not
+// exist (as on Metal) and needs no binding. The kernel reads c with no default, so, as Metal's
+// specialisation requires, a case file that gives no value is refused naming it.
 TEST(CaseFile, AnArgumentUnderAFalseFunctionConstantNeedsNoBinding) {
   const fs::path dir = fs::temp_directory_path() / "metalsim_case_file_test";
   fs::create_directories(dir);
@@ -516,9 +518,53 @@ TEST(CaseFile, AnArgumentUnderAFalseFunctionConstantNeedsNoBinding) {
                   {"reference", {{"kernel", "twice_ref"}}},
                   {"tolerance", {{"abs", 0}, {"rel", 0}, {"why", "2x and x + x are both exact"}}}};
   std::ofstream(dir / "optional.json") << j.dump(2);
-  const CliRun r = cli({"run", (dir / "optional.json").string()});
+  CliRun r = cli({"run", (dir / "optional.json").string()});
+  EXPECT_NE(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "function constant 'debug_out' (bool at index 0) has no value"))
+      << r.err;
+  json with_value = j;
+  with_value["function_constants"] = {{{"name", "debug_out"}, {"value", false}}};
+  std::ofstream(dir / "optional.json") << with_value.dump(2);
+  r = cli({"run", (dir / "optional.json").string()});
   EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "status     pass")) << r.out;
+}
+
+// Which arguments a case file must bind follows the specialised function (issue 25): with
+// fc_mode 0, constant_inactive.metal's kernel never reads `bias` (the constant is compiled in and
+// the branch folded away), so the case file binds none and passes; with fc_mode 1 the same case
+// file is refused naming `bias`, and passes once it binds it.
+TEST(CaseFile, ACaseFileBindsWhatTheSpecialisedFunctionReads) {
+  if (!engine::fast_variants_built())
+    GTEST_SKIP() << "kernels built without the access-check pass (which finds the reads)";
+  const std::string inactive = kDir + "/constant_inactive.json";
+  CliRun r = cli({"check", inactive, "--workers", "2"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "2 passed, 0 failed")) << r.out;
+
+  json j = json::parse(std::ifstream(inactive));
+  j["source"] = kDir + "/constant_inactive.metal";
+  j["function_constants"][0]["value"] = 1;
+  const fs::path dir = fs::temp_directory_path() / "metalsim_case_file_test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "constant_active.json") << j.dump(2);
+  r = cli({"check", (dir / "constant_active.json").string(), "--workers", "2"});
+  EXPECT_NE(r.code, kExitOk);
+  EXPECT_TRUE(contains(r.err + r.out,
+                       "kernel: argument 'bias' (device const float* [[buffer(1)]]) "
+                       "of kernel 'scale_or_bias' is bound by nothing in buffers "
+                       "or bytes"))
+      << r.out << r.err;
+
+  j["buffers"].push_back({{"name", "bias"},
+                          {"index", 1},
+                          {"type", "float"},
+                          {"count", "groups * 32"},
+                          {"fill", {{"random", {-1, 1}}}}});
+  std::ofstream(dir / "constant_active.json") << j.dump(2);
+  r = cli({"check", (dir / "constant_active.json").string(), "--workers", "2"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "2 passed, 0 failed")) << r.out;
 }
 
 TEST(CaseFile, AnUnknownParameterOnTheCommandLineIsAUsageError) {

@@ -275,9 +275,12 @@ TEST(FrontFunctionConstants, GlobalBecomesPerDispatchValue) {
   EXPECT_EQ(r.ctx.function_constants[1].name, "nsg");
   EXPECT_EQ(r.ctx.function_constants[1].index, "FC_BASE + 1");
   EXPECT_EQ(r.ctx.function_constants[1].type, "short");
-  EXPECT_TRUE(contains(r.code,
-                       "{\"nsg\", static_cast<uint32_t>(FC_BASE + 1), \"short\", "
-                       "static_cast<uint32_t>(sizeof(short))}"));
+  // The table entry: name, index, type, size, then the declaration's file and line (2).
+  const size_t entry = r.code.find(
+      "{\"nsg\", static_cast<uint32_t>(FC_BASE + 1), \"short\", "
+      "static_cast<uint32_t>(sizeof(short)), \"");
+  ASSERT_NE(entry, std::string::npos) << r.code;
+  EXPECT_EQ(r.code.substr(r.code.find('\n', entry) - 5, 5), ", 2},") << r.code;
 }
 
 // ------------------------------ plain kernels become inline

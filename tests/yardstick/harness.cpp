@@ -11,12 +11,28 @@ NS::SharedPtr<MTL::ComputePipelineState> Runner::pipeline(const std::string& nam
                                       : library_->newFunction(ns_name));
   if (!fn) {
     *error = "no kernel named " + name;
+    if (fe != nullptr) *error += ": " + std::string(fe->localizedDescription()->utf8String());
     return {};
   }
   NS::Error* e = nullptr;
   auto pso = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &e));
-  if (!pso) *error = "no pipeline for " + name;
+  if (!pso) {
+    *error = "no pipeline for " + name;
+    if (e != nullptr) *error += ": " + std::string(e->localizedDescription()->utf8String());
+  }
   return pso;
+}
+
+NS::SharedPtr<MTL::Library> Runner::compile_file(const std::string& path,
+                                                 const std::vector<std::string>& include_dirs,
+                                                 std::string* error) {
+  auto options = NS::TransferPtr(MTL::CompileOptions::alloc()->init());
+  options->setIncludeDirectories(include_dirs);
+  NS::Error* e = nullptr;
+  auto library = NS::TransferPtr(device_->newLibrary(
+      NS::URL::fileURLWithPath(NS::String::string(path.c_str())), options.get(), &e));
+  if (!library && e != nullptr) *error = e->localizedDescription()->utf8String();
+  return library;
 }
 
 bool Runner::run(const std::string& name,

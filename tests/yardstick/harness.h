@@ -9,6 +9,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "metalsim/Metal.hpp"
@@ -79,6 +80,17 @@ class Runner {
       MTL::FunctionConstantValues* constants = nullptr);
   // Function constants to dispatch with (MLX sets them per pipeline); nullptr: none.
   void set_constants(MTL::FunctionConstantValues* constants) { constants_ = constants; }
+  // The library pipelines come from: the program's kernels (newDefaultLibrary) unless another
+  // is given; returns the one it replaces.
+  NS::SharedPtr<MTL::Library> use_library(NS::SharedPtr<MTL::Library> library) {
+    std::swap(library, library_);
+    return library;
+  }
+  // A .metal file compiled at run time (Device::newLibrary(url)) with `include_dirs`; each
+  // function is compiled when first asked for, specialised with its function constants.
+  NS::SharedPtr<MTL::Library> compile_file(const std::string& path,
+                                           const std::vector<std::string>& include_dirs,
+                                           std::string* error);
 
   // dispatchThreads(grid, group) as MLX's dispatch_threads; false (and `error` set) when the
   // command buffer did not complete.
@@ -117,6 +129,9 @@ std::vector<double> widened(const std::vector<T>& v) {
   for (size_t i = 0; i < v.size(); ++i) out[i] = double(v[i]);
   return out;
 }
+
+// gemv.metal's instances, every one (mlx_gemv.cpp).
+std::vector<Row> mlx_gemv_rows(Runner& r);
 
 // Prints the rows as the script's table; returns the number of rows that did not pass.
 int print_table(const std::vector<Row>& rows);

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness.h"
@@ -260,79 +261,6 @@ Row strided_scan(Runner& r, size_t size, size_t stride, bool inclusive) {
   row.max_error = nan ? double(INFINITY) : e;
   row.tolerance = sum_bound(size);
   if (row.ran) row.note = "error relative to the sum of magnitudes";
-  return row;
-}
-
-// ------------------------------ gemv.metal (matmul.cpp: gemv_axbpy), float32, one batch
-// transpose: out[N] = vec[K] * mat[K x N] (gemv_t), else out[M] = mat[M x K] * vec[K] (gemv).
-Row gemv(Runner& r, bool transpose, int out_len, int k) {
-  int bm = 1, bn = 1, sm = 1, sn = 32, tm = 4, tn = 4, per_group = 0;
-  if (transpose) {
-    sm = k >= 8192 && out_len >= 2048 ? 4 : 8;
-    sn = k >= 8192 && out_len >= 2048 ? 8 : 4;
-    bn = out_len >= 2048 ? 16 : out_len >= 512 ? 4 : 2;
-    tn = out_len < tn ? 1 : tn;
-    per_group = bn * sn * tn;
-  } else {
-    bm = out_len >= 4096 ? 8 : 4;
-    if (k <= 64) bm = 1, sm = 8, sn = 4;
-    else if (k >= 16 * out_len) bm = 1, bn = 8;
-    tm = out_len < tm ? 1 : tm;
-    per_group = bm * sm * tm;
-  }
-  const std::string name = std::string(transpose ? "gemv_t_" : "gemv_") + "float32_bm" +
-                           std::to_string(bm) + "_bn" + std::to_string(bn) + "_sm" +
-                           std::to_string(sm) + "_sn" + std::to_string(sn) + "_tm" +
-                           std::to_string(tm) + "_tn" + std::to_string(tn) + "_nc0_axpby0";
-  Row row = make_row(
-      "gemv.metal", name,
-      transpose
-          ? "1x" + std::to_string(k) + " times " + std::to_string(k) + "x" + std::to_string(out_len)
-          : std::to_string(out_len) + "x" + std::to_string(k) + " times " + std::to_string(k));
-  const auto mat = random_vector<float>(r.rng(), size_t(out_len) * size_t(k), -1, 1);
-  const auto vec = random_vector<float>(r.rng(), size_t(k), -1, 1);
-  auto bmat = r.upload(mat), bvec = r.upload(vec);
-  auto bout = r.poisoned<float>(size_t(out_len));
-  const int ld = transpose ? out_len : k, batch_ndim = 1, batch_shape = 1;
-  const int64_t zero = 0;
-  const int n_groups = (out_len + per_group - 1) / per_group;
-  row.ran = r.dispatch_groups(
-      name,
-      [&](MTL::ComputeCommandEncoder* e) {
-        e->setBuffer(bmat.get(), 0, 0);
-        e->setBuffer(bvec.get(), 0, 1);
-        e->setBuffer(bout.get(), 0, 3);
-        e->setBytes(&k, sizeof(k), 4);
-        e->setBytes(&out_len, sizeof(out_len), 5);
-        e->setBytes(&ld, sizeof(ld), 6);
-        e->setBytes(&batch_ndim, sizeof(batch_ndim), 9);
-        e->setBytes(&batch_shape, sizeof(batch_shape), 10);
-        e->setBytes(&zero, sizeof(zero), 11);
-        e->setBytes(&zero, sizeof(zero), 12);
-        // As MLX binds it without axpby: nothing at 2 (the bias), 7, 8 (alpha, beta), 13, 14 (the
-        // bias strides). The compiled function never reads them (kDoAxpby is false), so they are
-        // inactive, in Metal and here (docs/front.md, "Inactive arguments").
-      },
-      MTL::Size(size_t(n_groups), 1, 1), MTL::Size(32, size_t(bn), size_t(bm)), &row.note);
-  const auto got = Runner::read<float>(bout, size_t(out_len));
-  double e = 0;
-  for (int o = 0; o < out_len; ++o) {
-    double want = 0, mag = 0;
-    for (int j = 0; j < k; ++j) {
-      const double m = transpose ? mat[size_t(j) * size_t(out_len) + size_t(o)]
-                                 : mat[size_t(o) * size_t(k) + size_t(j)];
-      want += m * double(vec[size_t(j)]);
-      mag += std::abs(m * double(vec[size_t(j)]));
-    }
-    const double d = std::abs(double(got[size_t(o)]) - want) / std::max(1.0, mag);
-    e = std::isnan(d) ? double(INFINITY) : std::max(e, d);
-  }
-  row.max_error = e;
-  row.tolerance = sum_bound(size_t(k));
-  // The dispatch's warnings (barrier.exited) stay in the note.
-  if (row.ran)
-    row.note =
-        "error relative to the sum of magnitudes" + (row.note.empty() ? "" : "; " + row.note);
   return row;
 }
 
@@ -959,6 +887,11 @@ Row steel_gemm(Runner& r, int m, int n, int k) {
 
 }  // namespace
 
+std::vector<Row> mlx_gemv_only() {
+  Runner r;
+  return mlx_gemv_rows(r);
+}
+
 std::vector<Row> mlx_rows() {
   Runner r;
   std::vector<Row> rows;
@@ -996,7 +929,6 @@ std::vector<Row> mlx_rows() {
     row.known_check = "race.device";
     return row;
   };
-  rows.push_back(overlapping_last_block(gemv(r, false, 1001, 517), "out_row = out_vec_size - TM"));
   rows.push_back(rope_single(r, false, 7, 64, 7));
   rows.push_back(rope_single(r, true, 5, 128, 3));
   rows.push_back(block_sort(r, false, 3, 1001));
@@ -1026,13 +958,13 @@ std::vector<Row> mlx_rows() {
   partial_n.known_check = "bounds.device";
   rows.push_back(partial_n);
   rows.push_back(steel_gemm(r, 67, 93, 51));
-  // MLX's gemv reaches threadgroup_barrier in only some threads: gemv inside `if (thrN == 0)` of
-  // its threadgroup reduction (BN > 1), gemv_t inside `if (out_col < out_vec_size)`. The others
-  // finish without it; as on Apple GPUs the barrier waits only for the threads still running, and
-  // metalsim's sync check files barrier.exited as a portability warning (the row's note): the
-  // command buffer completes and the outputs are compared.
-  for (Row row : {gemv(r, false, 37, 2000), gemv(r, true, 700, 301), gemv(r, true, 3, 129)})
-    rows.push_back(row);
+  // gemv.metal, every instance (mlx_gemv.cpp). MLX's gemv reaches threadgroup_barrier in only
+  // some threads: gemv inside `if (thrN == 0)` of its threadgroup reduction (BN > 1), gemv_t
+  // inside `if (out_col < out_vec_size)`. The others finish without it; as on Apple GPUs the
+  // barrier waits only for the threads still running, and metalsim's sync check files
+  // barrier.exited as a portability warning (the row's note): the command buffer completes and
+  // the outputs are compared.
+  for (Row& row : mlx_gemv_rows(r)) rows.push_back(std::move(row));
   return rows;
 }
 

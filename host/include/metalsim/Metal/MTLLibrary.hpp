@@ -123,18 +123,50 @@ class FunctionConstantValues : public NS::Object {
   std::vector<std::vector<unsigned char>> values_;
 };
 
+// One function constant of an unspecialised function (Function::functionConstantsDictionary),
+// as metal-cpp's MTL::FunctionConstant.
+class FunctionConstant : public NS::Referencing<FunctionConstant> {
+ public:
+  NS::String* name() const { return name_.get(); }
+  DataType type() const { return type_; }
+  NS::UInteger index() const { return index_; }
+  // Whether a specialisation must give it a value: the function reads it where no
+  // is_function_constant_defined test found it defined (docs/front.md, "Required constants").
+  bool required() const { return required_; }
+
+ private:
+  friend class Function;
+  FunctionConstant(NS::String* name, DataType type, NS::UInteger index, bool required)
+      : name_(NS::RetainPtr(name)), type_(type), index_(index), required_(required) {}
+  ~FunctionConstant() override = default;
+  NS::SharedPtr<NS::String> name_;
+  DataType type_;
+  NS::UInteger index_;
+  bool required_;
+};
+
 class Function : public NS::Object {
  public:
   NS::String* name() const;
   const metalsim::abi::KernelInfo& kernel() const { return *kernel_; }
   const FunctionConstantValues* constants() const { return constants_.get(); }
+  // Constant name (NS::String) -> FunctionConstant, of the constants the function uses, for a
+  // function from newFunction(name); empty for a specialised one (newFunction(name, constants,
+  // &error)) or one that uses none, as Metal's functionConstantsDictionary. Autoreleased.
+  NS::Dictionary* functionConstantsDictionary() const;
+  // metalsim's: whether it came from newFunction(name, constants, &error) with constants. Metal
+  // makes no pipeline of an unspecialised function that uses function constants
+  // (Device::newComputePipelineState fails naming them).
+  bool specialised() const { return specialised_; }
 
  private:
   friend class Library;
-  Function(const metalsim::abi::KernelInfo* kernel, FunctionConstantValues* constants);
+  Function(const metalsim::abi::KernelInfo* kernel, FunctionConstantValues* constants,
+           bool specialised);
   ~Function() override = default;
   const metalsim::abi::KernelInfo* kernel_;
   NS::SharedPtr<FunctionConstantValues> constants_;
+  bool specialised_;
 };
 
 // The default library (newDefaultLibrary) holds every kernel linked into the program; a library
@@ -142,14 +174,18 @@ class Function : public NS::Object {
 class Library : public NS::Object {
  public:
   // nullptr when no kernel has that name. A library compiled at run time compiles the function
-  // when first asked for (docs/host_api.md): nullptr too when that compile fails.
+  // when first asked for (docs/host_api.md): nullptr too when that compile fails. As Metal's
+  // newFunctionWithName:, the function is unspecialised: where it uses function constants, it
+  // only reports them (functionConstantsDictionary) and makes no pipeline.
   Function* newFunction(NS::String* name);
   Function* newFunction(const char* name);
   // With function constants; `error` names a missing kernel or constant, or gives the compile's
   // errors (LibraryErrorCompileFailure). As Metal specialises it: a function constant the kernel
   // reads with no value given and no default is an error naming it; a library compiled at run
-  // time compiles the function with the values compiled in (docs/front.md). With null
-  // `constants`, the function unspecialised, as newFunction(name).
+  // time compiles the function with the values compiled in (docs/front.md). Empty values
+  // specialise too (every constant undefined: a function whose constants all have defaults or
+  // are tested makes a pipeline). With null `constants`, the function unspecialised, as
+  // newFunction(name).
   Function* newFunction(NS::String* name, const FunctionConstantValues* constants,
                         NS::Error** error);
   // The names of every kernel in the library.
