@@ -1,6 +1,6 @@
 #include "simt/lanes/frame_scopes.h"
 
-#include <optional>
+#include <string>
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SmallBitVector.h>
