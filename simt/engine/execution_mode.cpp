@@ -29,6 +29,39 @@ bool runs_on_fibers(const ExecutionOptions& options) {
          (options.mode == ExecutionMode::automatic && !fibers_needed_by(options).empty());
 }
 
+namespace {
+
+// The bytes buffer(index) is bound to, or an empty range.
+std::pair<const char*, const char*> bound_range(const abi::DispatchRequest& request,
+                                                uint32_t index) {
+  const void* origin = request.args.buffers[index];
+  for (const abi::MemoryRange& m : request.memory)
+    if (m.origin == origin && origin != nullptr) return {m.origin, m.end};
+  return {nullptr, nullptr};
+}
+
+}  // namespace
+
+std::string written_buffer_bound_twice(const abi::DispatchRequest& request) {
+  for (const abi::ArgInfo& w : request.kernel->args) {
+    if (w.kind != abi::ArgKind::DeviceBuffer || w.is_const || w.index >= abi::kMaxBufferBindings)
+      continue;
+    const auto [begin, end] = bound_range(request, w.index);
+    if (begin == end) continue;
+    for (const abi::ArgInfo& other : request.kernel->args) {
+      const bool buffer =
+          other.kind == abi::ArgKind::DeviceBuffer || other.kind == abi::ArgKind::ConstantBuffer;
+      if (!buffer || other.index == w.index || other.index >= abi::kMaxBufferBindings) continue;
+      const auto [other_begin, other_end] = bound_range(request, other.index);
+      if (other_begin < end && begin < other_end)
+        return "buffer(" + std::to_string(w.index) + ") '" + w.name +
+               "', which it writes, and buffer(" + std::to_string(other.index) + ") '" +
+               other.name + "' share memory";
+    }
+  }
+  return {};
+}
+
 ModeDecision decide_execution_mode(const abi::DispatchRequest& request) {
   ModeDecision d;
   const ExecutionMode mode = request.options.mode;
@@ -40,6 +73,17 @@ ModeDecision decide_execution_mode(const abi::DispatchRequest& request) {
                 : nullptr;
   if (d.loops == nullptr && mode == ExecutionMode::loops)
     d.refused = lane_loops_unavailable(*request.kernel);
+  // Its loops across lanes reorder the lanes' code around them on the premise that no two
+  // bindings are the same memory (simt/lanes/region_order.h): with a buffer bound twice the
+  // order may show, as it would on fibers only for a kernel that races through the alias.
+  if (d.loops != nullptr && d.loops->assumes_distinct_buffers) {
+    std::string twice = written_buffer_bound_twice(request);
+    if (!twice.empty()) {
+      d.loops = nullptr;
+      if (mode == ExecutionMode::loops)
+        d.refused = "its loops across lanes need distinct buffers, and " + twice;
+    }
+  }
   return d;
 }
 

@@ -4,7 +4,8 @@
 //  - fibers: always fibers;
 //  - loops: lane loops, or a mode.unavailable report naming why the kernel cannot;
 //  - auto: lane loops when the kernel has a step, the schedule is in-order and neither init nor
-//    race is on (they need a fiber per lane: below), else fibers.
+//    race is on (they need a fiber per lane: below), else fibers; fibers too when the step's loops
+//    across lanes assume distinct buffers and a written buffer is bound twice (`loops` refuses).
 // Initcheck's locating pass (single-stepping each lane's accesses) always runs on fibers.
 #include <string>
 
@@ -19,6 +20,10 @@ struct ModeDecision {
   std::string refused;  // loops were asked for and the kernel cannot: why (mode.unavailable)
 };
 ModeDecision decide_execution_mode(const abi::DispatchRequest& request);
+
+// "buffer(2) 'out', which it writes, and buffer(0) 'x' share memory" when a buffer the kernel may
+// write is bound where another of its buffer arguments is; "" when none is.
+std::string written_buffer_bound_twice(const abi::DispatchRequest& request);
 
 // Why `kernel` cannot run in lane loops, naming the .metal file and line where the pass gave one;
 // "" when it can.

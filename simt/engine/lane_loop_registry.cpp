@@ -44,7 +44,7 @@ extern "C" void __metalsim_lanes_register(uint32_t abi_version, const void* body
                                           metalsim::engine::LaneStep step,
                                           uint32_t frame_bytes_per_lane, const char* why,
                                           metalsim::engine::ThreadgroupVariableSite* const* sites,
-                                          uint32_t site_count) {
+                                          uint32_t site_count, uint32_t flags) {
   using namespace metalsim::engine;
   LaneLoopKernel k;
   k.body = body;
@@ -55,6 +55,7 @@ extern "C" void __metalsim_lanes_register(uint32_t abi_version, const void* body
     k.frame_bytes_per_lane = frame_bytes_per_lane;
     k.why = step != nullptr ? nullptr : why;
     k.threadgroup_variables = {sites, site_count};
+    k.assumes_distinct_buffers = (flags & kLaneStepAssumesDistinctBuffers) != 0;
   }
   Registry& r = registry();
   std::lock_guard lock(r.mutex);

@@ -23,7 +23,10 @@ namespace metalsim::engine {
 
 // Changes whenever LaneLoopState or the registration below changes; a kernel compiled by a
 // pass of another version is not run in lane loops.
-inline constexpr uint32_t kLaneLoopAbiVersion = 2;
+inline constexpr uint32_t kLaneLoopAbiVersion = 3;
+// Registration flag: the step's loops across lanes are race-free only when no two buffer
+// bindings share memory (simt/lanes/region_order.h); the runtime checks before it runs the step.
+inline constexpr uint32_t kLaneStepAssumesDistinctBuffers = 1;
 // stop[lane] of a lane that returned.
 inline constexpr uint32_t kLaneDone = 0xFFFFFFFFu;
 // kind[lane] of a lane stopped at a yield: not a sync point, but the latch of a loop the pass
@@ -94,6 +97,7 @@ struct LaneLoopKernel {
   // Kernel-scope threadgroup variables, allocated at each threadgroup's start, in this order
   // (state.threadgroup_variables).
   std::span<ThreadgroupVariableSite* const> threadgroup_variables;
+  bool assumes_distinct_buffers = false;  // kLaneStepAssumesDistinctBuffers
 };
 
 // The registration of `body`, or nullptr with `why` set: what the pass said, or that the
@@ -107,4 +111,4 @@ extern "C" void __metalsim_lanes_register(uint32_t abi_version, const void* body
                                           metalsim::engine::LaneStep step,
                                           uint32_t frame_bytes_per_lane, const char* why,
                                           metalsim::engine::ThreadgroupVariableSite* const* sites,
-                                          uint32_t site_count);
+                                          uint32_t site_count, uint32_t flags);

@@ -20,18 +20,16 @@
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 
 #include "simt/lanes/engine_calls.h"
+#include "simt/lanes/region_order.h"
 #include "simt/lanes/source_site.h"
 
 namespace metalsim::lanes {
 
 using namespace llvm;
 
-// Off by default: the rounds reorder what the other lanes do in the loop's region, before and
-// after the loop, against fibers' order, and the pass checks only the loop itself. A kernel that
-// races or logs shows it (docs/lanes.md, "Loops across lanes"); on for the lane-loop tests'
-// kernels, which have neither.
+// On by default; off, every loop runs per lane (to compare, or to rule the transform out).
 cl::opt<bool> loops_across_lanes(
-    "metalsim-lanes-across", cl::init(false),
+    "metalsim-lanes-across", cl::init(true),
     cl::desc("Run innermost loops with a known count across lanes (docs/lanes.md)"));
 
 namespace {
@@ -113,6 +111,7 @@ struct Candidate {
   std::vector<Induction> inductions;
   std::vector<std::pair<BasicBlock*, unsigned>> stays;
   std::string site;
+  bool assumes_distinct_buffers = false;  // region_order.h
 };
 
 std::optional<LatchTest> latch_test(Loop& l, ScalarEvolution& se, const SCEVExpander& expander) {
@@ -223,7 +222,14 @@ bool has_sync_point(const Loop& l) {
   return false;
 }
 
-std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpander& expander) {
+std::string loop_site(const Loop& l) {
+  std::string site = describe_site(*l.getHeader()->getFirstNonPHIOrDbg(), nullptr, "");
+  return site.empty() ? describe_site(*l.getLoopLatch()->getTerminator(), nullptr, "?") : site;
+}
+
+// `per_lane` gets the loops that the region's order keeps per lane, with why.
+std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpander& expander,
+                                   std::vector<std::string>& per_lane) {
   BasicBlock* pre = l.getLoopPreheader();
   BasicBlock* latch = l.getLoopLatch();
   if (!l.isInnermost() || pre == nullptr || latch == nullptr || !l.hasDedicatedExits())
@@ -280,8 +286,12 @@ std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpan
   const size_t carried =
       size_t(std::distance(l.getHeader()->phis().begin(), l.getHeader()->phis().end()));
   if (carried - c.inductions.size() > kMaxCarried) return std::nullopt;
-  c.site = describe_site(*l.getHeader()->getFirstNonPHIOrDbg(), nullptr, "");
-  if (c.site.empty()) c.site = describe_site(*latch->getTerminator(), nullptr, "?");
+  // The rounds reorder the other lanes' code around the loop too (region_order.h).
+  if (std::optional<std::string> why = region_order_visible(l, se, c.assumes_distinct_buffers)) {
+    per_lane.push_back(loop_site(l) + ": " + *why);
+    return std::nullopt;
+  }
+  c.site = loop_site(l);
   return c;
 }
 
@@ -315,6 +325,7 @@ AcrossLoop rewrite(const Candidate& c, const Expanded& x) {
   a.stays = c.stays;
   a.blocks.assign(l.block_begin(), l.block_end());
   a.site = c.site;
+  a.assumes_distinct_buffers = c.assumes_distinct_buffers;
   Type* count = x.last->getType();
 
   IRBuilder<> pb(pre->getTerminator());
@@ -387,7 +398,8 @@ bool is_across_marker(const CallInst& call) {
   return f != nullptr && f->getName().starts_with(kMarkerPrefix);
 }
 
-std::vector<AcrossLoop> prepare_loops_across_lanes(Function& body) {
+std::vector<AcrossLoop> prepare_loops_across_lanes(Function& body,
+                                                   std::vector<std::string>& per_lane) {
   std::vector<AcrossLoop> result;
   if (!loops_across_lanes) return result;
   DominatorTree dt(body);
@@ -407,7 +419,8 @@ std::vector<AcrossLoop> prepare_loops_across_lanes(Function& body) {
     // Outer loops' recurrences from their own variables where they have them.
     expander.disableCanonicalMode();
     for (Loop* l : li.getLoopsInPreorder())
-      if (std::optional<Candidate> c = candidate(*l, se, expander)) candidates.push_back(*c);
+      if (std::optional<Candidate> c = candidate(*l, se, expander, per_lane))
+        candidates.push_back(*c);
     // Everything expanded before anything changes: ScalarEvolution describes the function as
     // it was.
     for (const Candidate& c : candidates) {

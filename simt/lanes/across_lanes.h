@@ -44,11 +44,16 @@ struct AcrossLoop {
   std::vector<llvm::Instruction*> wrap_free;
   std::string site;         // the loop's header, file:line
   unsigned recomputed = 0;  // induction variables recomputed from `done`
+  // Its region is free of races only if no buffer is bound twice (region_order.h).
+  bool assumes_distinct_buffers = false;
 };
 
 // Prepares every loop of `body` that can run across lanes (above). Needs the body inlined and
-// its queries lowered; the yields are sync points for split_sync_points.
-std::vector<AcrossLoop> prepare_loops_across_lanes(llvm::Function& body);
+// its queries lowered; the yields are sync points for split_sync_points. `per_lane` gets each
+// loop that would otherwise have been taken but whose region's order the rounds would show
+// (region_order.h): "<file:line>: <why>".
+std::vector<AcrossLoop> prepare_loops_across_lanes(llvm::Function& body,
+                                                   std::vector<std::string>& per_lane);
 
 // Whether `call` is a loop marker.
 bool is_across_marker(const llvm::CallInst& call);

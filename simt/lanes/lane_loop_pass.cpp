@@ -88,7 +88,7 @@ std::optional<Failure> prepare(Context& cx, const LaneBody& body, PreparedBody& 
   engine_invokes_to_calls(*p.work);
   clean_up_inlined_body(*p.work, cx.fam);
   if (auto f = lower_queries(*p.work, reg.threadgroup_variables, at)) return f;
-  p.across = prepare_loops_across_lanes(*p.work);
+  p.across = prepare_loops_across_lanes(*p.work, p.per_lane_loops);
   p.syncs = split_sync_points(*p.work);
   std::vector<Instruction*> live =
       values_live_across(*p.work, p.syncs, SmallPtrSet<Instruction*, 1>());
@@ -109,13 +109,14 @@ void erase_function(Function* f, FunctionAnalysisManager& fam) {
 }
 
 Registration transform(Context& cx, const LaneBody& body, BodySummary& summary) {
-  Registration reg{body.function, nullptr, 0, "", {}};
-  PreparedBody p{body.function, clone_body(*body.function), {}, {}, {}, {}, {}};
+  Registration reg{body.function, nullptr, 0, "", {}, false};
+  PreparedBody p{body.function, clone_body(*body.function), {}, {}, {}, {}, {}, {}};
   std::optional<Failure> failure = prepare(cx, body, p, reg, summary);
   if (!failure) {
     describe_prepared(p, summary);
     reg.step = emit_step(p, failure);
     reg.frame_bytes_per_lane = p.frame.bytes_per_lane;
+    for (const AcrossLoop& a : p.across) reg.assumes_distinct_buffers |= a.assumes_distinct_buffers;
   }
   erase_function(p.work, cx.fam);
   if (reg.step != nullptr && verifyFunction(*reg.step, &errs())) {

@@ -37,8 +37,9 @@ struct PreparedBody {
   std::vector<SyncPoint> syncs;
   FrameLayout frame;
   std::vector<Region> regions;
-  Rematerialized remat;            // moved to the entry, or cloned into each loop header
-  std::vector<AcrossLoop> across;  // loops run across lanes (across_lanes.h)
+  Rematerialized remat;                     // moved to the entry, or cloned into each loop header
+  std::vector<AcrossLoop> across;           // loops run across lanes (across_lanes.h)
+  std::vector<std::string> per_lane_loops;  // loops kept per lane by their region's order
 };
 
 // Builds the step and empties `prepared.work` (which the caller then erases). nullptr, with

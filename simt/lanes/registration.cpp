@@ -16,7 +16,8 @@ FunctionCallee register_function(Module& m) {
   LLVMContext& ctx = m.getContext();
   Type* ptr = PointerType::get(ctx, 0);
   Type* i32 = Type::getInt32Ty(ctx);
-  auto* type = FunctionType::get(Type::getVoidTy(ctx), {i32, ptr, ptr, i32, ptr, ptr, i32}, false);
+  auto* type =
+      FunctionType::get(Type::getVoidTy(ctx), {i32, ptr, ptr, i32, ptr, ptr, i32, i32}, false);
   return m.getOrInsertFunction("__metalsim_lanes_register", type);
 }
 
@@ -48,7 +49,8 @@ void emit_registrations(Module& m, const std::vector<Registration>& registration
                      : b.CreateGlobalString(r.why, r.body->getName() + ".lanes.why");
     b.CreateCall(reg, {b.getInt32(abi::kAbiVersion), r.body, step,
                        b.getInt32(uint32_t(r.frame_bytes_per_lane)), why, site_table(m, r),
-                       b.getInt32(uint32_t(r.threadgroup_variables.size()))});
+                       b.getInt32(uint32_t(r.threadgroup_variables.size())),
+                       b.getInt32(r.assumes_distinct_buffers ? abi::kAssumesDistinctBuffers : 0)});
   }
   b.CreateRetVoid();
   appendToGlobalCtors(m, ctor, 65535);

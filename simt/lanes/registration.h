@@ -1,6 +1,7 @@
 #pragma once
 // Registration: a global constructor added to the module calls
-//   __metalsim_lanes_register(abi, body, step, frame_bytes_per_lane, why, sites, site_count)
+//   __metalsim_lanes_register(abi, body, step, frame_bytes_per_lane, why, sites, site_count,
+//                             flags)
 // for each lane body (simt/engine/lane_loops.h), step = nullptr with a one-line reason when the
 // body could not be transformed. The runtime finds a kernel's step by its body's address.
 #include <cstdint>
@@ -19,6 +20,9 @@ struct Registration {
   uint64_t frame_bytes_per_lane = 0;
   std::string why;  // empty when transformed
   std::vector<llvm::GlobalVariable*> threadgroup_variables;
+  // A loop across lanes whose region is race-free only with distinct buffers (region_order.h):
+  // the runtime runs the dispatch on fibers when a buffer is bound twice.
+  bool assumes_distinct_buffers = false;
 };
 
 void emit_registrations(llvm::Module& m, const std::vector<Registration>& registrations);

@@ -6,6 +6,7 @@
 
 #include <llvm/IR/IRBuilder.h>
 
+#include "simt/abi/kernel.h"
 #include "simt/engine/lane_loops.h"
 
 namespace metalsim::lanes::abi {
@@ -40,9 +41,19 @@ inline constexpr uint64_t kIn = offsetof(State, in);
 inline constexpr uint64_t kOut = offsetof(State, out);
 inline constexpr uint64_t kArg = offsetof(State, arg);
 
+// The bound arguments (the body's first parameter, read-only during a step): which of its fields
+// hold buffer pointers and which threadgroup pointers (memory_space.h tells them apart).
+using Args = ::metalsim::abi::BoundArgs;
+inline constexpr uint64_t kArgsBuffers = offsetof(Args, buffers);
+inline constexpr uint64_t kArgsBuffersEnd = kArgsBuffers + sizeof(Args::buffers);
+inline constexpr uint64_t kArgsThreadgroup = offsetof(Args, threadgroup);
+inline constexpr uint64_t kArgsThreadgroupEnd = kArgsThreadgroup + sizeof(Args::threadgroup);
+
 // SyncKind values recorded for the barriers (collectives record their own argument).
 inline constexpr uint8_t kThreadgroupBarrier = uint8_t(engine::SyncKind::ThreadgroupBarrier);
 inline constexpr uint8_t kSimdgroupBarrier = uint8_t(engine::SyncKind::SimdgroupBarrier);
+// Registration flags (__metalsim_lanes_register).
+inline constexpr uint32_t kAssumesDistinctBuffers = engine::kLaneStepAssumesDistinctBuffers;
 // ...and for the pass's yields (across_lanes.h): the runtime resumes the lane at once.
 inline constexpr uint8_t kYield = engine::kLaneYield;
 

@@ -16,6 +16,8 @@ void describe_prepared(const PreparedBody& p, BodySummary& summary) {
                             ", " + std::to_string(a.recomputed) +
                             " induction variables recomputed");
   }
+  for (const std::string& loop : p.per_lane_loops)
+    summary.lines.push_back("per lane: loop at " + loop);
   for (const FrameSlot& s : p.frame.slots)
     summary.lines.push_back("slot " + s.name + ": " + std::to_string(s.size) + " bytes at offset " +
                             std::to_string(s.offset));

@@ -874,6 +874,74 @@ TEST_F(RuntimeLibrary, NoCopyBufferOutOfBoundsReadIsBoundsDevice) {
   }
 }
 
+// A loop across lanes whose region reads the row length from buffer(1) and writes buffer(2) is
+// taken on the premise that the two bindings are different memory (docs/lanes.md, "The region
+// around the loop"). Bound to one buffer (the length in its first word, the sums after it), the
+// dispatch runs on fibers in auto mode, with the same sums, and `loops` is refused naming both
+// bindings.
+TEST_F(RuntimeLibrary, ABufferBoundTwiceKeepsItsLoopsAcrossLanesOff) {
+  auto library = compile(R"(#include <metal_stdlib>
+using namespace metal;
+kernel void row_sums(device const float* x [[buffer(0)]], constant uint& n [[buffer(1)]],
+                     device float* out [[buffer(2)]], uint tid [[thread_index_in_threadgroup]],
+                     uint group [[threadgroup_position_in_grid]],
+                     uint threads [[threads_per_threadgroup]]) {
+  float acc = 0.0f;
+  for (uint i = tid; i < n; i += threads) acc += x[group * n + i];
+  out[group * threads + tid] = acc;
+}
+)",
+                         NS::TransferPtr(safe_math()).get());  // each lane's sum in order: exact
+  ASSERT_NE(library.get(), nullptr);
+  const uint32_t n = 300, groups = 3, tg = 64;
+  const std::vector<float> x = random_floats(n * groups, 41);
+  std::vector<float> expected(groups * tg, 0.0f);
+  for (uint32_t g = 0; g < groups; ++g)
+    for (uint32_t t = 0; t < tg; ++t)
+      for (uint32_t i = t; i < n; i += tg) expected[g * tg + t] += x[g * n + i];
+  auto xb = buffer(x);
+  auto fn = NS::TransferPtr(library->newFunction(MTLSTR("row_sums")));
+  NS::Error* error = nullptr;
+  auto pso = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
+  ASSERT_NE(pso.get(), nullptr);
+  auto queue = NS::TransferPtr(device_->newCommandQueue());
+  for (auto mode : {metalsim::ExecutionMode::automatic, metalsim::ExecutionMode::loops}) {
+    // One buffer: n, then the sums (poisoned).
+    std::vector<float> both = poison(1 + groups * tg);
+    std::memcpy(both.data(), &n, 4);
+    auto bb = buffer(both);
+    MTL::CommandBuffer* cb = queue->commandBuffer();
+    metalsim::ExecutionOptions options = device_->executionOptions();
+    options.checks = metalsim::CheckSet::none();
+    options.checks.sync = true;
+    options.mode = mode;
+    cb->setExecutionOptions(options);
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(pso.get());
+    enc->setBuffer(xb.get(), 0, 0);
+    enc->setBuffer(bb.get(), 0, 1);
+    enc->setBuffer(bb.get(), 4, 2);
+    enc->dispatchThreadgroups(MTL::Size(groups, 1, 1), MTL::Size(tg, 1, 1));
+    enc->endEncoding();
+    cb->commit();
+    cb->waitUntilCompleted();
+    std::string reports;
+    for (const auto& r : cb->reports()) reports += r.format();
+    if (mode == metalsim::ExecutionMode::loops) {
+      ASSERT_FALSE(cb->reports().empty()) << "lane loops ran with a buffer bound twice";
+      EXPECT_EQ(cb->reports()[0].check, metalsim::report::CheckId::mode_unavailable) << reports;
+      EXPECT_NE(reports.find("buffer(2) 'out', which it writes, and buffer(1) 'n' share memory"),
+                std::string::npos)
+          << reports;
+      continue;
+    }
+    ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << reports;
+    const std::vector<float> got = contents<float>(bb.get());
+    for (size_t i = 0; i < expected.size(); ++i)
+      ASSERT_EQ(got[1 + i], expected[i]) << "out[" << i << "]";  // NaN fails
+  }
+}
+
 // The racecheck keeps its shadow of a no-copy buffer by address, whatever its alignment: the
 // threads' unsynchronised writes to one byte of a buffer that starts one byte into a word are
 // race.device.

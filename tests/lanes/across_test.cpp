@@ -60,6 +60,14 @@ std::vector<Kernel> kernels() {
                  e.per_lane[l.slot] = acc;
                }});
   k.push_back(
+      {"strided_sum_racing", 1, false, false, [](X x, uint32_t n, const LaneId& l, Expected& e) {
+         const float* row = x.data() + uint64_t(l.group) * n;
+         float acc = 0.0f;
+         for (uint64_t i : visits(l.tid, l.threads, n)) acc += row[i];
+         e.per_lane[l.slot] = acc;
+         e.per_lane[l.slot - l.tid] = acc;  // called in lane order: the last lane's wins
+       }});
+  k.push_back(
       {"strided_normalize", 1, true, true, [](X x, uint32_t n, const LaneId& l, Expected& e) {
          const float* row = x.data() + uint64_t(l.group) * n;
          // Every lane's partial results, in lane order, as the kernel's shared array.
@@ -256,6 +264,14 @@ TEST(AcrossLanesStructure, StridedAndUniformLoopsRunAcrossLanes) {
   // An inner loop whose outer loop meets a barrier.
   EXPECT_EQ(count_of(summary_of("strided_in_outer_loop"), "across lanes: loop at "), 1u)
       << summary_of("strided_in_outer_loop");
+}
+
+TEST(AcrossLanesStructure, ALoopWhoseRegionRacesStaysPerLane) {
+  // The stores after the loop may meet another lane's: the summary says which, by line.
+  const std::string racing = summary_of("strided_sum_racing");
+  EXPECT_EQ(count_of(racing, "across lanes"), 0u) << racing;
+  EXPECT_EQ(count_of(racing, "per lane: loop at "), 1u) << racing;
+  EXPECT_NE(racing.find("may meet another lane's write at"), std::string::npos) << racing;
 }
 
 TEST(AcrossLanesStructure, LoopsWithABreakOrABarrierStayPerLane) {

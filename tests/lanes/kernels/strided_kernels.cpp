@@ -35,6 +35,22 @@ void strided_sum(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(strided_sum);
 
+// buffer(0): float x[groups * n]; buffer(2): float out[grid]. strided_sum whose lanes then all
+// write their threadgroup's first slot too, a write-write race on purpose: in fibers' order the
+// last lane's sum wins. Another lane's store may meet that store in the loop's region, so the loop
+// stays per lane (simt/lanes/region_order.h): in rounds, the lanes without an iteration would
+// write before the others, and lane loops would give other bytes than fibers.
+void strided_sum_racing(const BoundArgs& a, const Lane& l) {
+  const uint32_t n = row_length(a);
+  const float* row = row_of(a, l);
+  float acc = 0.0f;
+  for (uint32_t i = l.tid; i < n; i += l.threads) acc += row[i];
+  float* out = buffer<float>(a, 2);
+  out[l.gid] = acc;
+  out[l.gid - l.tid] = acc;
+}
+LANES_TEST_KERNEL(strided_sum_racing);
+
 // buffer(0): float x[groups * n]; buffer(2): float y[groups * n]; buffer(3): float out[grid].
 // softmax's shape without exp: a strided max, a reduction through threadgroup memory read by
 // every lane (a loop whose trip count every lane shares), a strided sum of squares, the same
