@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <stdlib.h>  // mkdtemp
 
 #include "simt/front/front.h"
 
@@ -20,15 +23,24 @@ bool contains(const std::string& text, const std::string& part) {
 
 class FrontIncludes : public ::testing::Test {
  protected:
+  // A folder of its own: test processes of several build trees run at once on one machine.
   void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "metalsim_front_include_XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    root_ = dir_ / "root";
     fs::create_directories(root_ / "lib");
     std::ofstream(root_ / "lib" / "twice.h")
         << "inline float twice_it(float x) { return 2.0f * x; }\n";
     // A folder a user names may hold a file of a standard header's name: it is not MSL's.
     std::ofstream(root_ / "metal_stdlib") << "#error not metalsim's metal_stdlib\n";
   }
-  const fs::path dir_ = fs::temp_directory_path() / "metalsim_front_include_test";
-  const fs::path root_ = dir_ / "root";
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  fs::path dir_;
+  fs::path root_;
   const std::string source_ =
       "#include <metal_stdlib>\n#include <lib/twice.h>\nusing namespace metal;\n"
       "kernel void k(device float* y [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
