@@ -79,6 +79,18 @@ void CaseFileSpec::load_kernels() {
     }
     // A source compiled at run time compiles the kernel here (newFunction), and may fail to.
     NS::Error* error = nullptr;
+    auto fn =
+        NS::TransferPtr(library_->newFunction(NS::String::string(kernel.c_str()), nullptr, &error));
+    if (!fn && error != nullptr && error->code() == MTL::LibraryErrorCompileFailure)
+      throw CaseFileError(file_.origin + ": " + field + ": " + kernel + " in " + file_.source +
+                          " does not compile:\n" + error->localizedDescription()->utf8String());
+    if (!fn)
+      throw CaseFileError(file_.origin + ": " + field + ": no kernel named '" + kernel + "' " +
+                          (file_.source.empty()
+                               ? "is linked into this program (name the .metal file in \"source\")"
+                               : "in " + file_.source));
+    return fn;
+  };
   kernel_fn_ = find(file_.kernel, "kernel");
   if (file_.reference.kind == Reference::Kind::kernel)
     reference_kernel_fn_ = find(file_.reference.kernel, "reference.kernel");
@@ -213,8 +225,7 @@ MslType constant_type(const abi::FunctionConstantInfo& fc, const FunctionConstan
 
 // Each of the case file's function constants against the file's declarations: the one it
 // names, its type, its number of values; each constant given once.
-void CaseFileSpec::resolve_function_constants(
-    std::span<const abi::FunctionConstantInfo> declared) {
+void CaseFileSpec::resolve_function_constants(std::span<const abi::FunctionConstantInfo> declared) {
   constants_.clear();
   for (const FunctionConstantDecl& d : file_.function_constants) {
     const abi::FunctionConstantInfo& fc = declaration(declared, d, file_.origin);

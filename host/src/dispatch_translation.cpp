@@ -34,7 +34,7 @@ class Translator {
     for (const abi::ArgInfo& arg : kernel_->args) {
       if (!abi::argument_exists(arg, req_.function_constants)) {
         absent_argument(arg, "its [[function_constant]] is false");  // Metal drops it
-      } else if (!abi::argument_read(*kernel_, arg, req_.function_constants) && !bound(arg)) {
+      } else if (!bound(arg) && !abi::argument_read(*kernel_, arg, req_.function_constants)) {
         // Nothing to bind.
         absent_argument(arg, abi::argument_read(*kernel_, arg)
                                  ? "inactive: the kernel reads it only under other function "

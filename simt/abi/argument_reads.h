@@ -58,6 +58,5 @@ inline constexpr uint32_t kOptionalConstant = 0x80000000U;
 // of its atoms and the atoms, over the nodes in `nodes` (simt/abi/constant_conditions.h).
 extern "C" void __metalsim_argument_reads_register(const void* entry, const uint32_t* ranges,
                                                    uint32_t count, const uint32_t* required,
-                                                   uint32_t required_count,
-                                                   const uint32_t* guards,
+                                                   uint32_t required_count, const uint32_t* guards,
                                                    const uint32_t* nodes);

@@ -30,13 +30,13 @@ enum class Op : uint8_t {
   Shl,
   LShr,
   AShr,
-  Trunc,    // node word 1 to `width` bits
-  ZExt,     // node word 1, of word 2 bits, to `width` bits
-  SExt,     // likewise, sign-extended
-  Select,   // node word 1 (1 bit) ? node word 2 : node word 3
-  FPCast,   // node word 1, a float or double, to the float type of `width` bits
-  SIToFP,   // node word 1, a signed integer of word 2 bits, to the float type of `width` bits
-  UIToFP,   // likewise, unsigned
+  Trunc,   // node word 1 to `width` bits
+  ZExt,    // node word 1, of word 2 bits, to `width` bits
+  SExt,    // likewise, sign-extended
+  Select,  // node word 1 (1 bit) ? node word 2 : node word 3
+  FPCast,  // node word 1, a float or double, to the float type of `width` bits
+  SIToFP,  // node word 1, a signed integer of word 2 bits, to the float type of `width` bits
+  UIToFP,  // likewise, unsigned
 };
 
 // LLVM's CmpInst::Predicate numbers (the pass checks them against LLVM's). Float predicates

@@ -102,7 +102,9 @@ class Evaluator {
  public:
   Evaluator(const KernelInfo& kernel, const std::vector<uint32_t>& nodes,
             std::span<const void* const> constants)
-      : kernel_(kernel), nodes_(nodes), constants_(constants),
+      : kernel_(kernel),
+        nodes_(nodes),
+        constants_(constants),
         memo_(nodes.size() / cond::kNodeWords) {}
 
   // Whether every atom of `guard` may hold.
@@ -193,8 +195,7 @@ class Evaluator {
       case cond::Op::Load: {
         const Value at = operand(1);
         const uint32_t bytes = width / 8;
-        if (at.kind != K::Pointer || at.p == nullptr || bytes == 0 || bytes > 8 ||
-            bytes > at.room)
+        if (at.kind != K::Pointer || at.p == nullptr || bytes == 0 || bytes > 8 || bytes > at.room)
           return {};
         uint64_t bits = 0;
         std::memcpy(&bits, at.p, bytes);  // little-endian, as the kernel reads it
@@ -329,8 +330,7 @@ std::vector<uint32_t> used_function_constants(const KernelInfo& kernel) {
 
 extern "C" void __metalsim_argument_reads_register(const void* entry, const uint32_t* ranges,
                                                    uint32_t count, const uint32_t* required,
-                                                   uint32_t required_count,
-                                                   const uint32_t* guards,
+                                                   uint32_t required_count, const uint32_t* guards,
                                                    const uint32_t* nodes) {
   using namespace metalsim::abi;
   Reads reads;

@@ -157,10 +157,28 @@ class ConditionTable {
         continue;
       for (unsigned s : {0U, 1U})
         if (dt.dominates(BasicBlockEdge(n->getBlock(), br->getSuccessor(s)), block))
-          if (const int64_t c = node(br->getCondition()); c >= 0)
-            out.push_back(uint32_t(c) << 1 | (s == 0 ? 1U : 0U));
+          atoms(br->getCondition(), s == 0, out);
     }
     return out;
+  }
+
+  // Into `out`, what `cond` having the value `value` says of the constants: `cond` itself when
+  // it is a condition on them alone, else the parts of a logical and that holds (or of an or that
+  // does not) that are (`has_sinks && sgitg == 0` taken: has_sinks).
+  void atoms(const Value* cond, bool value, Guard& out, unsigned depth = 0) {
+    if (out.size() >= kMaxAtoms || depth > 8) return;
+    if (const int64_t c = node(cond); c >= 0) {
+      out.push_back(uint32_t(c) << 1 | (value ? 1U : 0U));
+      return;
+    }
+    const Value *x = nullptr, *y = nullptr;
+    if ((value && match(cond, m_LogicalAnd(m_Value(x), m_Value(y)))) ||
+        (!value && match(cond, m_LogicalOr(m_Value(x), m_Value(y))))) {
+      atoms(x, value, out, depth + 1);
+      atoms(y, value, out, depth + 1);
+    } else if (match(cond, m_Not(m_Value(x)))) {
+      atoms(x, !value, out, depth + 1);
+    }
   }
 
   const std::vector<uint32_t>& nodes() const { return nodes_; }
@@ -225,10 +243,10 @@ class ConditionTable {
     }
     if (const auto* bin = dyn_cast<BinaryOperator>(inst)) {
       static const std::map<unsigned, cond::Op> ops = {
-          {Instruction::Add, cond::Op::Add},   {Instruction::Sub, cond::Op::Sub},
-          {Instruction::Mul, cond::Op::Mul},   {Instruction::And, cond::Op::And},
-          {Instruction::Or, cond::Op::Or},     {Instruction::Xor, cond::Op::Xor},
-          {Instruction::Shl, cond::Op::Shl},   {Instruction::LShr, cond::Op::LShr},
+          {Instruction::Add, cond::Op::Add},  {Instruction::Sub, cond::Op::Sub},
+          {Instruction::Mul, cond::Op::Mul},  {Instruction::And, cond::Op::And},
+          {Instruction::Or, cond::Op::Or},    {Instruction::Xor, cond::Op::Xor},
+          {Instruction::Shl, cond::Op::Shl},  {Instruction::LShr, cond::Op::LShr},
           {Instruction::AShr, cond::Op::AShr}};
       const auto op = ops.find(bin->getOpcode());
       if (op == ops.end() || width == 0 || is_float) return -1;
@@ -261,8 +279,9 @@ class ConditionTable {
       const int64_t c = sub(sel->getCondition());
       const int64_t a = c < 0 ? -1 : sub(sel->getTrueValue());
       const int64_t b = a < 0 ? -1 : sub(sel->getFalseValue());
-      return b < 0 ? -1 : add(cond::word0(cond::Op::Select, width), uint32_t(c), uint32_t(a),
-                              uint32_t(b));
+      return b < 0
+                 ? -1
+                 : add(cond::word0(cond::Op::Select, width), uint32_t(c), uint32_t(a), uint32_t(b));
     }
     if (const auto* phi = dyn_cast<PHINode>(inst)) return phi_node(*phi, width, depth);
     return -1;
@@ -339,14 +358,12 @@ void value_uses(const Value& v, const Guard& outer, const Guard& picked, unsigne
     if (user != nullptr) {
       const auto* sel = dyn_cast<SelectInst>(user);
       const auto* bin = dyn_cast<BinaryOperator>(user);
-      const bool divisor = bin != nullptr && u.getOperandNo() == 1 &&
-                           (bin->getOpcode() == Instruction::UDiv ||
-                            bin->getOpcode() == Instruction::SDiv ||
-                            bin->getOpcode() == Instruction::URem ||
-                            bin->getOpcode() == Instruction::SRem);
+      const bool divisor =
+          bin != nullptr && u.getOperandNo() == 1 &&
+          (bin->getOpcode() == Instruction::UDiv || bin->getOpcode() == Instruction::SDiv ||
+           bin->getOpcode() == Instruction::URem || bin->getOpcode() == Instruction::SRem);
       if (sel != nullptr && u.getOperandNo() != 0) {
-        if (const int64_t c = table.node(sel->getCondition()); c >= 0 && here.size() < kMaxAtoms)
-          here.push_back(uint32_t(c) << 1 | (u.getOperandNo() == 1 ? 1U : 0U));
+        table.atoms(sel->getCondition(), u.getOperandNo() == 1, here);
         value_uses(*user, outer, here, depth + 1, table, on_path, steps, out);
         continue;
       }
@@ -449,7 +466,8 @@ bool collect(const Value& base, uint64_t offset, const DataLayout& dl, Condition
         return false;
     } else if (const auto* load = dyn_cast<LoadInst>(user)) {
       Range r{static_cast<uint32_t>(offset),
-              static_cast<uint32_t>(dl.getTypeStoreSize(load->getType())), {}};
+              static_cast<uint32_t>(dl.getTypeStoreSize(load->getType())),
+              {}};
       if (!load->isVolatile()) {
         std::set<const Value*> seen;
         // Through a buffer's binding, loads at known offsets are followed to their values' uses

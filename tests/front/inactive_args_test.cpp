@@ -3,8 +3,8 @@
 // there; an argument the kernel reads is still required.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <random>
@@ -230,12 +230,8 @@ TEST(InactiveArgs, AnArgumentUsedOnlyUnderAFalseConstantNeedsNoBinding) {
   const Inputs x;
   // Each set of values, binding only what it uses.
   const std::pair<Constants, std::string> cases[] = {
-      {{false, 0, {}}, ""},
-      {{true, 0, {}}, "bias"},
-      {{false, 2, {}}, "scale"},
-      {{true, 3, {}}, "bias shift"},
-      {{false, 0, 1.0f}, ""},
-      {{true, 2, 2.0f}, "bias scale limit"},
+      {{false, 0, {}}, ""},          {{true, 0, {}}, "bias"}, {{false, 2, {}}, "scale"},
+      {{true, 3, {}}, "bias shift"}, {{false, 0, 1.0f}, ""},  {{true, 2, 2.0f}, "bias scale limit"},
   };
   for (const auto& [c, bound] : cases) {
     SCOPED_TRACE("has_bias " + std::to_string(c.has_bias) + ", mode " + std::to_string(c.mode) +
@@ -275,8 +271,7 @@ TEST(InactiveArgs, ReflectionFollowsTheConstants) {
     GTEST_SKIP() << "kernels built without the argument-reads pass or optimisation";
   HostRun r;
   auto used = [&](const Constants& c) { return used_bindings(r, "constant_inactive", &c); };
-  EXPECT_EQ(used({false, 0, {}}),
-            "in:1 out:1 bias:0 scale:0 shift:0 limit:0");
+  EXPECT_EQ(used({false, 0, {}}), "in:1 out:1 bias:0 scale:0 shift:0 limit:0");
   EXPECT_EQ(used({true, 0, {}}), "in:1 out:1 bias:1 scale:0 shift:0 limit:0");
   EXPECT_EQ(used({false, 2, {}}), "in:1 out:1 bias:0 scale:1 shift:0 limit:0");
   EXPECT_EQ(used({true, 3, {}}), "in:1 out:1 bias:1 scale:0 shift:1 limit:0");

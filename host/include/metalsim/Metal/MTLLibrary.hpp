@@ -12,7 +12,7 @@
 namespace metalsim::abi {
 struct KernelInfo;            // simt/abi/kernel.h: the front's reflection of one kernel
 struct FunctionConstantInfo;  // simt/abi/kernel.h: one [[function_constant(N)]] declaration
-}
+}  // namespace metalsim::abi
 namespace metalsim::host {
 class LoadedKernels;  // host/src/loaded_kernels.h: a library compiled at run time
 }
