@@ -43,18 +43,20 @@ enum class Op : uint8_t {
 // 0-15: ordered 1 OEQ, 2 OGT, 3 OGE, 4 OLT, 5 OLE, 6 ONE, 7 ORD; unordered 8 UNO, 9 UEQ, 10 UGT,
 // 11 UGE, 12 ULT, 13 ULE, 14 UNE: bit 0 "equal", bit 1 "greater", bit 2 "less", bit 3
 // "unordered".
-inline constexpr uint32_t kFcmpFalse = 0;
-inline constexpr uint32_t kFcmpTrue = 15;
-inline constexpr uint32_t kIcmpEq = 32;
-inline constexpr uint32_t kIcmpNe = 33;
-inline constexpr uint32_t kIcmpUgt = 34;
-inline constexpr uint32_t kIcmpUge = 35;
-inline constexpr uint32_t kIcmpUlt = 36;
-inline constexpr uint32_t kIcmpUle = 37;
-inline constexpr uint32_t kIcmpSgt = 38;
-inline constexpr uint32_t kIcmpSge = 39;
-inline constexpr uint32_t kIcmpSlt = 40;
-inline constexpr uint32_t kIcmpSle = 41;
+enum Predicate : uint32_t {
+  kFcmpFalse = 0,
+  kFcmpTrue = 15,
+  kIcmpEq = 32,  // then in order: ne, ugt, uge, ult, ule, sgt, sge, slt, sle
+  kIcmpNe,
+  kIcmpUgt,
+  kIcmpUge,
+  kIcmpUlt,
+  kIcmpUle,
+  kIcmpSgt,
+  kIcmpSge,
+  kIcmpSlt,
+  kIcmpSle
+};
 
 inline constexpr uint32_t kNodeWords = 4;
 inline constexpr uint32_t kFloat = 1U << 16;

@@ -277,19 +277,12 @@ bool argument_reads_known(const KernelInfo& kernel) {
   return r.reads_by_entry.count(reinterpret_cast<const void*>(kernel.entry)) != 0;
 }
 
-bool argument_read(const KernelInfo& kernel, const ArgInfo& arg) {
-  const Slot slot = slot_of(arg);
-  if (slot.size == 0) return true;
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  const auto it = r.reads_by_entry.find(reinterpret_cast<const void*>(kernel.entry));
-  if (it == r.reads_by_entry.end()) return true;
-  return std::any_of(it->second.bindings.begin(), it->second.bindings.end(),
-                     [&](const Range& read) { return overlaps(read, slot); });
-}
+namespace {
 
-bool argument_read(const KernelInfo& kernel, const ArgInfo& arg,
-                   std::span<const void* const> constants) {
+// Whether `kernel` may read `arg`'s binding: under the values `constants` (by index, null where
+// unset) when given, else under any values.
+bool read_under(const KernelInfo& kernel, const ArgInfo& arg,
+                const std::span<const void* const>* constants) {
   const Slot slot = slot_of(arg);
   if (slot.size == 0) return true;
   Registry& r = registry();
@@ -299,12 +292,23 @@ bool argument_read(const KernelInfo& kernel, const ArgInfo& arg,
   std::optional<Evaluator> evaluator;
   for (const Range& read : it->second.bindings) {
     if (!overlaps(read, slot)) continue;
-    if (read.guards.empty()) return true;
-    if (!evaluator) evaluator.emplace(kernel, it->second.nodes, constants);
+    if (read.guards.empty() || constants == nullptr) return true;
+    if (!evaluator) evaluator.emplace(kernel, it->second.nodes, *constants);
     for (const std::vector<uint32_t>& guard : read.guards)
       if (evaluator->may_hold(guard)) return true;
   }
   return false;
+}
+
+}  // namespace
+
+bool argument_read(const KernelInfo& kernel, const ArgInfo& arg) {
+  return read_under(kernel, arg, nullptr);
+}
+
+bool argument_read(const KernelInfo& kernel, const ArgInfo& arg,
+                   std::span<const void* const> constants) {
+  return read_under(kernel, arg, &constants);
 }
 
 bool argument_active(const KernelInfo& kernel, const ArgInfo& arg,

@@ -533,6 +533,30 @@ TEST(CaseFile, AnArgumentUnderAFalseFunctionConstantNeedsNoBinding) {
   EXPECT_TRUE(contains(r.out, "status     pass")) << r.out;
 }
 
+// constant_inactive.json `j` (written to `path`) with fc_mode 1: refused while nothing binds the
+// bias it then reads, naming it; with the bias buffer added, every case passes.
+void expect_fc_mode_1_needs_bias(json j, const fs::path& path) {
+  j["function_constants"][0]["value"] = 1;
+  std::ofstream(path) << j.dump(2);
+  CliRun r = cli({"check", path.string(), "--workers", "2"});
+  EXPECT_NE(r.code, kExitOk);
+  EXPECT_TRUE(contains(r.err + r.out,
+                       "kernel: argument 'bias' (device const float* [[buffer(1)]]) "
+                       "of kernel 'scale_or_bias' is bound by nothing in buffers "
+                       "or bytes"))
+      << r.out << r.err;
+
+  j["buffers"].push_back({{"name", "bias"},
+                          {"index", 1},
+                          {"type", "float"},
+                          {"count", "groups * 32"},
+                          {"fill", {{"random", {-1, 1}}}}});
+  std::ofstream(path) << j.dump(2);
+  r = cli({"check", path.string(), "--workers", "2"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "2 passed, 0 failed")) << r.out;
+}
+
 // Which arguments a case file must bind follows the specialised function (issue 25): with
 // fc_mode 0, constant_inactive.metal's kernel never reads `bias` (the constant is compiled in and
 // the branch folded away), so the case file binds none and passes; with fc_mode 1 the same case
@@ -547,27 +571,9 @@ TEST(CaseFile, ACaseFileBindsWhatTheSpecialisedFunctionReads) {
 
   json j = json::parse(std::ifstream(inactive));
   j["source"] = kDir + "/constant_inactive.metal";
-  j["function_constants"][0]["value"] = 1;
   const fs::path dir = fs::temp_directory_path() / "metalsim_case_file_test";
   fs::create_directories(dir);
-  std::ofstream(dir / "constant_active.json") << j.dump(2);
-  r = cli({"check", (dir / "constant_active.json").string(), "--workers", "2"});
-  EXPECT_NE(r.code, kExitOk);
-  EXPECT_TRUE(contains(r.err + r.out,
-                       "kernel: argument 'bias' (device const float* [[buffer(1)]]) "
-                       "of kernel 'scale_or_bias' is bound by nothing in buffers "
-                       "or bytes"))
-      << r.out << r.err;
-
-  j["buffers"].push_back({{"name", "bias"},
-                          {"index", 1},
-                          {"type", "float"},
-                          {"count", "groups * 32"},
-                          {"fill", {{"random", {-1, 1}}}}});
-  std::ofstream(dir / "constant_active.json") << j.dump(2);
-  r = cli({"check", (dir / "constant_active.json").string(), "--workers", "2"});
-  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "2 passed, 0 failed")) << r.out;
+  expect_fc_mode_1_needs_bias(j, dir / "constant_active.json");
 }
 
 // The same case file with no "source": constant_inactive.metal linked into this test at build
@@ -587,25 +593,7 @@ TEST(CaseFile, ALinkedKernelBindsWhatItsFunctionConstantsRead) {
   EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "2 passed, 0 failed")) << r.out;
 
-  j["function_constants"][0]["value"] = 1;
-  std::ofstream(path) << j.dump(2);
-  r = cli({"check", path.string(), "--workers", "2"});
-  EXPECT_NE(r.code, kExitOk);
-  EXPECT_TRUE(contains(r.err + r.out,
-                       "kernel: argument 'bias' (device const float* [[buffer(1)]]) "
-                       "of kernel 'scale_or_bias' is bound by nothing in buffers "
-                       "or bytes"))
-      << r.out << r.err;
-
-  j["buffers"].push_back({{"name", "bias"},
-                          {"index", 1},
-                          {"type", "float"},
-                          {"count", "groups * 32"},
-                          {"fill", {{"random", {-1, 1}}}}});
-  std::ofstream(path) << j.dump(2);
-  r = cli({"check", path.string(), "--workers", "2"});
-  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "2 passed, 0 failed")) << r.out;
+  expect_fc_mode_1_needs_bias(j, path);
 }
 
 // A case file whose source declares function constants compiles each kernel once, specialised
