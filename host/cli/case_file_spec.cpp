@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <optional>
+#include <span>
 
 #include "host/cli/case_file_data.h"
 #include "host/cli/case_file_run.h"
@@ -20,7 +22,7 @@ CaseFileSpec::CaseFileSpec(CaseFile file)
   load_kernels();
   name_buffers();
   resolve_aliases();
-  resolve_function_constants();
+  resolve_function_constants(kernel_fn_->kernel().function_constants);
   check_bindings(file_.kernel, "kernel");
   if (file_.reference.kind == Reference::Kind::kernel)
     check_bindings(file_.reference.kernel, "reference.kernel");
@@ -48,7 +50,33 @@ void CaseFileSpec::load_library() {
 
 void CaseFileSpec::load_kernels() {
   load_library();
+  // A source compiled at run time knows the function constants it declares before compiling
+  // anything: a kernel is then compiled once, specialised with the case file's values at the
+  // parameters' defaults (as the cases run it: Metal makes no pipeline of an unspecialised
+  // function that uses constants), not first unspecialised and then again specialised. Where
+  // that fails, the unspecialised compile below and check_bindings say why, as before.
+  const std::vector<abi::FunctionConstantInfo>* declared =
+      file_.source.empty() ? nullptr : library_->declaredFunctionConstants();
+  std::optional<Scope> defaults;
+  if (declared != nullptr && !declared->empty()) {
+    try {
+      resolve_function_constants(*declared);
+      spec::Params params;
+      for (const spec::ParamDef& d : file_.params) params[d.name] = d.fallback;
+      defaults = case_scope(file_, params);
+    } catch (const std::exception&) {
+      defaults.reset();  // reported as before, after the unspecialised compile
+    }
+  }
   auto find = [&](const std::string& kernel, const char* field) {
+    if (defaults) {
+      NS::SharedPtr<MTL::Function> fn;
+      try {
+        fn = specialised_with(kernel, *defaults);
+      } catch (const std::runtime_error&) {
+      }
+      if (fn) return fn;
+    }
     // A source compiled at run time compiles the kernel here (newFunction), and may fail to.
     NS::Error* error = nullptr;
     auto fn =
@@ -148,25 +176,25 @@ MTL::DataType data_type(const MslType& t) {
   return MTL::DataTypeNone;
 }
 
-std::string declared_constants(const abi::KernelInfo& k) {
+std::string declared_constants(std::span<const abi::FunctionConstantInfo> declared) {
   std::string out;
-  for (const abi::FunctionConstantInfo& fc : k.function_constants)
+  for (const abi::FunctionConstantInfo& fc : declared)
     out += (out.empty() ? "" : ", ") + std::string(fc.type) + " " + fc.name +
            " [[function_constant(" + std::to_string(fc.index) + ")]]";
   return out.empty() ? "none" : out;
 }
 
 // The declaration a function constant of the case file names, by name or by index.
-const abi::FunctionConstantInfo& declaration(const abi::KernelInfo& k,
+const abi::FunctionConstantInfo& declaration(std::span<const abi::FunctionConstantInfo> declared,
                                              const FunctionConstantDecl& d,
                                              const std::string& origin) {
-  for (const abi::FunctionConstantInfo& fc : k.function_constants)
+  for (const abi::FunctionConstantInfo& fc : declared)
     if (d.name.empty() ? int64_t(fc.index) == d.index : d.name == fc.name) return fc;
   throw CaseFileError(
       origin + ": " + d.path + (d.name.empty() ? ".index" : ".name") +
       ": the source declares no function constant " +
       (d.name.empty() ? "with index " + std::to_string(d.index) : "'" + d.name + "'") +
-      " (it declares: " + declared_constants(k) + ")");
+      " (it declares: " + declared_constants(declared) + ")");
 }
 
 // The type of the constant: the declaration's, or the case file's where it says the same (or
@@ -197,10 +225,10 @@ MslType constant_type(const abi::FunctionConstantInfo& fc, const FunctionConstan
 
 // Each of the case file's function constants against the file's declarations: the one it
 // names, its type, its number of values; each constant given once.
-void CaseFileSpec::resolve_function_constants() {
-  const abi::KernelInfo& k = kernel_fn_->kernel();
+void CaseFileSpec::resolve_function_constants(std::span<const abi::FunctionConstantInfo> declared) {
+  constants_.clear();
   for (const FunctionConstantDecl& d : file_.function_constants) {
-    const abi::FunctionConstantInfo& fc = declaration(k, d, file_.origin);
+    const abi::FunctionConstantInfo& fc = declaration(declared, d, file_.origin);
     const MslType type = constant_type(fc, d, file_.origin);
     if (d.values.size() != type.values())
       throw CaseFileError(file_.origin + ": " + d.path + ".value: " + type.name() + " needs " +
@@ -230,9 +258,15 @@ NS::SharedPtr<MTL::Function> CaseFileSpec::specialised(const std::string& kernel
                                                        const Scope& scope) const {
   // A kernel that uses no function constant runs as newFunction(name) gives it; one that does
   // is specialised, with none given when the case file gives none (Metal makes no pipeline of
-  // the unspecialised function).
+  // the unspecialised function). One that load_kernels compiled specialised already reports no
+  // constants: with none in the case file, it is the function for every case.
   if (constants_.empty() && function(kernel)->functionConstantsDictionary()->count() == 0)
     return NS::RetainPtr(function(kernel));
+  return specialised_with(kernel, scope);
+}
+
+NS::SharedPtr<MTL::Function> CaseFileSpec::specialised_with(const std::string& kernel,
+                                                            const Scope& scope) const {
   auto values = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
   const std::vector<Bytes> bytes = constant_values(scope);
   for (const Constant& c : constants_)

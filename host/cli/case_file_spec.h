@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -70,7 +71,13 @@ class CaseFileSpec : public spec::KernelSpec {
   void load_kernels();
   void name_buffers();
   void resolve_aliases();
-  void resolve_function_constants();
+  // Against the declarations `declared` (the kernel's, or those its source lists before any
+  // compile); again from the start when called again.
+  void resolve_function_constants(std::span<const abi::FunctionConstantInfo> declared);
+  // `kernel` specialised with the case file's constants evaluated in `scope` (none given: every
+  // constant undefined); throws std::runtime_error as specialised.
+  NS::SharedPtr<MTL::Function> specialised_with(const std::string& kernel,
+                                                const Scope& scope) const;
   // The function constants' bytes in `scope`, by [[function_constant(N)]] index (empty: unset).
   std::vector<Bytes> constant_values(const Scope& scope) const;
   void check_bindings(const std::string& kernel, const char* field) const;

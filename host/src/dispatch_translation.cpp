@@ -6,6 +6,7 @@
 #include <string>
 
 #include "simt/abi/argument_reads.h"
+#include "simt/abi/constant_conditions.h"
 #include "texture_validation.h"
 
 namespace metalsim::host {
@@ -33,8 +34,12 @@ class Translator {
     for (const abi::ArgInfo& arg : kernel_->args) {
       if (!abi::argument_exists(arg, req_.function_constants)) {
         absent_argument(arg, "its [[function_constant]] is false");  // Metal drops it
-      } else if (!abi::argument_read(*kernel_, arg) && !bound(arg)) {
-        absent_argument(arg, "inactive: the kernel never reads it");  // nothing to bind
+      } else if (!bound(arg) && !abi::argument_read(*kernel_, arg, req_.function_constants)) {
+        // Nothing to bind.
+        absent_argument(arg, abi::argument_read(*kernel_, arg)
+                                 ? "inactive: the kernel reads it only under other function "
+                                   "constant values"
+                                 : "inactive: the kernel never reads it");
       } else {
         argument(arg);
       }
@@ -89,7 +94,9 @@ class Translator {
          origin, origin, origin, origin + kAbsentBytes, nullptr, nullptr});
   }
 
-  static constexpr size_t kAbsentBytes = 64 * 1024;
+  // As many as the argument-reads pass assumes a load may reach without being a use of the
+  // argument (simt/abi/constant_conditions.h).
+  static constexpr size_t kAbsentBytes = abi::conditions::kAbsentBytes;
 
   // The zeros of every buffer index, mapped read-only once for the process.
   static char* absent_zeros() {

@@ -122,6 +122,10 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
   return new Function(k, const_cast<FunctionConstantValues*>(constants), true);
 }
 
+const std::vector<metalsim::abi::FunctionConstantInfo>* Library::declaredFunctionConstants() const {
+  return loaded_ != nullptr ? loaded_->declared_constants() : nullptr;
+}
+
 std::vector<std::string> Library::functionNames() const {
   std::vector<std::string> names;
   if (loaded_ != nullptr) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "autoreleased_error.h"
@@ -74,9 +75,12 @@ std::vector<const metalsim::abi::KernelInfo*> load(const std::string& path, std:
 }
 
 // The host names a names compile's shared object lists (metalsim_kernel_names,
-// simt/engine/generated_code.h); `problem` set on failure. Loaded under a capture, which stays
-// empty: nothing reaches the process's registry.
-std::vector<std::string> load_names(const std::string& path, std::string* problem) {
+// simt/engine/generated_code.h), and into `constants` the function constants its file declares
+// (metalsim_function_constants; left unset when the object does not say); `problem` set on
+// failure. Loaded under a capture, which stays empty: nothing reaches the process's registry.
+std::vector<std::string> load_names(const std::string& path,
+                                    std::optional<metalsim::host::DeclaredConstants>& constants,
+                                    std::string* problem) {
   metalsim::engine::KernelCapture capture;
   void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
   using NamesFn = const char* const* (*)(size_t*);
@@ -86,6 +90,14 @@ std::vector<std::string> load_names(const std::string& path, std::string* proble
   if (names_fn == nullptr) {
     *problem = load_problem(path, "cannot load the checked library");
     return {};
+  }
+  using ConstantsFn = const metalsim::abi::FunctionConstantInfo* (*)(size_t*);
+  if (auto constants_fn =
+          reinterpret_cast<ConstantsFn>(dlsym(handle, "metalsim_function_constants"))) {
+    size_t count = 0;
+    const metalsim::abi::FunctionConstantInfo* table = constants_fn(&count);
+    constants.emplace();
+    for (size_t i = 0; i < count; ++i) constants->add(table[i]);
   }
   size_t count = 0;
   const char* const* names = names_fn(&count);
@@ -117,10 +129,12 @@ std::shared_ptr<const LoadedKernels> compile_and_load(const RuntimeSource& sourc
     return nullptr;
   }
   if (auto it = loaded->find(checked.path); it != loaded->end()) return it->second;
-  std::vector<std::string> names = load_names(checked.path, problem);
+  std::optional<metalsim::host::DeclaredConstants> constants;
+  std::vector<std::string> names = load_names(checked.path, constants, problem);
   if (problem->empty()) *problem = duplicate_names(names, source.name);
   if (!problem->empty()) return nullptr;
-  auto library = std::make_shared<const LoadedKernels>(source, std::move(names));
+  auto library =
+      std::make_shared<const LoadedKernels>(source, std::move(names), std::move(constants));
   (*loaded)[checked.path] = library;
   return library;
 }

@@ -16,12 +16,20 @@ namespace metalsim::abi {
 // kernel).
 bool argument_reads_known(const KernelInfo& kernel);
 
-// Whether `kernel`'s code may read `arg`'s binding: true unless the pass found it never does
-// (and for every built-in, which has no binding).
+// Whether `kernel`'s code may read `arg`'s binding under some function-constant values: true
+// unless the pass found it never does (and for every built-in, which has no binding).
 bool argument_read(const KernelInfo& kernel, const ArgInfo& arg);
 
+// Whether `kernel`'s code may read `arg`'s binding in a pipeline whose function constants are
+// `constants` (by index, null where unset): as above, and false also when every use the pass
+// found of the binding runs only under a branch on function constants that these values do not
+// take (a build-time kernel's `if (c) v += bias[i];` with c false), as Metal's specialisation
+// drops it. A condition the values do not decide counts as taken.
+bool argument_read(const KernelInfo& kernel, const ArgInfo& arg,
+                   std::span<const void* const> constants);
+
 // Whether `arg` is active in a pipeline of `kernel` whose function constants are `constants`: it
-// exists (argument_exists) and the kernel reads it.
+// exists (argument_exists) and the kernel reads it with those values.
 bool argument_active(const KernelInfo& kernel, const ArgInfo& arg,
                      std::span<const void* const> constants);
 
@@ -43,9 +51,12 @@ inline constexpr uint32_t kOptionalConstant = 0x80000000U;
 }  // namespace metalsim::abi
 
 // Called from the global constructor the argument-reads pass adds to each kernel module, once
-// per entry: `count` (offset, size) pairs of the abi::BoundArgs bytes it reads, and the
+// per entry: `count` (offset, size, condition) triples of the abi::BoundArgs bytes it reads, the
 // `required_count` indices of the function constants it uses (kOptionalConstant set on those it
-// does not require).
+// does not require), and the conditions under which the reads are used: a triple's condition is
+// conditions::kAlways or the position in `guards` of the number of uses, then per use the number
+// of its atoms and the atoms, over the nodes in `nodes` (simt/abi/constant_conditions.h).
 extern "C" void __metalsim_argument_reads_register(const void* entry, const uint32_t* ranges,
                                                    uint32_t count, const uint32_t* required,
-                                                   uint32_t required_count);
+                                                   uint32_t required_count, const uint32_t* guards,
+                                                   const uint32_t* nodes);

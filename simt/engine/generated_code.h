@@ -247,4 +247,15 @@ extern "C" const char* const* metalsim_kernel_names(size_t* count) {
   *count = ::metalsim::generated::kernel_names().size();
   return ::metalsim::generated::kernel_names().data();
 }
+// And the function constants the file declares (the front defines ms_function_constants at the
+// end of the file), so that a library knows them before compiling any function: the case runner
+// specialises a function in its first compile (docs/cli.md).
+static std::span<const ::metalsim::abi::FunctionConstantInfo> ms_function_constants();
+extern "C" [[gnu::visibility("default")]] const ::metalsim::abi::FunctionConstantInfo*
+metalsim_function_constants(size_t* count);
+extern "C" const ::metalsim::abi::FunctionConstantInfo* metalsim_function_constants(size_t* count) {
+  const std::span<const ::metalsim::abi::FunctionConstantInfo> table = ms_function_constants();
+  *count = table.size();
+  return table.data();
+}
 #endif

@@ -5,9 +5,13 @@
 // turns the bias off). This pass finds the same from the optimised IR: for each kernel entry the
 // front marked (fast_variant.h's kEntryAnnotation), the bytes of its abi::BoundArgs from which
 // it loads a value that something needs, and a global constructor registers them:
-//   __metalsim_argument_reads_register(entry, ranges, count, constants, constant_count)
+//   __metalsim_argument_reads_register(entry, ranges, count, constants, constant_count, guards,
+//                                      nodes)
 // (simt/abi/argument_reads.h reads them). A load whose value goes only to parameters of defined
-// functions that use it for nothing is not a read. An entry that uses its bindings in any other
+// functions that use it for nothing is not a read. Each read carries the conditions on function
+// constants under which something uses the value (simt/abi/constant_conditions.h), so that a
+// build-time kernel's argument used only under `if (c)` is inactive in a pipeline where c is
+// false, as Metal's specialisation makes it. An entry that uses its bindings in any other
 // way (an offset not known at compile time, the whole struct passed on) registers nothing: every
 // argument of it counts as read. Runs before the access-check pass instruments the entry.
 #include <cstdint>

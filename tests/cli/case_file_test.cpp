@@ -3,9 +3,12 @@
 // expressions; errors that name the field.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -530,6 +533,30 @@ TEST(CaseFile, AnArgumentUnderAFalseFunctionConstantNeedsNoBinding) {
   EXPECT_TRUE(contains(r.out, "status     pass")) << r.out;
 }
 
+// constant_inactive.json `j` (written to `path`) with fc_mode 1: refused while nothing binds the
+// bias it then reads, naming it; with the bias buffer added, every case passes.
+void expect_fc_mode_1_needs_bias(json j, const fs::path& path) {
+  j["function_constants"][0]["value"] = 1;
+  std::ofstream(path) << j.dump(2);
+  CliRun r = cli({"check", path.string(), "--workers", "2"});
+  EXPECT_NE(r.code, kExitOk);
+  EXPECT_TRUE(contains(r.err + r.out,
+                       "kernel: argument 'bias' (device const float* [[buffer(1)]]) "
+                       "of kernel 'scale_or_bias' is bound by nothing in buffers "
+                       "or bytes"))
+      << r.out << r.err;
+
+  j["buffers"].push_back({{"name", "bias"},
+                          {"index", 1},
+                          {"type", "float"},
+                          {"count", "groups * 32"},
+                          {"fill", {{"random", {-1, 1}}}}});
+  std::ofstream(path) << j.dump(2);
+  r = cli({"check", path.string(), "--workers", "2"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "2 passed, 0 failed")) << r.out;
+}
+
 // Which arguments a case file must bind follows the specialised function (issue 25): with
 // fc_mode 0, constant_inactive.metal's kernel never reads `bias` (the constant is compiled in and
 // the branch folded away), so the case file binds none and passes; with fc_mode 1 the same case
@@ -544,27 +571,56 @@ TEST(CaseFile, ACaseFileBindsWhatTheSpecialisedFunctionReads) {
 
   json j = json::parse(std::ifstream(inactive));
   j["source"] = kDir + "/constant_inactive.metal";
-  j["function_constants"][0]["value"] = 1;
   const fs::path dir = fs::temp_directory_path() / "metalsim_case_file_test";
   fs::create_directories(dir);
-  std::ofstream(dir / "constant_active.json") << j.dump(2);
-  r = cli({"check", (dir / "constant_active.json").string(), "--workers", "2"});
-  EXPECT_NE(r.code, kExitOk);
-  EXPECT_TRUE(contains(r.err + r.out,
-                       "kernel: argument 'bias' (device const float* [[buffer(1)]]) "
-                       "of kernel 'scale_or_bias' is bound by nothing in buffers "
-                       "or bytes"))
-      << r.out << r.err;
+  expect_fc_mode_1_needs_bias(j, dir / "constant_active.json");
+}
 
-  j["buffers"].push_back({{"name", "bias"},
-                          {"index", 1},
-                          {"type", "float"},
-                          {"count", "groups * 32"},
-                          {"fill", {{"random", {-1, 1}}}}});
-  std::ofstream(dir / "constant_active.json") << j.dump(2);
-  r = cli({"check", (dir / "constant_active.json").string(), "--workers", "2"});
+// The same case file with no "source": constant_inactive.metal linked into this test at build
+// time, compiled before any value of fc_mode is known. As Metal's specialisation (and the run-time
+// compile above) decides it, fc_mode 0 leaves `bias` inactive (bound by nothing: the cases run
+// and match the reference) and fc_mode 1 needs it (named when unbound).
+TEST(CaseFile, ALinkedKernelBindsWhatItsFunctionConstantsRead) {
+  if (!engine::fast_variants_built())
+    GTEST_SKIP() << "kernels built without the access-check pass (which finds the reads)";
+  json j = json::parse(std::ifstream(kDir + "/constant_inactive.json"));
+  j.erase("source");
+  const fs::path dir = fs::temp_directory_path() / "metalsim_case_file_test";
+  fs::create_directories(dir);
+  const fs::path path = dir / "constant_linked.json";
+  std::ofstream(path) << j.dump(2);
+  CliRun r = cli({"check", path.string(), "--workers", "2"});
   EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "2 passed, 0 failed")) << r.out;
+
+  expect_fc_mode_1_needs_bias(j, path);
+}
+
+// A case file whose source declares function constants compiles each kernel once, specialised
+// (the names compile, then the kernel and the reference kernel specialised with fc_mode 0), not
+// also unspecialised first: three shared objects in a fresh cache.
+TEST(CaseFile, ACaseWithFunctionConstantsCompilesEachFunctionOnce) {
+  json j = json::parse(std::ifstream(kDir + "/constant_inactive.json"));
+  j["source"] = kDir + "/constant_inactive.metal";
+  const fs::path dir = fs::temp_directory_path() / "metalsim_case_file_test_once";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "cache");
+  std::ofstream(dir / "constant_once.json") << j.dump(2);
+  const char* before = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = before != nullptr ? before : "";
+  setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  const CliRun r = cli({"check", (dir / "constant_once.json").string(), "--workers", "2"});
+  if (before != nullptr) {
+    setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  } else {
+    unsetenv("XDG_CACHE_HOME");
+  }
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  std::vector<std::string> objects;
+  for (const auto& e : fs::recursive_directory_iterator(dir / "cache"))
+    if (e.path().extension() == ".so") objects.push_back(e.path().filename().string());
+  EXPECT_EQ(objects.size(), 3U) << ::testing::PrintToString(objects);
+  fs::remove_all(dir);
 }
 
 TEST(CaseFile, AnUnknownParameterOnTheCommandLineIsAUsageError) {

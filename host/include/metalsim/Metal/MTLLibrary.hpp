@@ -10,8 +10,9 @@
 #include "metalsim/Metal/MTLTypes.hpp"
 
 namespace metalsim::abi {
-struct KernelInfo;  // simt/abi/kernel.h: the front's reflection of one kernel
-}
+struct KernelInfo;            // simt/abi/kernel.h: the front's reflection of one kernel
+struct FunctionConstantInfo;  // simt/abi/kernel.h: one [[function_constant(N)]] declaration
+}  // namespace metalsim::abi
 namespace metalsim::host {
 class LoadedKernels;  // host/src/loaded_kernels.h: a library compiled at run time
 }
@@ -190,6 +191,10 @@ class Library : public NS::Object {
                         NS::Error** error);
   // The names of every kernel in the library.
   std::vector<std::string> functionNames() const;
+  // metalsim's: the function constants a library compiled at run time declares in its source,
+  // known before any function is compiled (so that the first compile of a function can be the
+  // specialised one); null for the program's kernels, or when not known.
+  const std::vector<metalsim::abi::FunctionConstantInfo>* declaredFunctionConstants() const;
 
  private:
   friend class Device;
