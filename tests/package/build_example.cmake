@@ -72,6 +72,29 @@ function(case_reference_as_a_user_builds_it prefix)
   endforeach()
 endfunction()
 
+# docs/cli.md's worked example (issue 25, "Done when"), as written, from an empty directory with
+# the installed program: the library-shaped case files, their kernels and headers copied in, the
+# reference compiled with the one-line compile for C++, then the three commands of the example.
+function(worked_example_from_an_empty_directory prefix)
+  set(library "${SOURCE_DIR}/tests/cli/case_files/library")
+  set(user "${WORK_DIR}/worked_example")
+  file(MAKE_DIRECTORY "${user}")
+  file(GLOB entries "${library}/*")
+  file(COPY ${entries} DESTINATION "${user}")
+  step("compile the worked example's reference in one line" ${CXX} -std=c++17 -O2 -shared -fPIC
+       "-I${prefix}/include" "${user}/library_ref.cpp" -o "${user}/liblsim_ref.so")
+  set(metalsim ${CMAKE_COMMAND} -E chdir "${user}" ${run} "${prefix}/bin/metalsim")
+  step("installed metalsim check of the worked example"
+       ${metalsim} check soft_max_mask.json soft_max_nomask.json gemv_axpby.json)
+  expect_output("metalsim check" " passed, 0 failed")
+  step("installed metalsim fuzz of the worked example"
+       ${metalsim} fuzz gemv_axpby.json --cases 20 --seed 1)
+  expect_output("metalsim fuzz" "20 passed, 0 failed")
+  step("installed metalsim run of the worked example"
+       ${metalsim} run soft_max_mask.json --ne00=200 --ne02=12 --max_bias_x4=4 -I root)
+  expect_output("metalsim run" "status     pass")
+endfunction()
+
 # A relocatable install (issue 25 item 7): the prefix moved out of the trees, the source and
 # build trees hidden (a tmpfs over each, in a mount namespace of the command's own), and the
 # example case file installed beside the docs run from a copy: its kernel compiles at run time
@@ -128,6 +151,7 @@ if(MODE STREQUAL "installed")
            "${prefix}/bin/metalsim" ${command})
     endforeach()
     case_reference_as_a_user_builds_it("${prefix}")
+    worked_example_from_an_empty_directory("${prefix}")
     relocated_install_without_the_trees("${prefix}")
   endif()
 elseif(MODE STREQUAL "subdirectory")
