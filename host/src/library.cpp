@@ -122,6 +122,16 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
   return new Function(k, const_cast<FunctionConstantValues*>(constants), true);
 }
 
+Function* Library::newFunction(const FunctionDescriptor* descriptor, NS::Error** error) {
+  if (descriptor == nullptr) {
+    if (error != nullptr)
+      *error =
+          autoreleased_error(LibraryErrorFunctionNotFound, "newFunction: the descriptor is null");
+    return nullptr;
+  }
+  return newFunction(descriptor->name(), descriptor->constantValues(), error);
+}
+
 std::vector<std::string> Library::functionNames() const {
   std::vector<std::string> names;
   if (loaded_ != nullptr) {
