@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # MLX's own Metal backend built on Linux against an installed metalsim (issue 26 item 1):
-#   scripts/mlx_backend.sh MLX_CHECKOUT [--build DIR] [--prefix DIR] [--jobs N] [--no-run]
+#   scripts/mlx_backend.sh MLX_CHECKOUT [--build DIR] [--prefix DIR] [--jobs N] [--opt FLAGS]
+#                          [--no-run]
 # (scripts/yardstick.sh --mlx-backend MLX_CHECKOUT runs this.)
 #
 #   MLX_CHECKOUT  an ml-explore/mlx checkout, at the pinned commit (PINNED below; another commit
@@ -8,9 +9,11 @@
 #                 checkout) or as they are are copied to DIR/mlx-src, where
 #                 tests/yardstick/mlx_backend.patch is applied.
 #   --build DIR   where everything goes (default build/mlx-backend)
-#   --prefix DIR  an installed metalsim to build against; by default this tree's release build
-#                 (build/release, configured and built as needed) is installed to DIR/metalsim.
+#   --prefix DIR  an installed metalsim to build against; by default this tree is built in
+#                 DIR/metalsim-build (the library, front and plugins) and installed to DIR/metalsim.
 #   --jobs N      parallel jobs (default: nproc)
+#   --opt FLAGS   MLX's release flags (default "-O1 -DNDEBUG": MLX's own -O3 makes its CPU
+#                 backend take over an hour on 2 cores; the Metal backend's work is metalsim's)
 #   --no-run      build only: do not run the check program
 #
 # MLX is configured with MLX_BUILD_METAL=ON and MLX_METAL_JIT=ON, offline: metal-cpp is
@@ -26,14 +29,15 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 PINNED=846d176227a0ac13d2667e58d2bb68b322109ab0
 
-mlx="" build="$root/build/mlx-backend" prefix="" jobs="$(nproc)" run=1
+mlx="" build="$root/build/mlx-backend" prefix="" jobs="$(nproc)" run=1 opt="-O1 -DNDEBUG"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$2"; shift 2 ;;
     --prefix) prefix="$(cd "$2" && pwd)"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
+    --opt) opt="$2"; shift 2 ;;
     --no-run) run=0; shift ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     -*) echo "mlx_backend.sh: unknown option $1" >&2; exit 2 ;;
     *) mlx="$(cd "$1" && pwd)"; shift ;;
   esac
@@ -56,12 +60,14 @@ timed() {  # timed NAME COMMAND...: runs it, logs to $build/NAME.log, prints the
 
 # ------------------------------ metalsim, installed
 if [ -z "$prefix" ]; then
+  # A library-only install from a build of its own (docs/porting.md, "Way 1").
   prefix="$build/metalsim"
-  timed metalsim-configure cmake --preset release -S "$root" -DMETALSIM_INSTALL_PROGRAM=OFF \
-    -DCMAKE_INSTALL_PREFIX="$prefix"
-  timed metalsim-build cmake --build "$root/build/release" -j "$jobs" --target metalsim_simt \
+  timed metalsim-configure cmake -S "$root" -B "$build/metalsim-build" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETALSIM_INSTALL_PROGRAM=OFF -DMETALSIM_BUILD_TESTS=OFF \
+    -DMETALSIM_BUILD_BENCH=OFF -DMETALSIM_BUILD_PYTHON=OFF -DCMAKE_INSTALL_PREFIX="$prefix"
+  timed metalsim-build cmake --build "$build/metalsim-build" -j "$jobs" --target metalsim_simt \
     metalsim_host metalsim_front_lib metalsim-front MetalsimLanes MetalsimChecks
-  timed metalsim-install cmake --install "$root/build/release" --prefix "$prefix"
+  timed metalsim-install cmake --install "$build/metalsim-build" --prefix "$prefix"
 fi
 [ -f "$prefix/lib/cmake/metalsim/metalsimConfig.cmake" ] ||
   { log "no installed metalsim at $prefix"; exit 1; }
@@ -94,7 +100,8 @@ export PATH="$prefix/libexec/metalsim/xcrun:$PATH"
 generator=(-G "Unix Makefiles")
 command -v ninja >/dev/null && generator=(-G Ninja)
 timed mlx-configure cmake -S "$src" -B "$build/mlx" "${generator[@]}" \
-  -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="$opt" -DCMAKE_C_FLAGS_RELEASE="$opt" \
+  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
   -DMLX_BUILD_METAL=ON -DMLX_METAL_JIT=ON -DMLX_METAL_METALSIM=ON \
   -DMLX_BUILD_TESTS=OFF -DMLX_BUILD_EXAMPLES=OFF -DMLX_BUILD_GGUF=OFF -DUSE_SYSTEM_FMT=ON \
   -DFETCHCONTENT_FULLY_DISCONNECTED=ON \
