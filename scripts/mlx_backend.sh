@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # MLX's own Metal backend built on Linux against an installed metalsim (issue 26 item 1):
 #   scripts/mlx_backend.sh MLX_CHECKOUT [--build DIR] [--prefix DIR] [--jobs N] [--opt FLAGS]
-#                          [--no-run]
+#                          [--tests] [--no-run]
 # (scripts/yardstick.sh --mlx-backend MLX_CHECKOUT runs this.)
 #
 #   MLX_CHECKOUT  an ml-explore/mlx checkout, at the pinned commit (PINNED below; another commit
@@ -14,6 +14,8 @@
 #   --jobs N      parallel jobs (default: nproc)
 #   --opt FLAGS   MLX's release flags (default "-O1 -DNDEBUG": MLX's own -O3 makes its CPU
 #                 backend take over an hour on 2 cores; the Metal backend's work is metalsim's)
+#   --tests       also build MLX's C++ test binary, DIR/mlx/tests (item 3; run it with
+#                 doctest's options, e.g. --source-file='*gpu_tests.cpp')
 #   --no-run      build only: do not run the check program
 #
 # MLX is configured with MLX_BUILD_METAL=ON and MLX_METAL_JIT=ON, offline: metal-cpp is
@@ -29,7 +31,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 PINNED=846d176227a0ac13d2667e58d2bb68b322109ab0
 
-mlx="" build="$root/build/mlx-backend" prefix="" jobs="$(nproc)" run=1 opt="-O1 -DNDEBUG"
+mlx="" build="$root/build/mlx-backend" prefix="" jobs="$(nproc)" run=1 opt="-O1 -DNDEBUG" tests=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$2"; shift 2 ;;
@@ -37,6 +39,7 @@ while [ $# -gt 0 ]; do
     --jobs) jobs="$2"; shift 2 ;;
     --opt) opt="$2"; shift 2 ;;
     --no-run) run=0; shift ;;
+    --tests) tests=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     -*) echo "mlx_backend.sh: unknown option $1" >&2; exit 2 ;;
     *) mlx="$(cd "$1" && pwd)"; shift ;;
@@ -87,6 +90,13 @@ patch -d "$src" -p1 --quiet <"$root/tests/yardstick/mlx_backend.patch"
 mkdir -p "$build/deps/json/single_include"
 ln -sfn /usr/include/nlohmann "$build/deps/json/single_include/nlohmann"
 
+# Debian's doctest (2.4.9; MLX fetches 2.4.12) where MLX's tests/CMakeLists.txt would fetch it: a
+# `doctest` target (the header is /usr/include/doctest/doctest.h) and scripts/cmake/doctest.cmake.
+mkdir -p "$build/deps/doctest/scripts"
+ln -sfn /usr/lib/cmake/doctest "$build/deps/doctest/scripts/cmake"
+echo "add_library(doctest INTERFACE)  # Debian's doctest-dev, written by scripts/mlx_backend.sh" \
+  >"$build/deps/doctest/CMakeLists.txt"
+
 # Included by MLX's project() (CMAKE_PROJECT_mlx_INCLUDE): the installed metalsim, and the check
 # program built in MLX's build with MLX's flags.
 cat >"$build/metalsim_for_mlx.cmake" <<EOF
@@ -103,10 +113,11 @@ timed mlx-configure cmake -S "$src" -B "$build/mlx" "${generator[@]}" \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="$opt" -DCMAKE_C_FLAGS_RELEASE="$opt" \
   -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
   -DMLX_BUILD_METAL=ON -DMLX_METAL_JIT=ON -DMLX_METAL_METALSIM=ON \
-  -DMLX_BUILD_TESTS=OFF -DMLX_BUILD_EXAMPLES=OFF -DMLX_BUILD_GGUF=OFF -DUSE_SYSTEM_FMT=ON \
+  -DMLX_BUILD_TESTS=ON -DMLX_BUILD_EXAMPLES=OFF -DMLX_BUILD_GGUF=OFF -DUSE_SYSTEM_FMT=ON \
   -DFETCHCONTENT_FULLY_DISCONNECTED=ON \
   -DFETCHCONTENT_SOURCE_DIR_METAL_CPP="$prefix/include/metalsim/metal_cpp" \
   -DFETCHCONTENT_SOURCE_DIR_JSON="$build/deps/json" \
+  -DFETCHCONTENT_SOURCE_DIR_DOCTEST="$build/deps/doctest" \
   -DMETAL_LIB=metalsim::metal_cpp -DFOUNDATION_LIB=metalsim::metal_cpp \
   -DQUARTZ_LIB=metalsim::metal_cpp \
   -DCMAKE_PROJECT_mlx_INCLUDE="$build/metalsim_for_mlx.cmake" \
@@ -114,6 +125,7 @@ timed mlx-configure cmake -S "$src" -B "$build/mlx" "${generator[@]}" \
   -DOpenMP_gomp_LIBRARY="$(g++ -print-file-name=libgomp.so)"
 timed mlx-build cmake --build "$build/mlx" -j "$jobs" --target mlx
 timed mlx-check-build cmake --build "$build/mlx" -j "$jobs" --target mlx_backend_check
+[ "$tests" = 0 ] || timed mlx-tests-build cmake --build "$build/mlx" -j "$jobs" --target tests
 
 [ "$run" = 1 ] || exit 0
 start=$SECONDS
