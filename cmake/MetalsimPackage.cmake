@@ -4,6 +4,8 @@
 #   metalsim::host                  the host API (metal-cpp's names) over the engine: link it
 #   metalsim::msl, metalsim::simt   the MSL headers and the engine (metalsim::host brings both)
 #   metalsim::front                 the front program (metalsim_add_metal_library runs it)
+#   metalsim::metal_cpp             metal-cpp's include paths (<Metal/Metal.hpp> ...) over
+#                                   metalsim::host, for code written against Apple's metal-cpp
 #   metalsim::metalsim              the metalsim program (check, run, fuzz, ...)
 #   metalsim_add_metal_library()    kernels from .metal files (cmake/MetalsimMetal.cmake)
 #   metalsim::case_reference        the include root of <metalsim/case_reference.h>, and
@@ -17,7 +19,9 @@
 #   <prefix>/include/metalsim/msl/       the MSL headers (<metal_stdlib>), an include root
 #   <prefix>/lib/                        libmetalsim_simt.a, libmetalsim_host.a, libmetalsim_front_lib.a
 #   <prefix>/lib/metalsim/               the pass plugins the kernel compiler loads
-#   <prefix>/bin/                        metalsim, metalsim-front
+#   <prefix>/bin/                        metalsim, metalsim-front, metalsim-metal
+#   <prefix>/include/metalsim/metal_cpp/ metal-cpp's paths: Metal/Metal.hpp, Foundation/...
+#   <prefix>/libexec/metalsim/xcrun/     xcrun, running metalsim-metal for `xcrun metal`
 #   <prefix>/lib/cmake/metalsim/         metalsimConfig.cmake and what it includes
 #   <prefix>/share/doc/metalsim/         README.md, docs/*.md and examples/ (the case file too)
 include_guard(GLOBAL)
@@ -32,6 +36,7 @@ option(METALSIM_INSTALL_PROGRAM "Install the metalsim program with the package" 
 add_library(metalsim::host ALIAS metalsim_host)
 add_library(metalsim::simt ALIAS metalsim_simt)
 add_library(metalsim::msl ALIAS metalsim_msl)
+add_library(metalsim::metal_cpp ALIAS metalsim_metal_cpp)
 add_executable(metalsim::front ALIAS metalsim-front)
 if(TARGET metalsim)
   add_executable(metalsim::metalsim ALIAS metalsim)
@@ -39,6 +44,7 @@ endif()
 set_target_properties(metalsim_host PROPERTIES EXPORT_NAME host)
 set_target_properties(metalsim_simt PROPERTIES EXPORT_NAME simt)
 set_target_properties(metalsim_msl PROPERTIES EXPORT_NAME msl)
+set_target_properties(metalsim_metal_cpp PROPERTIES EXPORT_NAME metal_cpp)
 set_target_properties(metalsim-front PROPERTIES EXPORT_NAME front)
 set_target_properties(metalsim_front_lib PROPERTIES EXPORT_NAME front_lib)
 set_target_properties(metalsim_warnings PROPERTIES EXPORT_NAME warnings)
@@ -74,11 +80,14 @@ metalsim_install_includes(metalsim_host "${CMAKE_INSTALL_INCLUDEDIR}")
 metalsim_install_includes(metalsim_simt "${METALSIM_INSTALL_ENGINE_INCLUDEDIR}")
 metalsim_install_includes(metalsim_front_lib "${METALSIM_INSTALL_ENGINE_INCLUDEDIR}")
 metalsim_install_includes(metalsim_msl "${METALSIM_INSTALL_MSL_INCLUDEDIR}")
+metalsim_install_includes(metalsim_metal_cpp "${CMAKE_INSTALL_INCLUDEDIR}/metalsim/metal_cpp")
 metalsim_install_includes(metalsim_kernel_toolchain "")  # the build's own paths: never installed
 
 # ------------------------------ headers
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/host/include/metalsim/"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/metalsim")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/host/metal_cpp/"
+        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/metalsim/metal_cpp")
 foreach(part base report fiber abi fault checks engine)
   install(DIRECTORY "${PROJECT_SOURCE_DIR}/simt/${part}/"
           DESTINATION "${METALSIM_INSTALL_ENGINE_INCLUDEDIR}/simt/${part}"
@@ -97,7 +106,8 @@ install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION "${CMAKE_INSTALL_DOC
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/examples/" DESTINATION "${CMAKE_INSTALL_DOCDIR}/examples")
 
 # ------------------------------ libraries, programs, plugins
-set(metalsim_installed_targets metalsim_simt metalsim_host metalsim_front_lib metalsim_msl
+set(metalsim_installed_targets metalsim_simt metalsim_host metalsim_metal_cpp metalsim_front_lib
+                               metalsim_msl
                                metalsim_warnings metalsim_kernel_toolchain metalsim-front
                                metalsim_case_reference)
 if(TARGET metalsim AND METALSIM_INSTALL_PROGRAM)
@@ -107,6 +117,17 @@ install(TARGETS ${metalsim_installed_targets} EXPORT metalsimTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
         LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
         RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+# metalsim-metal finds the MSL and engine headers relative to its folder, so the package may move.
+file(RELATIVE_PATH METALSIM_TOOLS_MSL_DIR "/prefix/${CMAKE_INSTALL_BINDIR}"
+     "/prefix/${METALSIM_INSTALL_MSL_INCLUDEDIR}")
+file(RELATIVE_PATH METALSIM_TOOLS_ENGINE_DIR "/prefix/${CMAKE_INSTALL_BINDIR}"
+     "/prefix/${METALSIM_INSTALL_ENGINE_INCLUDEDIR}")
+configure_file("${PROJECT_SOURCE_DIR}/host/tools/metalsim-metal.in"
+               "${PROJECT_BINARY_DIR}/package/metalsim-metal" @ONLY)
+install(PROGRAMS "${PROJECT_BINARY_DIR}/package/metalsim-metal"
+        DESTINATION "${CMAKE_INSTALL_BINDIR}")
+install(PROGRAMS "${PROJECT_SOURCE_DIR}/host/tools/xcrun"
+        DESTINATION "${CMAKE_INSTALL_LIBEXECDIR}/metalsim/xcrun")
 foreach(plugin MetalsimLanes MetalsimChecks)
   if(TARGET ${plugin})
     install(TARGETS ${plugin} LIBRARY DESTINATION "${METALSIM_INSTALL_PLUGINDIR}")

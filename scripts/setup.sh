@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages metalsim builds with, if any is missing. As root it runs
+# Installs the Debian packages metalsim builds with, if any is missing (with --mlx-backend, also
+# those scripts/mlx_backend.sh needs). As root it runs
 # apt-get itself; otherwise it prints the exact command and stops.
 set -euo pipefail
 
@@ -17,6 +18,11 @@ packages=(
   pybind11-dev python3-dev python3-numpy  # the Python package (host/python, docs/python.md)
   python3-pytest python3-hypothesis   # its tests and examples (ctest runs them with pytest)
 )
+# scripts/mlx_backend.sh (MLX's Metal backend against metalsim, docs/mlx_backend.md): what MLX's
+# build downloads otherwise, from Debian.
+if [ "${1:-}" = "--mlx-backend" ]; then
+  packages+=(libfmt-dev liblapack-dev liblapacke-dev libblas-dev doctest-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -4,6 +4,7 @@
 # this repository.
 #
 #   scripts/yardstick.sh [--mlx ~/src/mlx] [--ggml ~/src/ggml] [--build DIR] [--jobs N] [--no-run]
+#   scripts/yardstick.sh --mlx-backend ~/src/mlx [--build DIR] [--jobs N] [--no-run]
 #
 #   --mlx DIR    an ml-explore/mlx checkout (its mlx/backend/metal/kernels/)
 #   --ggml DIR   a ggml-org/ggml or llama.cpp checkout (its ggml/src/ggml-metal/ or src/ggml-metal/)
@@ -11,6 +12,9 @@
 #   --no-run     only the compile table
 #   --no-build   use the build directory as it is (already built by an earlier run)
 #   --only gemv  only MLX's gemv.metal: every instance run, no compile table
+#   --mlx-backend DIR  MLX's own Metal backend (its host code) built against an installed
+#                metalsim, and a check program on MLX's GPU device: scripts/mlx_backend.sh,
+#                docs/mlx_backend.md (default build directory build/mlx-backend)
 #
 # Sets up (scripts/setup.sh) and builds in a fresh build directory, so it runs on a fresh machine;
 # the MLX and ggml files are built with only the instances the drivers run (KERNELS in
@@ -23,11 +27,13 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mlx="" ggml="" build="$root/build/yardstick" jobs="$(nproc)" run=1 configure=1 only=""
+backend=() backend_build=""
 while [ $# -gt 0 ]; do
   case "$1" in
+    --mlx-backend) backend=("$2"); shift 2 ;;
     --mlx) mlx="$(cd "$2" && pwd)"; shift 2 ;;
     --ggml) ggml="$(cd "$2" && pwd)"; shift 2 ;;
-    --build) build="$2"; shift 2 ;;
+    --build) build="$2"; backend_build="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --no-run) run=0; shift ;;
     --no-build) configure=0; shift ;;
@@ -35,8 +41,14 @@ while [ $# -gt 0 ]; do
     *) echo "yardstick.sh: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
   esac
 done
+if [ ${#backend[@]} -gt 0 ]; then
+  [ -n "$backend_build" ] && backend+=(--build "$backend_build")
+  [ "$run" = 1 ] || backend+=(--no-run)
+  exec "$root/scripts/mlx_backend.sh" "${backend[@]}" --jobs "$jobs"
+fi
 if [ -z "$mlx" ] && [ -z "$ggml" ]; then
-  echo "yardstick.sh: give --mlx DIR and/or --ggml DIR (checkouts of ml-explore/mlx, ggml-org/ggml)" >&2
+  echo "yardstick.sh: give --mlx DIR and/or --ggml DIR (checkouts of ml-explore/mlx, ggml-org/ggml)," \
+    "or --mlx-backend DIR" >&2
   exit 2
 fi
 

@@ -41,6 +41,7 @@ Buffer* Device::newBuffer(NS::UInteger length, ResourceOptions options) {
   if (too_long(length, profile_)) return nullptr;
   auto* b = new Buffer(length);
   b->hazard_tracking_ = hazardTrackingModeOf(options, HazardTrackingModeTracked);
+  b->storage_mode_ = storageModeOf(options);
   return b;
 }
 
@@ -60,6 +61,7 @@ Buffer* Device::newBuffer(const void* pointer, NS::UInteger length, ResourceOpti
   // Metal's contents() of such a buffer is the caller's (writable) memory too.
   auto* b = new Buffer(const_cast<void*>(pointer), length, deallocator);
   b->hazard_tracking_ = hazardTrackingModeOf(options, HazardTrackingModeTracked);
+  b->storage_mode_ = storageModeOf(options);
   return b;
 }
 

@@ -1,5 +1,8 @@
 #include "metalsim/Metal/MTLEvent.hpp"
 
+#include <chrono>
+#include <optional>
+
 #include "gpu_timeline.h"
 #include "metalsim/Metal/MTLDevice.hpp"
 #include "metalsim/Metal/MTLFence.hpp"
@@ -17,7 +20,13 @@ void SharedEvent::setSignaledValue(uint64_t value) {
 }
 
 bool SharedEvent::waitUntilSignaledValue(uint64_t value, uint64_t timeoutMS) {
-  return device_->timeline().wait_for_value(this, value, double(timeoutMS) / 1000.0);
+  // UINT64_MAX (MLX passes -1: "never times out") and any timeout past what the clock holds
+  // (a year and more here) wait until the value is reached. Converted to the clock as it was,
+  // such a timeout overflowed into the past and the wait returned false at once.
+  constexpr uint64_t kForever = uint64_t(365) * 24 * 3600 * 1000;
+  std::optional<std::chrono::milliseconds> timeout;
+  if (timeoutMS < kForever) timeout = std::chrono::milliseconds(timeoutMS);
+  return device_->timeline().wait_for_value(this, value, timeout);
 }
 
 Event* Device::newEvent() { return new Event(this); }

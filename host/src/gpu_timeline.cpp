@@ -211,11 +211,15 @@ void GpuTimeline::signal(Event* event, uint64_t value, const CommandBuffer* cb, 
   if (cb == nullptr) drain(lock);
 }
 
-bool GpuTimeline::wait_for_value(const Event* event, uint64_t value, double seconds) {
+bool GpuTimeline::wait_for_value(const Event* event, uint64_t value,
+                                 std::optional<std::chrono::milliseconds> timeout) {
   std::unique_lock lock(mutex_);
-  const bool ok = changed_.wait_for(lock, std::chrono::duration<double>(seconds),
-                                    [&] { return event->value_ >= value; });
-  if (!ok) return false;
+  auto reached = [&] { return event->value_ >= value; };
+  if (timeout) {
+    if (!changed_.wait_for(lock, *timeout, reached)) return false;
+  } else {
+    changed_.wait(lock, reached);
+  }
   // The host now knows the signalling steps ran.
   for (const Event::Signal& s : event->signals_) {
     if (s.buffer == 0 || s.value < value) continue;

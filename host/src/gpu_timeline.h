@@ -21,6 +21,7 @@
 // completed handler, on the handler's own thread. What another thread does after a handler told
 // it is not seen: the host code that waits for a handler's flag orders nothing here. Unordered
 // dispatches conflict only on untracked memory (MTLResource.hpp): Metal orders the rest by itself.
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -28,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,7 +97,9 @@ class GpuTimeline {
   bool reached(const Event* event, uint64_t value, const CommandBuffer* cb, int64_t step);
   void signal(Event* event, uint64_t value, const CommandBuffer* cb, int64_t step);
   uint64_t value(const Event* event);
-  bool wait_for_value(const Event* event, uint64_t value, double seconds);
+  // Blocks until `event` reaches `value`, or (false) `timeout` passes; no timeout: until it does.
+  bool wait_for_value(const Event* event, uint64_t value,
+                      std::optional<std::chrono::milliseconds> timeout);
 
   // The race window: nullptr unless `race` is on and the device has two queues (or the window
   // is full until the device is idle). A group of steps run in it holds `window_lock()`; its

@@ -29,6 +29,7 @@ void Heap::release_bytes(NS::UInteger bytes) { used_ -= bytes; }
 
 Buffer* Heap::made(Buffer* buffer, NS::UInteger bytes, ResourceOptions options) {
   buffer->hazard_tracking_ = hazardTrackingModeOf(options, hazard_tracking_);
+  buffer->storage_mode_ = storageModeOf(options);
   buffer->heap_ = this;
   buffer->heap_bytes_ = bytes;
   used_ += bytes;

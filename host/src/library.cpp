@@ -126,6 +126,16 @@ const std::vector<metalsim::abi::FunctionConstantInfo>* Library::declaredFunctio
   return loaded_ != nullptr ? loaded_->declared_constants() : nullptr;
 }
 
+Function* Library::newFunction(const FunctionDescriptor* descriptor, NS::Error** error) {
+  if (descriptor == nullptr) {
+    if (error != nullptr)
+      *error =
+          autoreleased_error(LibraryErrorFunctionNotFound, "newFunction: the descriptor is null");
+    return nullptr;
+  }
+  return newFunction(descriptor->name(), descriptor->constantValues(), error);
+}
+
 std::vector<std::string> Library::functionNames() const {
   std::vector<std::string> names;
   if (loaded_ != nullptr) {

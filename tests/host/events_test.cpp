@@ -4,7 +4,10 @@
 // watchdog's time instead of hanging; heaps account for their buffers and make them untracked.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/hand_kernel.h"
@@ -111,6 +114,31 @@ TEST_F(Events, TheHostSignalsASharedEvent) {
   EXPECT_TRUE(event->waitUntilSignaledValue(9, 10));
   EXPECT_EQ(event->signaledValue(), 9u);
   EXPECT_EQ(digits(), 78u);
+}
+
+// MLX waits for its events with a timeout of -1 (UINT64_MAX ms, "never times out") from the
+// host while another thread signals them: the wait returns true once the value is reached, not
+// at once.
+TEST_F(Events, AWaitThatNeverTimesOutWaitsForTheSignal) {
+  auto event = NS::TransferPtr(h_.device()->newSharedEvent());
+  std::atomic<bool> signalled{false};
+  std::thread signaller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    signalled = true;
+    event->setSignaledValue(4);
+  });
+  EXPECT_TRUE(event->waitUntilSignaledValue(3, uint64_t(-1)));
+  EXPECT_TRUE(signalled);
+  EXPECT_EQ(event->signaledValue(), 4u);
+  signaller.join();
+  // Long but finite timeouts too.
+  std::thread later([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    event->setSignaledValue(5);
+  });
+  EXPECT_TRUE(event->waitUntilSignaledValue(5, uint64_t(1) << 62));
+  later.join();
+  EXPECT_FALSE(event->waitUntilSignaledValue(6, 1)) << "nothing signals 6";
 }
 
 TEST_F(Events, AWaitNothingSignalsFailsInsteadOfHanging) {

@@ -230,6 +230,69 @@ TEST_P(FunctionConstants, SpecialisedRunsWithDefaultsTestsAndValues) {
       << message;
 }
 
+// As MLX's Device::get_function_ and get_kernel_ make a specialised pipeline: values
+// alloc()->init()->autorelease()d, a FunctionDescriptor (name, specialised name, values),
+// newFunction(descriptor, &error), and a pipeline descriptor with linked functions (kept; nothing
+// to link on metalsim).
+TEST_P(FunctionConstants, SpecialisedByADescriptorAsMLXDoes) {
+  const std::vector<float> x = inputs();
+  NS::AutoreleasePool* pool = NS::AutoreleasePool::alloc()->init();
+  MTL::FunctionConstantValues* values = MTL::FunctionConstantValues::alloc()->init()->autorelease();
+  const int scale = 5;
+  values->setConstantValue(&scale, MTL::DataTypeInt, 20);
+  MTL::FunctionDescriptor* descriptor = MTL::FunctionDescriptor::functionDescriptor();
+  descriptor->setName(NS::String::string("constants_required", NS::ASCIIStringEncoding));
+  descriptor->setSpecializedName(NS::String::string("required_5", NS::ASCIIStringEncoding));
+  descriptor->setConstantValues(values);
+  EXPECT_STREQ(descriptor->specializedName()->utf8String(), "required_5");
+  EXPECT_EQ(descriptor->constantValues(), values);
+  NS::Error* error = nullptr;
+  auto fn = NS::TransferPtr(library_->newFunction(descriptor, &error));
+  ASSERT_TRUE(fn) << text_of(error);
+  EXPECT_TRUE(fn->specialised());
+  EXPECT_STREQ(fn->name()->utf8String(), "constants_required");
+
+  auto linked = NS::TransferPtr(MTL::LinkedFunctions::alloc()->init());
+  const NS::Object* functions[] = {fn.get()};
+  linked->setPrivateFunctions(NS::Array::array(functions, 1));
+  EXPECT_EQ(linked->privateFunctions()->count(), 1u);
+  MTL::ComputePipelineDescriptor* pd =
+      MTL::ComputePipelineDescriptor::alloc()->init()->autorelease();
+  pd->setComputeFunction(fn.get());
+  pd->setLinkedFunctions(linked.get());
+  EXPECT_EQ(pd->linkedFunctions(), linked.get());
+  auto pso = NS::TransferPtr(
+      device_->newComputePipelineState(pd, MTL::PipelineOptionNone, nullptr, &error));
+  ASSERT_TRUE(pso) << text_of(error);
+  pool->release();
+
+  std::vector<float> y = run(fn.get(), x);
+  ASSERT_EQ(y.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], x[i] * 5.0f) << i;
+
+  // A descriptor without the value its function requires fails as newFunction(name, values).
+  pool = NS::AutoreleasePool::alloc()->init();
+  descriptor = MTL::FunctionDescriptor::functionDescriptor();
+  descriptor->setName(NS::String::string("constants_required", NS::ASCIIStringEncoding));
+  descriptor->setConstantValues(MTL::FunctionConstantValues::alloc()->init()->autorelease());
+  error = nullptr;
+  EXPECT_EQ(library_->newFunction(descriptor, &error), nullptr);
+  EXPECT_NE(text_of(error).find("function constant 'fc_scale' (int at index 20) has no value"),
+            std::string::npos)
+      << text_of(error);
+  // No descriptor, or no such kernel: an error, no function.
+  error = nullptr;
+  EXPECT_EQ(library_->newFunction(static_cast<const MTL::FunctionDescriptor*>(nullptr), &error),
+            nullptr);
+  EXPECT_NE(error, nullptr);
+  descriptor->setName(NS::String::string("no_such_kernel", NS::ASCIIStringEncoding));
+  error = nullptr;
+  EXPECT_EQ(library_->newFunction(descriptor, &error), nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code(), MTL::LibraryErrorFunctionNotFound);
+  pool->release();
+}
+
 INSTANTIATE_TEST_SUITE_P(BuildTimeAndRunTime, FunctionConstants,
                          ::testing::Values(Built::linked, Built::at_run_time),
                          [](const ::testing::TestParamInfo<Built>& p) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "metalsim/Metal.hpp"
@@ -322,6 +323,37 @@ TEST(DeviceProfile, MetalCppSpellings) {
   auto pso = NS::TransferPtr(device->newComputePipelineState(constant, &error));
   ASSERT_TRUE(pso);
   EXPECT_EQ(pso->maxTotalThreadsPerThreadgroup(), 1024u);
+}
+
+// A buffer keeps the storage mode its options asked for (MLX asserts a buffer is not private
+// before reading contents()); every mode is host-readable memory on metalsim.
+TEST(DeviceProfile, BuffersKeepTheirStorageMode) {
+  auto device = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
+  const std::pair<MTL::ResourceOptions, MTL::StorageMode> cases[] = {
+      {MTL::ResourceStorageModeShared, MTL::StorageModeShared},
+      {MTL::ResourceStorageModeShared | MTL::ResourceHazardTrackingModeUntracked,
+       MTL::StorageModeShared},
+      {MTL::ResourceStorageModeManaged, MTL::StorageModeManaged},
+      {MTL::ResourceStorageModePrivate, MTL::StorageModePrivate},
+  };
+  for (const auto& [options, mode] : cases) {
+    auto buffer = NS::TransferPtr(device->newBuffer(64, options));
+    ASSERT_TRUE(buffer);
+    EXPECT_EQ(buffer->storageMode(), mode) << options;
+  }
+  std::vector<float> mine(16);
+  auto no_copy =
+      NS::TransferPtr(device->newBuffer(mine.data(), 64, MTL::ResourceStorageModeShared, nullptr));
+  ASSERT_TRUE(no_copy);
+  EXPECT_EQ(no_copy->storageMode(), MTL::StorageModeShared);
+  auto* heap_descriptor = MTL::HeapDescriptor::alloc()->init();
+  heap_descriptor->setSize(1 << 16);
+  auto heap = NS::TransferPtr(device->newHeap(heap_descriptor));
+  heap_descriptor->release();
+  ASSERT_TRUE(heap);
+  auto from_heap = NS::TransferPtr(heap->newBuffer(64, MTL::ResourceStorageModeShared));
+  ASSERT_TRUE(from_heap);
+  EXPECT_EQ(from_heap->storageMode(), MTL::StorageModeShared);
 }
 
 // MLX loads its metallib by path (newLibraryWithFile): a missing file is an error it can report.

@@ -29,6 +29,11 @@ class ComputePipelineDescriptor : public NS::Object {
   }
   bool supportIndirectCommandBuffers() const { return support_icb_; }
   void setSupportIndirectCommandBuffers(bool support) { support_icb_ = support; }
+  // Kept and given back (MTLLibrary.hpp, LinkedFunctions): nothing to link on metalsim.
+  LinkedFunctions* linkedFunctions() const { return linked_.get(); }
+  void setLinkedFunctions(const LinkedFunctions* functions) {
+    linked_ = NS::RetainPtr(const_cast<LinkedFunctions*>(functions));
+  }
   // As metal-cpp's: X::alloc()->init()->autorelease() is still an X* (issue 26 item 2).
   ComputePipelineDescriptor* autorelease() {
     NS::autorelease(this);
@@ -38,6 +43,7 @@ class ComputePipelineDescriptor : public NS::Object {
  private:
   ~ComputePipelineDescriptor() override = default;
   NS::SharedPtr<Function> function_;
+  NS::SharedPtr<LinkedFunctions> linked_;
   bool support_icb_ = false;
 };
 

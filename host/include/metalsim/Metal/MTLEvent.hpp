@@ -52,6 +52,7 @@ class SharedEvent : public Event {
   // The host signals: command buffers waiting for up to `value` go on (on this thread).
   void setSignaledValue(uint64_t value);
   // Blocks until the value reaches `value` or `timeoutMS` passes; false on the timeout.
+  // UINT64_MAX (or a year and more) never times out.
   bool waitUntilSignaledValue(uint64_t value, uint64_t timeoutMS);
 
  private:

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "metalsim/Foundation/NSArray.hpp"
 #include "metalsim/Foundation/NSDictionary.hpp"
 #include "metalsim/Metal/MTLBuffer.hpp"
 #include "metalsim/Metal/MTLTypes.hpp"
@@ -109,7 +110,8 @@ enum LibraryError : NS::UInteger {
   LibraryErrorFileNotFound = 6,
 };
 
-class FunctionConstantValues : public NS::Object {
+// NS::Referencing: alloc()->init()->autorelease() is still a FunctionConstantValues* (MLX).
+class FunctionConstantValues : public NS::Referencing<FunctionConstantValues> {
  public:
   static FunctionConstantValues* alloc() { return new FunctionConstantValues; }
   FunctionConstantValues* init() { return this; }
@@ -170,6 +172,55 @@ class Function : public NS::Object {
   bool specialised_;
 };
 
+// What Library::newFunction(descriptor, &error) makes, as metal-cpp's MTL::FunctionDescriptor:
+// the function's name and its constant values (MLX's Device::get_function_). The specialised
+// name is kept: Metal names the specialised function by it in binary archives, which metalsim
+// has not; the function's name() stays the kernel's.
+class FunctionDescriptor : public NS::Referencing<FunctionDescriptor> {
+ public:
+  static FunctionDescriptor* alloc() { return new FunctionDescriptor; }
+  FunctionDescriptor* init() { return this; }
+  static FunctionDescriptor* functionDescriptor() { return alloc()->init()->autorelease(); }
+  NS::String* name() const { return name_.get(); }
+  void setName(const NS::String* name) { name_ = NS::RetainPtr(const_cast<NS::String*>(name)); }
+  NS::String* specializedName() const { return specialized_name_.get(); }
+  void setSpecializedName(const NS::String* name) {
+    specialized_name_ = NS::RetainPtr(const_cast<NS::String*>(name));
+  }
+  FunctionConstantValues* constantValues() const { return constants_.get(); }
+  void setConstantValues(const FunctionConstantValues* values) {
+    constants_ = NS::RetainPtr(const_cast<FunctionConstantValues*>(values));
+  }
+
+ private:
+  ~FunctionDescriptor() override = default;
+  NS::SharedPtr<NS::String> name_, specialized_name_;
+  NS::SharedPtr<FunctionConstantValues> constants_;
+};
+
+// Metal's visible and private functions of a pipeline (ComputePipelineDescriptor::
+// setLinkedFunctions), as metal-cpp's MTL::LinkedFunctions: kept and given back. metalsim compiles
+// a kernel with every function it calls, so a pipeline has nothing to link; a function pointer
+// or [[visible]] call is not supported (the front refuses them).
+class LinkedFunctions : public NS::Referencing<LinkedFunctions> {
+ public:
+  static LinkedFunctions* alloc() { return new LinkedFunctions; }
+  LinkedFunctions* init() { return this; }
+  static LinkedFunctions* linkedFunctions() { return alloc()->init()->autorelease(); }
+  NS::Array* functions() const { return functions_.get(); }
+  void setFunctions(const NS::Array* functions) {
+    functions_ = NS::RetainPtr(const_cast<NS::Array*>(functions));
+  }
+  NS::Array* privateFunctions() const { return private_functions_.get(); }
+  void setPrivateFunctions(const NS::Array* functions) {
+    private_functions_ = NS::RetainPtr(const_cast<NS::Array*>(functions));
+  }
+
+ private:
+  ~LinkedFunctions() override = default;
+  NS::SharedPtr<NS::Array> functions_, private_functions_;
+};
+
 // The default library (newDefaultLibrary) holds every kernel linked into the program; a library
 // compiled at run time (Device::newLibrary with source) holds the kernels of its source only.
 class Library : public NS::Object {
@@ -189,6 +240,9 @@ class Library : public NS::Object {
   // newFunction(name).
   Function* newFunction(NS::String* name, const FunctionConstantValues* constants,
                         NS::Error** error);
+  // As metal-cpp's newFunction(descriptor, &error): newFunction(name, constantValues, error)
+  // with the descriptor's name and constant values (null constants: unspecialised).
+  Function* newFunction(const FunctionDescriptor* descriptor, NS::Error** error);
   // The names of every kernel in the library.
   std::vector<std::string> functionNames() const;
   // metalsim's: the function constants a library compiled at run time declares in its source,

@@ -16,6 +16,9 @@ class Heap;
 class Resource : public Allocation {
  public:
   HazardTrackingMode hazardTrackingMode() const { return hazard_tracking_; }
+  // As the options asked (MLX asserts a buffer is not private before contents()). Every storage
+  // mode is memory the host can read on metalsim: the mode is kept, not enforced.
+  StorageMode storageMode() const { return storage_mode_; }
   // The heap it was made from, or nullptr.
   Heap* heap() const { return heap_; }
 
@@ -23,6 +26,7 @@ class Resource : public Allocation {
   Resource() = default;
   ~Resource() override = default;
   HazardTrackingMode hazard_tracking_ = HazardTrackingModeTracked;
+  StorageMode storage_mode_ = StorageModeShared;
   Heap* heap_ = nullptr;
 };
 

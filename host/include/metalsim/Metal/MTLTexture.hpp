@@ -44,13 +44,6 @@ inline TextureUsage operator|(TextureUsage a, TextureUsage b) {
   return TextureUsage(NS::UInteger(a) | NS::UInteger(b));
 }
 
-enum StorageMode : NS::UInteger {
-  StorageModeShared = 0,
-  StorageModeManaged = 1,
-  StorageModePrivate = 2,
-  StorageModeMemoryless = 3,
-};
-
 class TextureDescriptor : public NS::Object {
  public:
   static TextureDescriptor* alloc();

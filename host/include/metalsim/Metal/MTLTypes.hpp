@@ -47,6 +47,18 @@ enum : NS::UInteger {
   ResourceHazardTrackingModeTracked = 2 << 8,
 };
 
+enum StorageMode : NS::UInteger {
+  StorageModeShared = 0,
+  StorageModeManaged = 1,
+  StorageModePrivate = 2,
+  StorageModeMemoryless = 3,
+};
+
+// The storage mode that `options` ask for (bits 4-7, as Metal's MTLResourceStorageModeShift).
+inline StorageMode storageModeOf(ResourceOptions options) {
+  return StorageMode((NS::UInteger(options) >> 4) & 0xf);
+}
+
 enum HazardTrackingMode : NS::UInteger {
   HazardTrackingModeDefault = 0,
   HazardTrackingModeUntracked = 1,
