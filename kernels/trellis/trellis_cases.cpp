@@ -45,11 +45,13 @@ std::unique_ptr<spec::PreparedCase> prepare_gemm_case(std::shared_ptr<const Gemm
   sc->check = [=](CaseResult& r) { compare_bounded("C", spec::contents<half_t>(c), *ref, r); };
   sc->expose("C", c);
   sc->poison_again = [=] { poison_halves(c, count); };
-  // Prepared on first use (a benchmark's untimed warm-up): the weights dequantized once.
-  auto dense = std::make_shared<GemmBaselineData>();
+  // Prepared on first use (a benchmark's untimed warm-up); decodes the weights on every call, as
+  // the kernel does. `problem` (captured) keeps the weights it reads alive.
+  auto native = std::make_shared<GemmBaselineData>();
   sc->baseline = [=] {
-    if (dense->w.empty()) *dense = prepare_gemm_baseline(problem->a, shape.M, problem->weights);
-    gemm_baseline(*dense);
+    if (native->c.empty())
+      *native = prepare_gemm_baseline(problem->a, shape.M, problem->weights, Decode::on_the_fly);
+    gemm_baseline(*native);
   };
   return sc;
 }
@@ -82,10 +84,10 @@ std::unique_ptr<spec::PreparedCase> prepare_moe_case(std::shared_ptr<const MoePr
   sc->check = [=](CaseResult& r) { compare_bounded("out", spec::contents<half_t>(out), *ref, r); };
   sc->expose("out", out);
   sc->poison_again = poison_all;
-  auto dense = std::make_shared<MoeBaselineData>();  // prepared on first use, as above
+  auto native = std::make_shared<MoeBaselineData>();  // prepared on first use, as above
   sc->baseline = [=] {
-    if (dense->x.empty()) *dense = prepare_moe_baseline(*problem);
-    moe_baseline(*dense);
+    if (native->x.empty()) *native = prepare_moe_baseline(*problem, Decode::on_the_fly);
+    moe_baseline(*native);
   };
   return sc;
 }

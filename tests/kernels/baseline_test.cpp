@@ -157,24 +157,39 @@ TEST(Baselines, MultiTokenMatvecAssignsAndAccumulates) {
 
 TEST(Baselines, TrellisGemmWithinTheReferenceBound) {
   using namespace trellis;
-  for (uint32_t m : {1u, 5u}) {
-    const GemmProblem p = make_gemm_problem(GemmShape{m, 256, 72, 3, 128, 0}, 5);
-    GemmBaselineData d = prepare_gemm_baseline(p.a, m, p.weights);
-    std::fill(d.c.begin(), d.c.end(), std::numeric_limits<float>::quiet_NaN());
-    gemm_baseline(d);
-    const Reference ref = gemm_ref(p.a, m, p.weights);
-    expect_within(d.c, ref.value, ref.bound, "C");
+  // Both baselines; every bit width; partial tiles, groups and decoded panels (K = 600, N = 72);
+  // a grid cut short so that indices past it are clamped; M = 1 (decode) and more.
+  const GemmShape shapes[] = {{1, 256, 72, 3, 128, 0},
+                              {5, 256, 72, 3, 128, 0},
+                              {3, 600, 72, 2, 64, 0},
+                              {4, 600, 136, 4, 128, 11},
+                              {1, 600, 72, 3, 32, 5}};
+  uint64_t seed = 5;
+  for (const GemmShape& shape : shapes) {
+    const GemmProblem p = make_gemm_problem(shape, seed++);
+    const Reference ref = gemm_ref(p.a, shape.M, p.weights);
+    for (Decode decode : {Decode::on_the_fly, Decode::once}) {
+      SCOPED_TRACE(testing::Message() << "M " << shape.M << " K " << shape.K << " N " << shape.N
+                                      << " bits " << shape.bits << " n_levels " << shape.n_levels
+                                      << (decode == Decode::once ? " once" : " on the fly"));
+      GemmBaselineData d = prepare_gemm_baseline(p.a, shape.M, p.weights, decode);
+      std::fill(d.c.begin(), d.c.end(), std::numeric_limits<float>::quiet_NaN());
+      gemm_baseline(d);
+      expect_within(d.c, ref.value, ref.bound, "C");
+    }
   }
 }
 
 TEST(Baselines, TrellisMoeWithinTheReferenceBound) {
   using namespace trellis;
   const MoeProblem p = make_moe_problem(MoeShape{6, 64, 96, 4, 2, 4, 32}, 9);
-  MoeBaselineData d = prepare_moe_baseline(p);
-  std::fill(d.out.begin(), d.out.end(), std::numeric_limits<float>::quiet_NaN());
-  moe_baseline(d);
   const Reference ref = moe_ref(p.x, p.routing, p.gate, p.up, p.down);
-  expect_within(d.out, ref.value, ref.bound, "out");
+  for (Decode decode : {Decode::on_the_fly, Decode::once}) {
+    MoeBaselineData d = prepare_moe_baseline(p, decode);
+    std::fill(d.out.begin(), d.out.end(), std::numeric_limits<float>::quiet_NaN());
+    moe_baseline(d);
+    expect_within(d.out, ref.value, ref.bound, decode == Decode::once ? "out (once)" : "out");
+  }
 }
 
 }  // namespace
