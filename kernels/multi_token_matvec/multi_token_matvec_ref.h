@@ -18,7 +18,15 @@ std::vector<double> multi_token_matvec_ref(const std::vector<BlockQ4_0>& weight,
                                            const std::vector<float>& initial, int64_t out_dim,
                                            int64_t in_dim, int64_t batch);
 
-// The family's tolerance, relative to the largest |output| (docs/kernels/multi_token_matvec.md):
+// The sums of the terms' magnitudes that make each output: |initial| + |input| x |dequant(W)|^T,
+// the scale of each output's float rounding error (spec::compare_output_of_sums).
+std::vector<double> multi_token_matvec_magnitudes(const std::vector<BlockQ4_0>& weight,
+                                                  const std::vector<float>& input,
+                                                  const std::vector<float>& initial,
+                                                  int64_t out_dim, int64_t in_dim, int64_t batch);
+
+// The family's tolerance, relative to the larger of the largest |output| and the output's sum of
+// magnitudes above (docs/kernels/multi_token_matvec.md):
 // dequantization is exact in float, so the error is float accumulation, which the bound
 // (in_dim + 32) * 2^-24 covers with room (the sum runs over in_dim products in float, plus the
 // 32-lane reduction and, for the accumulate kernel, one add to the old output). Outputs are

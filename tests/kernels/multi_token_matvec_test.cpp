@@ -91,6 +91,25 @@ TEST(MultiTokenMatvec, BothKernelsMatchTheReferenceOverTheSweepWithChecksOn) {
     }
 }
 
+// An output that cancels (old + sum w x near 0) is held to its terms' magnitudes, not to its own
+// size: the fuzz campaign's case (one output, in_dim 32, seed 318337) was 1.45x the bound of
+// max |ref|, a rounding error of the float add to an old value of magnitude 1. A planted error of
+// one term's size still fails by far.
+TEST(MultiTokenMatvec, ACancellingOutputIsBoundedByItsTermsMagnitudes) {
+  const spec::Tolerance tol{0, relative_tolerance(32), ""};
+  const std::vector<double> ref{-0.0136940};
+  const std::vector<double> magnitude{1.37};
+  const float rounded = float(ref[0]) + 7.5e-8f;  // about one float ulp of the old value
+  spec::CaseResult by_output, by_terms, planted;
+  spec::compare_output("output", &rounded, ref.data(), 1, tol, by_output);
+  EXPECT_GT(by_output.max_error, 1.0) << "max |ref| alone was expected to reject it";
+  spec::compare_output_of_sums("output", &rounded, ref.data(), magnitude, 1, tol, by_terms);
+  EXPECT_LE(by_terms.max_error, 1.0) << by_terms.worst;
+  const float wrong = float(ref[0]) + 0.01f;
+  spec::compare_output_of_sums("output", &wrong, ref.data(), magnitude, 1, tol, planted);
+  EXPECT_GT(planted.max_error, 100.0) << planted.worst;
+}
+
 TEST(MultiTokenMatvec, ATokensOutputIsBitIdenticalAloneOrInABatch) {
   metalsim::testing::Harness h;
   const Shape batched{45, 576, 11, 256};
