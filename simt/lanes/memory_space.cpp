@@ -14,21 +14,27 @@ using namespace llvm;
 
 namespace {
 
-// Whether `pointer` is `base` plus a constant offset in [begin, end).
-bool field_of(const Value* pointer, const Value* base, uint64_t begin, uint64_t end,
-              const DataLayout& dl) {
-  APInt offset(dl.getIndexTypeSizeInBits(pointer->getType()), 0);
-  const Value* stripped = pointer->stripAndAccumulateConstantOffsets(dl, offset, true);
-  if (stripped != base || offset.isNegative()) return false;
-  return offset.getZExtValue() >= begin && offset.getZExtValue() < end;
-}
-
 // The offset of `pointer` from `base` when it is `base` plus a constant, or -1.
 int64_t offset_from(const Value* pointer, const Value* base, const DataLayout& dl) {
   APInt offset(dl.getIndexTypeSizeInBits(pointer->getType()), 0);
   const Value* stripped = pointer->stripAndAccumulateConstantOffsets(dl, offset, true);
   if (stripped != base || offset.isNegative()) return -1;
   return offset.getSExtValue();
+}
+
+// Whether `pointer` is `base` plus a constant offset in [begin, end).
+bool field_of(const Value* pointer, const Value* base, uint64_t begin, uint64_t end,
+              const DataLayout& dl) {
+  const int64_t offset = offset_from(pointer, base, dl);
+  return offset >= 0 && uint64_t(offset) >= begin && uint64_t(offset) < end;
+}
+
+// The binding N of a pointer loaded from the bound arguments' `buffers[N]`, or -1.
+int64_t buffer_key(const LoadInst& load, const Function& body) {
+  const DataLayout& dl = body.getParent()->getDataLayout();
+  const int64_t field = offset_from(load.getPointerOperand(), body.getArg(0), dl);
+  if (field < int64_t(abi::kArgsBuffers) || field >= int64_t(abi::kArgsBuffersEnd)) return -1;
+  return (field - int64_t(abi::kArgsBuffers)) / int64_t(sizeof(void*));
 }
 
 // A threadgroup allocation's key: the argument's field offset in the bound arguments, or past
@@ -107,34 +113,32 @@ MemorySpaces spaces_of(const Value* pointer, const Function& body) {
   return spaces;
 }
 
-int64_t buffer_binding(const Value* pointer, const Function& body) {
-  const DataLayout& dl = body.getParent()->getDataLayout();
-  SmallVector<const Value*, 4> objects;
-  getUnderlyingObjects(pointer, objects, nullptr, /*MaxLookup=*/0);
-  int64_t binding = -1;
-  for (const Value* object : objects) {
-    const auto* load = dyn_cast<LoadInst>(object);
-    const int64_t field =
-        load != nullptr ? offset_from(load->getPointerOperand(), body.getArg(0), dl) : -1;
-    if (field < int64_t(abi::kArgsBuffers) || field >= int64_t(abi::kArgsBuffersEnd)) return -1;
-    const int64_t b = (field - int64_t(abi::kArgsBuffers)) / int64_t(sizeof(void*));
-    if (binding >= 0 && b != binding) return -1;
-    binding = b;
-  }
-  return binding;
-}
+namespace {
 
-int64_t threadgroup_allocation(const Value* pointer, const Function& body) {
+// The one key `key_of` gives every underlying object of `pointer` (each a load of a pointer), or
+// -1 when an object has none or two objects differ.
+template <class KeyOf>
+int64_t one_key(const Value* pointer, KeyOf key_of) {
   SmallVector<const Value*, 4> objects;
   getUnderlyingObjects(pointer, objects, nullptr, /*MaxLookup=*/0);
   int64_t key = -1;
   for (const Value* object : objects) {
     const auto* load = dyn_cast<LoadInst>(object);
-    const int64_t k = load != nullptr ? threadgroup_key(*load, body) : -1;
+    const int64_t k = load != nullptr ? key_of(*load) : -1;
     if (k < 0 || (key >= 0 && k != key)) return -1;
     key = k;
   }
   return key;
+}
+
+}  // namespace
+
+int64_t buffer_binding(const Value* pointer, const Function& body) {
+  return one_key(pointer, [&](const LoadInst& load) { return buffer_key(load, body); });
+}
+
+int64_t threadgroup_allocation(const Value* pointer, const Function& body) {
+  return one_key(pointer, [&](const LoadInst& load) { return threadgroup_key(load, body); });
 }
 
 bool may_share(MemorySpaces a, MemorySpaces b) {
