@@ -1,5 +1,7 @@
 #include "simt/engine/execution_mode.h"
 
+#include <vector>
+
 namespace metalsim::engine {
 
 std::string lane_loops_unavailable(const abi::KernelInfo& kernel) {
@@ -43,21 +45,27 @@ std::pair<const char*, const char*> bound_range(const abi::DispatchRequest& requ
 }  // namespace
 
 std::string written_buffer_bound_twice(const abi::DispatchRequest& request) {
-  for (const abi::ArgInfo& w : request.kernel->args) {
-    if (w.kind != abi::ArgKind::DeviceBuffer || w.is_const || w.index >= abi::kMaxBufferBindings)
-      continue;
-    const auto [begin, end] = bound_range(request, w.index);
-    if (begin == end) continue;
-    for (const abi::ArgInfo& other : request.kernel->args) {
-      const bool buffer =
-          other.kind == abi::ArgKind::DeviceBuffer || other.kind == abi::ArgKind::ConstantBuffer;
-      if (!buffer || other.index == w.index || other.index >= abi::kMaxBufferBindings) continue;
-      const auto [other_begin, other_end] = bound_range(request, other.index);
-      if (other_begin < end && begin < other_end)
-        return "buffer(" + std::to_string(w.index) + ") '" + w.name +
-               "', which it writes, and buffer(" + std::to_string(other.index) + ") '" +
-               other.name + "' share memory";
-    }
+  // Each buffer argument's bytes, looked up once (a dispatch of this kernel pays for it).
+  struct Bound {
+    const abi::ArgInfo* arg;
+    const char* begin;
+    const char* end;
+  };
+  std::vector<Bound> bound;
+  for (const abi::ArgInfo& a : request.kernel->args) {
+    const bool buffer =
+        a.kind == abi::ArgKind::DeviceBuffer || a.kind == abi::ArgKind::ConstantBuffer;
+    if (!buffer || a.index >= abi::kMaxBufferBindings) continue;
+    const auto [begin, end] = bound_range(request, a.index);
+    if (begin != end) bound.push_back({&a, begin, end});
+  }
+  for (const Bound& w : bound) {
+    if (w.arg->kind != abi::ArgKind::DeviceBuffer || w.arg->is_const) continue;
+    for (const Bound& other : bound)
+      if (other.arg->index != w.arg->index && other.begin < w.end && w.begin < other.end)
+        return "buffer(" + std::to_string(w.arg->index) + ") '" + w.arg->name +
+               "', which it writes, and buffer(" + std::to_string(other.arg->index) + ") '" +
+               other.arg->name + "' share memory";
   }
   return {};
 }
