@@ -30,15 +30,19 @@ View interleaved_view(int heads, int seq, int head_dim) {
   return {int64_t(seq) * heads * head_dim, head_dim, int64_t(heads) * head_dim};
 }
 
-void attention_reference(const AttentionProblem& p, const half_t* q, const half_t* k,
-                         const half_t* v, double* out) {
+namespace {
+
+// softmax(Q K^T * scale + mask) V, or with |V| in place of V when `absolute_values`.
+void attend(const AttentionProblem& p, const half_t* q, const half_t* k, const half_t* v,
+            bool absolute_values, double* out) {
   const double inf = std::numeric_limits<double>::infinity();
   const int group = p.heads / p.kv_heads;
   for (int b = 0; b < p.batch; ++b)
     for (int h = 0; h < p.heads; ++h) {
       const Matrix Q = gather(q, p.q, b, h, p.seq_q, p.head_dim);
       const Matrix K = gather(k, p.k, b, h / group, p.seq_kv, p.head_dim);
-      const Matrix V = gather(v, p.v, b, h / group, p.seq_kv, p.head_dim);
+      Matrix V = gather(v, p.v, b, h / group, p.seq_kv, p.head_dim);
+      if (absolute_values) V = V.cwiseAbs();
       Matrix S = (Q * K.transpose()) * p.scale;
       for (int i = 0; i < p.seq_q; ++i)
         for (int j = 0; j < p.seq_kv; ++j) {
@@ -59,6 +63,18 @@ void attention_reference(const AttentionProblem& p, const half_t* q, const half_
       for (int i = 0; i < p.seq_q; ++i)
         for (int d = 0; d < p.head_dim; ++d) out[p.o.at(b, h, i) + d] = O(i, d);
     }
+}
+
+}  // namespace
+
+void attention_reference(const AttentionProblem& p, const half_t* q, const half_t* k,
+                         const half_t* v, double* out) {
+  attend(p, q, k, v, false, out);
+}
+
+void attention_magnitudes(const AttentionProblem& p, const half_t* q, const half_t* k,
+                          const half_t* v, double* out) {
+  attend(p, q, k, v, true, out);
 }
 
 }  // namespace metalsim::kernels::attention

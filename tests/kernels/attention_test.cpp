@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "kernels/attention/attention_inputs.h"
 #include "kernels/attention/attention_spec.h"
 #include "kernels/spec/case_runner.h"
 
@@ -238,6 +239,36 @@ TEST(AttentionAsDocumented, RenormalisedAccumulatorIsExactAcrossKvTiles) {
     largest = std::fmax(largest, std::fabs(r.ref[64 * 32 + d]));
   }
   EXPECT_LE(err, 1e-3 * largest);
+}
+
+// attention_magnitudes weighs |v| with the reference's softmax weights: two keys of scores 0 and
+// ln 3 (weights 1/4, 3/4) and values -2, +1 give O = 0.25 and a magnitude of 1.25.
+TEST(AttentionTolerance, MagnitudesWeighTheAbsoluteValues) {
+  AttentionProblem p = decode_problem(1, 1, 1, 1, 2, 2, false);
+  p.scale = std::log(3.0);
+  const half_t q[] = {half_t(1)}, k[] = {half_t(0), half_t(1)}, v[] = {half_t(-2), half_t(1)};
+  double out = 0, magnitude = 0;
+  attention_reference(p, q, k, v, &out);
+  attention_magnitudes(p, q, k, v, &magnitude);
+  EXPECT_NEAR(out, 0.25, 1e-12);
+  EXPECT_NEAR(magnitude, 1.25, 1e-12);
+}
+
+// The 16-core campaign's case: one output (head_dim 1) whose weighted sum cancels, 5.3x the bound
+// of max |ref| alone; the float kernel's rounding is within its terms' magnitude bound.
+TEST(AttentionTolerance, ACancellingDecodeOutputIsBoundedByItsTermsMagnitudes) {
+  const auto* s = spec::SpecRegistry::find("decode_attention_float");
+  ASSERT_NE(s, nullptr);
+  const Params p{{"heads", 1},   {"kv_heads", 1},    {"head_dim", 1},
+                 {"kv_len", 64}, {"cache_slack", 0}, {"layout", 1}};
+  for (const bool all_checks : {false, true})
+    for (const char* mode : {"loops", "fibers"}) {
+      metalsim::ExecutionOptions o = all_checks ? checked() : metalsim::ExecutionOptions{};
+      ASSERT_TRUE(metalsim::parse_execution_mode(mode, o.mode));
+      const auto r = spec::run_case(*s, p, o, 252618);
+      EXPECT_TRUE(r.passed) << mode << ": " << r.failure << " " << r.worst;
+      EXPECT_EQ(r.elements, 1u);
+    }
 }
 
 }  // namespace
