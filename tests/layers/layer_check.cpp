@@ -32,12 +32,12 @@ struct Layer {
 // Bottom to top. The longest matching folder names a file's layer; kernels/<family> are one
 // layer, above the specs and formats they use.
 constexpr Layer kLayers[] = {
-    {"simt/fiber", 0}, {"simt/base", 0},       {"simt/report", 1},     {"simt/abi", 2},
-    {"simt/fault", 2}, {"simt/checks", 3},     {"simt/engine", 4},     {"simt/include", 5},
-    {"simt/lanes", 5}, {"simt/instrument", 5}, {"simt/front", 6},      {"host/include", 7},
-    {"host/src", 8},   {"host/python", 9},     {"kernels/formats", 9}, {"kernels/spec", 10},
-    {"kernels", 11},   {"host/model", 12},     {"host/cli", 13},       {"host/libfuzzer", 14},
-    {"tests", 14},     {"bench", 14},          {"examples", 14},
+    {"simt/fiber", 0},      {"simt/base", 0},       {"simt/report", 1},     {"simt/abi", 2},
+    {"simt/fault", 2},      {"simt/checks", 3},     {"simt/engine", 4},     {"simt/include", 5},
+    {"simt/lanes", 5},      {"simt/instrument", 5}, {"simt/front", 6},      {"host/include", 7},
+    {"host/src", 8},        {"host/python", 9},     {"kernels/formats", 9}, {"kernels/spec", 10},
+    {"kernels", 11},        {"host/model", 12},     {"host/cli", 13},       {"bench/baseline", 13},
+    {"host/libfuzzer", 14}, {"tests", 14},          {"bench", 14},          {"examples", 14},
 };
 
 // The namespace of each folder's names (its headers'); a nested namespace inside is allowed.
@@ -62,6 +62,7 @@ constexpr FolderNamespace kNamespaces[] = {
     {"kernels/spec", "metalsim::spec"},
     {"host/model", "metalsim::model"},
     {"host/cli", "metalsim::cli"},
+    {"bench/baseline", "metalsim::baseline"},
 };
 
 // A second namespace a folder may declare names in, and why.
