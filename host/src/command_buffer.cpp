@@ -469,9 +469,27 @@ void CommandBuffer::waitUntilCompleted() {
 }
 
 CommandBufferStatus CommandBuffer::status() const {
+  // A buffer the timeline holds runs when the host asks (gpu_timeline.h, held buffers).
+  if (status_ == CommandBufferStatusCommitted) timeline().poll();
   if (status_ == CommandBufferStatusCompleted || status_ == CommandBufferStatusError)
     timeline().observe(this);
   return status_;
+}
+
+std::vector<const void*> CommandBuffer::tracked_resources() const {
+  std::vector<const void*> tracked;
+  for (const Step& step : steps_) {
+    if (step.dispatch == nullptr) continue;
+    for (const BoundBuffer& b : step.dispatch->buffers)
+      if (b.buffer && !b.from_set_bytes &&
+          b.buffer->hazardTrackingMode() != HazardTrackingModeUntracked)
+        tracked.push_back(b.buffer->contents());
+    for (const auto& t : step.dispatch->textures)
+      if (t && t->hazardTrackingMode() != HazardTrackingModeUntracked) tracked.push_back(t.get());
+  }
+  std::sort(tracked.begin(), tracked.end());
+  tracked.erase(std::unique(tracked.begin(), tracked.end()), tracked.end());
+  return tracked;
 }
 
 }  // namespace MTL

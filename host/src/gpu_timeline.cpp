@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <span>
 
 #include "metalsim/Metal/MTLCommandBuffer.hpp"
 #include "metalsim/Metal/MTLEvent.hpp"
 #include "simt/checks/race_shadow.h"
+#include "simt/engine/schedule.h"
 
 namespace MTL {
 
@@ -38,7 +40,17 @@ struct GpuTimeline::Buffer {
 };
 
 GpuTimeline::GpuTimeline() = default;
-GpuTimeline::~GpuTimeline() = default;
+
+// What is still held runs before the device goes (a GPU finishes its committed work).
+GpuTimeline::~GpuTimeline() {
+  std::unique_lock lock(mutex_);
+  stopping_ = true;
+  held_changed_.notify_all();
+  lock.unlock();
+  if (releaser_.joinable()) releaser_.join();
+  lock.lock();
+  release_held(lock);
+}
 
 uint32_t GpuTimeline::add_queue() {
   std::lock_guard lock(mutex_);
@@ -47,8 +59,9 @@ uint32_t GpuTimeline::add_queue() {
 }
 
 void GpuTimeline::remove_queue() {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   --live_queues_;
+  release_held(lock);
 }
 
 GpuTimeline::Buffer& GpuTimeline::record_of(const CommandBuffer* cb) {
@@ -88,8 +101,84 @@ void GpuTimeline::submit(CommandBuffer* cb) {
     }
   buffers_[record->serial] = std::move(record);
   queue.push_back(cb);
+  if (queue.size() == 1 && holds(cb)) {
+    held_.push_back({NS::RetainPtr(cb), cb->tracked_resources()});
+    if (!releaser_.joinable()) releaser_ = std::thread([this] { release_after_a_while(); });
+    held_changed_.notify_all();
+    return;
+  }
   if (queue.size() == 1) ready_.push_back(cb);
   drain(lock);
+}
+
+bool GpuTimeline::holds(const CommandBuffer* cb) const {
+  return live_queues_ >= 2 && !stopping_ &&
+         cb->options_.schedule.kind != metalsim::ScheduleKind::in_order;
+}
+
+namespace {
+bool share_any(const std::vector<const void*>& a, const std::vector<const void*>& b) {
+  auto i = a.begin(), j = b.begin();
+  while (i != a.end() && j != b.end()) {
+    if (*i == *j) return true;
+    if (*i < *j) ++i;
+    else ++j;
+  }
+  return false;
+}
+}  // namespace
+
+// The held buffers, in the schedule's order (reversed, or shuffled by the first one's seed and
+// serial), each moved behind any earlier-committed one binding a tracked resource it binds; then
+// run as the ready ones are. The retains go after they ran, outside the lock.
+void GpuTimeline::release_held(std::unique_lock<std::mutex>& lock) {
+  if (held_.empty()) return;
+  std::vector<Held> held;
+  held.swap(held_);
+  std::vector<size_t> order(held.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  const metalsim::SchedulePolicy& schedule = held.front().buffer->options_.schedule;
+  if (schedule.kind == metalsim::ScheduleKind::random) {
+    metalsim::engine::ScheduleRng rng(schedule.seed * 0x9e3779b97f4a7c15ull +
+                                      held.front().buffer->timeline_serial_ * 7 + 3);
+    metalsim::engine::shuffle(std::span<size_t>(order), rng);
+  } else {
+    std::reverse(order.begin(), order.end());
+  }
+  std::vector<bool> placed(held.size(), false);
+  for (size_t placed_count = 0; placed_count < held.size();) {
+    for (size_t k : order) {
+      if (placed[k]) continue;
+      bool behind = false;  // an earlier unplaced one shares a tracked resource with it
+      for (size_t j = 0; j < k && !behind; ++j)
+        behind = !placed[j] && share_any(held[j].tracked, held[k].tracked);
+      if (behind) continue;
+      placed[k] = true;
+      ++placed_count;
+      ready_.push_back(held[k].buffer.get());
+      break;
+    }
+  }
+  drain(lock);
+  lock.unlock();
+  held.clear();
+  lock.lock();
+}
+
+// Runs what is held once it has waited kHoldFor, on this thread, until the timeline goes.
+void GpuTimeline::release_after_a_while() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    held_changed_.wait(lock, [&] { return stopping_ || !held_.empty(); });
+    if (stopping_) break;
+    held_changed_.wait_for(lock, kHoldFor, [&] { return stopping_; });
+    release_held(lock);
+  }
+}
+
+void GpuTimeline::poll() {
+  std::unique_lock lock(mutex_);
+  release_held(lock);
 }
 
 // Runs the ready buffers until none is left; the lock is free while a buffer runs.
@@ -116,6 +205,7 @@ void GpuTimeline::finished(std::unique_lock<std::mutex>&, CommandBuffer* cb) {
 
 void GpuTimeline::wait(CommandBuffer* cb, double seconds) {
   std::unique_lock lock(mutex_);
+  release_held(lock);                     // may commit `cb` (from a completed handler)
   if (cb->timeline_serial_ == 0) return;  // never committed
   const auto done = [&] {
     auto it = buffers_.find(cb->timeline_serial_);
@@ -214,6 +304,7 @@ void GpuTimeline::signal(Event* event, uint64_t value, const CommandBuffer* cb, 
 bool GpuTimeline::wait_for_value(const Event* event, uint64_t value,
                                  std::optional<std::chrono::milliseconds> timeout) {
   std::unique_lock lock(mutex_);
+  release_held(lock);
   auto reached = [&] { return event->value_ >= value; };
   if (timeout) {
     if (!changed_.wait_for(lock, *timeout, reached)) return false;

@@ -21,6 +21,19 @@
 // completed handler, on the handler's own thread. What another thread does after a handler told
 // it is not seen: the host code that waits for a handler's flag orders nothing here. Unordered
 // dispatches conflict only on untracked memory (MTLResource.hpp): Metal orders the rest by itself.
+//
+// Held command buffers (issue 28 item 3). A GPU may run the command buffers of two queues in
+// either order, or at once, unless something orders them; running each at commit would never show
+// a missing event in the results. So under a schedule other than in-order (METALSIM_SCHEDULE,
+// `--schedule`), while two or more queues live, a command buffer that could run at once is held
+// instead, and the held ones run later in the schedule's order (reversed, or shuffled by its
+// seed): when the host waits for anything (waitUntilCompleted, a status() not yet final,
+// waitUntilSignaledValue), when a queue is released, when the device goes, and at the latest
+// kHoldFor after the first was held (so that host code waiting for a completed handler's flag
+// does not hang; that run is on the timeline's own thread). What orders them still does: a buffer
+// held behind its queue's earlier one stays behind it, an event wait blocks until the signal, and
+// a buffer never runs before an earlier-committed held one that binds a tracked resource it binds
+// too (Metal orders those by itself).
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -31,8 +44,11 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
+
+#include "metalsim/Foundation/NSObject.hpp"
 
 namespace metalsim::checks::race {
 class GroupShadow;
@@ -66,6 +82,9 @@ struct Member {
 
 class GpuTimeline {
  public:
+  // The longest a held command buffer waits for the host (above).
+  static constexpr std::chrono::milliseconds kHoldFor{2};
+
   GpuTimeline();
   ~GpuTimeline();
   GpuTimeline(const GpuTimeline&) = delete;
@@ -81,6 +100,8 @@ class GpuTimeline {
   void wait(CommandBuffer* cb, double seconds);
   // The host has seen `cb` complete (waitUntilCompleted, status()).
   void observe(const CommandBuffer* cb);
+  // The host asked a held or unfinished buffer's status: what is held runs now.
+  void poll();
   // While one lives, this thread runs `cb`'s completed handlers: what it commits or signals from
   // the host comes after `cb`. Nested for handlers that commit buffers that finish at once.
   class CompletedHandlers {
@@ -126,6 +147,11 @@ class GpuTimeline {
   // The innermost buffer of this timeline whose completed handlers this thread runs (0: none).
   uint64_t handler_buffer() const;
   void reset_window_if_idle();
+  // Holding (above): whether `cb` is held rather than run; runs every held buffer in the
+  // schedule's order; the thread that runs them after kHoldFor.
+  bool holds(const CommandBuffer* cb) const;
+  void release_held(std::unique_lock<std::mutex>& lock);
+  void release_after_a_while();
 
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -137,6 +163,16 @@ class GpuTimeline {
   std::map<uint32_t, std::deque<CommandBuffer*>> queued_;  // per queue, not finished, in order
   std::deque<CommandBuffer*> ready_;
   std::vector<CommandBuffer*> blocked_;
+  // Held buffers in commit order, each with the tracked resources it binds (sorted); retained
+  // while held (a program may release a committed buffer it does not wait for).
+  struct Held {
+    NS::SharedPtr<CommandBuffer> buffer;
+    std::vector<const void*> tracked;
+  };
+  std::vector<Held> held_;
+  std::condition_variable held_changed_;
+  std::thread releaser_;
+  bool stopping_ = false;
 
   std::mutex window_mutex_;
   std::unique_ptr<metalsim::checks::race::GroupShadow> window_;

@@ -8,7 +8,10 @@
 // orders nothing: the host's later commit is still unordered.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "kernels/spec/inputs.h"
 #include "planted_support.h"
@@ -28,6 +31,7 @@ enum class Between {
   handler_commits,  // the producer's completed handler commits the consumer
   idle_handler,     // the producer has a completed handler; the host commits the consumer
   handler_signals,  // the handler signals a shared event the consumer's buffer waits for
+  handler_flag,     // the host waits for a flag the producer's completed handler sets
 };
 
 class Queues {
@@ -63,7 +67,11 @@ class Queues {
     if (between == Between::idle_handler) p->addCompletedHandler([](MTL::CommandBuffer*) {});
     if (between == Between::handler_signals)
       p->addCompletedHandler([e = event.get()](MTL::CommandBuffer*) { e->setSignaledValue(1); });
+    std::atomic<bool> produced{false};
+    if (between == Between::handler_flag)
+      p->addCompletedHandler([&produced](MTL::CommandBuffer*) { produced = true; });
     p->commit();
+    if (between == Between::handler_flag) wait_for(produced);
     if (between == Between::host_wait) p->waitUntilCompleted();
     if (between == Between::shared_event_wait) {
       EXPECT_TRUE(event->waitUntilSignaledValue(1, 1000));
@@ -77,6 +85,15 @@ class Queues {
   bool ordered_result() const { return consumer_saw_producer(*in_, *out_, kCount); }
 
  private:
+  // Host code that learns of the producer's end from its completed handler only (no Metal wait);
+  // a held buffer must still run (gpu_timeline.h). Fails rather than hangs.
+  static void wait_for(const std::atomic<bool>& flag) {
+    const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!flag && std::chrono::steady_clock::now() < limit)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    EXPECT_TRUE(flag) << "the producer's completed handler never ran without a host wait";
+  }
+
   MTL::CommandBuffer* command_buffer(MTL::CommandQueue* queue) {
     MTL::CommandBuffer* cb = queue->commandBuffer();
     cb->setExecutionOptions(h_.options());
@@ -159,6 +176,62 @@ TEST(PlantedQueues, WhatOrdersThemIsNotReported) {
   const MTL::CommandBuffer* c = tracked.run(Between::nothing);
   EXPECT_EQ(c->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(c);
   EXPECT_TRUE(tracked.ordered_result());
+}
+
+// Under a schedule other than in-order the queues' command buffers are held and run in the
+// schedule's order when the host waits (gpu_timeline.h): a missing event between the producer's
+// and the consumer's queues then shows in the results, with the default checks (no race check),
+// as on a GPU that ran the consumer first. What orders them still orders them.
+Harness scheduled_harness(const char* schedule) {
+  Harness h;
+  EXPECT_TRUE(SchedulePolicy::parse(schedule, h.options().schedule));
+  return h;
+}
+
+TEST(PlantedQueues, AScheduleRunsUnorderedQueuesOutOfCommitOrder) {
+  {
+    Harness h = scheduled_harness("reversed");
+    Queues queues(h, true);
+    const MTL::CommandBuffer* c = queues.run(Between::nothing);
+    EXPECT_EQ(c->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(c);
+    EXPECT_FALSE(queues.ordered_result()) << "the consumer ran after the producer";
+  }
+  {  // in order (the default): commit order, whatever the queues
+    Harness h = scheduled_harness("in-order");
+    Queues queues(h, true);
+    queues.run(Between::nothing);
+    EXPECT_TRUE(queues.ordered_result());
+  }
+  int reordered = 0;  // random: some seed runs the consumer first
+  for (int seed = 1; seed <= 8; ++seed) {
+    Harness h = scheduled_harness(("random:" + std::to_string(seed)).c_str());
+    Queues queues(h, true);
+    queues.run(Between::nothing);
+    reordered += queues.ordered_result() ? 0 : 1;
+  }
+  EXPECT_GT(reordered, 0);
+  EXPECT_LT(reordered, 8);
+}
+
+TEST(PlantedQueues, UnderAScheduleWhatOrdersThemStillDoes) {
+  for (const char* schedule : {"reversed", "random:3"}) {
+    for (Between between :
+         {Between::event, Between::host_wait, Between::shared_event_wait, Between::one_queue,
+          Between::handler_commits, Between::handler_signals, Between::handler_flag}) {
+      Harness h = scheduled_harness(schedule);
+      Queues queues(h, true);
+      const MTL::CommandBuffer* c = queues.run(between);
+      EXPECT_EQ(c->status(), MTL::CommandBufferStatusCompleted)
+          << schedule << " " << int(between) << "\n"
+          << Harness::reports(c);
+      EXPECT_TRUE(queues.ordered_result()) << schedule << " " << int(between);
+    }
+    // Both bind `mid`, tracked: Metal orders them, so the consumer stays behind the producer.
+    Harness h = scheduled_harness(schedule);
+    Queues tracked(h, false);
+    tracked.run(Between::nothing);
+    EXPECT_TRUE(tracked.ordered_result()) << schedule;
+  }
 }
 
 }  // namespace

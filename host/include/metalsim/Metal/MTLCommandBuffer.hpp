@@ -177,6 +177,9 @@ class CommandBuffer : public NS::Object {
                             uint32_t first, metalsim::checks::race::GroupShadow& group) const;
   void record_event(Event* event, uint64_t value, bool wait);
   std::vector<Step> recorded_steps() const;
+  // The tracked resources its steps bind (buffers by contents, textures), sorted: Metal orders
+  // two command buffers that share one (gpu_timeline.h, held buffers).
+  std::vector<const void*> tracked_resources() const;
   // Runs the steps from the next one until the end (true) or an event wait not yet reached.
   bool advance();
   void finish();
