@@ -92,11 +92,38 @@ void WorkerPool::grow(size_t threads) {
   }
 }
 
+// Waits until the job word differs from `seen`: spins on it for kSpinNanoseconds, then sleeps
+// on the slot's own futex. The side that posts a job reads `sleeping` after changing the job
+// word, both sequentially consistent: either it sees the flag (and wakes the worker) or the
+// worker sees the new job before it sleeps.
+uint64_t WorkerPool::wait_for_job(Slot& slot, uint64_t seen) const {
+  const uint64_t spin_until = now_ns() + kSpinNanoseconds;
+  for (uint32_t i = 0;; ++i) {
+    const uint64_t job = job_.load(std::memory_order_acquire);
+    if (job != seen) return job;
+    if ((i & 63) == 63 && now_ns() > spin_until) break;
+    cpu_relax();
+  }
+  for (;;) {
+    const uint32_t wake = slot.wake.load(std::memory_order_seq_cst);
+    slot.sleeping.store(1, std::memory_order_seq_cst);
+    uint64_t job = job_.load(std::memory_order_seq_cst);
+    if (job == seen) {
+      futex_wait(slot.wake, wake);  // returns at once if woken meanwhile
+      job = job_.load(std::memory_order_acquire);
+    }
+    slot.sleeping.store(0, std::memory_order_relaxed);
+    if (job != seen) return job;
+  }
+}
+
 void WorkerPool::worker_main(Slot& slot, int index) {
   in_job = true;
-  uint32_t seen = 0;
+  uint64_t seen = 0;
   for (;;) {
-    seen = wait_for_change(slot.go, seen, slot.sleeping);
+    seen = wait_for_job(slot, seen);
+    // A job that does not use this worker: wait for the next (its count comes with its number).
+    if (uint32_t(index) >= uint32_t(seen)) continue;
     (*body_)(index);
     if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1)
       wake_if_sleeping(pending_, caller_sleeping_);
@@ -117,9 +144,12 @@ void WorkerPool::run(int workers, const std::function<void(int)>& body) {
   grow(size_t(workers - 1));
   body_ = &body;
   pending_.store(uint32_t(workers - 1), std::memory_order_relaxed);
+  job_.store(job_word(++sequence_, uint32_t(workers)), std::memory_order_seq_cst);
   for (int i = 0; i < workers - 1; ++i) {
-    slots_[i]->go.fetch_add(1, std::memory_order_seq_cst);
-    wake_if_sleeping(slots_[i]->go, slots_[i]->sleeping);
+    Slot& slot = *slots_[i];
+    if (slot.sleeping.load(std::memory_order_seq_cst) == 0) continue;
+    slot.wake.fetch_add(1, std::memory_order_seq_cst);
+    futex_wake(slot.wake);
   }
   try {
     const InJob job;
