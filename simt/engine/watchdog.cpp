@@ -23,9 +23,9 @@ class WatchdogThread {
 
   void arm(Watchdog& w) {
     std::unique_lock lock(mutex_);
-    if (!thread_.joinable()) {
-      thread_ = std::thread([this] { watch(); });
-      thread_.detach();
+    if (!started_) {
+      std::thread([this] { watch(); }).detach();
+      started_ = true;
     }
     w.next_ = armed_;
     if (armed_ != nullptr) armed_->prev_ = &w;
@@ -77,7 +77,7 @@ class WatchdogThread {
 
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::thread thread_;
+  bool started_ = false;  // the thread: started by the first arm, never ends
   Watchdog* armed_ = nullptr;
   // The deadline the thread sleeps to; max while none is armed, min while it is awake.
   Clock::time_point sleeping_until_ = Clock::time_point::max();

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <thread>
@@ -82,6 +83,27 @@ TEST(Watchdog, NeverFiresForADisarmedDispatch) {
   }
   EXPECT_FALSE(stop.load());
   for (const auto& s : stops) EXPECT_FALSE(s->load());
+}
+
+size_t threads_in_process() {
+  size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+    (void)entry;
+    ++n;
+  }
+  return n;
+}
+
+// One watchdog thread for the process, however many dispatches arm it.
+TEST(Watchdog, OneThreadServesEveryDispatch) {
+  std::atomic<bool> stop{false};
+  {
+    Watchdog first(stop, 10.0, 1);
+  }  // the thread exists from here on
+  const size_t before = threads_in_process();
+  for (int i = 0; i < 500; ++i) Watchdog w(stop, 10.0, 1);
+  EXPECT_EQ(threads_in_process(), before);
+  EXPECT_FALSE(stop.load());
 }
 
 }  // namespace
