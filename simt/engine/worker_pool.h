@@ -35,12 +35,14 @@ class WorkerPool {
   size_t threads() const { return slots_.size(); }
 
  private:
-  // A worker's own line: written by the worker only when it falls asleep or wakes, so a
-  // dispatch's read of `sleeping` finds it in its own cache while the worker spins.
+  // A worker's own lines. The first is written by the worker only when it falls asleep or
+  // wakes, so a dispatch's read of `sleeping` finds it in its own cache while the worker spins;
+  // the second, `done`, once per job.
   struct alignas(64) Slot {
     std::atomic<uint32_t> wake{0};      // the futex the worker sleeps on; bumped to wake it
     std::atomic<uint32_t> sleeping{0};  // 1 while the worker sleeps (or is about to)
     std::thread thread;
+    alignas(64) std::atomic<uint32_t> done{0};  // the sequence number of its last job finished
   };
 
   // The job word: the job's sequence number (high 32 bits) and how many workers it uses (low
@@ -51,15 +53,18 @@ class WorkerPool {
   void grow(size_t threads);
   void worker_main(Slot& slot, int index);
   uint64_t wait_for_job(Slot& slot, uint64_t seen) const;
-  void wait_until_done();
+  bool all_done(uint32_t sequence, int workers) const;
+  void wait_until_done(uint32_t sequence, int workers);
 
   std::mutex run_mutex_;
   std::vector<std::unique_ptr<Slot>> slots_;  // worker i + 1 is slots_[i]
   alignas(64) std::atomic<uint64_t> job_{0};  // job_word of the latest job
   uint32_t sequence_ = 0;                     // of the latest job (under run_mutex_)
   const std::function<void(int)>* body_ = nullptr;
-  std::atomic<uint32_t> pending_{0};          // workers of the current job not yet returned
-  std::atomic<uint32_t> caller_sleeping_{0};  // 1 while run's caller sleeps on pending_
+  // run's caller, while it waits for the workers (wait_until_done): the futex it sleeps on, and
+  // 1 while it sleeps (or is about to). Its own line: the workers read the flag once per job.
+  alignas(64) std::atomic<uint32_t> caller_wake_{0};
+  std::atomic<uint32_t> caller_sleeping_{0};
 };
 
 }  // namespace metalsim::engine
