@@ -30,7 +30,7 @@ void link_race_reporting();  // race_report.cpp
 namespace metalsim::engine {
 namespace {
 
-// What each OpenMP thread keeps from one dispatch to the next: a runner for each execution mode.
+// What each worker thread keeps from one dispatch to the next: a runner for each execution mode.
 struct Worker {
   explicit Worker(size_t stack_bytes)
       : stacks(stack_bytes), runner(stacks, arena), lane_loops(stacks, arena) {}
