@@ -80,6 +80,21 @@ BENCHMARK(BM_EmptyDispatch)
     ->ArgsProduct({{1, 0}, {0, 1}, {1, 64}})
     ->Unit(benchmark::kMicrosecond);
 
+// The same with a watchdog limit (60 s, never reached), as `metalsim check` and `fuzz` run every
+// dispatch: what arming and disarming the watchdog adds.
+void BM_EmptyDispatchWatchdog(benchmark::State& state) {
+  auto h = plain_context(uint32_t(state.range(0)));
+  h->mutable_options().mode =
+      state.range(1) ? metalsim::ExecutionMode::loops : metalsim::ExecutionMode::fibers;
+  h->mutable_options().watchdog_seconds = 60;
+  const uint32_t groups = uint32_t(state.range(2));
+  for (auto _ : state) h->run("bench_empty", no_arguments, {groups, 1, 1}, {1, 1, 1});
+}
+BENCHMARK(BM_EmptyDispatchWatchdog)
+    ->ArgNames({"workers", "loops", "groups"})
+    ->ArgsProduct({{1, 0}, {0, 1}, {1, 64}})
+    ->Unit(benchmark::kMicrosecond);
+
 // Emulated silu over n floats against the same loop in plain C++, both on `workers` threads
 // (the native loop with OpenMP). Reports ratio = emulated / native, measured in this run.
 void BM_BarrierFreeVsNative(benchmark::State& state) {

@@ -1,17 +1,12 @@
 #include "simt/engine/dispatch.h"
 
 #include <omp.h>
-#include <pthread.h>
-#include <signal.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdlib>
 #include <memory>
-#include <mutex>
-#include <thread>
 
 #include "simt/checks/access_check.h"
 #include "simt/checks/initcheck.h"
@@ -22,6 +17,7 @@
 #include "simt/engine/kernel_variants.h"
 #include "simt/engine/lane_loop_runner.h"
 #include "simt/engine/threadgroup_runner.h"
+#include "simt/engine/watchdog.h"
 #include "simt/engine/worker_pool.h"
 #include "simt/fault/fault.h"
 #include "simt/fiber/guarded_stack.h"
@@ -34,7 +30,7 @@ void link_race_reporting();  // race_report.cpp
 namespace metalsim::engine {
 namespace {
 
-// What each OpenMP thread keeps from one dispatch to the next: a runner for each execution mode.
+// What each worker thread keeps from one dispatch to the next: a runner for each execution mode.
 struct Worker {
   explicit Worker(size_t stack_bytes)
       : stacks(stack_bytes), runner(stacks, arena), lane_loops(stacks, arena) {}
@@ -45,10 +41,23 @@ struct Worker {
 
   void run(DispatchState& state, uint64_t linear_threadgroup) {
     const checks::ActiveDispatch active(state.request);  // for the access checks (access_check.h)
-    const LoggingThreadgroup logging(state.log, state.request, linear_threadgroup);
-    if (state.lane_loops != nullptr) lane_loops.run(state, linear_threadgroup);
-    else runner.run(state, linear_threadgroup);
+    const ThreadgroupPlace place = state.locate(linear_threadgroup);
+    const LoggingThreadgroup logging(state.log, state.request, linear_threadgroup, place.position,
+                                     place.size);
+    if (state.lane_loops != nullptr) lane_loops.run(state, place);
+    else runner.run(state, linear_threadgroup, place);
   }
+  // After the worker's last threadgroup of a dispatch.
+  void end_dispatch() {
+    runner.end_dispatch();
+    lane_loops.end_dispatch();
+  }
+};
+
+// Ends a worker's share of a dispatch, however it leaves it (Worker::end_dispatch).
+struct EndOfShare {
+  Worker& worker;
+  ~EndOfShare() { worker.end_dispatch(); }
 };
 
 Worker& this_worker(size_t stack_bytes) {
@@ -66,8 +75,17 @@ uint64_t handout_chunk(uint64_t count, int workers) {
   return std::clamp<uint64_t>(count / (uint64_t(workers) * 16), 1, 16);
 }
 
-// The order threadgroups are handed out in: in order, or a seeded permutation.
+// How many threadgroups each worker runs before it takes any from the counter: its own block of
+// the first half of the order (worker w: [w * share, (w + 1) * share)). Half the grid then costs
+// no read-modify-write of the shared counter at all (64 threadgroups at 16 workers took 80 of
+// them, every one a transfer of the counter's cache line), and the other half, handed out in
+// chunks, still evens out threadgroups of unequal cost.
+uint64_t first_share(uint64_t count, int workers) { return count / (2 * uint64_t(workers)); }
+
+// The order threadgroups are handed out in: a seeded permutation, or reversed; empty for the
+// in-order schedule (the identity: no allocation and fill of a table as long as the grid).
 std::vector<uint64_t> threadgroup_order(const abi::DispatchRequest& req, uint64_t count) {
+  if (req.options.schedule.kind == ScheduleKind::in_order) return {};
   std::vector<uint64_t> order(count);
   for (uint64_t i = 0; i < count; ++i) order[i] = i;
   if (req.options.schedule.kind == ScheduleKind::random) {
@@ -78,49 +96,6 @@ std::vector<uint64_t> threadgroup_order(const abi::DispatchRequest& req, uint64_
   }
   return order;
 }
-
-// Sends the timeout signal to every worker still running a threadgroup when time is up.
-class Watchdog {
- public:
-  Watchdog(DispatchState& state, double seconds) : state_(state) {
-    if (seconds <= 0) return;
-    thread_ = std::thread([this, seconds] {
-      std::unique_lock lock(mutex_);
-      if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {
-        state_.stop.store(true);
-        fired_.store(true);
-        fault::FaultTrap::note_debugger();  // here, not per dispatch: only a firing watchdog needs
-                                            // it
-        for (pthread_t t : workers_) pthread_kill(t, fault::FaultTrap::timeout_signal());
-      }
-    });
-  }
-  ~Watchdog() {
-    if (!thread_.joinable()) return;
-    {
-      std::lock_guard lock(mutex_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-  // True when time ran out: a worker then stops its threadgroup (a watchdog.timeout report) or,
-  // between threadgroups, skips the rest without a report of its own.
-  bool fired() const { return fired_.load(); }
-  void add_worker(pthread_t t) {
-    std::lock_guard lock(mutex_);
-    workers_.push_back(t);
-  }
-
- private:
-  DispatchState& state_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::atomic<bool> fired_{false};
-  std::vector<pthread_t> workers_;
-  std::thread thread_;
-};
 
 uint64_t steady_ns() {
   return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -227,35 +202,40 @@ abi::DispatchOutcome run_dispatch_once(const abi::DispatchRequest& request) {
       request.options.workers != 0 ? request.options.workers : uint64_t(omp_get_max_threads());
   const int workers = int(std::max<uint64_t>(1, std::min(asked, count)));
   const double watchdog_seconds = watchdog_limit(request.options);
-  Watchdog watchdog(state, watchdog_seconds);
+  Watchdog watchdog(state.stop, watchdog_seconds, workers);
   checks::race::release(&state.start_token);
-  // Threadgroups are handed out from one counter, in `order`, in chunks (handout_chunk), to the
-  // engine's persistent workers (worker_pool.h): no thread team is forked and joined per dispatch.
-  std::atomic<uint64_t> next{0};
+  // Threadgroups are handed out in `order`, each worker's first share its own (first_share), the
+  // rest from one counter in chunks (handout_chunk), to the engine's persistent workers
+  // (worker_pool.h): no thread team is forked and joined per dispatch.
+  const uint64_t share = first_share(count, workers);
+  std::atomic<uint64_t> next{share * uint64_t(workers)};
   const uint64_t chunk = handout_chunk(count, workers);
+  auto linear_threadgroup = [&order](uint64_t i) { return order.empty() ? i : order[i]; };
   WorkerPool::shared().run(workers, [&](int worker_index) {
     checks::race::acquire(&state.start_token);
     Worker& worker = this_worker(stack_bytes);
     worker.arena.configure(request.threadgroup_lengths, static_capacity);
-    if (watchdog_seconds > 0) watchdog.add_worker(pthread_self());
-    for (uint64_t i = 0, end = 0;; ++i) {
+    if (watchdog.armed()) watchdog.add_worker(worker_index);
+    const EndOfShare end_of_share{worker};
+    for (uint64_t i = share * uint64_t(worker_index), end = i + share;; ++i) {
       if (i == end) {
         i = next.fetch_add(chunk, std::memory_order_relaxed);
         if (i >= count) break;
         end = std::min(count, i + chunk);
       }
       if (state.stop.load(std::memory_order_relaxed)) continue;
+      const uint64_t tg = linear_threadgroup(i);
       if (!request.options.on_threadgroup) {
-        worker.run(state, order[i]);
+        worker.run(state, tg);
         continue;
       }
       ThreadgroupEvent event;
       event.worker = uint32_t(worker_index);
-      event.linear_threadgroup = order[i];
-      event.position = request.geometry.threadgroup_position(order[i]);
+      event.linear_threadgroup = tg;
+      event.position = state.locate(tg).position;
       event.variant = state.variant;
       event.begin_ns = steady_ns();
-      worker.run(state, order[i]);
+      worker.run(state, tg);
       event.end_ns = steady_ns();
       request.options.on_threadgroup(event);
     }
@@ -263,6 +243,7 @@ abi::DispatchOutcome run_dispatch_once(const abi::DispatchRequest& request) {
                                                  // host reuses it
   });
   checks::race::acquire(&state.finish_token);
+  watchdog.disarm();  // every threadgroup has run or been skipped: a late firing skips nothing
   abi::DispatchOutcome outcome;
   outcome.reports = state.reports.take();
   if (watchdog.fired() && !has_check(outcome.reports, report::CheckId::watchdog_timeout))

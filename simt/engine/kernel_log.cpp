@@ -38,11 +38,8 @@ std::vector<report::LogLine> KernelLog::take() {
 }
 
 LoggingThreadgroup::LoggingThreadgroup(KernelLog& log, const abi::DispatchRequest& request,
-                                       uint64_t linear_threadgroup) {
-  const Size3 position = request.geometry.threadgroup_position(linear_threadgroup);
-  tls_current = {
-      &log, &request, linear_threadgroup, position, request.geometry.threadgroup_size_at(position),
-      0};
+                                       uint64_t linear_threadgroup, Size3 position, Size3 size) {
+  tls_current = {&log, &request, linear_threadgroup, position, size, 0};
 }
 
 LoggingThreadgroup::~LoggingThreadgroup() { tls_current = {}; }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "simt/base/size3.h"
 #include "simt/report/log_line.h"
 
 namespace metalsim::abi {
@@ -31,10 +32,11 @@ class KernelLog {
 };
 
 // Set by the worker around each threadgroup it runs: where that threadgroup's lines go.
+// `position`, `size`: the threadgroup's position in the grid and its actual size.
 class LoggingThreadgroup {
  public:
   LoggingThreadgroup(KernelLog& log, const abi::DispatchRequest& request,
-                     uint64_t linear_threadgroup);
+                     uint64_t linear_threadgroup, Size3 position, Size3 size);
   ~LoggingThreadgroup();
   LoggingThreadgroup(const LoggingThreadgroup&) = delete;
   LoggingThreadgroup& operator=(const LoggingThreadgroup&) = delete;

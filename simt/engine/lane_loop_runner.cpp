@@ -11,6 +11,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "simt/engine/dispatch_state.h"
 #include "simt/engine/fault_report.h"
@@ -65,6 +66,11 @@ LaneLoopRunner::LaneLoopRunner(fiber::StackPool& stacks, ThreadgroupArena& arena
 
 LaneLoopRunner::~LaneLoopRunner() = default;
 
+void LaneLoopRunner::end_dispatch() {
+  if (threadgroups_run_here_ == 0) return;
+  threadgroups_run.fetch_add(std::exchange(threadgroups_run_here_, 0), std::memory_order_relaxed);
+}
+
 // ------------------------------ set-up
 
 void LaneLoopRunner::prepare_local_positions() {
@@ -108,7 +114,7 @@ bool LaneLoopRunner::prepare_frame() {
   return true;
 }
 
-void LaneLoopRunner::prepare(DispatchState& dispatch, uint64_t linear_threadgroup) {
+void LaneLoopRunner::prepare(DispatchState& dispatch, const ThreadgroupPlace& place) {
   const abi::DispatchRequest& req = dispatch.request;
   dispatch_ = &dispatch;
   kernel_ = dispatch.lane_loops;
@@ -122,8 +128,8 @@ void LaneLoopRunner::prepare(DispatchState& dispatch, uint64_t linear_threadgrou
     state_.function_constant_count = req.function_constants.size();
     sync_check_ = req.options.checks.sync;
   }
-  state_.position = req.geometry.threadgroup_position(linear_threadgroup);
-  state_.size = req.geometry.threadgroup_size_at(state_.position);
+  state_.position = place.position;
+  state_.size = place.size;
   n_ = uint32_t(state_.size.volume());
   state_.thread_count = n_;
   state_.simdgroup_count = (n_ + abi::kSimdWidth - 1) / abi::kSimdWidth;
@@ -161,9 +167,9 @@ bool LaneLoopRunner::allocate_threadgroup_variables() {
 
 // ------------------------------ run
 
-void LaneLoopRunner::run(DispatchState& dispatch, uint64_t linear_threadgroup) {
-  threadgroups_run.fetch_add(1, std::memory_order_relaxed);
-  prepare(dispatch, linear_threadgroup);
+void LaneLoopRunner::run(DispatchState& dispatch, const ThreadgroupPlace& place) {
+  ++threadgroups_run_here_;
+  prepare(dispatch, place);
   if (!prepare_frame() || !allocate_threadgroup_variables()) return;
   fiber::GuardedStack* stack = stacks_.acquire();
   fiber_.start(stack, &LaneLoopRunner::fiber_entry, this);

@@ -30,7 +30,8 @@
 
 namespace metalsim::engine {
 
-struct DispatchState;  // dispatch_state.h: the request, its reports, its stop flag
+struct DispatchState;     // dispatch_state.h: the request, its reports, its stop flag
+struct ThreadgroupPlace;  // dispatch_state.h
 
 class LaneLoopRunner {
  public:
@@ -40,14 +41,18 @@ class LaneLoopRunner {
   LaneLoopRunner(const LaneLoopRunner&) = delete;
   LaneLoopRunner& operator=(const LaneLoopRunner&) = delete;
 
-  // Runs threadgroup `linear_threadgroup` of `dispatch` (whose lane_loops is set) to its end,
-  // or abandons it with a report.
-  void run(DispatchState& dispatch, uint64_t linear_threadgroup);
+  // Runs the threadgroup at `place` of `dispatch` (whose lane_loops is set) to its end, or
+  // abandons it with a report.
+  void run(DispatchState& dispatch, const ThreadgroupPlace& place);
+  // After this worker's last threadgroup of a dispatch: adds its threadgroups to
+  // lane_loop_threadgroups_total (once per dispatch, not per threadgroup: one counter that every
+  // worker bumps for every threadgroup is a contended cache line).
+  void end_dispatch();
 
  private:
   enum class Status : uint8_t { Ready, Stopped, Done };
 
-  void prepare(DispatchState& dispatch, uint64_t linear_threadgroup);
+  void prepare(DispatchState& dispatch, const ThreadgroupPlace& place);
   void prepare_local_positions();
   bool prepare_frame();
   bool allocate_threadgroup_variables();
@@ -82,7 +87,8 @@ class LaneLoopRunner {
   ThreadgroupArena& arena_;
   DispatchState* dispatch_ = nullptr;
   const LaneLoopKernel* kernel_ = nullptr;
-  uint64_t prepared_serial_ = 0;  // the dispatch args_ was copied from
+  uint64_t prepared_serial_ = 0;        // the dispatch args_ was copied from
+  uint64_t threadgroups_run_here_ = 0;  // not yet added to the total (end_dispatch)
   abi::BoundArgs args_;
   LaneLoopState state_;
   uint32_t n_ = 0;     // lanes in this threadgroup

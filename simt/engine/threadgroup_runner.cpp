@@ -35,6 +35,13 @@ ThreadgroupRunner::ThreadgroupRunner(fiber::StackPool& stacks, ThreadgroupArena&
 
 uint64_t fibers_started_total() { return fibers_started.load(); }
 
+// Once per dispatch and worker, not per lane nor per threadgroup (1.5 million lanes for the
+// multi-token mat-vec at out_dim 49152).
+void ThreadgroupRunner::end_dispatch() {
+  if (fibers_started_here_ == 0) return;
+  fibers_started.fetch_add(std::exchange(fibers_started_here_, 0), std::memory_order_relaxed);
+}
+
 // ------------------------------ set-up
 
 void ThreadgroupRunner::prepare_local_positions() {
@@ -64,13 +71,14 @@ void ThreadgroupRunner::prepare_dispatch(DispatchState& dispatch) {
 
 // Per threadgroup: only what the plain path needs. Lane states are set up lazily, when a lane
 // first reaches a sync point (prepare_lane_states), so barrier-free kernels never pay for them.
-void ThreadgroupRunner::prepare(DispatchState& dispatch, uint64_t linear_tg) {
+void ThreadgroupRunner::prepare(DispatchState& dispatch, uint64_t linear_tg,
+                                const ThreadgroupPlace& place) {
   const abi::DispatchRequest& req = dispatch.request;
   dispatch_ = &dispatch;
   prepare_dispatch(dispatch);
   tg_.dispatch = &req.geometry;
-  tg_.position = req.geometry.threadgroup_position(linear_tg);
-  tg_.size = req.geometry.threadgroup_size_at(tg_.position);
+  tg_.position = place.position;
+  tg_.size = place.size;
   tg_.thread_count = uint32_t(tg_.size.volume());
   tg_.simdgroup_count = (tg_.thread_count + abi::kSimdWidth - 1) / abi::kSimdWidth;
   prepare_local_positions();
@@ -127,8 +135,9 @@ void ThreadgroupRunner::prepare_lane_states() {
 
 // ------------------------------ run
 
-void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
-  prepare(dispatch, linear_tg);
+void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg,
+                            const ThreadgroupPlace& place) {
+  prepare(dispatch, linear_tg, place);
   current_ = this;
   set_current(this);
   fiber::GuardedStack* stack = stacks_.acquire();
@@ -151,10 +160,6 @@ void ThreadgroupRunner::run(DispatchState& dispatch, uint64_t linear_tg) {
     stacks_.release(stack);
   }
   if (uninit_trace_.active()) end_uninit_trace();
-  // Once per threadgroup, not per lane: one counter that every worker bumps for every lane is a
-  // contended cache line (1.5 million increments for the multi-token mat-vec at out_dim 49152).
-  fibers_started.fetch_add(fibers_started_here_, std::memory_order_relaxed);
-  fibers_started_here_ = 0;
   for (report::Report& r : deferred_) report(std::move(r));
   deferred_.clear();
   current_ = nullptr;
@@ -213,7 +218,7 @@ void ThreadgroupRunner::start_every_lane_on_a_fiber() {
 void ThreadgroupRunner::start_fiber(Lane& lane) {
   fiber::Fiber& fiber = fibers_[lane.id];
   fiber.start(stacks_.acquire(), &ThreadgroupRunner::lane_entry, &lane, checks::race::kEnabled);
-  ++fibers_started_here_;  // added to the global count once per threadgroup (run)
+  ++fibers_started_here_;  // added to the global count once per dispatch (end_dispatch)
   if constexpr (checks::race::kEnabled) {
     char name[64];
     std::snprintf(name, sizeof name, "tg(%u,%u,%u) lane(%u,%u,%u)", tg_.position.x, tg_.position.y,

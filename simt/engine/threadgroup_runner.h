@@ -30,7 +30,8 @@
 
 namespace metalsim::engine {
 
-struct DispatchState;  // dispatch.cpp: the request plus what its workers share
+struct DispatchState;     // dispatch_state.h: the request plus what its workers share
+struct ThreadgroupPlace;  // dispatch_state.h
 
 // What a blocked lane waits for. A threadgroup barrier sets only kind and site (it is on the
 // hot path, and nothing reads the rest for a barrier).
@@ -45,8 +46,13 @@ class ThreadgroupRunner final : public checks::RunningThreadgroup {
  public:
   ThreadgroupRunner(fiber::StackPool& stacks, ThreadgroupArena& arena);
 
-  // Runs threadgroup `linear_tg` of `dispatch` to the end, or abandons it with a report.
-  void run(DispatchState& dispatch, uint64_t linear_tg);
+  // Runs threadgroup `linear_tg` of `dispatch`, at `place`, to the end, or abandons it with a
+  // report.
+  void run(DispatchState& dispatch, uint64_t linear_tg, const ThreadgroupPlace& place);
+  // After this worker's last threadgroup of a dispatch: adds the lanes it started on fibers to
+  // fibers_started_total (once per dispatch and worker, not per threadgroup: one counter that
+  // every worker bumps is a contended cache line).
+  void end_dispatch();
 
   // The runner of the calling worker while it runs a threadgroup, else nullptr. Inline: every
   // sync point asks.
@@ -89,7 +95,7 @@ class ThreadgroupRunner final : public checks::RunningThreadgroup {
   };
   struct Abandon {};  // thrown to unwind the driver when the threadgroup cannot go on
 
-  void prepare(DispatchState& dispatch, uint64_t linear_tg);
+  void prepare(DispatchState& dispatch, uint64_t linear_tg, const ThreadgroupPlace& place);
   void prepare_dispatch(DispatchState& dispatch);
   void prepare_lane_states();
   void prepare_local_positions();
@@ -135,7 +141,7 @@ class ThreadgroupRunner final : public checks::RunningThreadgroup {
 
   std::vector<Lane> lanes_;
   std::vector<fiber::Fiber> fibers_;
-  uint64_t fibers_started_here_ = 0;  // lanes started on fibers in this threadgroup
+  uint64_t fibers_started_here_ = 0;  // lanes started on fibers, not yet in the total
   std::vector<std::exception_ptr> errors_;
   const uint16_t* order_ = nullptr;  // initial order of plain lanes
   std::vector<uint16_t> identity_order_, reversed_order_, shuffled_order_;

@@ -44,37 +44,6 @@ void futex_wake(std::atomic<uint32_t>& value) {
           0);
 }
 
-// Waits until `value` no longer holds `old`: spins for kSpinNanoseconds, then sleeps. While it
-// sleeps, `*sleeping` is 1, so that the side that changes `value` makes the futex system call
-// only then (wake_if_sleeping): a worker still spinning costs its waker nothing. Both sides use
-// sequentially consistent accesses, so either the waker sees the flag or the sleeper sees the
-// new value before it sleeps.
-uint32_t wait_for_change(const std::atomic<uint32_t>& value, uint32_t old,
-                         std::atomic<uint32_t>& sleeping) {
-  const uint64_t spin_until = now_ns() + WorkerPool::kSpinNanoseconds;
-  for (uint32_t i = 0;; ++i) {
-    const uint32_t v = value.load(std::memory_order_acquire);
-    if (v != old) return v;
-    if ((i & 63) == 63 && now_ns() > spin_until) break;
-    cpu_relax();
-  }
-  for (;;) {
-    sleeping.store(1, std::memory_order_seq_cst);
-    uint32_t v = value.load(std::memory_order_seq_cst);
-    if (v == old) {
-      futex_wait(value, old);  // returns at once if the value changed meanwhile
-      v = value.load(std::memory_order_acquire);
-    }
-    sleeping.store(0, std::memory_order_relaxed);
-    if (v != old) return v;
-  }
-}
-
-// After changing `value` (sequentially consistent): wakes its waiter if it sleeps.
-void wake_if_sleeping(std::atomic<uint32_t>& value, const std::atomic<uint32_t>& sleeping) {
-  if (sleeping.load(std::memory_order_seq_cst) != 0) futex_wake(value);
-}
-
 }  // namespace
 
 WorkerPool& WorkerPool::shared() {
@@ -92,20 +61,75 @@ void WorkerPool::grow(size_t threads) {
   }
 }
 
-void WorkerPool::worker_main(Slot& slot, int index) {
-  in_job = true;
-  uint32_t seen = 0;
+// Waits until the job word differs from `seen`: spins on it for kSpinNanoseconds, then sleeps
+// on the slot's own futex. The side that posts a job reads `sleeping` after changing the job
+// word, both sequentially consistent: either it sees the flag (and wakes the worker) or the
+// worker sees the new job before it sleeps.
+uint64_t WorkerPool::wait_for_job(Slot& slot, uint64_t seen) const {
+  const uint64_t spin_until = now_ns() + kSpinNanoseconds;
+  for (uint32_t i = 0;; ++i) {
+    const uint64_t job = job_.load(std::memory_order_acquire);
+    if (job != seen) return job;
+    if ((i & 63) == 63 && now_ns() > spin_until) break;
+    cpu_relax();
+  }
   for (;;) {
-    seen = wait_for_change(slot.go, seen, slot.sleeping);
-    (*body_)(index);
-    if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1)
-      wake_if_sleeping(pending_, caller_sleeping_);
+    const uint32_t wake = slot.wake.load(std::memory_order_seq_cst);
+    slot.sleeping.store(1, std::memory_order_seq_cst);
+    uint64_t job = job_.load(std::memory_order_seq_cst);
+    if (job == seen) {
+      futex_wait(slot.wake, wake);  // returns at once if woken meanwhile
+      job = job_.load(std::memory_order_acquire);
+    }
+    slot.sleeping.store(0, std::memory_order_relaxed);
+    if (job != seen) return job;
   }
 }
 
-void WorkerPool::wait_until_done() {
-  uint32_t p = pending_.load(std::memory_order_acquire);
-  while (p != 0) p = wait_for_change(pending_, p, caller_sleeping_);
+void WorkerPool::worker_main(Slot& slot, int index) {
+  in_job = true;
+  uint64_t seen = 0;
+  for (;;) {
+    seen = wait_for_job(slot, seen);
+    // A job that does not use this worker: wait for the next (its count comes with its number).
+    if (uint32_t(index) >= uint32_t(seen)) continue;
+    (*body_)(index);
+    // A store to the worker's own line, not a read-modify-write of one counter that every worker
+    // of the job takes in turn. Then the caller's flag, as in wait_for_job: either the caller
+    // sees this store or this worker sees it asleep and wakes it.
+    slot.done.store(uint32_t(seen >> 32), std::memory_order_seq_cst);
+    if (caller_sleeping_.load(std::memory_order_seq_cst) != 0) {
+      caller_wake_.fetch_add(1, std::memory_order_seq_cst);
+      futex_wake(caller_wake_);
+    }
+  }
+}
+
+// Whether workers 1 .. workers - 1 have finished job `sequence`: independent loads, so the
+// misses on the workers' lines overlap.
+bool WorkerPool::all_done(uint32_t sequence, int workers) const {
+  bool done = true;
+  for (int i = 0; i < workers - 1; ++i)
+    done &= slots_[i]->done.load(std::memory_order_seq_cst) == sequence;
+  return done;
+}
+
+// Spins for kSpinNanoseconds, then sleeps until the last worker of the job wakes it.
+void WorkerPool::wait_until_done(uint32_t sequence, int workers) {
+  const uint64_t spin_until = now_ns() + kSpinNanoseconds;
+  for (uint32_t i = 0;; ++i) {
+    if (all_done(sequence, workers)) return;
+    if ((i & 63) == 63 && now_ns() > spin_until) break;
+    cpu_relax();
+  }
+  for (;;) {
+    const uint32_t wake = caller_wake_.load(std::memory_order_seq_cst);
+    caller_sleeping_.store(1, std::memory_order_seq_cst);
+    const bool done = all_done(sequence, workers);
+    if (!done) futex_wait(caller_wake_, wake);  // returns at once if woken meanwhile
+    caller_sleeping_.store(0, std::memory_order_relaxed);
+    if (done) return;
+  }
 }
 
 void WorkerPool::run(int workers, const std::function<void(int)>& body) {
@@ -116,19 +140,22 @@ void WorkerPool::run(int workers, const std::function<void(int)>& body) {
   const std::lock_guard<std::mutex> lock(run_mutex_);
   grow(size_t(workers - 1));
   body_ = &body;
-  pending_.store(uint32_t(workers - 1), std::memory_order_relaxed);
+  const uint32_t sequence = ++sequence_;
+  job_.store(job_word(sequence, uint32_t(workers)), std::memory_order_seq_cst);
   for (int i = 0; i < workers - 1; ++i) {
-    slots_[i]->go.fetch_add(1, std::memory_order_seq_cst);
-    wake_if_sleeping(slots_[i]->go, slots_[i]->sleeping);
+    Slot& slot = *slots_[i];
+    if (slot.sleeping.load(std::memory_order_seq_cst) == 0) continue;
+    slot.wake.fetch_add(1, std::memory_order_seq_cst);
+    futex_wake(slot.wake);
   }
   try {
     const InJob job;
     body(0);
   } catch (...) {
-    wait_until_done();  // the others still read what `body` refers to
+    wait_until_done(sequence, workers);  // the others still read what `body` refers to
     throw;
   }
-  wait_until_done();
+  wait_until_done(sequence, workers);
   body_ = nullptr;
 }
 
