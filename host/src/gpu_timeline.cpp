@@ -100,6 +100,7 @@ void GpuTimeline::submit(CommandBuffer* cb) {
       break;
     }
   buffers_[record->serial] = std::move(record);
+  unfinished_[cb->timeline_serial_] = NS::RetainPtr(cb);
   queue.push_back(cb);
   if (queue.size() == 1 && holds(cb)) {
     held_.push_back({NS::RetainPtr(cb), cb->tracked_resources()});
@@ -192,11 +193,21 @@ void GpuTimeline::drain(std::unique_lock<std::mutex>& lock) {
     if (done) finished(lock, cb);
     else blocked_.push_back(cb);
   }
+  if (finished_.empty()) return;
+  std::vector<NS::SharedPtr<CommandBuffer>> finished;
+  finished.swap(finished_);
+  lock.unlock();  // a last release destroys the buffer, and what it holds, outside the lock
+  finished.clear();
+  lock.lock();
 }
 
 void GpuTimeline::finished(std::unique_lock<std::mutex>&, CommandBuffer* cb) {
   if (auto it = buffers_.find(cb->timeline_serial_); it != buffers_.end())
     it->second->finished = true;
+  if (auto it = unfinished_.find(cb->timeline_serial_); it != unfinished_.end()) {
+    finished_.push_back(std::move(it->second));
+    unfinished_.erase(it);
+  }
   std::deque<CommandBuffer*>& queue = queued_[cb->queue_number_];
   if (!queue.empty() && queue.front() == cb) queue.pop_front();
   if (!queue.empty()) ready_.push_back(queue.front());

@@ -163,6 +163,11 @@ class GpuTimeline {
   std::map<uint32_t, std::deque<CommandBuffer*>> queued_;  // per queue, not finished, in order
   std::deque<CommandBuffer*> ready_;
   std::vector<CommandBuffer*> blocked_;
+  // Every committed buffer is retained until it finishes, as a Metal queue retains it: the
+  // program may release one it does not wait for, and one held or queued behind another runs
+  // later. Released by drain, outside the lock.
+  std::map<uint64_t, NS::SharedPtr<CommandBuffer>> unfinished_;
+  std::vector<NS::SharedPtr<CommandBuffer>> finished_;
   // Held buffers in commit order, each with the tracked resources it binds (sorted); retained
   // while held (a program may release a committed buffer it does not wait for).
   struct Held {

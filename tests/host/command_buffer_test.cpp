@@ -302,11 +302,55 @@ TEST(CommandBuffer, ExecutionOptionsArePerCommandBuffer) {
   descriptor->release();
   encode(reversed);
   encode(in_order);
+  // Waited for before reading: with the harness's queue and this one, a reversed schedule holds
+  // a committed buffer until the host waits (gpu_timeline.h), as a GPU runs it later.
   reversed->commit();
+  reversed->waitUntilCompleted();
   EXPECT_EQ(*static_cast<const uint32_t*>(out->contents()), 0u);  // lane 0 ran last
   in_order->commit();
+  in_order->waitUntilCompleted();
   EXPECT_EQ(*static_cast<const uint32_t*>(out->contents()), 63u);  // lane 63 ran last
   EXPECT_EQ(h.device()->executionOptions().schedule, device_default);
+}
+
+// Under a reversed schedule with two queues, committed buffers are held until the host waits
+// (gpu_timeline.h). A queue released without waiting runs what it holds first, and a buffer
+// queued behind a held one, whose last reference the program gave up, still runs: the timeline
+// retains every committed buffer until it finishes (it crashed before it did).
+TEST(CommandBuffer, AQueueReleasedWithoutWaitingRunsWhatItHolds) {
+  Harness h;
+  auto out = h.buffer(std::vector<uint32_t>{77});
+  auto pso = h.pipeline("test_last_lane_wins");
+  auto queue = NS::TransferPtr(h.device()->newCommandQueue());
+  metalsim::ExecutionOptions options = h.device()->executionOptions();
+  options.schedule = {metalsim::ScheduleKind::reversed, 0};
+  for (metalsim::ScheduleKind second_kind :
+       {metalsim::ScheduleKind::reversed, metalsim::ScheduleKind::in_order}) {
+    auto* descriptor = MTL::CommandBufferDescriptor::alloc()->init();
+    descriptor->setExecutionOptions(options);
+    auto first = NS::RetainPtr(queue->commandBuffer(descriptor));
+    metalsim::ExecutionOptions second_options = options;
+    second_options.schedule = {second_kind, 0};
+    descriptor->setExecutionOptions(second_options);
+    auto second = NS::RetainPtr(queue->commandBuffer(descriptor));
+    descriptor->release();
+    for (MTL::CommandBuffer* cb : {first.get(), second.get()}) {
+      MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+      enc->setComputePipelineState(pso.get());
+      enc->setBuffer(out.get(), 0, 0);
+      enc->dispatchThreadgroups({1, 1, 1}, {64, 1, 1});
+      enc->endEncoding();
+    }
+    *static_cast<uint32_t*>(out->contents()) = 77;
+    first->commit();
+    second->commit();
+    second.reset();  // the program's last reference to the queued buffer
+    if (second_kind == metalsim::ScheduleKind::in_order) queue.reset();  // runs both
+    else first->waitUntilCompleted();                                    // runs both
+    EXPECT_EQ(first->status(), MTL::CommandBufferStatusCompleted);
+    const uint32_t expected = second_kind == metalsim::ScheduleKind::in_order ? 63u : 0u;
+    EXPECT_EQ(*static_cast<const uint32_t*>(out->contents()), expected);
+  }
 }
 
 TEST(Ownership, NewObjectsStartWithOneReference) {
