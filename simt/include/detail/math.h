@@ -155,10 +155,13 @@ detail::value_t<V> modf(const V& x, W& ip) {
   }
   return r;
 }
-// sincos returns sin(x) and stores cos(x).
+// sincos returns sin(x) and stores cos(x), the same bits as sin and cos; float shares one argument
+// reduction (detail/trig.h). Always inlined, as the float functions are, so a lane loop calling it
+// vectorizes.
+[[gnu::always_inline]] inline float sincos(float x, float& c) { return detail::trig::sincos(x, c); }
 template <class T>
   requires detail::float_elem<T> || detail::float_vector<T>
-auto sincos(const T& x, T& c) {
+[[gnu::always_inline]] inline auto sincos(const T& x, T& c) {
   c = cos(x);
   return sin(x);
 }

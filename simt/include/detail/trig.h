@@ -35,10 +35,10 @@ namespace metal::detail::trig {
 
 #define METAL_TRIG [[gnu::always_inline]] inline
 
-// 2/pi in 24-bit chunks: 2/pi = sum C_i 2^(-24(i+1)) + (less than 2^-192).
-inline constexpr double kTwoOverPiChunk[8] = {
-    0xA2F983p-24,  0x6E4E44p-48,  0x1529FCp-72,  0x2757D1p-96,
-    0xF534DDp-120, 0xC0DB62p-144, 0x95993Cp-168, 0x439041p-192,
+// 2/pi in 24-bit chunks: 2/pi = sum C_i 2^(-24(i+1)) + (less than 2^-240).
+inline constexpr double kTwoOverPiChunk[10] = {
+    0xA2F983p-24,  0x6E4E44p-48,  0x1529FCp-72,  0x2757D1p-96,  0xF534DDp-120,
+    0xC0DB62p-144, 0x95993Cp-168, 0x439041p-192, 0xFE5163p-216, 0xABDEBBp-240,
 };
 inline constexpr double kPiOver2 = 0x1.921fb54442d18p+0;
 // Adding then subtracting these rounds to a multiple of 4 (|v| < 2^53) or to an integer
@@ -51,22 +51,57 @@ struct Reduced {
   double t;      // in [-pi/4, pi/4] (a hair beyond through rounding)
 };
 
-// p (an exact product |x| c_i) modulo 4, exactly, in [-2, 2]; 0 for p >= 2^53.
-METAL_TRIG double mod4(double p) {
-  const double rest = p - ((p + kRoundTo4) - kRoundTo4);
-  return p < 0x1p53 ? rest : 0.0;
+// v modulo 4, exactly, in [-2, 2], for |v| < 2^53.
+METAL_TRIG double mod4(double v) { return v - ((v + kRoundTo4) - kRoundTo4); }
+
+// The chunks of 2/pi whose products with a = |x| count, c_i to c_(i+4): a = m 2^(e - 23) with
+// m < 2^24, and a c_j is a multiple of 4 (it changes neither n mod 4 nor r) when
+// e - 23 - 24 (j + 1) >= 2, that is a >= 2^(49 + 24 j). Chosen by selects on a, in double like the
+// rest (indexing a table would make the vectorizer load each lane's chunk on its own).
+struct Window {
+  double c[5];
+};
+// c_k, c_(k+1), ... c_(k+4) as immediates (selects between elements of an array become a load at
+// a selected index, which the vectorizer turns into one load per lane).
+template <int k>
+METAL_TRIG double pick_chunk(double a) {
+  constexpr double c0 = kTwoOverPiChunk[k], c1 = kTwoOverPiChunk[k + 1],
+                   c2 = kTwoOverPiChunk[k + 2], c3 = kTwoOverPiChunk[k + 3],
+                   c4 = kTwoOverPiChunk[k + 4];
+  double c = a >= 0x1p49 ? c1 : c0;
+  c = a >= 0x1p73 ? c2 : c;
+  c = a >= 0x1p97 ? c3 : c;
+  return a >= 0x1p121 ? c4 : c;
+}
+METAL_TRIG Window window(double a) {
+  return {
+      {pick_chunk<0>(a), pick_chunk<1>(a), pick_chunk<2>(a), pick_chunk<3>(a), pick_chunk<4>(a)}};
+}
+
+// One more reduced term q into n + s: the integer part taken out before adding, so that s keeps
+// its relative precision when the sum nearly cancels.
+METAL_TRIG void accumulate(double& n, double& s, double q) {
+  const double k = ((s + q) + kRoundTo1) - kRoundTo1;
+  s = (s - k) + q;
+  n += k;
 }
 
 // a = |x| finite: a 2/pi = n + r.
-METAL_TRIG Reduced reduce(double a) {
+METAL_TRIG Reduced reduce(float a) {
+  const double ad = double(a);
+  const Window w = window(ad);
+  // With m < 2^24 and c_(i+k) < 2^(-24 (i + k)): p0 < 2^49, p1 < 2^25, p2 < 2, p3 < 2^-23,
+  // p4 < 2^-47 (in the units where p0's last bit is at least 2^-22 when i > 0).
+  const double p0 = ad * w.c[0];
+  const double p1 = ad * w.c[1];
+  const double p2 = ad * w.c[2];
+  const double p3 = ad * w.c[3];
+  const double p4 = ad * w.c[4];
   double n = 0.0;
-  double r = 0.0;
-  for (double chunk : kTwoOverPiChunk) {
-    const double q = mod4(a * chunk);
-    const double k = ((r + q) + kRoundTo1) - kRoundTo1;  // the integer to take out
-    r = (r - k) + q;
-    n += k;
-  }
+  double s = mod4(p0);
+  accumulate(n, s, mod4(p1));
+  accumulate(n, s, p2);
+  const double r = s + (p3 + p4);
   return {int(n) & 3, r * kPiOver2};
 }
 
@@ -95,31 +130,58 @@ METAL_TRIG double cos_reduced(double t) {
 
 // |x| as double, and 0 where x is not finite (the reduction then stays in range; the result is
 // replaced by NaN).
-METAL_TRIG double finite_magnitude(float x) {
+METAL_TRIG float finite_magnitude(float x) {
   const float a = __builtin_fabsf(x);
-  return double(a < __builtin_huge_valf() ? a : 0.0f);
+  return a < __builtin_huge_valf() ? a : 0.0f;
 }
 METAL_TRIG bool is_finite(float x) { return __builtin_fabsf(x) < __builtin_huge_valf(); }
 
-METAL_TRIG float sin(float x) {
-  const Reduced red = reduce(finite_magnitude(x));
-  const double s = sin_reduced(red.t);
-  const double c = cos_reduced(red.t);
-  // sin(t + n pi/2) for n mod 4 = 0, 1, 2, 3: sin t, cos t, -sin t, -cos t.
-  const double v = (red.quadrant & 1) ? c : s;
-  const float magnitude = float((red.quadrant & 2) ? -v : v);
+// The quadrant's choices as arithmetic, not selects: exact (a product by 0 or 1, a sum with a zero,
+// never of a zero of the wrong sign: t = 0 only for x = 0, and then t = +0), and without the
+// branch a scalar select of doubles becomes on x86, mispredicted on every other argument.
+struct Quadrant {
+  double odd;   // 1 for n odd, 0 for n even
+  double even;  // 1 - odd
+  double sign;  // -1 for n mod 4 in {2, 3}, +1 otherwise
+};
+METAL_TRIG Quadrant quadrant_of(int n) {
+  const double odd = double(n & 1);
+  return {odd, 1.0 - odd, double(1 - (n & 2))};
+}
+
+// sin x from the reduced argument's sin t and cos t: sin(t + n pi/2) for n mod 4 = 0, 1, 2, 3 is
+// sin t, cos t, -sin t, -cos t; sin is odd, so x's sign goes back on.
+METAL_TRIG float sin_from(float x, const Reduced& red, double s, double c) {
+  const Quadrant q = quadrant_of(red.quadrant);
+  const float magnitude = float((s * q.even + c * q.odd) * q.sign);
   const float result = __builtin_copysignf(1.0f, x) * magnitude;
   return is_finite(x) ? result : x - x;  // NaN for NaN and infinities
+}
+// cos(t + n pi/2): cos t, -sin t, -cos t, sin t (the sign of n + 1's quadrant); cos is even.
+METAL_TRIG float cos_from(float x, const Reduced& red, double s, double c) {
+  const Quadrant q = quadrant_of(red.quadrant);
+  const Quadrant next = quadrant_of(red.quadrant + 1);
+  const float result = float((c * q.even + s * q.odd) * next.sign);
+  return is_finite(x) ? result : x - x;
+}
+
+METAL_TRIG float sin(float x) {
+  const Reduced red = reduce(finite_magnitude(x));
+  return sin_from(x, red, sin_reduced(red.t), cos_reduced(red.t));
 }
 
 METAL_TRIG float cos(float x) {
   const Reduced red = reduce(finite_magnitude(x));
+  return cos_from(x, red, sin_reduced(red.t), cos_reduced(red.t));
+}
+
+// One reduction for both; the same bits as sin(x) and cos(x).
+METAL_TRIG float sincos(float x, float& cos_x) {
+  const Reduced red = reduce(finite_magnitude(x));
   const double s = sin_reduced(red.t);
   const double c = cos_reduced(red.t);
-  // cos(t + n pi/2): cos t, -sin t, -cos t, sin t.
-  const double v = (red.quadrant & 1) ? s : c;
-  const float result = float(((red.quadrant + 1) & 2) ? -v : v);
-  return is_finite(x) ? result : x - x;
+  cos_x = cos_from(x, red, s, c);
+  return sin_from(x, red, s, c);
 }
 
 METAL_TRIG float tan(float x) {
@@ -127,7 +189,8 @@ METAL_TRIG float tan(float x) {
   const double s = sin_reduced(red.t);
   const double c = cos_reduced(red.t);
   // tan(t + n pi/2): tan t for even n, -cot t for odd n.
-  const double v = (red.quadrant & 1) ? -c / s : s / c;
+  const Quadrant q = quadrant_of(red.quadrant);
+  const double v = (s * q.even - c * q.odd) / (c * q.even + s * q.odd);
   const float result = __builtin_copysignf(1.0f, x) * float(v);
   return is_finite(x) ? result : x - x;
 }
