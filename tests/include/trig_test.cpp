@@ -158,8 +158,9 @@ TEST(Trig, SpecialValues) {
             float(std::cos(double(std::numeric_limits<float>::max()))));
 }
 
-// A loop over an array (which the kernel compiler vectorizes: msl_types_kernel_compiler_test) and
-// calls through a pointer (never vectorized) give the same bits, as fibers and lane loops must.
+// Loops over an array (which the kernel compiler vectorizes: msl_types_kernel_compiler_test) and
+// calls through a pointer (never vectorized) give the same bits, as fibers and lane loops must;
+// sincos gives the bits of sin and cos.
 TEST(Trig, LoopAndScalarCallsAgreeBitForBit) {
   constexpr int kN = 4096;
   std::vector<float> x(kN), s(kN, -1.0f), c(kN, -1.0f);
@@ -170,11 +171,15 @@ TEST(Trig, LoopAndScalarCallsAgreeBitForBit) {
     s[i] = metal::sin(x[i]);
     c[i] = metal::cos(x[i]);
   }
+  std::vector<float> sc_sin(kN, -1.0f), sc_cos(kN, -1.0f);
+  for (int i = 0; i < kN; ++i) sc_sin[i] = metal::sincos(x[i], sc_cos[i]);
   volatile Fn scalar_sin = kCases[0].f;
   volatile Fn scalar_cos = kCases[1].f;
   for (int i = 0; i < kN; ++i) {
     EXPECT_EQ(bits_of(s[i]), bits_of(scalar_sin(x[i]))) << std::hexfloat << x[i];
     EXPECT_EQ(bits_of(c[i]), bits_of(scalar_cos(x[i]))) << std::hexfloat << x[i];
+    EXPECT_EQ(bits_of(sc_sin[i]), bits_of(s[i])) << std::hexfloat << x[i];
+    EXPECT_EQ(bits_of(sc_cos[i]), bits_of(c[i])) << std::hexfloat << x[i];
   }
 }
 
