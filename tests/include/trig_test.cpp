@@ -82,12 +82,13 @@ TEST(Trig, WholeRangeStride) {
   }
 }
 
-// The reduction's product |x| c_i stops counting (it is a multiple of 4) from |x| >= 2^(24 i + 49)
-// on: every float within 2^16 ulps either side of 2^49, 2^73, 2^97 and 2^121, and at the top of
-// the range.
+// Where the reduction changes: below 2^20 Cody and Waite's, above it the sum over chunks of 2/pi,
+// whose product |x| c_i stops counting (it is a multiple of 4) from |x| >= 2^(24 i + 49) on. Every
+// float within 2^16 ulps either side of 2^20, 2^49, 2^73, 2^97 and 2^121, and at the top of the
+// range.
 TEST(Trig, WhereTheReductionChanges) {
   for (const Case& c : kCases) {
-    for (int e : {49, 73, 97, 121}) {
+    for (int e : {20, 49, 73, 97, 121}) {
       const uint32_t mid = bits_of(std::ldexp(1.0f, e));
       const Worst w = sweep_bits(c, mid - 0x10000u, mid + 0x10000u);
       EXPECT_LE(w.err, kPromisedUlp) << c.name << " at " << std::hexfloat << w.at;

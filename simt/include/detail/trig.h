@@ -1,10 +1,10 @@
 #pragma once
-// sin, cos and tan of float, written in plain IEEE arithmetic (no library call, no table, no
-// branch: selects only) so that the compiler can vectorize them across a lane loop, for the same
-// reasons as exp and log (detail/elementary.h: a libm call keeps a lane loop scalar; libmvec's
-// vector functions round differently from its scalar ones; every path here runs the same
-// operations in the same order, kernels being compiled with -ffp-contract=off, so the vector and
-// scalar forms of a thread agree bit for bit).
+// sin, cos and tan of float, written in plain IEEE arithmetic (no library call, no table lookup,
+// no branch the vectorizer cannot turn into a select) so that the compiler can vectorize them
+// across a lane loop, for the same reasons as exp and log (detail/elementary.h: a libm call keeps a
+// lane loop scalar; libmvec's vector functions round differently from its scalar ones; every path
+// here runs the same operations in the same order, kernels being compiled with -ffp-contract=off,
+// so the vector and scalar forms of a thread agree bit for bit).
 //
 // Accuracy. MSL (Metal Shading Language Specification, "Math functions" accuracy tables, single
 // precision) allows 4 ulp for sin and cos and 6 ulp for tan in precise mode; in fast mode, sin and
@@ -16,22 +16,25 @@
 //
 // Method. All in double, on a = |x| (sin and tan are odd, cos is even: the sign goes back on at
 // the end, so sin(-0) = -0). NaN and infinities give NaN.
-// Reduction, a 2/pi = n + r with |r| <= 1/2 (a hair more through rounding), for every finite
-// float (no range limit; branch-free Payne-Hanek): 2/pi is cut into 24-bit chunks
-// c_j = C_j 2^(-24(j+1)). With a = m 2^(e-23), m < 2^24, each product a c_j is exact in double, and
-// a c_j is a multiple of 4 (changes neither n mod 4 nor r) once a >= 2^(49 + 24 j). So five
-// chunks count, c_i..c_(i+4), with i = 0 below 2^49, 1 below 2^73, 2 below 2^97, 3 below 2^121
-// and 4 above (selects on a pick them). The first two products are reduced modulo 4 exactly
-// (adding and subtracting 1.5 * 2^54), and each term is added with the integer part taken out
-// first, so that r keeps its relative precision when the sum nearly cancels. What the five chunks
-// leave out is below 2^-71 in a 2/pi, far below the closest any float comes to a multiple of pi/2
-// (about 2^-30 away; the sweep of every float checks the result).
-// Evaluation: t = r pi/2 in [-pi/4, pi/4], sin t and cos t by Taylor polynomials (below), the
-// quadrant n mod 4 picks +-sin t or +-cos t, and the result is rounded once to float.
+// Reduction, a = n pi/2 + t with |t| <= pi/4 (a hair more through rounding), two ways:
+// - a < 2^20 (n < 2^20): Cody and Waite's, t = ((a - n P1) - n P2) - n P3 with pi/2 in three
+//   parts, the first two of 33 bits (n P1, n P2 exact), 119 bits in all: t's error is below 2^-99.
+// - any finite a (no range limit; a branch-free Payne-Hanek): a 2/pi = n + r, t = r pi/2. 2/pi
+//   is cut into 24-bit chunks c_j = C_j 2^(-24(j+1)). With a = m 2^(e-23), m < 2^24, each
+//   product a c_j is exact in double, and a multiple of 4 (changing neither n mod 4 nor r) once
+//   a >= 2^(49 + 24 j). So five chunks count, c_i..c_(i+4), with i = 0 below 2^49, 1 below 2^73,
+//   2 below 2^97, 3 below 2^121 and 4 above (selects on a pick them). The first two products are
+//   reduced modulo 4 exactly (adding and subtracting 1.5 * 2^54), and each term is added with the
+//   integer part taken out first, so that r keeps its relative precision when the sum nearly
+//   cancels. What the five chunks leave out is below 2^-71 in a 2/pi, far below the closest any
+//   float comes to a multiple of pi/2 (about 2^-30; the sweep of every float checks the result).
+// A scalar call takes one of the two with a branch (predictable: arguments are mostly small); a
+// vectorized loop computes both and selects, so each a gets the same bits in every code path.
+// Evaluation: sin t and cos t by Taylor polynomials (below), the quadrant n mod 4 picks +-sin t
+// or +-cos t, and the result is rounded once to float.
 //
-// Cost (release build, 2-core machine, loaded): a lane loop of sin vectorizes 8 wide (two 4-wide
-// double halves), about 2.7 ns per element; a scalar call, 14 ns; glibc's sinf, which a loop
-// cannot vectorize, 1.5 ns (|x| < 100) to 2.7 ns. docs/lanes.md has the figures.
+// Cost: docs/lanes.md ("Calls to libm") has the figures. A lane loop of sin vectorizes 8 wide and
+// costs about twice glibc's sinf per element; a scalar call about 3 times (14 times above 2^20).
 
 namespace metal::detail::trig {
 
@@ -88,8 +91,8 @@ METAL_TRIG void accumulate(double& n, double& s, double q) {
   n += k;
 }
 
-// a = |x| finite: a 2/pi = n + r.
-METAL_TRIG Reduced reduce(float a) {
+// a = |x| finite: a 2/pi = n + r, any a.
+METAL_TRIG Reduced reduce_any(float a) {
   const double ad = double(a);
   const Window w = window(ad);
   // With m < 2^24 and c_(i+k) < 2^(-24 (i + k)): p0 < 2^49, p1 < 2^25, p2 < 2, p3 < 2^-23,
@@ -106,6 +109,28 @@ METAL_TRIG Reduced reduce(float a) {
   const double r = s + (p3 + p4);
   return {int(n) & 3, r * kPiOver2};
 }
+
+// pi/2 in three parts, the first two of 33 bits so that n P1 and n P2 are exact for n < 2^20.
+inline constexpr double kPiOver2Part1 = 0x1.921fb544p+0;
+inline constexpr double kPiOver2Part2 = 0x1.0b4611a6p-34;
+inline constexpr double kPiOver2Part3 = 0x1.3198a2e037073p-69;
+inline constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1;
+// Below this, reduce_small (Cody and Waite) holds: n < 2^20.
+inline constexpr float kSmallArgument = 0x1p20f;
+
+// a = |x| < 2^20: t = a - n pi/2 with pi/2 to 119 bits (n P1 exact, a - n P1 exact by Sterbenz, the
+// other parts' products exact or below 2^-99), about a third of reduce_any's work.
+METAL_TRIG Reduced reduce_small(float a) {
+  const double ad = double(a);
+  const double n = (ad * kTwoOverPi + kRoundTo1) - kRoundTo1;
+  const double t = ((ad - n * kPiOver2Part1) - n * kPiOver2Part2) - n * kPiOver2Part3;
+  return {int(n) & 3, t};
+}
+
+// Each path gives its own bits for a given a and every code path (scalar or vector) takes the
+// same one for that a: a scalar call branches (predictably: arguments are mostly small), a
+// vectorized loop computes both and selects.
+METAL_TRIG Reduced reduce(float a) { return a < kSmallArgument ? reduce_small(a) : reduce_any(a); }
 
 // sin t and cos t for |t| <= pi/4 (a hair beyond is fine) by their Taylor polynomials to t^9 and
 // t^10: the first terms left out, t^11 / 11! and t^12 / 12!, are below 2^-28 of sin t and 2^-33 of
