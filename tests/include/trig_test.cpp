@@ -7,7 +7,7 @@
 // The tests run in a few seconds: a stride through every bit pattern, every float near the
 // places where the reduction changes (the binades where another chunk of 2/pi stops counting),
 // near multiples of pi/2, powers of two, and random arguments in [-2 pi, 2 pi]. Every float
-// (2^32 arguments per function, about 90 s each on 2 threads) is DISABLED_EveryFloat:
+// (2^32 arguments per function; 350 s for the three on 2 threads) is DISABLED_EveryFloat:
 //   msl_types_test --gtest_also_run_disabled_tests --gtest_filter='Trig.DISABLED_EveryFloat'
 #include <gtest/gtest.h>
 
@@ -214,7 +214,8 @@ TEST(Trig, VectorsAndHalf) {
     }
 }
 
-// Every float, on 2 threads (about 90 s per function in a release build): run by hand.
+// Every float, on 2 threads (350 s for the three in a release build): run by hand. Measured
+// 2026-11-28: sin 0.5294, cos 0.5293, tan 0.5442 ulp at most.
 TEST(Trig, DISABLED_EveryFloat) {
   for (const Case& c : kCases) {
     Worst part[2];
