@@ -28,7 +28,7 @@
 //   reduced modulo 4 exactly (adding and subtracting 1.5 * 2^54), and each term is added with the
 //   integer part taken out first, so that r keeps its relative precision when the sum nearly
 //   cancels. What the five chunks leave out is below 2^-71 in a 2/pi, far below the closest any
-//   float comes to a multiple of pi/2 (about 2^-30; the sweep of every float checks the result).
+//   float comes to a multiple of pi/2 (the sweep of every float checks the result).
 // A scalar call takes one of the two with a branch (predictable: arguments are mostly small); a
 // vectorized loop computes both and selects, so each a gets the same bits in every code path.
 // Evaluation: sin t and cos t by Taylor polynomials (below), the quadrant n mod 4 picks +-sin t
