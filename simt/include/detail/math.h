@@ -1,12 +1,14 @@
 #pragma once
 // The math functions of MSL (spec 6.5) for float, half and bfloat scalars and vectors. float calls
 // the C library (correctly rounded or within 1-2 ulp; MSL's precise mode allows 1-4 ulp and its
-// fast mode more), except exp, exp2, log, log2 and tanh, which are written out so that lane loops
-// vectorize them (detail/elementary.h: within 2 ulp); half and bfloat compute in float and round once, so they are within 0.5 ulp of
-// their own type plus float's error. metal::fast:: and metal::precise:: name the same functions.
-// Integer and double scalar arguments are taken as float (`sqrt(2)` is a float).
+// fast mode more), except exp, exp2, log, log2 and tanh, and sin, cos and tan, which are written
+// out so that lane loops vectorize them (detail/elementary.h: within 2 ulp; detail/trig.h: within
+// 1 ulp over every float); half and bfloat compute in float and round once, so they are within 0.5
+// ulp of their own type plus float's error. metal::fast:: and metal::precise:: name the same
+// functions. Integer and double scalar arguments are taken as float (`sqrt(2)` is a float).
 #include "detail/elementary.h"
 #include "detail/lift.h"
+#include "detail/trig.h"
 
 namespace metal {
 
@@ -15,30 +17,28 @@ namespace metal {
 // are templates (METAL_BFLOAT_OVERLOAD, detail/lift.h says why).
 // The float overloads are always inlined: exp, log and tanh are long (detail/elementary.h), and a
 // call left in a lane loop keeps it scalar.
-#define METAL_MATH1(name, expr)                                                               \
-  [[gnu::always_inline]] inline float name(float x) { return expr; }                          \
-  inline half name(half x) { return half(name(float(x))); }                                   \
-  METAL_BFLOAT_OVERLOAD B name(B x) { return B(name(float(x))); }                             \
-  template <detail::plain_arith S>                                                            \
-  inline float name(S x) {                                                                    \
-    return name(float(x));                                                                    \
-  }                                                                                           \
+#define METAL_MATH1(name, expr)                                      \
+  [[gnu::always_inline]] inline float name(float x) { return expr; } \
+  inline half name(half x) { return half(name(float(x))); }          \
+  METAL_BFLOAT_OVERLOAD B name(B x) { return B(name(float(x))); }    \
+  template <detail::plain_arith S>                                   \
+  inline float name(S x) {                                           \
+    return name(float(x));                                           \
+  }                                                                  \
   METAL_LIFT1(name, detail::float_elem)
-#define METAL_MATH2(name, expr)                                                               \
-  inline float name(float x, float y) { return expr; }                                        \
-  inline half name(half x, half y) { return half(name(float(x), float(y))); }                 \
-  METAL_BFLOAT_OVERLOAD B name(B x, B y) { return B(name(float(x), float(y))); }              \
-  template <detail::plain_arith A, detail::plain_arith B>                                     \
-  inline float name(A x, B y) {                                                               \
-    return name(float(x), float(y));                                                          \
-  }                                                                                           \
+#define METAL_MATH2(name, expr)                                                  \
+  inline float name(float x, float y) { return expr; }                           \
+  inline half name(half x, half y) { return half(name(float(x), float(y))); }    \
+  METAL_BFLOAT_OVERLOAD B name(B x, B y) { return B(name(float(x), float(y))); } \
+  template <detail::plain_arith A, detail::plain_arith B>                        \
+  inline float name(A x, B y) {                                                  \
+    return name(float(x), float(y));                                             \
+  }                                                                              \
   METAL_LIFT2(name, detail::float_elem)
-#define METAL_MATH3(name, expr)                                                               \
-  inline float name(float x, float y, float z) { return expr; }                               \
+#define METAL_MATH3(name, expr)                                                                 \
+  inline float name(float x, float y, float z) { return expr; }                                 \
   inline half name(half x, half y, half z) { return half(name(float(x), float(y), float(z))); } \
-  METAL_BFLOAT_OVERLOAD B name(B x, B y, B z) {                                               \
-    return B(name(float(x), float(y), float(z)));                                             \
-  }                                                                                           \
+  METAL_BFLOAT_OVERLOAD B name(B x, B y, B z) { return B(name(float(x), float(y), float(z))); } \
   METAL_LIFT3(name, detail::float_elem)
 
 namespace detail {
@@ -48,16 +48,16 @@ inline constexpr double kPi = 3.14159265358979323846;
 }  // namespace detail
 
 // ------------------------------ trigonometric
-METAL_MATH1(sin, __builtin_sinf(x))
-METAL_MATH1(cos, __builtin_cosf(x))
-METAL_MATH1(tan, __builtin_tanf(x))
+METAL_MATH1(sin, detail::trig::sin(x))
+METAL_MATH1(cos, detail::trig::cos(x))
+METAL_MATH1(tan, detail::trig::tan(x))
 METAL_MATH1(asin, __builtin_asinf(x))
 METAL_MATH1(acos, __builtin_acosf(x))
 METAL_MATH1(atan, __builtin_atanf(x))
 METAL_MATH2(atan2, __builtin_atan2f(x, y))
-METAL_MATH1(sinpi, float(__builtin_sin(detail::kPi * detail::reduce_pi(x))))
-METAL_MATH1(cospi, float(__builtin_cos(detail::kPi * detail::reduce_pi(x))))
-METAL_MATH1(tanpi, float(__builtin_tan(detail::kPi * double(__builtin_fmodf(x, 1.0f)))))
+METAL_MATH1(sinpi, float(__builtin_sin(detail::kPi* detail::reduce_pi(x))))
+METAL_MATH1(cospi, float(__builtin_cos(detail::kPi* detail::reduce_pi(x))))
+METAL_MATH1(tanpi, float(__builtin_tan(detail::kPi* double(__builtin_fmodf(x, 1.0f)))))
 // ------------------------------ hyperbolic
 METAL_MATH1(sinh, __builtin_sinhf(x))
 METAL_MATH1(cosh, __builtin_coshf(x))
@@ -95,7 +95,8 @@ METAL_MATH2(fmin, __builtin_fminf(x, y))
 METAL_MATH2(fmax, __builtin_fmaxf(x, y))
 METAL_MATH3(fmin3, __builtin_fminf(__builtin_fminf(x, y), z))
 METAL_MATH3(fmax3, __builtin_fmaxf(__builtin_fmaxf(x, y), z))
-METAL_MATH3(fmedian3, __builtin_fmaxf(__builtin_fminf(x, y), __builtin_fminf(__builtin_fmaxf(x, y), z)))
+METAL_MATH3(fmedian3,
+            __builtin_fmaxf(__builtin_fminf(x, y), __builtin_fminf(__builtin_fmaxf(x, y), z)))
 // ------------------------------ other binary and ternary
 METAL_MATH2(copysign, __builtin_copysignf(x, y))
 METAL_MATH2(fdim, __builtin_fdimf(x, y))
@@ -108,7 +109,8 @@ METAL_MATH3(fma, __builtin_fmaf(x, y, z))
 inline float frexp(float x, int& e) { return __builtin_frexpf(x, &e); }
 inline half frexp(half x, int& e) { return half(__builtin_frexpf(float(x), &e)); }
 template <class V, class E>
-  requires detail::float_vector<V> && detail::int_vector<E> && (detail::size_v<V> == detail::size_v<E>)
+  requires detail::float_vector<V> && detail::int_vector<E> &&
+           (detail::size_v<V> == detail::size_v<E>)
 detail::value_t<V> frexp(const V& x, E& e) {
   detail::value_t<V> r;
   for (int i = 0; i < detail::size_v<V>; ++i) {
@@ -153,10 +155,13 @@ detail::value_t<V> modf(const V& x, W& ip) {
   }
   return r;
 }
-// sincos returns sin(x) and stores cos(x).
+// sincos returns sin(x) and stores cos(x), the same bits as sin and cos; float shares one argument
+// reduction (detail/trig.h). Always inlined, as the float functions are, so a lane loop calling it
+// vectorizes.
+[[gnu::always_inline]] inline float sincos(float x, float& c) { return detail::trig::sincos(x, c); }
 template <class T>
   requires detail::float_elem<T> || detail::float_vector<T>
-auto sincos(const T& x, T& c) {
+[[gnu::always_inline]] inline auto sincos(const T& x, T& c) {
   c = cos(x);
   return sin(x);
 }
