@@ -419,8 +419,12 @@ void CommandBuffer::finish() {
     error_ = NS::TransferPtr(new NS::Error(
         timeout ? CommandBufferErrorTimeout : CommandBufferErrorInternal, text, kErrorDomain));
   }
-  GpuTimeline::CompletedHandlers in_handlers(this);
-  run_handlers(completed_handlers_);
+  const bool has_completed_handlers = !completed_handlers_.empty();
+  {
+    GpuTimeline::CompletedHandlers in_handlers(this);
+    run_handlers(completed_handlers_);
+  }
+  if (has_completed_handlers) timeline().observe_through_handler(this);
 }
 
 // ---- Handlers, labels, enqueue (issue 26 item 2)

@@ -114,7 +114,8 @@ void GpuTimeline::submit(CommandBuffer* cb) {
 
 bool GpuTimeline::holds(const CommandBuffer* cb) const {
   return live_queues_ >= 2 && !stopping_ &&
-         cb->options_.schedule.kind != metalsim::ScheduleKind::in_order;
+         (cb->options_.schedule.kind != metalsim::ScheduleKind::in_order ||
+          cb->options_.checks.race);
 }
 
 namespace {
@@ -143,9 +144,9 @@ void GpuTimeline::release_held(std::unique_lock<std::mutex>& lock) {
     metalsim::engine::ScheduleRng rng(schedule.seed * 0x9e3779b97f4a7c15ull +
                                       held.front().buffer->timeline_serial_ * 7 + 3);
     metalsim::engine::shuffle(std::span<size_t>(order), rng);
-  } else {
+  } else if (schedule.kind == metalsim::ScheduleKind::reversed) {
     std::reverse(order.begin(), order.end());
-  }
+  }  // in order (held for the race check only): commit order
   std::vector<bool> placed(held.size(), false);
   for (size_t placed_count = 0; placed_count < held.size();) {
     for (size_t k : order) {
@@ -257,6 +258,13 @@ uint64_t GpuTimeline::handler_buffer() const {
   for (auto it = running_handlers.rbegin(); it != running_handlers.rend(); ++it)
     if (&(*it)->timeline() == this) return (*it)->timeline_serial_;
   return 0;
+}
+
+void GpuTimeline::observe_through_handler(const CommandBuffer* cb) {
+  std::lock_guard lock(mutex_);
+  auto it = buffers_.find(cb->timeline_serial_);
+  if (it != buffers_.end() && it->second->observed_at == UINT64_MAX)
+    it->second->observed_at = ++clock_;
 }
 
 void GpuTimeline::observe(const CommandBuffer* cb) {

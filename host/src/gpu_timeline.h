@@ -18,22 +18,24 @@
 // before the second was released by, and the host having seen the first's buffer complete
 // (waitUntilCompleted, a completed status(), waitUntilSignaledValue) before committing the
 // second, or the second committed (or the host's signal it waits for made) by the first's
-// completed handler, on the handler's own thread. What another thread does after a handler told
-// it is not seen: the host code that waits for a handler's flag orders nothing here. Unordered
-// dispatches conflict only on untracked memory (MTLResource.hpp): Metal orders the rest by itself.
+// completed handler, on the handler's own thread, or committed after the first's completed
+// handlers returned (the host may have waited for a flag they set; with `race` on, buffers are
+// held, below, so a buffer the host did not wait for has not run and its handlers have not
+// returned). Unordered dispatches conflict only on untracked memory (MTLResource.hpp): Metal
+// orders the rest by itself.
 //
 // Held command buffers (issue 28 item 3). A GPU may run the command buffers of two queues in
 // either order, or at once, unless something orders them; running each at commit would never show
 // a missing event in the results. So under a schedule other than in-order (METALSIM_SCHEDULE,
-// `--schedule`), while two or more queues live, a command buffer that could run at once is held
-// instead, and the held ones run later in the schedule's order (reversed, or shuffled by its
-// seed): when the host waits for anything (waitUntilCompleted, a status() not yet final,
-// waitUntilSignaledValue), when a queue is released, when the device goes, and at the latest
-// kHoldFor after the first was held (so that host code waiting for a completed handler's flag
-// does not hang; that run is on the timeline's own thread). What orders them still does: a buffer
-// held behind its queue's earlier one stays behind it, an event wait blocks until the signal, and
-// a buffer never runs before an earlier-committed held one that binds a tracked resource it binds
-// too (Metal orders those by itself).
+// `--schedule`), or with `race` on, while two or more queues live, a command buffer that could
+// run at once is held instead, and the held ones run later in the schedule's order (reversed,
+// shuffled by its seed, or in commit order): when the host waits for anything (waitUntilCompleted,
+// a status() not yet final, waitUntilSignaledValue), when a queue is released, when the device
+// goes, and at the latest kHoldFor after the first was held (so that host code waiting for a
+// completed handler's flag does not hang; that run is on the timeline's own thread). What orders
+// them still does: a buffer held behind its queue's earlier one stays behind it, an event wait
+// blocks until the signal, and a buffer never runs before an earlier-committed held one that binds
+// a tracked resource it binds too (Metal orders those by itself).
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -100,6 +102,10 @@ class GpuTimeline {
   void wait(CommandBuffer* cb, double seconds);
   // The host has seen `cb` complete (waitUntilCompleted, status()).
   void observe(const CommandBuffer* cb);
+  // `cb`'s completed handlers have returned: what the host commits from now on may have learnt
+  // of its end from them (a flag, a condition variable), so it counts as seen. Sound only because
+  // a buffer is held until the host waits (below): one the host did not wait for has not run.
+  void observe_through_handler(const CommandBuffer* cb);
   // The host asked a held or unfinished buffer's status: what is held runs now.
   void poll();
   // While one lives, this thread runs `cb`'s completed handlers: what it commits or signals from

@@ -275,6 +275,7 @@ TEST(PlantedDispatch, ATextureBarrierOrdersTextures) {
     e->dispatchThreads({16, 16, 1}, {8, 8, 1});
     e->endEncoding();
     cb->commit();
+    cb->waitUntilCompleted();  // two queues with race on: held until the host waits
     const report::Report* r = find(cb, report::CheckId::race_dispatch);
     if (between == Barrier::none || between == Barrier::other) {
       ASSERT_NE(r, nullptr) << int(between) << "\n" << Harness::reports(cb);
@@ -321,6 +322,7 @@ TEST(PlantedDispatch, ATextureOverABufferAndTheBufferShareTheirShadow) {
   e->dispatchThreads({kFloats, 1, 1}, {64, 1, 1});
   e->endEncoding();
   cb->commit();
+  cb->waitUntilCompleted();  // two queues with race on: held until the host waits
   const report::Report* r = find(cb, report::CheckId::race_dispatch);
   ASSERT_NE(r, nullptr) << Harness::reports(cb);
   EXPECT_EQ(r->kernel, "planted_dispatch_scale") << r->format();

@@ -1,11 +1,12 @@
 // race.dispatch across command queues (issue 28 item 3): a producer on one queue writes untracked
 // memory that a consumer on another queue reads, with nothing between them. A GPU may run the two
-// command buffers at the same time; metalsim runs them at commit, one after the other, and with
-// `race` on reports the pair, naming both dispatches, kernels and lines. An event signalled
-// after the producer and waited for before the consumer orders them, as does the host waiting
-// for the producer before committing the consumer, committing the consumer from the producer's
-// completed handler, one queue, or memory Metal tracks. A completed handler that commits nothing
-// orders nothing: the host's later commit is still unordered.
+// command buffers at the same time; metalsim runs them one after the other (held until the host
+// waits, with `race` on), and with `race` on reports the pair, naming both dispatches, kernels
+// and lines. An event signalled after the producer and waited for before the consumer orders
+// them, as does the host waiting for the producer before committing the consumer, committing the
+// consumer from the producer's completed handler, or after a flag that handler set, one queue, or
+// memory Metal tracks. A completed handler whose end the host does not wait for orders nothing:
+// the host's commit right after is still unordered.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -161,8 +162,9 @@ TEST(PlantedQueues, UnorderedQueuesOnUntrackedMemoryAreReported) {
 TEST(PlantedQueues, WhatOrdersThemIsNotReported) {
   if (!report::check_implemented(report::CheckId::race_dispatch))
     GTEST_SKIP() << "race.dispatch needs the shadow racecheck";
-  for (Between between : {Between::event, Between::host_wait, Between::shared_event_wait,
-                          Between::one_queue, Between::handler_commits, Between::handler_signals}) {
+  for (Between between :
+       {Between::event, Between::host_wait, Between::shared_event_wait, Between::one_queue,
+        Between::handler_commits, Between::handler_signals, Between::handler_flag}) {
     Harness h = racing_harness();
     Queues queues(h, true);
     const MTL::CommandBuffer* c = queues.run(between);
