@@ -17,18 +17,6 @@ namespace {
 using Fn = float (*)(float);
 using Model = double (*)(double);
 
-// |got - want| in ulps of float at want (the subnormal spacing below 2^-126); infinite when one
-// is infinite or NaN and the other is not the same.
-double ulp_exact(float got, double want) {
-  if (std::isnan(want)) return std::isnan(got) ? 0.0 : HUGE_VAL;
-  const float rounded = float(want);  // overflows to infinity where the exact result does
-  if (std::isinf(rounded) || std::isinf(got)) return got == rounded ? 0.0 : HUGE_VAL;
-  int e = 0;
-  std::frexp(want, &e);
-  const double ulp = std::ldexp(1.0, std::max(e - 24, -149));
-  return std::fabs(double(got) - want) / ulp;
-}
-
 struct Case {
   const char* name;
   Fn f;
@@ -51,7 +39,7 @@ TEST(Elementary, WholeRangeWithin2Ulp) {
     float worst_at = 0.0f;
     for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 4099) {
       const float x = __builtin_bit_cast(float, uint32_t(bits));
-      const double err = ulp_exact(c.f(x), c.model(double(x)));
+      const double err = metalsim::msl_test::ulp_exact(c.f(x), c.model(double(x)));
       if (err > worst || std::isnan(err)) {
         worst = err;
         worst_at = x;
@@ -72,7 +60,7 @@ TEST(Elementary, DenseRangesWithin2Ulp) {
     for (const Range& r : ranges)
       for (int i = 0; i < 200000; ++i) {
         const float x = metalsim::msl_test::uniform_real(r.lo, r.hi);
-        ASSERT_LE(ulp_exact(c.f(x), c.model(double(x))), 2.0)
+        ASSERT_LE(metalsim::msl_test::ulp_exact(c.f(x), c.model(double(x))), 2.0)
             << c.name << "(" << std::hexfloat << x << ")";
       }
 }

@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the MSL header tests: a fixed-seed generator and ulp distances.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -33,6 +34,19 @@ inline double ulp_float(float a, float b) {
   if (a == b) return 0.0;
   const double u = std::ldexp(1.0, std::max(std::ilogb(b), -126) - 23);
   return std::fabs(double(a) - double(b)) / u;
+}
+// |got - want| in ulps of float at the exact result `want` (the subnormal spacing below 2^-126):
+// 0 when both are NaN, infinite when only one is NaN, or when one is infinite (a result that
+// overflows float included) and the other is not the same.
+inline double ulp_exact(float got, double want) {
+  if (std::isnan(want) || std::isnan(got))
+    return std::isnan(want) == std::isnan(got) ? 0.0 : HUGE_VAL;
+  const float rounded = float(want);  // overflows to infinity where the exact result does
+  if (std::isinf(rounded) || std::isinf(got)) return got == rounded ? 0.0 : HUGE_VAL;
+  int e = 0;
+  std::frexp(want, &e);
+  const double ulp = std::ldexp(1.0, std::max(e - 24, -149));
+  return std::fabs(double(got) - want) / ulp;
 }
 // Distance in ulps of half (binary16, 10 fraction bits; subnormal spacing 2^-24).
 inline double ulp_half(float a, float b) {

@@ -25,17 +25,6 @@ namespace {
 using Fn = float (*)(float);
 using Model = double (*)(double);
 
-// |got - want| in ulps of float at the exact want (the subnormal spacing below 2^-126); infinite
-// when got is NaN and want is not, or the other way round.
-double ulp_exact(float got, double want) {
-  if (std::isnan(want) || std::isnan(got))
-    return std::isnan(want) == std::isnan(got) ? 0.0 : HUGE_VAL;
-  int e = 0;
-  std::frexp(want, &e);
-  const double ulp = std::ldexp(1.0, std::max(e - 24, -149));
-  return std::fabs(double(got) - want) / ulp;
-}
-
 struct Case {
   const char* name;
   Fn f;
@@ -52,7 +41,7 @@ struct Worst {
   double err = 0.0;
   float at = 0.0f;
   void take(const Case& c, float x) {
-    const double e = ulp_exact(c.f(x), c.model(double(x)));
+    const double e = metalsim::msl_test::ulp_exact(c.f(x), c.model(double(x)));
     if (e > err || std::isnan(e)) {
       err = e;
       at = x;
