@@ -1,15 +1,13 @@
 #pragma once
 // The math functions of MSL (spec 6.5) for float, half and bfloat scalars and vectors. float calls
 // the C library (correctly rounded or within 1-2 ulp; MSL's precise mode allows 1-4 ulp and its
-// fast mode more), except exp, exp2, log, log2 and tanh, sin, cos and tan, and pow and powr,
-// which are written out so that lane loops vectorize them (detail/elementary.h: within 2 ulp;
-// detail/trig.h: within 1 ulp over every float; detail/power.h: within 1 ulp); half and bfloat
-// compute in float and round once, so they are within 0.5 ulp of their own type plus float's error.
-// metal::fast:: and metal::precise:: name the same functions. Integer and double scalar arguments
-// are taken as float (`sqrt(2)` is a float).
+// fast mode more), except exp, exp2, log, log2 and tanh, and sin, cos and tan, which are written
+// out so that lane loops vectorize them (detail/elementary.h: within 2 ulp; detail/trig.h: within
+// 1 ulp over every float); half and bfloat compute in float and round once, so they are within 0.5
+// ulp of their own type plus float's error. metal::fast:: and metal::precise:: name the same
+// functions. Integer and double scalar arguments are taken as float (`sqrt(2)` is a float).
 #include "detail/elementary.h"
 #include "detail/lift.h"
-#include "detail/power.h"
 #include "detail/trig.h"
 
 namespace metal {
@@ -29,7 +27,7 @@ namespace metal {
   }                                                                  \
   METAL_LIFT1(name, detail::float_elem)
 #define METAL_MATH2(name, expr)                                                  \
-  [[gnu::always_inline]] inline float name(float x, float y) { return expr; }    \
+  inline float name(float x, float y) { return expr; }                           \
   inline half name(half x, half y) { return half(name(float(x), float(y))); }    \
   METAL_BFLOAT_OVERLOAD B name(B x, B y) { return B(name(float(x), float(y))); } \
   template <detail::plain_arith A, detail::plain_arith B>                        \
@@ -74,9 +72,9 @@ METAL_MATH1(exp10, float(__builtin_exp(double(x) * 2.30258509299404568402)))
 METAL_MATH1(log, detail::elementary::log(x))
 METAL_MATH1(log2, detail::elementary::log2(x))
 METAL_MATH1(log10, __builtin_log10f(x))
-METAL_MATH2(pow, detail::power::pow(x, y))
+METAL_MATH2(pow, __builtin_powf(x, y))
 // powr: pow for x >= 0; NaN for x < 0 (MSL).
-METAL_MATH2(powr, x < 0.0f ? __builtin_nanf("") : detail::power::pow(x, y))
+METAL_MATH2(powr, x < 0.0f ? __builtin_nanf("") : __builtin_powf(x, y))
 METAL_MATH1(sqrt, __builtin_sqrtf(x))
 METAL_MATH1(rsqrt, float(1.0 / __builtin_sqrt(double(x))))
 // ------------------------------ rounding
