@@ -250,13 +250,7 @@ void CommandBuffer::run_group(const std::vector<Step>& steps, size_t begin, size
     while (run_end < end && !steps[run_end].fence) ++run_end;
     std::vector<size_t> order;
     for (size_t k = run_begin; k < run_end; ++k) order.push_back(k);
-    if (schedule.kind == metalsim::ScheduleKind::reversed) {
-      std::reverse(order.begin(), order.end());
-    } else if (schedule.kind == metalsim::ScheduleKind::random) {
-      metalsim::engine::ScheduleRng rng(schedule.seed * 0x9e3779b97f4a7c15ull + index * 131 +
-                                        run_begin + 11);
-      metalsim::engine::shuffle(std::span<size_t>(order), rng);
-    }
+    metalsim::engine::arrange(std::span<size_t>(order), schedule, index * 131 + run_begin + 11);
     for (size_t k : order) {
       const uint32_t member = first + uint32_t(k - begin);
       if (window_lock && steps[k].dispatch != nullptr) {

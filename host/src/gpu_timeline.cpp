@@ -103,7 +103,7 @@ void GpuTimeline::submit(CommandBuffer* cb) {
   unfinished_[cb->timeline_serial_] = NS::RetainPtr(cb);
   queue.push_back(cb);
   if (queue.size() == 1 && holds(cb)) {
-    held_.push_back({NS::RetainPtr(cb), cb->tracked_resources()});
+    held_.push_back({cb, cb->tracked_resources()});
     if (!releaser_.joinable()) releaser_ = std::thread([this] { release_after_a_while(); });
     held_changed_.notify_all();
     return;
@@ -131,22 +131,18 @@ bool share_any(const std::vector<const void*>& a, const std::vector<const void*>
 }  // namespace
 
 // The held buffers, in the schedule's order (reversed, or shuffled by the first one's seed and
-// serial), each moved behind any earlier-committed one binding a tracked resource it binds; then
-// run as the ready ones are. The retains go after they ran, outside the lock.
+// serial; engine::arrange), each moved behind any earlier-committed one binding a tracked
+// resource it binds; then run as the ready ones are.
 void GpuTimeline::release_held(std::unique_lock<std::mutex>& lock) {
   if (held_.empty()) return;
   std::vector<Held> held;
   held.swap(held_);
   std::vector<size_t> order(held.size());
   for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-  const metalsim::SchedulePolicy& schedule = held.front().buffer->options_.schedule;
-  if (schedule.kind == metalsim::ScheduleKind::random) {
-    metalsim::engine::ScheduleRng rng(schedule.seed * 0x9e3779b97f4a7c15ull +
-                                      held.front().buffer->timeline_serial_ * 7 + 3);
-    metalsim::engine::shuffle(std::span<size_t>(order), rng);
-  } else if (schedule.kind == metalsim::ScheduleKind::reversed) {
-    std::reverse(order.begin(), order.end());
-  }  // in order (held for the race check only): commit order
+  // In order (held for the race check only): commit order.
+  const CommandBuffer& first = *held.front().buffer;
+  metalsim::engine::arrange(std::span<size_t>(order), first.options_.schedule,
+                            first.timeline_serial_ * 7 + 3);
   std::vector<bool> placed(held.size(), false);
   for (size_t placed_count = 0; placed_count < held.size();) {
     for (size_t k : order) {
@@ -157,14 +153,11 @@ void GpuTimeline::release_held(std::unique_lock<std::mutex>& lock) {
       if (behind) continue;
       placed[k] = true;
       ++placed_count;
-      ready_.push_back(held[k].buffer.get());
+      ready_.push_back(held[k].buffer);
       break;
     }
   }
   drain(lock);
-  lock.unlock();
-  held.clear();
-  lock.lock();
 }
 
 // Runs what is held once it has waited kHoldFor, on this thread, until the timeline goes.

@@ -174,10 +174,10 @@ class GpuTimeline {
   // later. Released by drain, outside the lock.
   std::map<uint64_t, NS::SharedPtr<CommandBuffer>> unfinished_;
   std::vector<NS::SharedPtr<CommandBuffer>> finished_;
-  // Held buffers in commit order, each with the tracked resources it binds (sorted); retained
-  // while held (a program may release a committed buffer it does not wait for).
+  // Held buffers in commit order (retained in unfinished_), each with the tracked resources it
+  // binds (sorted).
   struct Held {
-    NS::SharedPtr<CommandBuffer> buffer;
+    CommandBuffer* buffer;
     std::vector<const void*> tracked;
   };
   std::vector<Held> held_;

@@ -3,6 +3,7 @@
 // handed to workers. A race-free kernel gives bit-identical results under every policy; a
 // difference reveals a race or a dependence between threadgroups. The same seed always gives
 // the same schedule, whatever the number of workers.
+#include <algorithm>
 #include <cstdint>
 #include <span>
 
@@ -31,6 +32,19 @@ void shuffle(std::span<T> items, ScheduleRng& rng) {
     T tmp = items[i - 1];
     items[i - 1] = items[j];
     items[j] = tmp;
+  }
+}
+
+// `items` in the policy's order: as they are (in order), reversed, or shuffled by the policy's
+// seed mixed with `salt` (which group of items this is, so that each group gets its own order).
+// The host's concurrent dispatches and held command buffers are ordered so.
+template <class T>
+void arrange(std::span<T> items, const SchedulePolicy& policy, uint64_t salt) {
+  if (policy.kind == ScheduleKind::reversed) {
+    std::reverse(items.begin(), items.end());
+  } else if (policy.kind == ScheduleKind::random) {
+    ScheduleRng rng(policy.seed * 0x9e3779b97f4a7c15ull + salt);
+    shuffle(items, rng);
   }
 }
 

@@ -14,14 +14,7 @@
 
 namespace {
 
-using Fn = float (*)(float);
-using Model = double (*)(double);
-
-struct Case {
-  const char* name;
-  Fn f;
-  Model model;
-};
+using Case = metalsim::msl_test::UnaryCase;
 
 const Case kCases[] = {
     {"exp", [](float x) { return metal::exp(x); }, [](double x) { return std::exp(x); }},
@@ -35,17 +28,10 @@ const Case kCases[] = {
 // a million arguments per function.
 TEST(Elementary, WholeRangeWithin2Ulp) {
   for (const Case& c : kCases) {
-    double worst = 0.0;
-    float worst_at = 0.0f;
-    for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 4099) {
-      const float x = __builtin_bit_cast(float, uint32_t(bits));
-      const double err = metalsim::msl_test::ulp_exact(c.f(x), c.model(double(x)));
-      if (err > worst || std::isnan(err)) {
-        worst = err;
-        worst_at = x;
-      }
-    }
-    EXPECT_LE(worst, 2.0) << c.name << " at " << std::hexfloat << worst_at;
+    metalsim::msl_test::WorstUlp worst;
+    for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 4099)
+      worst.take(c, __builtin_bit_cast(float, uint32_t(bits)));
+    EXPECT_LE(worst.err, 2.0) << c.name << " at " << std::hexfloat << worst.at;
   }
 }
 

@@ -48,6 +48,25 @@ inline double ulp_exact(float got, double want) {
   const double ulp = std::ldexp(1.0, std::max(e - 24, -149));
   return std::fabs(double(got) - want) / ulp;
 }
+// A float function under test, with the double-precision function that models it.
+struct UnaryCase {
+  const char* name;
+  float (*f)(float);
+  double (*model)(double);
+};
+// The largest ulp_exact error of a case over the arguments taken, and where (a NaN error counts
+// as the largest).
+struct WorstUlp {
+  double err = 0.0;
+  float at = 0.0f;
+  void take(const UnaryCase& c, float x) {
+    const double e = ulp_exact(c.f(x), c.model(double(x)));
+    if (e > err || std::isnan(e)) {
+      err = e;
+      at = x;
+    }
+  }
+};
 // Distance in ulps of half (binary16, 10 fraction bits; subnormal spacing 2^-24).
 inline double ulp_half(float a, float b) {
   if (std::isnan(a) && std::isnan(b)) return 0.0;

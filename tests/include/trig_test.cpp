@@ -22,32 +22,16 @@
 
 namespace {
 
+using Case = metalsim::msl_test::UnaryCase;
+using Worst = metalsim::msl_test::WorstUlp;
 using Fn = float (*)(float);
-using Model = double (*)(double);
 
-struct Case {
-  const char* name;
-  Fn f;
-  Model model;
-};
 const Case kCases[] = {
     {"sin", [](float x) { return metal::sin(x); }, [](double x) { return std::sin(x); }},
     {"cos", [](float x) { return metal::cos(x); }, [](double x) { return std::cos(x); }},
     {"tan", [](float x) { return metal::tan(x); }, [](double x) { return std::tan(x); }},
 };
 constexpr double kPromisedUlp = 1.0;  // MSL precise: 4 (sin, cos), 6 (tan)
-
-struct Worst {
-  double err = 0.0;
-  float at = 0.0f;
-  void take(const Case& c, float x) {
-    const double e = metalsim::msl_test::ulp_exact(c.f(x), c.model(double(x)));
-    if (e > err || std::isnan(e)) {
-      err = e;
-      at = x;
-    }
-  }
-};
 
 // Every float from bit pattern lo up to (not including) hi, both signs.
 Worst sweep_bits(const Case& c, uint32_t lo, uint32_t hi, uint32_t stride = 1) {
