@@ -219,12 +219,13 @@ bool reach(const std::array<Stride, 3>& strides, uint64_t& below, uint64_t& abov
   return true;
 }
 
-// Whether every access of `bytes` bytes at start + sum of ki * stepi, 0 <= ki <= lasti, lies in
-// granules whose shadow is 0. The smallest strides make one contiguous block, scanned whole,
-// while that costs less than walking them block by block (a stride of 512 bytes over 16
-// iterations: one scan of 512 shadow bytes); the others are walked, a block per step (a column
+// Whether the shadow allows every access of `bytes` bytes at start + sum of ki * stepi,
+// 0 <= ki <= lasti (granules whose shadow is 0, and the allowed bytes of a partial one: a loop
+// that runs to the end of an odd-sized buffer). The smallest strides make one contiguous block,
+// scanned whole, while that costs less than walking them block by block (a stride of 512 bytes over
+// 16 iterations: one scan of 512 shadow bytes); the others are walked, a block per step (a column
 // of a matrix: one granule per row).
-bool strided_plain(uintptr_t start, uint64_t bytes, std::array<Stride, 3> strides) {
+bool strided_allowed(uintptr_t start, uint64_t bytes, std::array<Stride, 3> strides) {
   for (Stride& s : strides)
     if (s.step == 0 || s.last == 0) s = {0, 0};
   uint64_t below = 0, above = 0;  // how far the accesses reach below start and above its end
@@ -261,7 +262,7 @@ bool strided_plain(uintptr_t start, uint64_t bytes, std::array<Stride, 3> stride
   for (;;) {
     uint64_t at = first;
     for (size_t i = walked; i < strides.size(); ++i) at += uint64_t(strides[i].step) * k[i];
-    if (!shadow::plain(reinterpret_cast<const void*>(at), extent)) return false;
+    if (!shadow::allows(reinterpret_cast<const void*>(at), extent)) return false;
     size_t i = walked;
     while (i < strides.size() && k[i] == strides[i].last) k[i++] = 0;
     if (i == strides.size()) return true;
@@ -276,8 +277,8 @@ extern "C" uint32_t __metalsim_access_range(const void* start, uint64_t bytes, i
                                             uint64_t last0, int64_t step1, uint64_t last1,
                                             int64_t step2, uint64_t last2) {
   if (__metalsim_access_every != 0) return 0;
-  return metalsim::checks::strided_plain(reinterpret_cast<uintptr_t>(start), bytes,
-                                         {{{step0, last0}, {step1, last1}, {step2, last2}}})
+  return metalsim::checks::strided_allowed(reinterpret_cast<uintptr_t>(start), bytes,
+                                           {{{step0, last0}, {step1, last1}, {step2, last2}}})
              ? 1
              : 0;
 }

@@ -135,4 +135,9 @@ const char* first_inaccessible(const void* address, size_t bytes) {
   return end;
 }
 
+bool allows(const void* address, size_t bytes) {
+  return plain(address, bytes) ||
+         first_inaccessible(address, bytes) == static_cast<const char*>(address) + bytes;
+}
+
 }  // namespace metalsim::checks::shadow

@@ -61,6 +61,10 @@ void set_granule_value(const void* address, uint8_t value);
 // the shadow is not active: the fast path then never calls the engine either).
 bool plain(const void* address, size_t bytes);
 
+// Whether the shadow allows every byte of [address, address + bytes): plain(), or exactly where a
+// granule is partial (a range that ends in an odd-sized buffer's last granule).
+bool allows(const void* address, size_t bytes);
+
 // The first byte of [address, address + bytes) that the shadow does not allow (address + bytes
 // when there is none).
 const char* first_inaccessible(const void* address, size_t bytes);

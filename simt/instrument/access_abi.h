@@ -23,6 +23,7 @@ inline constexpr const char* kIndexFits = "__metalsim_index_fits";
 
 inline constexpr unsigned kGranuleShift = checks::shadow::kGranuleShift;
 inline constexpr uint64_t kGranule = checks::shadow::kGranule;
+inline constexpr uint32_t kValidFrom = checks::shadow::kValidFrom;
 inline constexpr uint32_t kWrite = checks::access::kWrite;
 inline constexpr uint32_t kAtomic = checks::access::kAtomic;
 

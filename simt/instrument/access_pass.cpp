@@ -209,13 +209,52 @@ Value* shadow_of(IRBuilder<>& b, const Entry& e, Value* address, bool two) {
   return b.CreateZExt(s, b.getInt32Ty());
 }
 
-// The condition under which a fixed-size access calls the engine.
-Value* needs_engine(IRBuilder<>& b, const Entry& e, Value* pointer, uint64_t bytes) {
+// The shadow test of a fixed-size access: `miss` is true when a shadow byte it reads is not 0
+// or a racecheck dispatch runs; `two` is the 2-byte shadow of its first granule and the next,
+// `address` the access's address as an integer.
+struct ShadowTest {
+  Value* miss;
+  Value* two;
+  Value* address;
+};
+
+ShadowTest shadow_test(IRBuilder<>& b, const Entry& e, Value* pointer, uint64_t bytes) {
   Value* address = b.CreatePtrToInt(pointer, b.getInt64Ty());
-  Value* s = shadow_of(b, e, address, true);
+  Value* two = shadow_of(b, e, address, true);
+  Value* s = two;
   if (bytes > abi::kGranule)
     s = b.CreateOr(s, shadow_of(b, e, b.CreateAdd(address, b.getInt64(bytes - 1)), false));
-  return b.CreateOr(b.CreateICmpNE(s, b.getInt32(0)), e.every);
+  return {b.CreateOr(b.CreateICmpNE(s, b.getInt32(0)), e.every), two, address};
+}
+
+// Whether an access of `bytes` (at most a granule) that the 2-byte shadow `two` of its first
+// granule and the next describes is allowed by the shadow alone, decided inline as the engine
+// would (access_shadow.h's encoding): a partial granule (1..15: the first N bytes) or a binding
+// that starts inside one (kValidFrom | N: the bytes from N on). Without it every read of a
+// setBytes argument whose size is not a multiple of 16 (a 24-byte parameter struct, one uint)
+// called the engine: the 2-byte load includes the partial granule after its first.
+Value* partial_granules_allow(IRBuilder<>& b, Value* two, Value* address, uint64_t bytes) {
+  Value* first = b.CreateAnd(two, b.getInt32(0xFF));
+  Value* next = b.CreateLShr(two, b.getInt32(8));
+  Value* offset =
+      b.CreateTrunc(b.CreateAnd(address, b.getInt64(abi::kGranule - 1)), b.getInt32Ty());
+  Value* end = b.CreateAdd(offset, b.getInt32(uint32_t(bytes)));  // 1..31: past the access
+  Value* granule = b.getInt32(uint32_t(abi::kGranule));
+  auto is = [&](Value* v, uint32_t c) { return b.CreateICmpEQ(v, b.getInt32(c)); };
+  auto below = [&](Value* v, Value* limit) { return b.CreateICmpULT(v, limit); };
+  auto at_most = [&](Value* v, Value* limit) { return b.CreateICmpULE(v, limit); };
+  // The first granule: every byte, its first N (the access must end by N), or from N on.
+  Value* valid_from =
+      b.CreateAnd(is(b.CreateAnd(first, b.getInt32(0xF0)), abi::kValidFrom),
+                  b.CreateICmpUGE(offset, b.CreateAnd(first, b.getInt32(abi::kGranule - 1))));
+  Value* first_ok =
+      b.CreateOr(b.CreateOr(is(first, 0), b.CreateAnd(below(first, granule), at_most(end, first))),
+                 valid_from);
+  // The next granule, when the access reaches it: every byte, or its first N.
+  Value* past = b.CreateSub(end, granule);
+  Value* next_ok = b.CreateOr(b.CreateOr(at_most(end, granule), is(next, 0)),
+                              b.CreateAnd(below(next, granule), at_most(past, next)));
+  return b.CreateAnd(first_ok, next_ok);
 }
 
 DebugLoc location_of(const Instruction& inst, const Function& f) {
@@ -266,7 +305,7 @@ void instrument_access(const Access& a, Value* plain, const Entry& e, const Call
     // runs: the masked slow path then checks the enabled lanes alone. Before, every masked load
     // and store of a vectorized lane loop called the engine, 1.6-4x of a kernel's time.
     if (std::optional<uint64_t> span = masked_span(a)) {
-      Value* cond = needs_engine(b, e, a.pointer, *span);
+      Value* cond = shadow_test(b, e, a.pointer, *span).miss;
       b.SetInsertPoint(SplitBlockAndInsertIfThen(cond, at->getIterator(), false, unlikely));
     }
     Value* bits = a.mask;
@@ -279,8 +318,14 @@ void instrument_access(const Access& a, Value* plain, const Entry& e, const Call
     Value* length = b.CreateZExtOrTrunc(a.length, b.getInt64Ty());
     call = b.CreateCall(c.access, {a.pointer, length, b.getInt32(a.flags)});
   } else {
-    Value* cond = needs_engine(b, e, a.pointer, a.bytes);
-    Instruction* then = SplitBlockAndInsertIfThen(cond, at->getIterator(), false, unlikely);
+    const ShadowTest test = shadow_test(b, e, a.pointer, a.bytes);
+    Instruction* then = SplitBlockAndInsertIfThen(test.miss, at->getIterator(), false, unlikely);
+    if (a.bytes <= abi::kGranule) {  // a partial granule the access stays inside: no call
+      b.SetInsertPoint(then);
+      Value* allowed = partial_granules_allow(b, test.two, test.address, a.bytes);
+      then = SplitBlockAndInsertIfThen(b.CreateOr(b.CreateNot(allowed), e.every),
+                                       then->getIterator(), false, unlikely);
+    }
     b.SetInsertPoint(then);
     call = b.CreateCall(c.access, {a.pointer, b.getInt64(a.bytes), b.getInt32(a.flags)});
   }

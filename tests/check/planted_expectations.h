@@ -67,6 +67,10 @@ inline constexpr Expectation kTable[] = {
   {"planted_oob_bytes_read", "bounds.device", Finder::engine, "bounds_device.metal",
    "setBytes of 3 floats (12 bytes); thread 3 of 4 reads coeffs[3]",
    true, tg0, {3, 0, 0}, true, 0, false, "buffer(0)", 12},
+  {"planted_oob_packed_read", "bounds.device", Finder::engine, "bounds_device.metal",
+   "setBytes of two packed_float3 (24 bytes) read by 3 threads: thread 1's 12-byte load crosses "
+   "into the partial last granule and is allowed, thread 2's is past the end",
+   true, tg0, {2, 0, 0}, true, 0, false, "buffer(0)", 24},
   // Loops whose range test the access-check pass hoists (docs/checks.md): the same 101-float
   // buffer at offset 4; the range fails at its far end and the per-access tests name the access.
   {"planted_oob_loop_last", "bounds.device", Finder::engine, "bounds_loops.metal",

@@ -95,6 +95,18 @@ Outcome oob_bytes(Harness& h) {
                           {1, 1, 1}, {4, 1, 1}));
 }
 
+// setBytes of two packed_float3 read by 3 threads.
+Outcome oob_packed(Harness& h) {
+  const float points[6] = {0.5f, -1.25f, 2.0f, 3.5f, 0.75f, -4.0f};
+  auto out = h.buffer(3 * 4);
+  return outcome_of(h.run("planted_oob_packed_read",
+                          [&](auto* e) {
+                            e->setBytes(points, sizeof points, 0);
+                            e->setBuffer(out.get(), 0, 1);
+                          },
+                          {1, 1, 1}, {3, 1, 1}));
+}
+
 Outcome oob_device_write(Harness& h) {
   auto out = h.buffer(64 * 4);  // 16 x 4
   const uint32_t width = 16;
@@ -326,6 +338,7 @@ std::map<std::string, Dispatcher> make_dispatchers() {
     return oob_offset(h, "planted_oob_before_offset");
   };
   d["planted_oob_bytes_read bounds.device"] = oob_bytes;
+  d["planted_oob_packed_read bounds.device"] = oob_packed;
   d["planted_oob_loop_last bounds.device"] = [](Harness& h) {
     return oob_loop(h, "planted_oob_loop_last", 25, 4);
   };

@@ -41,3 +41,14 @@ kernel void planted_oob_bytes_read(constant float* coeffs [[buffer(0)]],
                                    uint gid [[thread_position_in_grid]]) {
   out[gid] = coeffs[gid];  // PLANT: planted_oob_bytes_read
 }
+
+// A 12-byte load across a partial granule (the access shadow's inline test of partial granules,
+// docs/checks.md): setBytes of two packed_float3 (24 bytes: the second granule's first 8 bytes
+// are valid), read by 3 threads. Thread 1's load, bytes 12..23, crosses into the partial granule
+// and stays inside it; thread 2's, bytes 24..35, is past the end.
+kernel void planted_oob_packed_read(constant packed_float3* points [[buffer(0)]],
+                                    device float* out [[buffer(1)]],
+                                    uint gid [[thread_position_in_grid]]) {
+  float3 p = points[gid];  // PLANT: planted_oob_packed_read
+  out[gid] = p.x + p.y * p.z;
+}
