@@ -213,6 +213,91 @@ Value* runs_per_test(IRBuilder<>& b, SCEVExpander& x, Instruction* at, const Hoi
   return runs;
 }
 
+// The inline range test: a walk over addresses whose accesses all lie within kInlineSpan bytes
+// (a block's 32 quants, a head-dimension row of a few granules) is tested by one 8-byte load of
+// its shadow instead of a call, in every preheader whatever the loop's count.
+constexpr int64_t kInlineSpan = 112;  // 8 granules at most, from any offset in the first
+
+struct ShadowGlobals {
+  Value* shadow;
+  Value* mask;
+  Value* every;  // i1: a racecheck dispatch runs
+};
+
+ShadowGlobals load_shadow_globals(IRBuilder<>& b, Module& m) {
+  auto* nosanitize = MDNode::get(m.getContext(), {});
+  auto load = [&](const char* name, Type* type) {
+    LoadInst* l = b.CreateLoad(type, m.getOrInsertGlobal(name, type));
+    l->setMetadata(LLVMContext::MD_nosanitize, nosanitize);
+    return l;
+  };
+  return {load(abi::kShadow, b.getPtrTy()), load(abi::kShadowMask, b.getInt64Ty()),
+          b.CreateICmpNE(load(abi::kEvery, b.getInt32Ty()), b.getInt32(0))};
+}
+
+// i1: every granule that an address walk's accesses can touch has shadow 0, known inline: the
+// walk's lowest and highest byte lie at most kInlineSpan apart (each stride's step and count
+// small, so that nothing wraps), and the shadow bytes of the granules between them are 0. False
+// where the walk is wider: the caller then calls the engine.
+Value* inline_plain(IRBuilder<>& b, const ShadowGlobals& g, const std::vector<Value*>& args) {
+  Value* start = b.CreatePtrToInt(args[0], b.getInt64Ty());
+  Value* lowest = start;
+  Value* end = b.CreateAdd(start, args[1]);  // past the last byte
+  Value* small = b.getTrue();
+  for (size_t i = 0; i < kMaxStrides; ++i) {
+    Value* step = args[2 + 2 * i];
+    Value* last = args[3 + 2 * i];
+    small = b.CreateAnd(small, b.CreateICmpULE(last, b.getInt64(kInlineSpan)));
+    small = b.CreateAnd(small, b.CreateICmpULE(b.CreateAdd(step, b.getInt64(kInlineSpan)),
+                                               b.getInt64(2 * kInlineSpan)));
+    Value* span = b.CreateMul(step, last);  // |span| <= 112 * 112 where `small`
+    Value* down = b.CreateICmpSLT(span, b.getInt64(0));
+    lowest = b.CreateAdd(lowest, b.CreateSelect(down, span, b.getInt64(0)));
+    end = b.CreateAdd(end, b.CreateSelect(down, b.getInt64(0), span));
+  }
+  small = b.CreateAnd(small, b.CreateICmpULE(b.CreateSub(end, lowest), b.getInt64(kInlineSpan)));
+  const uint64_t shift = abi::kGranuleShift;
+  Value* first = b.CreateLShr(lowest, shift);
+  Value* granules = b.CreateAdd(
+      b.CreateSub(b.CreateLShr(b.CreateSub(end, b.getInt64(1)), shift), first), b.getInt64(1));
+  // The low `granules` bytes of the 8 loaded (little-endian: the first granule's is the lowest);
+  // 8 granules is every byte. Outside `small` the value is not used.
+  Value* bits =
+      b.CreateShl(b.CreateBinaryIntrinsic(Intrinsic::umin, granules, b.getInt64(8)), b.getInt64(3));
+  Value* low_bytes = b.CreateSelect(b.CreateICmpUGE(bits, b.getInt64(64)), b.getInt64(~0ULL),
+                                    b.CreateSub(b.CreateShl(b.getInt64(1), bits), b.getInt64(1)));
+  Value* at = b.CreateGEP(b.getInt8Ty(), g.shadow, b.CreateAnd(first, g.mask));
+  LoadInst* word = b.CreateAlignedLoad(b.getInt64Ty(), at, Align(1));
+  word->setMetadata(LLVMContext::MD_nosanitize, MDNode::get(b.getContext(), {}));
+  Value* zero = b.CreateICmpEQ(b.CreateAnd(word, low_bytes), b.getInt64(0));
+  return b.CreateAnd(small, zero);
+}
+
+// i1: a narrower index's 64-bit model stays in [lowest, highest] (the arguments of the engine's
+// __metalsim_index_fits: start, (step, last) x 3, lowest, highest), computed inline where the
+// steps, counts and start are small enough that nothing wraps in 64 bits; false elsewhere.
+Value* inline_fits(IRBuilder<>& b, const std::vector<Value*>& args) {
+  constexpr uint64_t kStepLimit = uint64_t(1) << 24, kStartLimit = uint64_t(1) << 40;
+  Value* start = args[0];
+  Value* ok =
+      b.CreateICmpULE(b.CreateAdd(start, b.getInt64(kStartLimit)), b.getInt64(2 * kStartLimit));
+  Value* lowest = start;
+  Value* highest = start;
+  for (size_t i = 0; i < kMaxStrides; ++i) {
+    Value* step = args[1 + 2 * i];
+    Value* last = args[2 + 2 * i];
+    ok = b.CreateAnd(ok, b.CreateICmpULE(last, b.getInt64(kStepLimit)));
+    ok = b.CreateAnd(
+        ok, b.CreateICmpULE(b.CreateAdd(step, b.getInt64(kStepLimit)), b.getInt64(2 * kStepLimit)));
+    Value* span = b.CreateMul(step, last);
+    Value* down = b.CreateICmpSLT(span, b.getInt64(0));
+    lowest = b.CreateAdd(lowest, b.CreateSelect(down, span, b.getInt64(0)));
+    highest = b.CreateAdd(highest, b.CreateSelect(down, b.getInt64(0), span));
+  }
+  ok = b.CreateAnd(ok, b.CreateICmpSGE(lowest, args[1 + 2 * kMaxStrides]));
+  return b.CreateAnd(ok, b.CreateICmpSLE(highest, args[2 + 2 * kMaxStrides]));
+}
+
 }  // namespace
 
 std::vector<Value*> hoist_range_tests(Function& f, const std::vector<RangedAccess>& accesses) {
@@ -260,10 +345,20 @@ std::vector<Value*> hoist_range_tests(Function& f, const std::vector<RangedAcces
           calls.emplace_back(&w, walk_args(b, x, at, w, bytes));
       }
     }
-    // The calls only where the loops run the accesses often enough to pay for them: else the
-    // flag is false and each access is tested as without hoisting.
-    Instruction* then =
-        SplitBlockAndInsertIfThen(worth, at->getIterator(), false, nullptr, &dtu, &li);
+    // Walks of addresses within a few granules, and the models of narrower indices, are tested
+    // inline (no call, so in every preheader); where every walk of the loop passes that way the
+    // flag needs no call.
+    const ShadowGlobals g = load_shadow_globals(b, m);
+    Value* inline_all = b.getTrue();
+    for (auto& [w, args] : calls)
+      inline_all =
+          b.CreateAnd(inline_all, w->bits == 0 ? inline_plain(b, g, args) : inline_fits(b, args));
+    Value* inline_flag = b.CreateAnd(inline_all, b.CreateNot(g.every));
+    // The calls only where the inline test did not pass and the loops run the accesses often
+    // enough to pay for them: else the flag is false and each access is tested as without
+    // hoisting.
+    Instruction* then = SplitBlockAndInsertIfThen(b.CreateAnd(b.CreateNot(inline_all), worth),
+                                                  at->getIterator(), false, nullptr, &dtu, &li);
     b.SetInsertPoint(then);
     Value* all = b.getTrue();
     for (auto& [w, args] : calls) {
@@ -273,7 +368,7 @@ std::vector<Value*> hoist_range_tests(Function& f, const std::vector<RangedAcces
     b.SetInsertPoint(at);  // the preheader's terminator, now in the block after both
     PHINode* plain = b.CreatePHI(b.getInt1Ty(), 2, "metalsim.plain");
     plain->addIncoming(all, then->getParent());
-    plain->addIncoming(b.getFalse(), preheader);
+    plain->addIncoming(inline_flag, preheader);
     for (size_t i : members) flags[i] = plain;
   }
   return flags;
