@@ -8,13 +8,17 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "simt/instrument/access_abi.h"
 #include "simt/instrument/fast_variant.h"
 #include "simt/instrument/loop_ranges.h"
+#include "simt/instrument/shadow_span.h"
 
 namespace metalsim::instrument {
 
@@ -332,6 +336,74 @@ void instrument_access(const Access& a, Value* plain, const Entry& e, const Call
   call->setDebugLoc(where);
 }
 
+// Where each instruction stands: its block's segment between calls (a call may switch fibers or
+// stop the lane) and its position in the block.
+struct Place {
+  const BasicBlock* block;
+  unsigned segment;
+  unsigned position;
+};
+
+std::map<const Instruction*, Place> places_of(Function& f) {
+  std::map<const Instruction*, Place> places;
+  for (BasicBlock& block : f) {
+    unsigned segment = 0, position = 0;
+    for (Instruction& inst : block) {
+      if (const auto* call = dyn_cast<CallBase>(&inst);
+          call != nullptr && !isa<IntrinsicInst>(call))
+        ++segment;
+      places[&inst] = {&block, segment, position++};
+    }
+  }
+  return places;
+}
+
+// Grouped tests: accesses of one block, with no call between them, at constant offsets from one
+// base pointer (a row's loads at offsets 0, 32, 64, ...; a block's scale and quants), whose
+// bytes lie within kMaxSpanBytes, are tested together once before the first of them by
+// span_plain (shadow_span.h): where the shadow of their whole span is 0 and no racecheck
+// dispatch runs, none of their own tests runs; elsewhere each runs as before, so a report still
+// names the exact access. For each access, the group's flag or nullptr. `spans[i]` is access i's
+// bytes (0: not a fixed span).
+std::vector<Value*> group_tests(const std::vector<Access>& accesses,
+                                const std::vector<uint64_t>& spans, const Entry& e, Function& f) {
+  const DataLayout& dl = f.getParent()->getDataLayout();
+  const std::map<const Instruction*, Place> places = places_of(f);
+  struct Member {
+    size_t index;
+    int64_t offset;
+  };
+  std::map<std::tuple<const BasicBlock*, unsigned, const Value*>, std::vector<Member>> groups;
+  for (size_t i = 0; i < accesses.size(); ++i) {
+    if (spans[i] == 0) continue;
+    int64_t offset = 0;
+    const Value* base = GetPointerBaseWithConstantOffset(accesses[i].pointer, offset, dl);
+    const Place& p = places.at(accesses[i].at);
+    groups[{p.block, p.segment, base}].push_back({i, offset});
+  }
+  std::vector<Value*> flags(accesses.size(), nullptr);
+  for (auto& [key, members] : groups) {
+    if (members.size() < 2) continue;
+    int64_t lowest = INT64_MAX, end = INT64_MIN;
+    const Instruction* first = nullptr;
+    for (const Member& m : members) {
+      lowest = std::min(lowest, m.offset);
+      end = std::max(end, m.offset + int64_t(spans[m.index]));
+      const Instruction* at = accesses[m.index].at;
+      if (first == nullptr || places.at(at).position < places.at(first).position) first = at;
+    }
+    if (uint64_t(end - lowest) > kMaxSpanBytes) continue;
+    IRBuilder<> b(const_cast<Instruction*>(first));
+    Value* base = b.CreatePtrToInt(const_cast<Value*>(std::get<2>(key)), b.getInt64Ty());
+    const ShadowGlobals g{e.shadow, e.mask, e.every};
+    Value* plain = span_plain(b, g, b.CreateAdd(base, b.getInt64(uint64_t(lowest))),
+                              b.CreateAdd(base, b.getInt64(uint64_t(end))), uint64_t(end - lowest));
+    Value* flag = b.CreateAnd(plain, b.CreateNot(e.every), "metalsim.group");
+    for (const Member& m : members) flags[m.index] = flag;
+  }
+  return flags;
+}
+
 bool instrument(Function& f, bool step, const AccessCheckOptions& options, const Callees& c) {
   unsigned unchecked = 0;
   const Value* state_arg = step && f.arg_size() > kStepState ? f.getArg(kStepState) : nullptr;
@@ -340,20 +412,28 @@ bool instrument(Function& f, bool step, const AccessCheckOptions& options, const
   // Fixed-size accesses and masked ones of a known span may have their test hoisted out of loops.
   std::vector<RangedAccess> ranged;
   std::vector<size_t> ranged_index(accesses.size(), SIZE_MAX);
+  std::vector<uint64_t> spans(accesses.size(), 0);
   for (size_t i = 0; i < accesses.size(); ++i) {
     const Access& a = accesses[i];
     std::optional<uint64_t> bytes;
     if (a.mask != nullptr) bytes = masked_span(a);
     else if (a.length == nullptr) bytes = a.bytes;
     if (!bytes || !options.hoist) continue;
+    spans[i] = *bytes;
     ranged_index[i] = ranged.size();
     ranged.push_back({a.at, a.pointer, *bytes});
   }
-  const std::vector<Value*> plain = hoist_range_tests(f, ranged);
+  const std::vector<Value*> hoisted = hoist_range_tests(f, ranged);
   const Entry e = load_entry(f, options.race);
-  for (size_t i = 0; i < accesses.size(); ++i)
-    instrument_access(accesses[i], ranged_index[i] == SIZE_MAX ? nullptr : plain[ranged_index[i]],
-                      e, c, f);
+  const std::vector<Value*> grouped = group_tests(accesses, spans, e, f);
+  for (size_t i = 0; i < accesses.size(); ++i) {
+    // Either flag spares the access its own test.
+    Value* plain = ranged_index[i] == SIZE_MAX ? nullptr : hoisted[ranged_index[i]];
+    if (grouped[i] != nullptr)
+      plain =
+          plain == nullptr ? grouped[i] : IRBuilder<>(accesses[i].at).CreateOr(plain, grouped[i]);
+    instrument_access(accesses[i], plain, e, c, f);
+  }
   return true;
 }
 

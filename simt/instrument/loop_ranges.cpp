@@ -15,10 +15,12 @@
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 
 #include <map>
+#include <optional>
 #include <tuple>
 #include <vector>
 
 #include "simt/instrument/access_abi.h"
+#include "simt/instrument/shadow_span.h"
 
 namespace metalsim::instrument {
 
@@ -213,33 +215,38 @@ Value* runs_per_test(IRBuilder<>& b, SCEVExpander& x, Instruction* at, const Hoi
   return runs;
 }
 
-// The inline range test: a walk over addresses whose accesses all lie within kInlineSpan bytes
-// (a block's 32 quants, a head-dimension row of a few granules) is tested by one 8-byte load of
-// its shadow instead of a call, in every preheader whatever the loop's count.
-constexpr int64_t kInlineSpan = 112;  // 8 granules at most, from any offset in the first
+// The inline range test: a walk over addresses whose accesses all lie within kMaxSpanBytes (a
+// block's 32 quants, a head-dimension row of halves or floats) is tested by span_plain
+// (shadow_span.h), a few 8-byte loads of its shadow instead of a call, in every preheader
+// whatever the loop's count.
 
-struct ShadowGlobals {
-  Value* shadow;
-  Value* mask;
-  Value* every;  // i1: a racecheck dispatch runs
-};
-
-ShadowGlobals load_shadow_globals(IRBuilder<>& b, Module& m) {
-  auto* nosanitize = MDNode::get(m.getContext(), {});
-  auto load = [&](const char* name, Type* type) {
-    LoadInst* l = b.CreateLoad(type, m.getOrInsertGlobal(name, type));
-    l->setMetadata(LLVMContext::MD_nosanitize, nosanitize);
-    return l;
-  };
-  return {load(abi::kShadow, b.getPtrTy()), load(abi::kShadowMask, b.getInt64Ty()),
-          b.CreateICmpNE(load(abi::kEvery, b.getInt32Ty()), b.getInt32(0))};
+// The bytes a walk spans when its size, steps and counts are constants (most loops over a row).
+std::optional<uint64_t> constant_span(const std::vector<Value*>& args) {
+  uint64_t span = 0;
+  const auto* bytes = dyn_cast<ConstantInt>(args[1]);
+  if (bytes == nullptr) return std::nullopt;
+  span = bytes->getZExtValue();
+  for (size_t i = 0; i < kMaxStrides; ++i) {
+    const auto* step = dyn_cast<ConstantInt>(args[2 + 2 * i]);
+    const auto* last = dyn_cast<ConstantInt>(args[3 + 2 * i]);
+    if (step == nullptr || last == nullptr) return std::nullopt;
+    const int64_t s = step->getSExtValue();
+    const uint64_t l = last->getZExtValue();
+    if (l > kMaxSpanBytes || s < -int64_t(kMaxSpanBytes) || s > int64_t(kMaxSpanBytes))
+      return kMaxSpanBytes + 1;
+    span += uint64_t(s < 0 ? -s : s) * l;
+  }
+  return span;
 }
 
 // i1: every granule that an address walk's accesses can touch has shadow 0, known inline: the
-// walk's lowest and highest byte lie at most kInlineSpan apart (each stride's step and count
+// walk's lowest and highest byte lie at most kMaxSpanBytes apart (each stride's step and count
 // small, so that nothing wraps), and the shadow bytes of the granules between them are 0. False
 // where the walk is wider: the caller then calls the engine.
 Value* inline_plain(IRBuilder<>& b, const ShadowGlobals& g, const std::vector<Value*>& args) {
+  const std::optional<uint64_t> known = constant_span(args);
+  if (known && *known > kMaxSpanBytes) return b.getFalse();
+  const auto limit = int64_t(kMaxSpanBytes);
   Value* start = b.CreatePtrToInt(args[0], b.getInt64Ty());
   Value* lowest = start;
   Value* end = b.CreateAdd(start, args[1]);  // past the last byte
@@ -247,30 +254,17 @@ Value* inline_plain(IRBuilder<>& b, const ShadowGlobals& g, const std::vector<Va
   for (size_t i = 0; i < kMaxStrides; ++i) {
     Value* step = args[2 + 2 * i];
     Value* last = args[3 + 2 * i];
-    small = b.CreateAnd(small, b.CreateICmpULE(last, b.getInt64(kInlineSpan)));
-    small = b.CreateAnd(small, b.CreateICmpULE(b.CreateAdd(step, b.getInt64(kInlineSpan)),
-                                               b.getInt64(2 * kInlineSpan)));
-    Value* span = b.CreateMul(step, last);  // |span| <= 112 * 112 where `small`
+    small = b.CreateAnd(small, b.CreateICmpULE(last, b.getInt64(limit)));
+    small = b.CreateAnd(
+        small, b.CreateICmpULE(b.CreateAdd(step, b.getInt64(limit)), b.getInt64(2 * limit)));
+    Value* span = b.CreateMul(step, last);  // |span| <= limit^2 where `small`
     Value* down = b.CreateICmpSLT(span, b.getInt64(0));
     lowest = b.CreateAdd(lowest, b.CreateSelect(down, span, b.getInt64(0)));
     end = b.CreateAdd(end, b.CreateSelect(down, b.getInt64(0), span));
   }
-  small = b.CreateAnd(small, b.CreateICmpULE(b.CreateSub(end, lowest), b.getInt64(kInlineSpan)));
-  const uint64_t shift = abi::kGranuleShift;
-  Value* first = b.CreateLShr(lowest, shift);
-  Value* granules = b.CreateAdd(
-      b.CreateSub(b.CreateLShr(b.CreateSub(end, b.getInt64(1)), shift), first), b.getInt64(1));
-  // The low `granules` bytes of the 8 loaded (little-endian: the first granule's is the lowest);
-  // 8 granules is every byte. Outside `small` the value is not used.
-  Value* bits =
-      b.CreateShl(b.CreateBinaryIntrinsic(Intrinsic::umin, granules, b.getInt64(8)), b.getInt64(3));
-  Value* low_bytes = b.CreateSelect(b.CreateICmpUGE(bits, b.getInt64(64)), b.getInt64(~0ULL),
-                                    b.CreateSub(b.CreateShl(b.getInt64(1), bits), b.getInt64(1)));
-  Value* at = b.CreateGEP(b.getInt8Ty(), g.shadow, b.CreateAnd(first, g.mask));
-  LoadInst* word = b.CreateAlignedLoad(b.getInt64Ty(), at, Align(1));
-  word->setMetadata(LLVMContext::MD_nosanitize, MDNode::get(b.getContext(), {}));
-  Value* zero = b.CreateICmpEQ(b.CreateAnd(word, low_bytes), b.getInt64(0));
-  return b.CreateAnd(small, zero);
+  small = b.CreateAnd(small, b.CreateICmpULE(b.CreateSub(end, lowest), b.getInt64(limit)));
+  // A constant span reads only the words it needs.
+  return b.CreateAnd(small, span_plain(b, g, lowest, end, known.value_or(kMaxSpanBytes)));
 }
 
 // i1: a narrower index's 64-bit model stays in [lowest, highest] (the arguments of the engine's
@@ -296,6 +290,29 @@ Value* inline_fits(IRBuilder<>& b, const std::vector<Value*>& args) {
   }
   ok = b.CreateAnd(ok, b.CreateICmpSGE(lowest, args[1 + 2 * kMaxStrides]));
   return b.CreateAnd(ok, b.CreateICmpSLE(highest, args[2 + 2 * kMaxStrides]));
+}
+
+// i1, where the builder stands: the walk is plain, by its inline test `inline_ok` where that
+// passed (and no racecheck dispatch runs), else by the engine's call, made only then.
+Value* call_unless(IRBuilder<>& b, const Callees& c, const Walk& w, const std::vector<Value*>& args,
+                   Value* inline_ok, Value* every, DomTreeUpdater& dtu, LoopInfo& li) {
+  auto call = [&]() {
+    return b.CreateICmpNE(b.CreateCall(w.bits == 0 ? c.range : c.fits, args), b.getInt32(0));
+  };
+  if (const auto* known = dyn_cast<ConstantInt>(inline_ok); known != nullptr && known->isZero())
+    return call();
+  Value* spared = b.CreateAnd(inline_ok, b.CreateNot(every));
+  Instruction* after = &*b.GetInsertPoint();
+  BasicBlock* from = after->getParent();
+  Instruction* then =
+      SplitBlockAndInsertIfThen(b.CreateNot(inline_ok), after, false, nullptr, &dtu, &li);
+  b.SetInsertPoint(then);
+  Value* called = call();
+  b.SetInsertPoint(after);  // now the first instruction of the block after both
+  PHINode* result = b.CreatePHI(b.getInt1Ty(), 2);
+  result->addIncoming(called, then->getParent());
+  result->addIncoming(spared, from);
+  return result;
 }
 
 }  // namespace
@@ -350,9 +367,11 @@ std::vector<Value*> hoist_range_tests(Function& f, const std::vector<RangedAcces
     // flag needs no call.
     const ShadowGlobals g = load_shadow_globals(b, m);
     Value* inline_all = b.getTrue();
-    for (auto& [w, args] : calls)
-      inline_all =
-          b.CreateAnd(inline_all, w->bits == 0 ? inline_plain(b, g, args) : inline_fits(b, args));
+    std::vector<Value*> inline_ok;  // per call
+    for (auto& [w, args] : calls) {
+      inline_ok.push_back(w->bits == 0 ? inline_plain(b, g, args) : inline_fits(b, args));
+      inline_all = b.CreateAnd(inline_all, inline_ok.back());
+    }
     Value* inline_flag = b.CreateAnd(inline_all, b.CreateNot(g.every));
     // The calls only where the inline test did not pass and the loops run the accesses often
     // enough to pay for them: else the flag is false and each access is tested as without
@@ -361,10 +380,11 @@ std::vector<Value*> hoist_range_tests(Function& f, const std::vector<RangedAcces
                                                   at->getIterator(), false, nullptr, &dtu, &li);
     b.SetInsertPoint(then);
     Value* all = b.getTrue();
-    for (auto& [w, args] : calls) {
-      CallInst* call = b.CreateCall(w->bits == 0 ? c.range : c.fits, args);
-      all = b.CreateAnd(all, b.CreateICmpNE(call, b.getInt32(0)), "metalsim.plain");
-    }
+    for (size_t k = 0; k < calls.size(); ++k)
+      all = b.CreateAnd(
+          all, call_unless(b, c, *calls[k].first, calls[k].second, inline_ok[k], g.every, dtu, li),
+          "metalsim.plain");
+    then = &*b.GetInsertPoint();
     b.SetInsertPoint(at);  // the preheader's terminator, now in the block after both
     PHINode* plain = b.CreatePHI(b.getInt1Ty(), 2, "metalsim.plain");
     plain->addIncoming(all, then->getParent());

@@ -1,0 +1,51 @@
+#include "simt/instrument/shadow_span.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include "simt/instrument/access_abi.h"
+
+namespace metalsim::instrument {
+
+using namespace llvm;
+
+ShadowGlobals load_shadow_globals(IRBuilder<>& b, Module& m) {
+  auto* nosanitize = MDNode::get(m.getContext(), {});
+  auto load = [&](const char* name, Type* type) {
+    LoadInst* l = b.CreateLoad(type, m.getOrInsertGlobal(name, type));
+    l->setMetadata(LLVMContext::MD_nosanitize, nosanitize);
+    return l;
+  };
+  return {load(abi::kShadow, b.getPtrTy()), load(abi::kShadowMask, b.getInt64Ty()),
+          b.CreateICmpNE(load(abi::kEvery, b.getInt32Ty()), b.getInt32(0))};
+}
+
+Value* span_plain(IRBuilder<>& b, const ShadowGlobals& g, Value* lowest, Value* end,
+                  uint64_t max_bytes) {
+  const uint64_t shift = abi::kGranuleShift;
+  // Granules the span can touch at most, from any offset in its first: the words to read.
+  const uint64_t most = (max_bytes + 2 * abi::kGranule - 2) / abi::kGranule;
+  const uint64_t words = (most + 7) / 8;
+  Value* first = b.CreateLShr(lowest, shift);
+  Value* granules = b.CreateAdd(
+      b.CreateSub(b.CreateLShr(b.CreateSub(end, b.getInt64(1)), shift), first), b.getInt64(1));
+  Value* at = b.CreateGEP(b.getInt8Ty(), g.shadow, b.CreateAnd(first, g.mask));
+  auto* nosanitize = MDNode::get(b.getContext(), {});
+  Value* any = b.getInt64(0);
+  for (uint64_t w = 0; w < words; ++w) {
+    // This word's granules: the low `count` bytes (little-endian: the first granule's is the
+    // lowest), 8 being every byte.
+    Value* count = b.CreateSub(granules, b.getInt64(8 * w));
+    count = b.CreateSelect(b.CreateICmpSLT(count, b.getInt64(0)), b.getInt64(0), count);
+    Value* bits =
+        b.CreateShl(b.CreateBinaryIntrinsic(Intrinsic::umin, count, b.getInt64(8)), b.getInt64(3));
+    Value* low_bytes = b.CreateSelect(b.CreateICmpUGE(bits, b.getInt64(64)), b.getInt64(~0ULL),
+                                      b.CreateSub(b.CreateShl(b.getInt64(1), bits), b.getInt64(1)));
+    LoadInst* word = b.CreateAlignedLoad(b.getInt64Ty(),
+                                         b.CreateConstGEP1_64(b.getInt8Ty(), at, 8 * w), Align(1));
+    word->setMetadata(LLVMContext::MD_nosanitize, nosanitize);
+    any = b.CreateOr(any, b.CreateAnd(word, low_bytes));
+  }
+  return b.CreateICmpEQ(any, b.getInt64(0));
+}
+
+}  // namespace metalsim::instrument

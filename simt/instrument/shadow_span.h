@@ -1,0 +1,33 @@
+#pragma once
+// An inline test of the access shadow (simt/checks/access_shadow.h) over a short span of bytes,
+// shared by the hoisted range tests (loop_ranges.h) and the grouped tests of neighbouring
+// accesses (access_pass.cpp): whether every granule that [lowest, end) touches has shadow 0,
+// read as at most kSpanWords unaligned 8-byte words of shadow, each masked to the granules the
+// span covers. No call: a few instructions per word.
+#include <cstdint>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Value.h>
+
+namespace metalsim::instrument {
+
+// The widest span the test reads: 4 words of shadow cover 32 granules, which a span of up to
+// 480 bytes touches from any offset in its first granule.
+inline constexpr uint64_t kSpanWords = 4;
+inline constexpr uint64_t kMaxSpanBytes = (8 * kSpanWords - 2) * 16;
+
+// What the tests read of the engine, loaded where the builder stands (marked nosanitize).
+struct ShadowGlobals {
+  llvm::Value* shadow;  // ptr: __metalsim_access_shadow
+  llvm::Value* mask;    // i64: __metalsim_access_shadow_mask
+  llvm::Value* every;   // i1: a racecheck dispatch runs
+};
+ShadowGlobals load_shadow_globals(llvm::IRBuilder<>& b, llvm::Module& m);
+
+// i1: the shadow of every granule of [lowest, end) is 0. `lowest` and `end` are i64 addresses
+// with end - lowest at most `max_bytes` (<= kMaxSpanBytes), which the caller guarantees or tests.
+llvm::Value* span_plain(llvm::IRBuilder<>& b, const ShadowGlobals& g, llvm::Value* lowest,
+                        llvm::Value* end, uint64_t max_bytes);
+
+}  // namespace metalsim::instrument
