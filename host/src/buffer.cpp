@@ -150,6 +150,10 @@ Buffer::~Buffer() {
   munmap(mapping_, mapping_size_);
 }
 
+void* Buffer::contents() const { return NS::is_nil(this) ? nullptr : contents_; }
+
+NS::UInteger Buffer::length() const { return NS::is_nil(this) ? 0 : length_; }
+
 const char* Buffer::guardBegin() const {
   if (mapping_ == nullptr)
     return reinterpret_cast<const char*>(granule_up(static_cast<const char*>(contents_) + length_));

@@ -160,6 +160,7 @@ void autorelease(Object* object) {
 }
 
 Object* Object::autorelease() {
+  if (is_nil(this)) return nil<Object>();
   NS::autorelease(this);
   return this;
 }

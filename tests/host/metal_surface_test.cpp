@@ -37,6 +37,37 @@ NS::SharedPtr<MTL::ComputePipelineState> pipeline(MTL::Device* device, const cha
 }
 
 // ---------------------------------------------------------------- the device and its profile
+// A null object of type T, as metal-cpp code holds one (an empty array's buffer): laundered so
+// that the compiler does not see the null at the call.
+template <class T>
+T* null_object() {
+  T* p = nullptr;
+  asm("" : "+r"(p));
+  return p;
+}
+
+// Objective-C's messages to nil return 0 and do nothing; metal-cpp code relies on that (MLX asks
+// an empty array's null buffer for its length).
+TEST(MessagesToNil, ReturnZeroAndDoNothing) {
+  MTL::Buffer* buffer = null_object<MTL::Buffer>();
+  EXPECT_EQ(buffer->length(), 0u);
+  EXPECT_EQ(buffer->contents(), nullptr);
+  EXPECT_EQ(buffer->retain(), nullptr);
+  EXPECT_EQ(buffer->autorelease(), nullptr);
+  buffer->release();
+  NS::Object* object = null_object<NS::Object>();
+  EXPECT_EQ(object->retain(), nullptr);
+  EXPECT_EQ(object->retainCount(), 0u);
+  EXPECT_EQ(object->autorelease(), nullptr);
+  object->release();
+  // A real buffer still answers.
+  NS::SharedPtr<MTL::Device> device = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
+  NS::SharedPtr<MTL::Buffer> real =
+      NS::TransferPtr(device->newBuffer(24, MTL::ResourceStorageModeShared));
+  EXPECT_EQ(real->length(), 24u);
+  EXPECT_NE(real->contents(), nullptr);
+}
+
 TEST(DeviceProfile, CopyAllDevicesGivesOneDeviceOfTheProfile) {
   NS::Array* devices = MTL::CopyAllDevices();
   ASSERT_NE(devices, nullptr);

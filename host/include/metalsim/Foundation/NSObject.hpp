@@ -16,6 +16,25 @@ namespace NS {
 using UInteger = std::uintptr_t;
 using Integer = std::intptr_t;
 
+// Objective-C's messages to nil: metal-cpp calls a method through objc_msgSend, and a message to
+// nil does nothing and returns 0, so metal-cpp code may call a method on a null object and rely
+// on that (MLX asks a null buffer, its empty arrays', for its length). In C++ such a call is
+// undefined and the compiler assumes `this` is not null; the methods such code calls on
+// possibly-null objects ask is_nil(this), which an empty asm keeps the compiler from folding.
+// docs/host_api.md, "Messages to nil".
+inline bool is_nil(const void* object) {
+  asm("" : "+r"(object));
+  return object == nullptr;
+}
+// The null such a method returns, laundered the same way: a null the compiler sees would be
+// warned of (-Wnull-dereference) at every use of the method's result.
+template <class T>
+T* nil() {
+  T* object = nullptr;
+  asm("" : "+r"(object));
+  return object;
+}
+
 class Object {
  public:
   Object() = default;
@@ -23,13 +42,15 @@ class Object {
   Object& operator=(const Object&) = delete;
 
   Object* retain() {
+    if (is_nil(this)) return nil<Object>();
     refs_.fetch_add(1, std::memory_order_relaxed);
     return this;
   }
   void release() {
+    if (is_nil(this)) return;
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
-  UInteger retainCount() const { return refs_.load(); }
+  UInteger retainCount() const { return is_nil(this) ? 0 : refs_.load(); }
   // Hands this reference to the innermost AutoreleasePool open on this thread, released when the
   // pool drains; with none open, to metalsim's bounded process-wide pool (NS::autorelease).
   // Classes made with NS::Referencing return their own type, as metal-cpp's do.
@@ -123,10 +144,12 @@ template <class Derived, class Base = Object>
 class Referencing : public Base {
  public:
   Derived* retain() {
+    if (is_nil(this)) return nil<Derived>();
     Base::retain();
     return static_cast<Derived*>(this);
   }
   Derived* autorelease() {
+    if (is_nil(this)) return nil<Derived>();
     NS::autorelease(this);
     return static_cast<Derived*>(this);
   }

@@ -33,8 +33,10 @@ using BufferDeallocator = std::function<void(void* pointer, NS::UInteger length)
 
 class Buffer : public Resource {
  public:
-  void* contents() const { return contents_; }
-  NS::UInteger length() const { return length_; }
+  // Null and 0 on a null buffer, as messages to nil (NS::is_nil); out of line, as metal-cpp's
+  // messages are, so that the compiler does not see a null it would warn of at every use.
+  void* contents() const;
+  NS::UInteger length() const;
   void setLabel(NS::String* label) { label_ = label != nullptr ? label->str() : ""; }
   NS::String* label() const;
   void didModifyRange(Range) {}
