@@ -15,6 +15,7 @@
 #include "simt/checks/race_shadow.h"
 #include "simt/engine/dispatch.h"
 #include "simt/engine/schedule.h"
+#include "simt/fault/fault.h"
 
 namespace MTL {
 namespace {
@@ -360,6 +361,9 @@ bool CommandBuffer::advance() {
   GpuTimeline& line = timeline();
   if (!started_) {  // scheduled: its scheduled handlers run before its dispatches
     started_ = true;
+    // A handler the program installed since (doctest's at each test case) must not take a
+    // kernel's fault.
+    metalsim::fault::reinstall_handlers_if_replaced();
     if (status_ != CommandBufferStatusError) status_ = CommandBufferStatusScheduled;
     run_handlers(scheduled_handlers_);
     gpu_start_ = seconds_now();

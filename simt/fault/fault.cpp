@@ -18,6 +18,7 @@
 #include <fstream>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace metalsim::fault {
@@ -213,9 +214,12 @@ void handle(int sig, void (*handler)(int, siginfo_t*, void*), struct sigaction* 
   sigaction(sig, &sa, previous);
 }
 
+std::atomic<bool> handlers_installed{false};
+
 void install_handlers_once() {
   static std::once_flag once;
   std::call_once(once, [] {
+    handlers_installed = true;
     // Installed after the sanitizers' own handlers: faults inside an armed trap are ours,
     // every other one is passed on (chain()).
     handle(SIGSEGV, &on_fault, &previous_segv);
@@ -241,6 +245,19 @@ void install_altstack_for_thread() {
 }
 
 }  // namespace
+
+void reinstall_handlers_if_replaced() {
+  if (!handlers_installed) return;
+  static std::mutex mutex;
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (auto [sig, previous] : {std::pair{SIGSEGV, &previous_segv}, std::pair{SIGBUS, &previous_bus},
+                               std::pair{SIGFPE, &previous_fpe}}) {
+    struct sigaction current{};
+    sigaction(sig, nullptr, &current);
+    if ((current.sa_flags & SA_SIGINFO) != 0 && current.sa_sigaction == &on_fault) continue;
+    handle(sig, &on_fault, previous);  // the program's handler becomes the one chained to
+  }
+}
 
 SignalTracer*& current_signal_tracer() {
   thread_local SignalTracer* tracer = nullptr;

@@ -79,6 +79,13 @@ class FaultTrap {
 // Initcheck's tracer single-steps with SIGTRAP: installed on first use (not under a debugger).
 void install_single_step_handler();
 
+// Puts metalsim's SIGSEGV, SIGBUS and SIGFPE handlers back in front where the program installed
+// its own after them (a test framework's crash handler at each test case, Python's
+// faulthandler): a kernel's fault would otherwise end the process. The program's handler is kept
+// as the one faults that are not a kernel's are passed on to. Nothing before the first dispatch
+// installed them; the host calls it as each command buffer starts (docs/host_api.md).
+void reinstall_handlers_if_replaced();
+
 // A tracer of the calling thread that sees its memory faults and single-step traps before the
 // trap does (initcheck's locating pass, uninit_trace.h). Each hook returns true when the signal
 // was the tracer's own.
