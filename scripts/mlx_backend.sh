@@ -14,9 +14,15 @@
 #   --jobs N      parallel jobs (default: nproc)
 #   --opt FLAGS   MLX's release flags (default "-O1 -DNDEBUG": MLX's own -O3 makes its CPU
 #                 backend take over an hour on 2 cores; the Metal backend's work is metalsim's)
-#   --tests       also build MLX's C++ test binary, DIR/mlx/tests (item 3; run it with
-#                 doctest's options, e.g. --source-file='*gpu_tests.cpp')
-#   --no-run      build only: do not run the check program
+#   --no-tests    do not build or run MLX's C++ test suite (item 3)
+#   --test-runs L the suite's runs, comma-separated, each a directory of DIR/mlx-tests with its
+#                 results and summary (scripts/mlx_tests.py): default (the default checks, lane
+#                 loops where a kernel has them), again (the same, second: the kernel cache
+#                 full), all (METALSIM_CHECKS=all), fibers and loops (METALSIM_MODE, the default
+#                 checks). Default: default,again,all,fibers,loops. Kernels are cached in
+#                 DIR/cache, empty in a new DIR. The table of every run goes to
+#                 DIR/mlx-tests/table.md and standard output.
+#   --no-run      build only: run neither the check program nor the suite
 #
 # MLX is configured with MLX_BUILD_METAL=ON and MLX_METAL_JIT=ON, offline: metal-cpp is
 # metalsim's include/metalsim/metal_cpp (FETCHCONTENT_SOURCE_DIR_METAL_CPP), nlohmann-json,
@@ -31,7 +37,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 PINNED=846d176227a0ac13d2667e58d2bb68b322109ab0
 
-mlx="" build="$root/build/mlx-backend" prefix="" jobs="$(nproc)" run=1 opt="-O1 -DNDEBUG" tests=0
+mlx="" build="$root/build/mlx-backend" prefix="" jobs="$(nproc)" run=1 opt="-O1 -DNDEBUG" tests=1
+test_runs="default,again,all,fibers,loops"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$2"; shift 2 ;;
@@ -39,7 +46,9 @@ while [ $# -gt 0 ]; do
     --jobs) jobs="$2"; shift 2 ;;
     --opt) opt="$2"; shift 2 ;;
     --no-run) run=0; shift ;;
-    --tests) tests=1; shift ;;
+    --tests) tests=1; shift ;;  # the default; kept for older command lines
+    --no-tests) tests=0; shift ;;
+    --test-runs) test_runs="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     -*) echo "mlx_backend.sh: unknown option $1" >&2; exit 2 ;;
     *) mlx="$(cd "$1" && pwd)"; shift ;;
@@ -128,6 +137,30 @@ timed mlx-check-build cmake --build "$build/mlx" -j "$jobs" --target mlx_backend
 [ "$tests" = 0 ] || timed mlx-tests-build cmake --build "$build/mlx" -j "$jobs" --target tests
 
 [ "$run" = 1 ] || exit 0
+export XDG_CACHE_HOME="$build/cache"  # metalsim's kernel cache: empty in a new build directory
 start=$SECONDS
 "$build/mlx/mlx_backend_check"
 log "mlx_backend_check: $((SECONDS - start)) s"
+
+# ------------------------------ MLX's C++ test suite on MLX's GPU device (item 3)
+[ "$tests" = 1 ] || exit 0
+results="$build/mlx-tests"
+dirs=()
+IFS=',' read -ra runs <<<"$test_runs"
+for name in "${runs[@]}"; do
+  env=()
+  case "$name" in
+    default | again) ;;
+    all) env=(METALSIM_CHECKS=all) ;;
+    fibers | loops) env=(METALSIM_MODE="$name") ;;
+    *) log "unknown test run '$name' (default, again, all, fibers, loops)"; exit 2 ;;
+  esac
+  rm -rf "${results:?}/$name"
+  start=$SECONDS
+  env "${env[@]}" python3 "$root/scripts/mlx_tests.py" run "$build/mlx/tests/tests" \
+    "$results/$name" >"$results.$name.log" 2>&1 ||
+    { log "the suite's run '$name' failed; the end of $results.$name.log:"; tail -20 "$results.$name.log" >&2; exit 1; }
+  log "MLX's suite, run '$name': $((SECONDS - start)) s"
+  dirs+=("$results/$name")
+done
+python3 "$root/scripts/mlx_tests.py" table "${dirs[@]}" | tee "$results/table.md"

@@ -4,7 +4,8 @@
 # this repository.
 #
 #   scripts/yardstick.sh [--mlx ~/src/mlx] [--ggml ~/src/ggml] [--build DIR] [--jobs N] [--no-run]
-#   scripts/yardstick.sh --mlx-backend ~/src/mlx [--build DIR] [--jobs N] [--no-run]
+#   scripts/yardstick.sh --mlx-backend ~/src/mlx [--build DIR] [--jobs N] [--no-run] [--no-tests]
+#                        [--test-runs default,again,all,fibers,loops]
 #
 #   --mlx DIR    an ml-explore/mlx checkout (its mlx/backend/metal/kernels/)
 #   --ggml DIR   a ggml-org/ggml or llama.cpp checkout (its ggml/src/ggml-metal/ or src/ggml-metal/)
@@ -13,8 +14,9 @@
 #   --no-build   use the build directory as it is (already built by an earlier run)
 #   --only gemv  only MLX's gemv.metal: every instance run, no compile table
 #   --mlx-backend DIR  MLX's own Metal backend (its host code) built against an installed
-#                metalsim, and a check program on MLX's GPU device: scripts/mlx_backend.sh,
-#                docs/mlx_backend.md (default build directory build/mlx-backend)
+#                metalsim, a check program and MLX's C++ test suite on MLX's GPU device
+#                (--no-tests, --test-runs LIST: scripts/mlx_backend.sh's), docs/mlx_backend.md
+#                (default build directory build/mlx-backend)
 #
 # Sets up (scripts/setup.sh) and builds in a fresh build directory, so it runs on a fresh machine;
 # the MLX and ggml files are built with only the instances the drivers run (KERNELS in
@@ -27,7 +29,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mlx="" ggml="" build="$root/build/yardstick" jobs="$(nproc)" run=1 configure=1 only=""
-backend=() backend_build=""
+backend=() backend_build="" backend_options=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --mlx-backend) backend=("$2"); shift 2 ;;
@@ -38,13 +40,15 @@ while [ $# -gt 0 ]; do
     --no-run) run=0; shift ;;
     --no-build) configure=0; shift ;;
     --only) only="$2"; shift 2 ;;
+    --no-tests) backend_options+=(--no-tests); shift ;;
+    --test-runs) backend_options+=(--test-runs "$2"); shift 2 ;;
     *) echo "yardstick.sh: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
   esac
 done
 if [ ${#backend[@]} -gt 0 ]; then
   [ -n "$backend_build" ] && backend+=(--build "$backend_build")
   [ "$run" = 1 ] || backend+=(--no-run)
-  exec "$root/scripts/mlx_backend.sh" "${backend[@]}" --jobs "$jobs"
+  exec "$root/scripts/mlx_backend.sh" "${backend[@]}" "${backend_options[@]}" --jobs "$jobs"
 fi
 if [ -z "$mlx" ] && [ -z "$ggml" ]; then
   echo "yardstick.sh: give --mlx DIR and/or --ggml DIR (checkouts of ml-explore/mlx, ggml-org/ggml)," \

@@ -53,7 +53,9 @@ struct ExecutionOptions {
   bool checked_variant = false;
   // Warnings (report::Severity::warning: barrier.exited) fail the dispatch as errors do: the
   // command buffer ends with CommandBufferStatusError. Off: a warning is kept in the reports of a
-  // dispatch that completes. METALSIM_STRICT=1, `metalsim --strict`.
+  // dispatch that completes. Also: with `mem`, an access to a buffer's bytes before its bound
+  // offset is bounds.device (off: they are the buffer's, as on Metal). METALSIM_STRICT=1,
+  // `metalsim --strict`.
   bool strict = false;
   // Called by the worker after each threadgroup, from several threads at once; empty: off.
   std::function<void(const ThreadgroupEvent&)> on_threadgroup;

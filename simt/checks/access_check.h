@@ -68,8 +68,9 @@ class ActiveDispatch {
 // nor under ThreadSanitizer (the pass leaves its kernels alone).
 bool kernels_built_with_access_checks();
 
-// Marks, for the length of a dispatch, the bytes of each bound buffer before its lowest bound
-// offset (kBeforeBinding) and the first granule of a binding at an odd offset; the destructor
+// Marks, for the length of a strict dispatch (ExecutionOptions::strict), the bytes of each bound
+// buffer before its lowest bound offset (kBeforeBinding) and the first granule of a binding at an
+// odd offset; without strict they are the buffer's, as on Metal (docs/checks.md). The destructor
 // restores the marks those granules had (the buffer's own, or a no-copy buffer's partial first
 // granule, host/src/buffer.cpp).
 class BindingMarks {

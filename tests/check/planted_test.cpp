@@ -3,7 +3,9 @@
 // dispatch right after it must complete.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <string_view>
 
 #include "planted_support.h"
@@ -335,6 +337,7 @@ std::map<std::string, Dispatcher> make_dispatchers() {
     return oob_offset(h, "planted_oob_offset_read");
   };
   d["planted_oob_before_offset bounds.device"] = [](Harness& h) {
+    h.options().strict = true;  // the buffer's own bytes: reported under strict only
     return oob_offset(h, "planted_oob_before_offset");
   };
   d["planted_oob_bytes_read bounds.device"] = oob_bytes;
@@ -681,15 +684,54 @@ TEST(PlantedVariants, GuardPagesStillCatchAReadPastTheEndInTheFastVariant) {
   }
 }
 
+// A SIGSEGV handler the program installs after metalsim's (doctest installs its crash handler at
+// every test case) must not take a kernel's guard-page fault: the next command buffer puts
+// metalsim's handler back in front, and a fault that is not a kernel's still reaches the
+// program's handler.
+std::atomic<int> program_handler_calls{0};
+void program_segv_handler(int, siginfo_t*, void*) {
+  ++program_handler_calls;
+  signal(SIGSEGV, SIG_DFL);  // not expected to run from a kernel: then end as the program would
+}
+
+TEST(PlantedFaults, AHandlerInstalledAfterTheFirstDispatchDoesNotTakeAKernelsFault) {
+  Harness h;
+  h.options().mode = metalsim::ExecutionMode::fibers;
+  h.options().checks = metalsim::CheckSet::none();   // the fast variant: the guard page finds it
+  ASSERT_EQ(oob_device_read(h).reports.size(), 1u);  // metalsim's handlers are installed now
+  struct sigaction program{}, before{};
+  program.sa_sigaction = &program_segv_handler;
+  program.sa_flags = SA_SIGINFO;
+  sigemptyset(&program.sa_mask);
+  ASSERT_EQ(sigaction(SIGSEGV, &program, &before), 0);
+  for (metalsim::ExecutionMode mode :
+       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
+    h.options().mode = mode;
+    const Outcome o = oob_device_read(h);
+    ASSERT_EQ(o.reports.size(), 1u) << o.text;
+    EXPECT_EQ(o.reports[0].check, CheckId::bounds_device) << o.text;
+  }
+  EXPECT_EQ(program_handler_calls.load(), 0);
+  // metalsim's handler is in front again and passes a fault that is not a kernel's on.
+  struct sigaction now{};
+  sigaction(SIGSEGV, nullptr, &now);
+  EXPECT_NE(now.sa_sigaction, &program_segv_handler);
+  raise(SIGSEGV);
+  EXPECT_EQ(program_handler_calls.load(), 1);
+  sigaction(SIGSEGV, &before, nullptr);  // metalsim's, which chains to the program's
+}
+
 // Byte-precise bounds are the checked variant's: a read of the 4 bytes before a bound offset
-// (inside the buffer: no guard page there) is bounds.device with mem on, in either mode, and
-// goes unseen in the fast variant, which runs with mem off and reads the buffer's first float.
+// (inside the buffer: no guard page there) is bounds.device with mem on under strict, in either
+// mode, and goes unseen in the fast variant, which runs with mem off and reads the buffer's first
+// float.
 TEST(PlantedVariants, OnlyTheCheckedVariantChecksBytes) {
   if (!engine::fast_variants_built()) GTEST_SKIP() << "kernels built without the access-check pass";
   for (metalsim::ExecutionMode mode :
        {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
     Harness checked;
     checked.options().mode = mode;
+    checked.options().strict = true;
     checked.options().checks = metalsim::CheckSet::none();
     checked.options().checks.sync = checked.options().checks.mem = true;  // the defaults
     Outcome o;
@@ -705,6 +747,27 @@ TEST(PlantedVariants, OnlyTheCheckedVariantChecksBytes) {
     EXPECT_EQ(fast_dispatches([&] { o = oob_offset(fast, "planted_oob_before_offset"); }), 1u);
     EXPECT_EQ(o.status, MTL::CommandBufferStatusCompleted) << o.text;
     EXPECT_TRUE(o.reports.empty()) << o.text;
+  }
+}
+
+// Without strict a buffer's bytes before its bound offset are the buffer's, as on Metal: MLX
+// binds an array at its offset and indexes backwards with negative strides (a reversed slice).
+// The same read of in[-1] is then no report, and reads the buffer's first float.
+TEST(BoundOffsets, BytesBeforeABoundOffsetAreTheBuffersOwnUnlessStrict) {
+  for (metalsim::ExecutionMode mode :
+       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
+    Harness h;  // every check but race on
+    h.options().mode = mode;
+    const Outcome o = oob_offset(h, "planted_oob_before_offset");
+    EXPECT_EQ(o.status, MTL::CommandBufferStatusCompleted) << o.text;
+    EXPECT_TRUE(o.reports.empty()) << o.text;
+    Harness strict;
+    strict.options().mode = mode;
+    strict.options().strict = true;
+    const Outcome s = oob_offset(strict, "planted_oob_before_offset");
+    ASSERT_EQ(s.reports.size(), 1u) << s.text;
+    EXPECT_EQ(s.reports[0].check, CheckId::bounds_device) << s.text;
+    EXPECT_EQ(s.reports[0].offset, -4) << s.text;
   }
 }
 
