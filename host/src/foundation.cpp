@@ -71,11 +71,19 @@ Error* Error::error(const String* domain, Integer code, const Dictionary* userIn
 }
 
 // ------------------------------ autorelease pools
+namespace {
+// Set when this thread's ThreadPools is destroyed (trivially destructible, so still readable):
+// a thread's later TLS destructors may still autorelease (MLX's thread-local command encoders
+// commit as they go), and find no pool then.
+thread_local bool tls_pools_gone = false;
+}  // namespace
+
 // This thread's open pools, innermost last. Pools still open when the thread ends are drained.
 struct ThreadPools {
   std::vector<AutoreleasePool*> open;
   ~ThreadPools() {
     while (!open.empty()) close(open.front());
+    tls_pools_gone = true;
   }
   // Closes `pool` and every pool opened inside it, innermost first.
   void close(AutoreleasePool* pool) {
@@ -91,9 +99,11 @@ struct ThreadPools {
 
 namespace {
 
-ThreadPools& thread_pools() {
+// nullptr once the thread's TLS destructors destroyed it.
+ThreadPools* thread_pools() {
+  if (tls_pools_gone) return nullptr;
   thread_local ThreadPools pools;
-  return pools;
+  return &pools;
 }
 
 // Where autoreleased objects go with no pool open: the most recent ones are kept alive.
@@ -110,15 +120,15 @@ void keep_recent(Object* object) {
 
 AutoreleasePool* AutoreleasePool::init() {
   if (stack_ == nullptr) {
-    stack_ = &thread_pools();
-    stack_->open.push_back(this);
+    stack_ = thread_pools();  // none as the thread ends: the pool then drains when released
+    if (stack_ != nullptr) stack_->open.push_back(this);
   }
   return this;
 }
 
 AutoreleasePool* AutoreleasePool::innermost() {
-  ThreadPools& pools = thread_pools();
-  return pools.open.empty() ? nullptr : pools.open.back();
+  ThreadPools* pools = thread_pools();
+  return pools == nullptr || pools->open.empty() ? nullptr : pools->open.back();
 }
 
 void AutoreleasePool::addObject(Object* object) {
@@ -138,7 +148,7 @@ AutoreleasePool::~AutoreleasePool() {
     empty();
     return;
   }
-  if (stack_ != &thread_pools()) {
+  if (stack_ != thread_pools()) {
     std::fprintf(stderr,
                  "metalsim: an NS::AutoreleasePool was released on a thread other than "
                  "the one that opened it (Foundation forbids it)\n");
@@ -151,9 +161,9 @@ AutoreleasePool::~AutoreleasePool() {
 
 void autorelease(Object* object) {
   if (object == nullptr) return;
-  ThreadPools& pools = thread_pools();
-  if (!pools.open.empty()) {
-    pools.open.back()->addObject(object);
+  ThreadPools* pools = thread_pools();
+  if (pools != nullptr && !pools->open.empty()) {
+    pools->open.back()->addObject(object);
     return;
   }
   keep_recent(object);

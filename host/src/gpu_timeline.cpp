@@ -1,6 +1,7 @@
 #include "gpu_timeline.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <span>
 
@@ -22,7 +23,15 @@ constexpr size_t kMaxWindowMembers = 1 << 16;
 constexpr size_t kSignalsKept = 64;
 
 // The command buffers whose completed handlers this thread runs, innermost last.
-thread_local std::vector<const CommandBuffer*> running_handlers;
+// The command buffers whose completed handlers this thread is running, innermost last. Trivially
+// destructible: a thread's TLS destructors may commit and finish buffers after this thread's
+// other thread-locals are gone (MLX's thread-local command encoders do); nesting deeper than
+// the array is counted and not recorded.
+struct RunningHandlers {
+  std::array<const CommandBuffer*, 16> buffers;
+  size_t depth;
+};
+thread_local RunningHandlers running_handlers{};
 }  // namespace
 
 struct GpuTimeline::Buffer {
@@ -242,14 +251,17 @@ void GpuTimeline::fail_blocked(std::unique_lock<std::mutex>& lock, CommandBuffer
 }
 
 GpuTimeline::CompletedHandlers::CompletedHandlers(const CommandBuffer* cb) {
-  running_handlers.push_back(cb);
+  RunningHandlers& r = running_handlers;
+  if (r.depth < r.buffers.size()) r.buffers[r.depth] = cb;
+  ++r.depth;
 }
 
-GpuTimeline::CompletedHandlers::~CompletedHandlers() { running_handlers.pop_back(); }
+GpuTimeline::CompletedHandlers::~CompletedHandlers() { --running_handlers.depth; }
 
 uint64_t GpuTimeline::handler_buffer() const {
-  for (auto it = running_handlers.rbegin(); it != running_handlers.rend(); ++it)
-    if (&(*it)->timeline() == this) return (*it)->timeline_serial_;
+  const RunningHandlers& r = running_handlers;
+  for (size_t i = std::min(r.depth, r.buffers.size()); i-- > 0;)
+    if (&r.buffers[i]->timeline() == this) return r.buffers[i]->timeline_serial_;
   return 0;
 }
 

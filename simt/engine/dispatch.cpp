@@ -60,11 +60,27 @@ struct EndOfShare {
   ~EndOfShare() { worker.end_dispatch(); }
 };
 
+// This thread's worker. A plain pointer (trivially destructible) and a reaper that deletes it as
+// the thread ends: a thread's thread-local destructors run in the reverse order of construction,
+// so one made before the worker (MLX's thread-local command encoders, which commit as they are
+// destroyed) may dispatch after the reaper ran; it then gets a new worker, which is not freed
+// (one per such thread).
+thread_local Worker* tls_worker = nullptr;
+struct WorkerReaper {
+  ~WorkerReaper() {
+    delete tls_worker;
+    tls_worker = nullptr;
+  }
+};
+
 Worker& this_worker(size_t stack_bytes) {
-  thread_local std::unique_ptr<Worker> worker;
-  if (!worker || worker->stacks.stack_bytes() != stack_bytes)
-    worker = std::make_unique<Worker>(stack_bytes);
-  return *worker;
+  thread_local WorkerReaper reaper;
+  (void)reaper;
+  if (tls_worker == nullptr || tls_worker->stacks.stack_bytes() != stack_bytes) {
+    delete tls_worker;
+    tls_worker = new Worker(stack_bytes);
+  }
+  return *tls_worker;
 }
 
 // How many threadgroups a worker takes from the shared counter at once. One at a time, many small

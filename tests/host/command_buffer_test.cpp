@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <functional>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "support/hand_kernel.h"
 #include "support/host_harness.h"
@@ -317,6 +319,52 @@ TEST(CommandBuffer, ExecutionOptionsArePerCommandBuffer) {
 // (gpu_timeline.h). A queue released without waiting runs what it holds first, and a buffer
 // queued behind a held one, whose last reference the program gave up, still runs: the timeline
 // retains every committed buffer until it finishes (it crashed before it did).
+// Runs one command buffer of test_last_lane_wins on `queue` with a completed handler, inside an
+// autorelease pool; whether the handler ran.
+bool run_with_handler(MTL::CommandQueue* queue, MTL::ComputePipelineState* pso, MTL::Buffer* out) {
+  NS::AutoreleasePool* pool = NS::AutoreleasePool::alloc()->init();
+  bool handled = false;
+  MTL::CommandBuffer* cb = queue->commandBuffer();
+  MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+  enc->setComputePipelineState(pso);
+  enc->setBuffer(out, 0, 0);
+  enc->dispatchThreadgroups({1, 1, 1}, {64, 1, 1});
+  enc->endEncoding();
+  cb->addCompletedHandler([&handled](MTL::CommandBuffer*) { handled = true; });
+  cb->commit();
+  cb->waitUntilCompleted();
+  const bool ok = cb->status() == MTL::CommandBufferStatusCompleted;
+  pool->release();
+  return ok && handled;
+}
+
+// A thread's thread-local destructors run in the reverse order of their construction: one made
+// before metalsim's own thread-locals runs after they are gone, and may still commit (MLX keeps
+// its command encoders in a thread-local map, which commits as it is destroyed: a thread of
+// std::async in MLX's `test scatter_prod with NaN does not hang` corrupted the heap that way).
+// metalsim's thread-locals that such a commit uses stay usable.
+TEST(CommandBuffer, ACommitFromAThreadLocalDestructorAfterMetalsimsOwnIsSafe) {
+  Harness h;
+  auto out = h.buffer(std::vector<uint32_t>{77});
+  auto pso = h.pipeline("test_last_lane_wins");
+  auto queue = NS::TransferPtr(h.device()->newCommandQueue());
+  static bool late_ran = false;  // written by the thread's last destructor
+  struct CommitsAtExit {
+    MTL::CommandQueue* queue;
+    MTL::ComputePipelineState* pso;
+    MTL::Buffer* out;
+    ~CommitsAtExit() { late_ran = run_with_handler(queue, pso, out); }
+  };
+  std::thread thread([&] {
+    thread_local CommitsAtExit late{queue.get(), pso.get(), out.get()};  // made first
+    (void)late;
+    // metalsim's thread-locals, made after it: a handler's record, an autorelease pool.
+    EXPECT_TRUE(run_with_handler(queue.get(), pso.get(), out.get()));
+  });
+  thread.join();
+  EXPECT_TRUE(late_ran);
+}
+
 TEST(CommandBuffer, AQueueReleasedWithoutWaitingRunsWhatItHolds) {
   Harness h;
   auto out = h.buffer(std::vector<uint32_t>{77});
