@@ -425,13 +425,15 @@ bool instrument(Function& f, bool step, const AccessCheckOptions& options, const
   }
   const std::vector<Value*> hoisted = hoist_range_tests(f, ranged);
   const Entry e = load_entry(f, options.race);
-  const std::vector<Value*> grouped = group_tests(accesses, spans, e, f);
+  // Accesses whose test a loop hoisted are left out of the groups: a group's test runs whatever
+  // their loop's flag says, and where the flag held it costs more than it saves.
+  std::vector<uint64_t> group_spans = spans;
+  for (size_t i = 0; i < accesses.size(); ++i)
+    if (ranged_index[i] != SIZE_MAX && hoisted[ranged_index[i]] != nullptr) group_spans[i] = 0;
+  const std::vector<Value*> grouped = group_tests(accesses, group_spans, e, f);
   for (size_t i = 0; i < accesses.size(); ++i) {
-    // Either flag spares the access its own test.
     Value* plain = ranged_index[i] == SIZE_MAX ? nullptr : hoisted[ranged_index[i]];
-    if (grouped[i] != nullptr)
-      plain =
-          plain == nullptr ? grouped[i] : IRBuilder<>(accesses[i].at).CreateOr(plain, grouped[i]);
+    if (plain == nullptr) plain = grouped[i];
     instrument_access(accesses[i], plain, e, c, f);
   }
   return true;
