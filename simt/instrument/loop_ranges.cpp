@@ -243,26 +243,43 @@ std::optional<uint64_t> constant_span(const std::vector<Value*>& args) {
 // walk's lowest and highest byte lie at most kMaxSpanBytes apart (each stride's step and count
 // small, so that nothing wraps), and the shadow bytes of the granules between them are 0. False
 // where the walk is wider: the caller then calls the engine.
+// How far start + sum of step_i * k_i, 0 <= k_i <= last_i, reaches below and above: `lowest`
+// and `highest` move by each stride's span; `small` is false where a step or count is past
+// `limit` (their product then could wrap). `strides` are the (step, last) pairs of a walk's
+// arguments.
+struct Reach {
+  Value* lowest;
+  Value* highest;
+  Value* small;
+};
+
+Reach reach_of(IRBuilder<>& b, Value* lowest, Value* highest, Value* const* strides,
+               uint64_t limit) {
+  Reach r{lowest, highest, b.getTrue()};
+  for (size_t i = 0; i < kMaxStrides; ++i) {
+    Value* step = strides[2 * i];
+    Value* last = strides[2 * i + 1];
+    r.small = b.CreateAnd(r.small, b.CreateICmpULE(last, b.getInt64(limit)));
+    r.small = b.CreateAnd(
+        r.small, b.CreateICmpULE(b.CreateAdd(step, b.getInt64(limit)), b.getInt64(2 * limit)));
+    Value* span = b.CreateMul(step, last);  // |span| <= limit^2 where `small`
+    Value* down = b.CreateICmpSLT(span, b.getInt64(0));
+    r.lowest = b.CreateAdd(r.lowest, b.CreateSelect(down, span, b.getInt64(0)));
+    r.highest = b.CreateAdd(r.highest, b.CreateSelect(down, b.getInt64(0), span));
+  }
+  return r;
+}
+
 Value* inline_plain(IRBuilder<>& b, const ShadowGlobals& g, const std::vector<Value*>& args) {
   const std::optional<uint64_t> known = constant_span(args);
   if (known && *known > kMaxSpanBytes) return b.getFalse();
-  const auto limit = int64_t(kMaxSpanBytes);
   Value* start = b.CreatePtrToInt(args[0], b.getInt64Ty());
-  Value* lowest = start;
-  Value* end = b.CreateAdd(start, args[1]);  // past the last byte
-  Value* small = b.getTrue();
-  for (size_t i = 0; i < kMaxStrides; ++i) {
-    Value* step = args[2 + 2 * i];
-    Value* last = args[3 + 2 * i];
-    small = b.CreateAnd(small, b.CreateICmpULE(last, b.getInt64(limit)));
-    small = b.CreateAnd(
-        small, b.CreateICmpULE(b.CreateAdd(step, b.getInt64(limit)), b.getInt64(2 * limit)));
-    Value* span = b.CreateMul(step, last);  // |span| <= limit^2 where `small`
-    Value* down = b.CreateICmpSLT(span, b.getInt64(0));
-    lowest = b.CreateAdd(lowest, b.CreateSelect(down, span, b.getInt64(0)));
-    end = b.CreateAdd(end, b.CreateSelect(down, b.getInt64(0), span));
-  }
-  small = b.CreateAnd(small, b.CreateICmpULE(b.CreateSub(end, lowest), b.getInt64(limit)));
+  // `highest` here is the end: past the last byte.
+  const Reach r = reach_of(b, start, b.CreateAdd(start, args[1]), &args[2], kMaxSpanBytes);
+  Value* lowest = r.lowest;
+  Value* end = r.highest;
+  Value* small =
+      b.CreateAnd(r.small, b.CreateICmpULE(b.CreateSub(end, lowest), b.getInt64(kMaxSpanBytes)));
   // A constant span reads only the words it needs.
   return b.CreateAnd(small, span_plain(b, g, lowest, end, known.value_or(kMaxSpanBytes)));
 }
@@ -273,23 +290,11 @@ Value* inline_plain(IRBuilder<>& b, const ShadowGlobals& g, const std::vector<Va
 Value* inline_fits(IRBuilder<>& b, const std::vector<Value*>& args) {
   constexpr uint64_t kStepLimit = uint64_t(1) << 24, kStartLimit = uint64_t(1) << 40;
   Value* start = args[0];
-  Value* ok =
-      b.CreateICmpULE(b.CreateAdd(start, b.getInt64(kStartLimit)), b.getInt64(2 * kStartLimit));
-  Value* lowest = start;
-  Value* highest = start;
-  for (size_t i = 0; i < kMaxStrides; ++i) {
-    Value* step = args[1 + 2 * i];
-    Value* last = args[2 + 2 * i];
-    ok = b.CreateAnd(ok, b.CreateICmpULE(last, b.getInt64(kStepLimit)));
-    ok = b.CreateAnd(
-        ok, b.CreateICmpULE(b.CreateAdd(step, b.getInt64(kStepLimit)), b.getInt64(2 * kStepLimit)));
-    Value* span = b.CreateMul(step, last);
-    Value* down = b.CreateICmpSLT(span, b.getInt64(0));
-    lowest = b.CreateAdd(lowest, b.CreateSelect(down, span, b.getInt64(0)));
-    highest = b.CreateAdd(highest, b.CreateSelect(down, b.getInt64(0), span));
-  }
-  ok = b.CreateAnd(ok, b.CreateICmpSGE(lowest, args[1 + 2 * kMaxStrides]));
-  return b.CreateAnd(ok, b.CreateICmpSLE(highest, args[2 + 2 * kMaxStrides]));
+  const Reach r = reach_of(b, start, start, &args[1], kStepLimit);
+  Value* ok = b.CreateAnd(r.small, b.CreateICmpULE(b.CreateAdd(start, b.getInt64(kStartLimit)),
+                                                   b.getInt64(2 * kStartLimit)));
+  ok = b.CreateAnd(ok, b.CreateICmpSGE(r.lowest, args[1 + 2 * kMaxStrides]));
+  return b.CreateAnd(ok, b.CreateICmpSLE(r.highest, args[2 + 2 * kMaxStrides]));
 }
 
 // i1, where the builder stands: the walk is plain, by its inline test `inline_ok` where that
