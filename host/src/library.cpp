@@ -1,7 +1,9 @@
 #include "metalsim/Metal/MTLLibrary.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "autoreleased_error.h"
 #include "host/src/pipeline_reflection.h"
@@ -47,6 +49,33 @@ NS::Dictionary* Function::functionConstantsDictionary() const {
   return NS::Dictionary::dictionary(values.data(), keys.data(), keys.size());
 }
 
+namespace {
+
+// Why the values given do not fit the kernel's function constants ("" when they do): a value
+// whose size is that of no constant declared at its index. Sources linked into one library
+// (MLX's mlx.metallib: rope.metal's bool `forward` and conv.metal's int `ker_w` are both index
+// 1) put every source's constants in the kernel's translation unit, where Metal keeps them per
+// source: among declarations sharing an index, one of the size given is taken for the kernel's.
+std::string constant_size_mismatch(const metalsim::abi::KernelInfo& k,
+                                   const FunctionConstantValues* constants) {
+  if (constants == nullptr) return "";
+  const auto& values = constants->values();
+  for (const auto& fc : k.function_constants) {
+    if (fc.index >= values.size() || values[fc.index].empty()) continue;
+    const size_t given = values[fc.index].size();
+    const bool one_fits = std::any_of(
+        k.function_constants.begin(), k.function_constants.end(),
+        [&](const auto& other) { return other.index == fc.index && other.size == given; });
+    if (!one_fits)
+      return "function constant '" + std::string(fc.name) + "' (index " + std::to_string(fc.index) +
+             ") is " + fc.type + " of " + std::to_string(fc.size) + " bytes; the value given has " +
+             std::to_string(given);
+  }
+  return "";
+}
+
+}  // namespace
+
 Function* Library::newFunction(NS::String* name) {
   return name == nullptr ? nullptr : newFunction(name->utf8String());
 }
@@ -80,18 +109,9 @@ Function* Library::newFunction(NS::String* name, const FunctionConstantValues* c
                                : autoreleased_error(LibraryErrorCompileFailure, problem);
     return nullptr;
   }
-  for (const auto& fc : k->function_constants) {
-    const bool set = constants != nullptr && fc.index < constants->values().size() &&
-                     !constants->values()[fc.index].empty();
-    if (set && constants->values()[fc.index].size() != fc.size) {
-      if (error != nullptr)
-        *error =
-            autoreleased_error(2, "function constant '" + std::string(fc.name) + "' (index " +
-                                      std::to_string(fc.index) + ") is " + fc.type + " of " +
-                                      std::to_string(fc.size) + " bytes; the value given has " +
-                                      std::to_string(constants->values()[fc.index].size()));
-      return nullptr;
-    }
+  if (const std::string mismatch = constant_size_mismatch(*k, constants); !mismatch.empty()) {
+    if (error != nullptr) *error = autoreleased_error(2, mismatch);
+    return nullptr;
   }
   // Metal specialises the function here: a function constant the function reads with no value
   // given and no default (is_function_constant_defined) fails its compile. Without values (null)

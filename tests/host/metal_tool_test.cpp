@@ -143,6 +143,64 @@ TEST_F(MetalTool, CompilesLinksAndTheLibraryRunsThroughNewLibraryByPath) {
   }
 }
 
+// Function constants of sources linked into one library are the sources' own: scale.metal's
+// bool tool_flag and shift.metal's int tool_shift share index 3 (MLX's rope.metal and conv.metal
+// share index 1 in mlx.metallib), and each kernel takes a value of its own constant's size.
+TEST_F(MetalTool, LinkedSourcesKeepTheirOwnFunctionConstants) {
+  const std::string flags = " -x metal -I" + kDir + " -I" + kDir + "/include";
+  ASSERT_EQ(run("scale", kTool + flags + " -DTOOL_FACTOR=3.0f -c " + kDir + "/scale.metal -o " +
+                             dir_ + "/scale.air"),
+            0)
+      << read(dir_ + "/scale.err");
+  ASSERT_EQ(run("shift", kTool + flags + " -c " + kDir + "/shift.metal -o " + dir_ + "/shift.air"),
+            0)
+      << read(dir_ + "/shift.err");
+  const std::string lib = dir_ + "/both.metallib";
+  ASSERT_EQ(run("link", kTool + " " + dir_ + "/scale.air " + dir_ + "/shift.air -o " + lib), 0)
+      << read(dir_ + "/link.err");
+  auto device = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
+  NS::Error* error = nullptr;
+  auto library = NS::TransferPtr(device->newLibrary(NS::String::string(lib.c_str()), &error));
+  ASSERT_TRUE(library) << text_of(error);
+
+  const int shift = -5;
+  MTL::FunctionConstantValues* values = MTL::FunctionConstantValues::alloc()->init();
+  values->setConstantValue(&shift, MTL::DataTypeInt, 3);
+  auto fn =
+      NS::TransferPtr(library->newFunction(NS::String::string("tool_add_shift"), values, &error));
+  values->release();
+  ASSERT_TRUE(fn) << text_of(error);
+  auto pso = NS::TransferPtr(device->newComputePipelineState(fn.get(), &error));
+  ASSERT_TRUE(pso) << text_of(error);
+  std::vector<float> x(64);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.5f * float(i) - 7.0f;
+  auto buffer = NS::TransferPtr(
+      device->newBuffer(x.data(), x.size() * sizeof(float), MTL::ResourceStorageModeShared));
+  auto queue = NS::TransferPtr(device->newCommandQueue());
+  MTL::CommandBuffer* cb = queue->commandBuffer();
+  MTL::ComputeCommandEncoder* e = cb->computeCommandEncoder();
+  e->setComputePipelineState(pso.get());
+  e->setBuffer(buffer.get(), 0, 0);
+  e->dispatchThreads(MTL::Size(x.size(), 1, 1), MTL::Size(32, 1, 1));
+  e->endEncoding();
+  cb->commit();
+  cb->waitUntilCompleted();
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+  const auto* got = static_cast<const float*>(buffer->contents());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(got[i], x[i] + float(shift)) << i;
+
+  // A value of neither constant's size at that index is still refused, naming the constant.
+  const int64_t wrong = 1;
+  values = MTL::FunctionConstantValues::alloc()->init();
+  values->setConstantValue(&wrong, MTL::DataTypeLong, 3);
+  error = nullptr;
+  auto refused =
+      NS::TransferPtr(library->newFunction(NS::String::string("tool_add_shift"), values, &error));
+  values->release();
+  EXPECT_FALSE(refused);
+  EXPECT_NE(text_of(error).find("the value given has 8"), std::string::npos) << text_of(error);
+}
+
 TEST_F(MetalTool, PreprocessingListsTheFilesOwnHeaders) {
   ASSERT_EQ(run("e", kTool + " -x metal -I" + kDir + "/include -E -P -CC -C -H " + kDir +
                          "/scale.metal -w"),
