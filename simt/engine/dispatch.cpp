@@ -1,6 +1,7 @@
 #include "simt/engine/dispatch.h"
 
 #include <omp.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -60,27 +61,27 @@ struct EndOfShare {
   ~EndOfShare() { worker.end_dispatch(); }
 };
 
-// This thread's worker. A plain pointer (trivially destructible) and a reaper that deletes it as
-// the thread ends: a thread's thread-local destructors run in the reverse order of construction,
-// so one made before the worker (MLX's thread-local command encoders, which commit as they are
-// destroyed) may dispatch after the reaper ran; it then gets a new worker, which is not freed
-// (one per such thread).
-thread_local Worker* tls_worker = nullptr;
-struct WorkerReaper {
-  ~WorkerReaper() {
-    delete tls_worker;
-    tls_worker = nullptr;
-  }
-};
+// This thread's worker, kept under a POSIX thread-specific key whose destructor frees it: glibc
+// runs those after every C++ thread-local destructor of the thread, and one of those may still
+// dispatch (a thread-local made before metalsim's is destroyed after them: MLX's thread-local
+// command encoders commit as they are destroyed). A C++ thread_local worker was gone by then.
+pthread_key_t worker_key() {
+  static const pthread_key_t key = [] {
+    pthread_key_t k{};
+    pthread_key_create(&k, [](void* worker) { delete static_cast<Worker*>(worker); });
+    return k;
+  }();
+  return key;
+}
 
 Worker& this_worker(size_t stack_bytes) {
-  thread_local WorkerReaper reaper;
-  (void)reaper;
-  if (tls_worker == nullptr || tls_worker->stacks.stack_bytes() != stack_bytes) {
-    delete tls_worker;
-    tls_worker = new Worker(stack_bytes);
+  auto* worker = static_cast<Worker*>(pthread_getspecific(worker_key()));
+  if (worker == nullptr || worker->stacks.stack_bytes() != stack_bytes) {
+    delete worker;
+    worker = new Worker(stack_bytes);
+    pthread_setspecific(worker_key(), worker);
   }
-  return *tls_worker;
+  return *worker;
 }
 
 // How many threadgroups a worker takes from the shared counter at once. One at a time, many small
