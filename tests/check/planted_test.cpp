@@ -750,6 +750,21 @@ TEST(PlantedVariants, OnlyTheCheckedVariantChecksBytes) {
   }
 }
 
+// A barrier that some threads returned before still orders the live threads' accesses for the
+// race check: planted_barrier_after_return's threads 0..47 write tile[tid], wait, then read
+// tile[tid ^ 1]; only barrier.exited is reported (MLX's fft kernels return early before their
+// barriers: docs/mlx_backend.md).
+TEST(PlantedRaceAcrossAnExitedBarrier, TheLiveThreadsStillSynchronize) {
+  if (!report::check_implemented(report::CheckId::race_threadgroup))
+    GTEST_SKIP() << "the shadow racecheck is not in this build";
+  Harness h;
+  h.options().mode = metalsim::ExecutionMode::fibers;
+  h.options().checks.race = true;
+  const Outcome o = barrier_after_return(h);
+  ASSERT_FALSE(o.reports.empty()) << o.text;
+  for (const report::Report& r : o.reports) EXPECT_EQ(r.check, CheckId::barrier_exited) << o.text;
+}
+
 // Without strict a buffer's bytes before its bound offset are the buffer's, as on Metal: MLX
 // binds an array at its offset and indexes backwards with negative strides (a reversed slice).
 // The same read of in[-1] is then no report, and reads the buffer's first float.
