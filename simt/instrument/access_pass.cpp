@@ -173,39 +173,18 @@ std::vector<Access> accesses_of(Function& f, const Value* state_arg, unsigned& u
   return kept;
 }
 
-// What every check of one function reads once, at its entry.
-struct Entry {
-  Value* shadow;
-  Value* mask;
-  Value* every;  // i1: a racecheck dispatch runs (false when the pass is built without it)
-};
-
-Entry load_entry(Function& f, bool race) {
-  Module& m = *f.getParent();
-  LLVMContext& ctx = m.getContext();
+// What every check of one function reads of the engine, loaded once after its allocas.
+ShadowGlobals load_entry(Function& f, bool race) {
   BasicBlock& entry = f.getEntryBlock();
   BasicBlock::iterator at = entry.getFirstInsertionPt();
   while (at != entry.end() && isa<AllocaInst>(*at)) ++at;
   IRBuilder<> b(&entry, at);
-  auto* ptr = PointerType::get(ctx, 0);
-  Entry e;
-  auto* nosanitize = MDNode::get(ctx, {});
-  auto load = [&](const char* name, Type* type) {
-    auto* global = m.getOrInsertGlobal(name, type);
-    LoadInst* l = b.CreateLoad(type, global, name);
-    l->setMetadata(LLVMContext::MD_nosanitize, nosanitize);
-    return l;
-  };
-  e.shadow = load(abi::kShadow, ptr);
-  e.mask = load(abi::kShadowMask, b.getInt64Ty());
-  e.every = race ? b.CreateICmpNE(load(abi::kEvery, b.getInt32Ty()), b.getInt32(0), "every")
-                 : static_cast<Value*>(b.getFalse());
-  return e;
+  return load_shadow_globals(b, *f.getParent(), race);
 }
 
 // The shadow bytes of the granule holding `address` and of the next (a 2-byte load: any access
 // of at most a granule ends in one of the two), or of the granule alone.
-Value* shadow_of(IRBuilder<>& b, const Entry& e, Value* address, bool two) {
+Value* shadow_of(IRBuilder<>& b, const ShadowGlobals& e, Value* address, bool two) {
   Value* index = b.CreateAnd(b.CreateLShr(address, abi::kGranuleShift), e.mask);
   Value* p = b.CreateGEP(b.getInt8Ty(), e.shadow, index);
   LoadInst* s = b.CreateAlignedLoad(two ? b.getInt16Ty() : b.getInt8Ty(), p, Align(1));
@@ -222,7 +201,7 @@ struct ShadowTest {
   Value* address;
 };
 
-ShadowTest shadow_test(IRBuilder<>& b, const Entry& e, Value* pointer, uint64_t bytes) {
+ShadowTest shadow_test(IRBuilder<>& b, const ShadowGlobals& e, Value* pointer, uint64_t bytes) {
   Value* address = b.CreatePtrToInt(pointer, b.getInt64Ty());
   Value* two = shadow_of(b, e, address, true);
   Value* s = two;
@@ -292,7 +271,7 @@ std::optional<uint64_t> masked_span(const Access& a) {
 
 // `plain`: the access's hoisted range test passed (loop_ranges.h), or nullptr; the test below
 // then runs only when it did not.
-void instrument_access(const Access& a, Value* plain, const Entry& e, const Callees& c,
+void instrument_access(const Access& a, Value* plain, const ShadowGlobals& e, const Callees& c,
                        Function& f) {
   MDNode* unlikely = MDBuilder(f.getContext()).createUnlikelyBranchWeights();
   Instruction* at = a.at;
@@ -366,7 +345,8 @@ std::map<const Instruction*, Place> places_of(Function& f) {
 // names the exact access. For each access, the group's flag or nullptr. `spans[i]` is access i's
 // bytes (0: not a fixed span).
 std::vector<Value*> group_tests(const std::vector<Access>& accesses,
-                                const std::vector<uint64_t>& spans, const Entry& e, Function& f) {
+                                const std::vector<uint64_t>& spans, const ShadowGlobals& e,
+                                Function& f) {
   const DataLayout& dl = f.getParent()->getDataLayout();
   const std::map<const Instruction*, Place> places = places_of(f);
   struct Member {
@@ -395,8 +375,7 @@ std::vector<Value*> group_tests(const std::vector<Access>& accesses,
     if (uint64_t(end - lowest) > kMaxSpanBytes) continue;
     IRBuilder<> b(const_cast<Instruction*>(first));
     Value* base = b.CreatePtrToInt(const_cast<Value*>(std::get<2>(key)), b.getInt64Ty());
-    const ShadowGlobals g{e.shadow, e.mask, e.every};
-    Value* plain = span_plain(b, g, b.CreateAdd(base, b.getInt64(uint64_t(lowest))),
+    Value* plain = span_plain(b, e, b.CreateAdd(base, b.getInt64(uint64_t(lowest))),
                               b.CreateAdd(base, b.getInt64(uint64_t(end))), uint64_t(end - lowest));
     Value* flag = b.CreateAnd(plain, b.CreateNot(e.every), "metalsim.group");
     for (const Member& m : members) flags[m.index] = flag;
@@ -423,8 +402,8 @@ bool instrument(Function& f, bool step, const AccessCheckOptions& options, const
     ranged_index[i] = ranged.size();
     ranged.push_back({a.at, a.pointer, *bytes});
   }
-  const std::vector<Value*> hoisted = hoist_range_tests(f, ranged);
-  const Entry e = load_entry(f, options.race);
+  const ShadowGlobals e = load_entry(f, options.race);
+  const std::vector<Value*> hoisted = hoist_range_tests(f, ranged, e);
   // Accesses whose test a loop hoisted are left out of the groups: a group's test runs whatever
   // their loop's flag says, and where the flag held it costs more than it saves.
   std::vector<uint64_t> group_spans = spans;

@@ -215,17 +215,16 @@ Value* runs_per_test(IRBuilder<>& b, SCEVExpander& x, Instruction* at, const Hoi
   return runs;
 }
 
-// The inline range test: a walk over addresses whose accesses all lie within kMaxSpanBytes (a
+// The inline range tests: a walk over addresses whose accesses all lie within kMaxSpanBytes (a
 // block's 32 quants, a head-dimension row of halves or floats) is tested by span_plain
 // (shadow_span.h), a few 8-byte loads of its shadow instead of a call, in every preheader
 // whatever the loop's count.
 
 // The bytes a walk spans when its size, steps and counts are constants (most loops over a row).
 std::optional<uint64_t> constant_span(const std::vector<Value*>& args) {
-  uint64_t span = 0;
   const auto* bytes = dyn_cast<ConstantInt>(args[1]);
   if (bytes == nullptr) return std::nullopt;
-  span = bytes->getZExtValue();
+  uint64_t span = bytes->getZExtValue();
   for (size_t i = 0; i < kMaxStrides; ++i) {
     const auto* step = dyn_cast<ConstantInt>(args[2 + 2 * i]);
     const auto* last = dyn_cast<ConstantInt>(args[3 + 2 * i]);
@@ -239,10 +238,6 @@ std::optional<uint64_t> constant_span(const std::vector<Value*>& args) {
   return span;
 }
 
-// i1: every granule that an address walk's accesses can touch has shadow 0, known inline: the
-// walk's lowest and highest byte lie at most kMaxSpanBytes apart (each stride's step and count
-// small, so that nothing wraps), and the shadow bytes of the granules between them are 0. False
-// where the walk is wider: the caller then calls the engine.
 // How far start + sum of step_i * k_i, 0 <= k_i <= last_i, reaches below and above: `lowest`
 // and `highest` move by each stride's span; `small` is false where a step or count is past
 // `limit` (their product then could wrap). `strides` are the (step, last) pairs of a walk's
@@ -270,6 +265,10 @@ Reach reach_of(IRBuilder<>& b, Value* lowest, Value* highest, Value* const* stri
   return r;
 }
 
+// i1: every granule that an address walk's accesses can touch has shadow 0, known inline: the
+// walk's lowest and highest byte lie at most kMaxSpanBytes apart (each stride's step and count
+// small, so that nothing wraps), and the shadow bytes of the granules between them are 0. False
+// where the walk is wider: the caller then calls the engine.
 Value* inline_plain(IRBuilder<>& b, const ShadowGlobals& g, const std::vector<Value*>& args) {
   const std::optional<uint64_t> known = constant_span(args);
   if (known && *known > kMaxSpanBytes) return b.getFalse();
@@ -322,7 +321,8 @@ Value* call_unless(IRBuilder<>& b, const Callees& c, const Walk& w, const std::v
 
 }  // namespace
 
-std::vector<Value*> hoist_range_tests(Function& f, const std::vector<RangedAccess>& accesses) {
+std::vector<Value*> hoist_range_tests(Function& f, const std::vector<RangedAccess>& accesses,
+                                      const ShadowGlobals& g) {
   std::vector<Value*> flags(accesses.size(), nullptr);
   Module& m = *f.getParent();
   DominatorTree dt(f);
@@ -370,7 +370,6 @@ std::vector<Value*> hoist_range_tests(Function& f, const std::vector<RangedAcces
     // Walks of addresses within a few granules, and the models of narrower indices, are tested
     // inline (no call, so in every preheader); where every walk of the loop passes that way the
     // flag needs no call.
-    const ShadowGlobals g = load_shadow_globals(b, m);
     Value* inline_all = b.getTrue();
     std::vector<Value*> inline_ok;  // per call
     for (auto& [w, args] : calls) {

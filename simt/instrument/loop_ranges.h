@@ -15,6 +15,8 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Value.h>
 
+#include "simt/instrument/shadow_span.h"
+
 namespace metalsim::instrument {
 
 // One access of `bytes` bytes at `pointer`, checked just before `at`.
@@ -27,7 +29,9 @@ struct RangedAccess {
 // Emits the hoisted tests of `f`'s accesses into the preheaders of their loops, before any other
 // instrumentation (it reads the loops and scalar evolution of the code as it is): for each access,
 // the i1 that is true when its own test may be skipped, or nullptr when it was not hoisted.
+// `globals`: the engine's shadow and switch, loaded at the function's entry (load_shadow_globals).
 std::vector<llvm::Value*> hoist_range_tests(llvm::Function& f,
-                                            const std::vector<RangedAccess>& accesses);
+                                            const std::vector<RangedAccess>& accesses,
+                                            const ShadowGlobals& globals);
 
 }  // namespace metalsim::instrument

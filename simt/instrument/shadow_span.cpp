@@ -8,15 +8,18 @@ namespace metalsim::instrument {
 
 using namespace llvm;
 
-ShadowGlobals load_shadow_globals(IRBuilder<>& b, Module& m) {
+ShadowGlobals load_shadow_globals(IRBuilder<>& b, Module& m, bool race) {
   auto* nosanitize = MDNode::get(m.getContext(), {});
   auto load = [&](const char* name, Type* type) {
-    LoadInst* l = b.CreateLoad(type, m.getOrInsertGlobal(name, type));
+    LoadInst* l = b.CreateLoad(type, m.getOrInsertGlobal(name, type), name);
     l->setMetadata(LLVMContext::MD_nosanitize, nosanitize);
     return l;
   };
-  return {load(abi::kShadow, b.getPtrTy()), load(abi::kShadowMask, b.getInt64Ty()),
-          b.CreateICmpNE(load(abi::kEvery, b.getInt32Ty()), b.getInt32(0))};
+  Value* shadow = load(abi::kShadow, b.getPtrTy());
+  Value* mask = load(abi::kShadowMask, b.getInt64Ty());
+  Value* every = race ? b.CreateICmpNE(load(abi::kEvery, b.getInt32Ty()), b.getInt32(0), "every")
+                      : static_cast<Value*>(b.getFalse());
+  return {shadow, mask, every};
 }
 
 Value* span_plain(IRBuilder<>& b, const ShadowGlobals& g, Value* lowest, Value* end,

@@ -17,13 +17,15 @@ namespace metalsim::instrument {
 inline constexpr uint64_t kSpanWords = 4;
 inline constexpr uint64_t kMaxSpanBytes = (8 * kSpanWords - 2) * 16;
 
-// What the tests read of the engine, loaded where the builder stands (marked nosanitize).
+// What every test of one function reads of the engine, loaded once where the builder stands
+// (the function's entry; marked nosanitize). `race` off (the pass's switch, to measure its cost):
+// `every` is false and __metalsim_access_every is not read.
 struct ShadowGlobals {
   llvm::Value* shadow;  // ptr: __metalsim_access_shadow
   llvm::Value* mask;    // i64: __metalsim_access_shadow_mask
   llvm::Value* every;   // i1: a racecheck dispatch runs
 };
-ShadowGlobals load_shadow_globals(llvm::IRBuilder<>& b, llvm::Module& m);
+ShadowGlobals load_shadow_globals(llvm::IRBuilder<>& b, llvm::Module& m, bool race);
 
 // i1: the shadow of every granule of [lowest, end) is 0. `lowest` and `end` are i64 addresses
 // with end - lowest at most `max_bytes` (<= kMaxSpanBytes), which the caller guarantees or tests.
