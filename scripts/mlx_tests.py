@@ -83,7 +83,7 @@ def parse_partial_xml(text):
 
 def run_file(binary, file, cases, out_dir, timeout):
     """Runs one source file's cases, again after any case that killed the process."""
-    results, excluded, attempt = {}, [], 0
+    results, attempt = {}, 0
     names = [c["name"] for c in cases]
     while len(results) < len(names):
         attempt += 1
@@ -117,9 +117,9 @@ def run_file(binary, file, cases, out_dir, timeout):
         status = "timeout" if timed_out else "crashed"
         detail = (f"{status} after {time.monotonic() - start:.0f} s (exit status {code}); "
                   f"standard error: {err_path.name}")
+        # Recorded, so the next process excludes it with the cases that finished.
         results[victim] = {"status": status, "seconds": time.monotonic() - start,
                            "failures": [detail]}
-        excluded.append(victim)
     return results
 
 

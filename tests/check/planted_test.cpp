@@ -85,28 +85,27 @@ Outcome oob_loop(Harness& h, const char* kernel, uint32_t n, uint32_t threads) {
   return oob_offset(h, kernel, &n, threads);
 }
 
-// setBytes of 3 floats read by 4 threads.
-Outcome oob_bytes(Harness& h) {
-  const float coeffs[3] = {0.25f, -1.5f, 3.0f};
-  auto out = h.buffer(4 * 4);
-  return outcome_of(h.run("planted_oob_bytes_read",
+// `kernel` reading setBytes `data` at buffer(0) with `threads` threads, writing one float each to
+// buffer(1).
+Outcome oob_set_bytes(Harness& h, const char* kernel, const std::vector<float>& data,
+                      uint32_t threads) {
+  auto out = h.buffer(threads * 4);
+  return outcome_of(h.run(kernel,
                           [&](auto* e) {
-                            e->setBytes(coeffs, sizeof coeffs, 0);
+                            e->setBytes(data.data(), data.size() * sizeof(float), 0);
                             e->setBuffer(out.get(), 0, 1);
                           },
-                          {1, 1, 1}, {4, 1, 1}));
+                          {1, 1, 1}, {threads, 1, 1}));
+}
+
+// setBytes of 3 floats read by 4 threads.
+Outcome oob_bytes(Harness& h) {
+  return oob_set_bytes(h, "planted_oob_bytes_read", {0.25f, -1.5f, 3.0f}, 4);
 }
 
 // setBytes of two packed_float3 read by 3 threads.
 Outcome oob_packed(Harness& h) {
-  const float points[6] = {0.5f, -1.25f, 2.0f, 3.5f, 0.75f, -4.0f};
-  auto out = h.buffer(3 * 4);
-  return outcome_of(h.run("planted_oob_packed_read",
-                          [&](auto* e) {
-                            e->setBytes(points, sizeof points, 0);
-                            e->setBuffer(out.get(), 0, 1);
-                          },
-                          {1, 1, 1}, {3, 1, 1}));
+  return oob_set_bytes(h, "planted_oob_packed_read", {0.5f, -1.25f, 2.0f, 3.5f, 0.75f, -4.0f}, 3);
 }
 
 Outcome oob_device_write(Harness& h) {
