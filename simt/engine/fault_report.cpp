@@ -76,13 +76,13 @@ __attribute__((no_sanitize("address"))) std::vector<const void*> stack_words(
 }
 
 // `from`: a word of `stack` to read from (null: its bottom); nothing happens when the report
-// already names a .metal line or `from` is not on the stack.
+// already names a user's line or `from` is not on the stack.
 void name_the_kernel_frame(const fiber::GuardedStack* stack, report::Report& r,
                            const void* from = nullptr) {
-  if (stack == nullptr || report::is_metal_source(r.site.file)) return;
+  if (stack == nullptr || report::is_user_source(r.site.file)) return;
   if (from == nullptr) from = stack->bottom();
   if (from < stack->bottom() || from >= stack->top()) return;
-  if (report::SourceSite site = report::first_metal_site(stack_words(*stack, from)); site.known()) {
+  if (report::SourceSite site = report::first_user_site(stack_words(*stack, from)); site.known()) {
     if (report::is_library_source(r.site.file))
       r.library_site = r.site;  // a header the kernel called
     r.site = site;

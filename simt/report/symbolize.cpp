@@ -156,22 +156,17 @@ FrameCache& frame_cache() {
   return cache;
 }
 
-// The innermost frame on a .metal line, or null.
-const SourceSite* metal_frame(const Frames& frames) {
-  for (const SourceSite& f : frames)
-    if (f.line != 0 && is_metal_source(f.file)) return &f;
-  return nullptr;
-}
+const SourceSite* user_frame(const Frames& frames);
 
-// The .metal site of each distinct instruction of `pcs` that has one.
-std::map<const void*, SourceSite> metal_sites(const std::vector<const void*>& pcs) {
+// The user's site of each distinct instruction of `pcs` that has one.
+std::map<const void*, SourceSite> user_sites(const std::vector<const void*>& pcs) {
   std::vector<const void*> distinct(pcs);
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   const std::vector<Frames> frames = frame_cache().frames_of(distinct);
   std::map<const void*, SourceSite> sites;
   for (size_t i = 0; i < distinct.size(); ++i)
-    if (const SourceSite* site = metal_frame(frames[i])) sites[distinct[i]] = *site;
+    if (const SourceSite* site = user_frame(frames[i])) sites[distinct[i]] = *site;
   return sites;
 }
 
@@ -205,13 +200,57 @@ bool is_library_source(const std::string& file) {
          file.find("/metalsim/msl/") != std::string::npos;
 }
 
+// metalsim's own C++ outside its MSL headers (the engine, the host runtime), by the source root
+// CMake compiled it from: a frame there is never the user's line.
+bool is_engine_source(const std::string& file) {
+  static const std::string simt = std::string(METALSIM_SOURCE_ROOT) + "/simt/";
+  static const std::string host = std::string(METALSIM_SOURCE_ROOT) + "/host/";
+  if (is_library_source(file)) return false;
+  return file.rfind(simt, 0) == 0 || file.rfind(host, 0) == 0;
+}
+
+bool is_user_source(const std::string& file) {
+  if (is_metal_source(file)) return true;
+  const bool system = file.rfind("/usr/", 0) == 0;  // the C++ library's headers, libm's
+  return !file.empty() && !system && !is_library_source(file) && !is_engine_source(file);
+}
+
 namespace {
+
+// The innermost frame of the user's source on a known line, or null.
+const SourceSite* user_frame(const Frames& frames) {
+  for (const SourceSite& f : frames)
+    if (f.line != 0 && is_user_source(f.file)) return &f;
+  return nullptr;
+}
+
+bool all_engine(const Frames& frames) {
+  return !frames.empty() && std::all_of(frames.begin(), frames.end(), [](const SourceSite& f) {
+    return is_engine_source(f.file);
+  });
+}
 
 SourceSite site_of_frames(const Frames& frames) {
   if (frames.empty()) return {};
-  for (const SourceSite& f : frames)
-    if (is_metal_source(f.file)) return f;
+  if (const SourceSite* user = user_frame(frames)) return *user;
   return frames.front();
+}
+
+// The user's frame of a report's trace (innermost first, callers after): past metalsim's own
+// frames where the report was made (a check's, a collective's combine), the first frame of the
+// user's source: a .metal line, or a line of a header the kernel's body lies in (MLX's kernels
+// are templates in headers that the .metal file only instantiates). The search ends at the
+// engine's frame that called the kernel: beyond it lie the host's frames (a program's C++ that
+// committed the command buffer), never the kernel's line.
+const SourceSite* user_frame_of_trace(const std::vector<Frames>& frames) {
+  bool in_kernel = false;
+  for (const Frames& f : frames) {
+    if (const SourceSite* user = user_frame(f)) return user;
+    const bool engine = all_engine(f);
+    if (engine && in_kernel) return nullptr;
+    in_kernel = in_kernel || !engine;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -224,18 +263,18 @@ UserSite symbolize_user(const std::vector<const void*>& trace, const SourceSite&
   UserSite user;
   if (trace.empty()) return user;
   const std::vector<Frames> frames = frame_cache().frames_of(trace);
-  SourceSite first;
-  for (const Frames& f : frames) {
-    if (const SourceSite* metal = metal_frame(f)) {
-      user.site = *metal;
-      break;
-    }
-    if (!first.known() && !f.empty()) first = f.front();
+  if (const SourceSite* site = user_frame_of_trace(frames)) {
+    user.site = *site;
+  } else if (collective_call.known()) {
+    user.site = collective_call;
+  } else {
+    auto known =
+        std::find_if(frames.begin(), frames.end(), [](const Frames& f) { return !f.empty(); });
+    if (known != frames.end()) user.site = known->front();
   }
-  if (!user.site.known()) user.site = collective_call.known() ? collective_call : first;
   const Frames& innermost = frames.front();
   if (!innermost.empty() && is_library_source(innermost.front().file) &&
-      is_metal_source(user.site.file))
+      is_user_source(user.site.file))
     user.library = innermost.front();
   return user;
 }
@@ -246,8 +285,8 @@ void name_user_site(Report& r, const std::vector<const void*>& trace) {
   r.library_site = std::move(user.library);
 }
 
-SourceSite first_metal_site(const std::vector<const void*>& pcs) {
-  const std::map<const void*, SourceSite> sites = metal_sites(pcs);
+SourceSite first_user_site(const std::vector<const void*>& pcs) {
+  const std::map<const void*, SourceSite> sites = user_sites(pcs);
   for (const void* pc : pcs)
     if (auto it = sites.find(pc); it != sites.end()) return it->second;
   return {};
@@ -255,7 +294,7 @@ SourceSite first_metal_site(const std::vector<const void*>& pcs) {
 
 SourceSite symbolize_loop(const std::vector<const void*>& trace) {
   if (trace.empty()) return {};
-  const std::map<const void*, SourceSite> sites = metal_sites(trace);
+  const std::map<const void*, SourceSite> sites = user_sites(trace);
   auto site_of = [&](const void* pc) -> const SourceSite* {
     auto it = sites.find(pc);
     return it == sites.end() ? nullptr : &it->second;

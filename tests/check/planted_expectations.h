@@ -52,6 +52,10 @@ inline constexpr Expectation kTable[] = {
   {"planted_oob_device_read", "bounds.device", Finder::engine, "bounds_device.metal",
    "reads in[gid + 1]: the last thread reads one element past the end",
    true, {1, 0, 0}, {31, 0, 0}, true, 0, false, "buffer(0)", 256},
+  {"planted_oob_in_header", "bounds.device", Finder::engine, "kernel_in_header.h",
+   "the same read in a template kernel's body in a header that the .metal file instantiates "
+   "(MLX's way): the report names the header's line",
+   true, {1, 0, 0}, {31, 0, 0}, true, 0, false, "buffer(0)", 256},
   {"planted_oob_device_write", "bounds.device", Finder::engine, "bounds_device.metal",
    "2-D store with row pitch width + 1: row 3 runs past the end",
    true, tg0, {13, 3, 0}, true, 0, false, "buffer(0)", 256},
@@ -141,6 +145,11 @@ inline constexpr Expectation kTable[] = {
   {"planted_race_tg_write_write", "race.threadgroup", Finder::race, "race_threadgroup.metal",
    "pairs[tid] = ...; pairs[(tid + 1) % n] = ... with no barrier: threads 0 and 1 both write pairs[1]",
    true, tg0, {1, 0, 0}, true, 0, true, "threadgroup variable 'pairs'", 4},
+  // A kernel's body in a header (MLX's way): the report names the header's line.
+  {"planted_race_in_header", "race.threadgroup", Finder::race, "kernel_in_header.h",
+   "a template kernel in a header stores each thread's pair at tile[min(tid, 7)]: threads 7 and 8 "
+   "both write tile[7]",
+   true, tg0, {8, 0, 0}, true, 0, false, "threadgroup variable 'tile'", 7 * 8},
   // 4. two threadgroups write one device element: schedules, then TSan.
   {"planted_race_device_same_element", "race.schedule", Finder::schedules, "race_device.metal",
    "every threadgroup stores its index into out[0]",

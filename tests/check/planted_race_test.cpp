@@ -208,8 +208,9 @@ void add_race_dispatchers(std::map<std::string, Dispatcher>& d) {
     return race_device_same_element(h);
   };
   d["planted_race_device_ticket race.schedule"] = [](Harness& h) { return race_device_ticket(h); };
-  for (const char* k : {"planted_race_tg_reverse", "planted_race_tg_reduce",
-                        "planted_race_tg_write_write", "planted_race_simdgroup_load"})
+  for (const char* k :
+       {"planted_race_tg_reverse", "planted_race_tg_reduce", "planted_race_tg_write_write",
+        "planted_race_simdgroup_load", "planted_race_in_header"})
     d[std::string(k) + " race.threadgroup"] = [k](Harness& h) { return race_row(h, k); };
   for (const char* k : {"planted_race_device_same_element", "planted_race_device_ticket",
                         "planted_race_device_same_value", "planted_race_device_lanes"})

@@ -25,11 +25,11 @@ using report::CheckId;
 
 // ----------------------------------------------------------------------------- dispatchers
 
-Outcome oob_device_read(Harness& h) {
+Outcome oob_device_read(Harness& h, const char* kernel = "planted_oob_device_read") {
   std::vector<float> in(64, 1.0f);
   auto a = h.buffer(in);
   auto out = h.buffer(64 * 4);
-  return outcome_of(h.run("planted_oob_device_read",
+  return outcome_of(h.run(kernel,
                           [&](auto* e) {
                             e->setBuffer(a.get(), 0, 0);
                             e->setBuffer(out.get(), 0, 1);
@@ -330,7 +330,10 @@ Outcome oob_texture(Harness& h, const char* kernel, std::vector<float>* dst_pixe
 
 std::map<std::string, Dispatcher> make_dispatchers() {
   std::map<std::string, Dispatcher> d;
-  d["planted_oob_device_read bounds.device"] = oob_device_read;
+  d["planted_oob_device_read bounds.device"] = [](Harness& h) { return oob_device_read(h); };
+  d["planted_oob_in_header bounds.device"] = [](Harness& h) {
+    return oob_device_read(h, "planted_oob_in_header");
+  };
   d["planted_oob_device_write bounds.device"] = oob_device_write;
   d["planted_oob_offset_read bounds.device"] = [](Harness& h) {
     return oob_offset(h, "planted_oob_offset_read");
@@ -663,23 +666,27 @@ TEST(PlantedVariants, TheFastVariantStillReportsADivergentBarrier) {
 // Guard pages are the fast variant's bounds: the last thread's read one float past a 64-float
 // buffer lands on the guard page after it, and is bounds.device at byte 256 on the planted line
 // in either mode, as the checked variant reports it.
+// The same read in a kernel whose body lies in a header names the header's line.
 TEST(PlantedVariants, GuardPagesStillCatchAReadPastTheEndInTheFastVariant) {
   if (!engine::fast_variants_built()) GTEST_SKIP() << "kernels built without the access-check pass";
-  const uint32_t line = marker_line("bounds_device.metal", "planted_oob_device_read");
-  for (metalsim::ExecutionMode mode :
-       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
-    Harness h;
-    h.options().mode = mode;
-    h.options().workers = 1;
-    h.options().checks = metalsim::CheckSet::none();
-    Outcome o;
-    EXPECT_EQ(fast_dispatches([&] { o = oob_device_read(h); }), 1u);
-    ASSERT_EQ(o.reports.size(), 1u) << o.text;
-    const report::Report& r = o.reports[0];
-    EXPECT_EQ(r.check, CheckId::bounds_device) << o.text;
-    EXPECT_EQ(r.offset, 256) << o.text;
-    EXPECT_EQ(r.site.line, line) << o.text;
-    EXPECT_TRUE(ends_with(r.site.file, "/bounds_device.metal")) << o.text;
+  for (const auto& [kernel, file] : {std::pair{"planted_oob_device_read", "bounds_device.metal"},
+                                     std::pair{"planted_oob_in_header", "kernel_in_header.h"}}) {
+    const uint32_t line = marker_line(file, kernel);
+    for (metalsim::ExecutionMode mode :
+         {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
+      Harness h;
+      h.options().mode = mode;
+      h.options().workers = 1;
+      h.options().checks = metalsim::CheckSet::none();
+      Outcome o;
+      EXPECT_EQ(fast_dispatches([&] { o = oob_device_read(h, kernel); }), 1u);
+      ASSERT_EQ(o.reports.size(), 1u) << o.text;
+      const report::Report& r = o.reports[0];
+      EXPECT_EQ(r.check, CheckId::bounds_device) << o.text;
+      EXPECT_EQ(r.offset, 256) << o.text;
+      EXPECT_EQ(r.site.line, line) << o.text;
+      EXPECT_TRUE(ends_with(r.site.file, "/" + std::string(file))) << o.text;
+    }
   }
 }
 
