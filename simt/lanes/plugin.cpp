@@ -1,10 +1,12 @@
 // The plugin's entry: clang++-19 -fpass-plugin=MetalsimLanes.so runs the lane-loop pass at the
-// start of the optimizer pipeline; `opt -load-pass-plugin=MetalsimLanes.so -passes=metalsim-lanes`
-// runs it alone (for reading what it does to a module).
+// start of the optimizer pipeline, and half compares in float at its end (half_compares.h); `opt
+// -load-pass-plugin=MetalsimLanes.so -passes=metalsim-lanes` runs it alone (for reading what it
+// does to a module).
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/PassPlugin.h>
 #include <llvm/Support/CommandLine.h>
 
+#include "simt/lanes/half_compares.h"
 #include "simt/lanes/lane_loop_pass.h"
 
 namespace {
@@ -17,11 +19,20 @@ void register_callbacks(llvm::PassBuilder& pb) {
   pb.registerOptimizerEarlyEPCallback([](llvm::ModulePassManager& mpm, llvm::OptimizationLevel) {
     mpm.addPass(metalsim::lanes::LaneLoopPass(summary_path));
   });
+  pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager& mpm, llvm::OptimizationLevel) {
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(metalsim::lanes::HalfComparesInFloat()));
+  });
   pb.registerPipelineParsingCallback([](llvm::StringRef name, llvm::ModulePassManager& mpm,
                                         llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
-    if (name != "metalsim-lanes") return false;
-    mpm.addPass(metalsim::lanes::LaneLoopPass(summary_path));
-    return true;
+    if (name == "metalsim-lanes") {
+      mpm.addPass(metalsim::lanes::LaneLoopPass(summary_path));
+      return true;
+    }
+    if (name == "metalsim-half-compares") {
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(metalsim::lanes::HalfComparesInFloat()));
+      return true;
+    }
+    return false;
   });
 }
 

@@ -22,5 +22,27 @@ void half_math(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(half_math);
 
+// buffer(0): half x[grid]; buffer(1): half y[grid]; buffer(2): uint8_t out[grid]. Eight
+// comparisons of halves, the way kernels write them (a half read into a float and compared with
+// a float constant, or two halves compared), which the optimizer turns into compares of halves:
+// each sets one bit of the lane's byte. Element-wise, so its lane loop vectorizes; the pass that
+// compares halves in float (simt/lanes/half_compares.h) must keep every answer.
+void half_compares(const BoundArgs& a, const Lane& l) {
+  const half x = buffer<const half>(a, 0)[l.gid];
+  const half y = buffer<const half>(a, 1)[l.gid];
+  const float xf = float(x);
+  uint8_t bits = 0;
+  bits |= uint8_t(xf < -104.0f) << 0;
+  bits |= uint8_t(xf > 89.0f) << 1;
+  bits |= uint8_t(xf != xf) << 2;  // NaN
+  bits |= uint8_t(xf <= 0.5f) << 3;
+  bits |= uint8_t(!(xf >= -0.25f)) << 4;  // unordered or less
+  bits |= uint8_t(x == y) << 5;
+  bits |= uint8_t(x < y) << 6;
+  bits |= uint8_t(!(x > y)) << 7;  // unordered, less or equal
+  buffer<uint8_t>(a, 2)[l.gid] = bits;
+}
+LANES_TEST_KERNEL(half_compares);
+
 }  // namespace
 }  // namespace metalsim::lanes_test
