@@ -18,6 +18,7 @@
 #include "simt/instrument/access_abi.h"
 #include "simt/instrument/fast_variant.h"
 #include "simt/instrument/loop_ranges.h"
+#include "simt/instrument/loop_versions.h"
 #include "simt/instrument/shadow_span.h"
 
 namespace metalsim::instrument {
@@ -403,7 +404,17 @@ bool instrument(Function& f, bool step, const AccessCheckOptions& options, const
     ranged.push_back({a.at, a.pointer, *bytes});
   }
   const ShadowGlobals e = load_entry(f, options.race);
-  const std::vector<Value*> hoisted = hoist_range_tests(f, ranged, e);
+  std::vector<Value*> hoisted = hoist_range_tests(f, ranged, e);
+  // Loops whose every access's test was hoisted get a copy without tests, entered where their
+  // flag holds; in the loop itself the tests then run unconditionally.
+  std::vector<Value*> all_flags(accesses.size(), nullptr);
+  for (size_t i = 0; i < accesses.size(); ++i)
+    if (ranged_index[i] != SIZE_MAX) all_flags[i] = hoisted[ranged_index[i]];
+  std::vector<Instruction*> all_sites;
+  for (const Access& a : accesses) all_sites.push_back(a.at);
+  const std::vector<bool> copied = options.copy_loops
+                                       ? copy_loops_without_tests(f, all_sites, all_flags)
+                                       : std::vector<bool>(accesses.size(), false);
   // Accesses whose test a loop hoisted are left out of the groups: a group's test runs whatever
   // their loop's flag says, and where the flag held it costs more than it saves.
   std::vector<uint64_t> group_spans = spans;
@@ -413,6 +424,7 @@ bool instrument(Function& f, bool step, const AccessCheckOptions& options, const
   for (size_t i = 0; i < accesses.size(); ++i) {
     Value* plain = ranged_index[i] == SIZE_MAX ? nullptr : hoisted[ranged_index[i]];
     if (plain == nullptr) plain = grouped[i];
+    if (copied[i]) plain = nullptr;
     instrument_access(accesses[i], plain, e, c, f);
   }
   return true;

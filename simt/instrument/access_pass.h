@@ -20,6 +20,9 @@ struct AccessCheckOptions {
   // Test an access inside loops once before them where its range is known (loop_ranges.h; off:
   // a test per access, for measuring what the hoisting saves).
   bool hoist = true;
+  // Give a loop whose every access's test was hoisted a copy without tests, run where the
+  // hoisted test passed (loop_versions.h; off: for measuring what the copies save).
+  bool copy_loops = true;
 };
 
 class AccessCheckPass : public llvm::PassInfoMixin<AccessCheckPass> {

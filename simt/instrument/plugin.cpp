@@ -26,8 +26,13 @@ llvm::cl::opt<bool> hoist_ranges(
     llvm::cl::desc("Test the accesses of a loop once before it where their range is known (off: "
                    "a test per access, to measure what hoisting saves)"));
 
+llvm::cl::opt<bool> copy_loops(
+    "metalsim-checks-copy-loops", llvm::cl::init(true),
+    llvm::cl::desc("Give a loop whose every test was hoisted a copy without tests, run where the "
+                   "hoisted test passed (off: measure what the copies save)"));
+
 metalsim::instrument::AccessCheckOptions options() {
-  return {race_switch, fast_variant, hoist_ranges};
+  return {race_switch, fast_variant, hoist_ranges, copy_loops};
 }
 
 void register_callbacks(llvm::PassBuilder& pb) {
