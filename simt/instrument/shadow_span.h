@@ -12,9 +12,12 @@
 
 namespace metalsim::instrument {
 
-// The widest span the test reads: 4 words of shadow cover 32 granules, which a span of up to
-// 480 bytes touches from any offset in its first granule.
-inline constexpr uint64_t kSpanWords = 4;
+// The widest span the test reads: 8 words of shadow cover 64 granules, which a span of up to
+// 992 bytes touches from any offset in its first granule. (4 words, 480 bytes, left a row of 128
+// floats, head dimension 128, to a call of the engine per lane and loop: 1 M calls in one
+// decode-attention dispatch.) A span of a constant size reads only the words it needs. The shadow
+// has a page of slack past its end, and the zero shadow 64 bytes, for the widest read.
+inline constexpr uint64_t kSpanWords = 8;
 inline constexpr uint64_t kMaxSpanBytes = (8 * kSpanWords - 2) * 16;
 
 // What every test of one function reads of the engine, loaded once where the builder stands
