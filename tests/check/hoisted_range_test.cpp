@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -83,6 +85,69 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values("range_sum_ulong", "range_sum_uint", "range_sum_down"),
                        ::testing::Values(ExecutionMode::fibers, ExecutionMode::loops)),
     name);
+
+#ifdef METALSIM_RANGE_IR
+// The checked variant of each range kernel (its fibers' entry and its lane-loop step: the
+// functions whose name holds the kernel's and not ".fast") from hoisted_ranges.ll.
+std::vector<std::string> checked_functions(const std::string& kernel) {
+  std::ifstream in(METALSIM_RANGE_IR);
+  std::vector<std::string> functions;
+  std::string line, body;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside && line.rfind("define ", 0) == 0 && line.find(kernel) != std::string::npos &&
+        line.find(".fast") == std::string::npos) {
+      inside = true;
+      body.clear();
+    }
+    if (inside) body += line + "\n";
+    if (inside && line == "}") {
+      functions.push_back(body);
+      inside = false;
+    }
+  }
+  return functions;
+}
+
+// The blocks of `function` whose label holds ".unchecked" (copy_loops_without_tests' suffix), and
+// whether any of them calls the engine's access test.
+struct Copies {
+  int blocks = 0;
+  bool call_the_engine = false;
+};
+
+Copies copies_in(const std::string& function) {
+  Copies c;
+  std::istringstream in(function);
+  bool in_copy = false;
+  for (std::string line; std::getline(in, line);) {
+    const bool label = !line.empty() && line[0] != ' ' && line.back() != '{' &&
+                       line.find(':') != std::string::npos && line != "}";
+    if (label) {
+      in_copy = line.substr(0, line.find(':')).find(".unchecked") != std::string::npos;
+      c.blocks += in_copy ? 1 : 0;
+    }
+    if (in_copy && line.find("@__metalsim_access") != std::string::npos) c.call_the_engine = true;
+  }
+  return c;
+}
+
+// Each range kernel's loop has every access's test hoisted before it, so the checked variant has
+// a copy of it that tests nothing (docs/checks.md, "A copy without tests"), in the fibers' entry
+// and in the lane-loop step; the tests above run both copies, and the tested loops beside them.
+TEST(LoopCopies, EachRangeKernelHasACopyWithoutTests) {
+  for (const char* kernel : {"range_sum_ulong", "range_sum_uint", "range_sum_down"}) {
+    const std::vector<std::string> functions = checked_functions(kernel);
+    ASSERT_GE(functions.size(), 2u) << kernel << ": no entry and step in " << METALSIM_RANGE_IR;
+    for (const std::string& f : functions) {
+      const Copies c = copies_in(f);
+      const std::string head = f.substr(0, f.find('\n'));
+      EXPECT_GT(c.blocks, 0) << kernel << ": no copied loop in\n" << head;
+      EXPECT_FALSE(c.call_the_engine) << kernel << ": a copy tests its accesses in\n" << head;
+    }
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace metalsim::testing
