@@ -219,13 +219,19 @@ void GpuTimeline::finished(std::unique_lock<std::mutex>&, CommandBuffer* cb) {
 
 void GpuTimeline::wait(CommandBuffer* cb, double seconds) {
   std::unique_lock lock(mutex_);
-  release_held(lock);                     // may commit `cb` (from a completed handler)
+  release_held(lock);  // may commit `cb` (from a completed handler)
+  // Not committed yet: a buffer still running may commit it from its completed handler (a
+  // pipeline that commits the next stage there). Wait while any buffer is unfinished; a buffer
+  // nobody will commit returns at once when the timeline is idle (on a GPU it would block).
+  const auto limit = std::chrono::duration<double>(seconds);
+  if (cb->timeline_serial_ == 0)
+    changed_.wait_for(lock, limit,
+                      [&] { return cb->timeline_serial_ != 0 || unfinished_.empty(); });
   if (cb->timeline_serial_ == 0) return;  // never committed
   const auto done = [&] {
     auto it = buffers_.find(cb->timeline_serial_);
     return it == buffers_.end() || it->second->finished;
   };
-  const auto limit = std::chrono::duration<double>(seconds);
   while (!done()) {
     if (changed_.wait_for(lock, limit, done)) break;
     // Nothing moved for `seconds`: the head of its queue waits for a signal that never came.

@@ -57,14 +57,60 @@ bool runner_memory(const Value* base, const Value* state_arg) {
   return field != nullptr && getUnderlyingObject(field->getPointerOperand(), 12) == state_arg;
 }
 
+// The engine's own structures a generated function receives: the BoundArgs (parameter 0 of a
+// fibers' entry and of a lane-loop step: its fields are the bound pointers, not what they point
+// to), the fibers' LaneCursor (parameter 1 of an entry: the walk over the lanes that run as plain
+// calls, which the entry reads and writes once per lane), a step's LaneLoopState.
+struct EngineArgs {
+  const Value* args = nullptr;
+  const Value* cursor = nullptr;
+  const Value* state = nullptr;
+};
+
+// A fibers' entry, as the front emits it: `ms_kernel_<name>::entry(const BoundArgs&,
+// LaneCursor&)` (its fast variant is a copy, not instrumented).
+bool is_fibers_entry(const Function& f) {
+  return f.arg_size() == 2 &&
+         f.getName().contains("5entryERKN8metalsim3abi9BoundArgsERNS1_10LaneCursorE");
+}
+
+EngineArgs engine_args(const Function& f, bool step) {
+  EngineArgs e;
+  if (step && f.arg_size() > kStepState) {
+    e.args = f.getArg(0);
+    e.state = f.getArg(kStepState);
+  } else if (is_fibers_entry(f)) {
+    e.args = f.getArg(0);
+    e.cursor = f.getArg(1);
+  }
+  return e;
+}
+
 // Memory a kernel may not run out of through this pointer, or that is not a buffer's nor
 // threadgroup memory: the function's own stack, globals (constant tables of the MSL headers, TLS),
-// addresses made from integers (a sanitizer's own shadow), and in a lane-loop step the runner's
-// memory (runner_memory), which is what the fibers' stack is to a fiber.
-bool exempt(const Value* pointer, const Value* state_arg) {
+// addresses made from integers (a sanitizer's own shadow), and the engine's structures the
+// function was given (EngineArgs; in a lane-loop step the runner's memory, runner_memory, which
+// is what the fibers' stack is to a fiber). Without the cursor's exemption every lane of a fibers'
+// entry tested its own bookkeeping (the cursor's position, its order table, the geometry that
+// built-ins are read from) and each threadgroup's entry made five range calls for them.
+// Whether `base` is `root`, or is loaded from memory reached from `root` through at most `depth`
+// loaded pointers.
+bool reached_from(const Value* base, const Value* root, int depth) {
+  if (root == nullptr) return false;
+  if (base == root) return true;
+  const auto* load = dyn_cast<LoadInst>(base);
+  return depth > 0 && load != nullptr &&
+         reached_from(getUnderlyingObject(load->getPointerOperand(), 12), root, depth - 1);
+}
+
+bool exempt(const Value* pointer, const EngineArgs& engine) {
   const Value* base = getUnderlyingObject(pointer, 12);
   if (isa<AllocaInst>(base) || isa<GlobalVariable>(base)) return true;
-  if (runner_memory(base, state_arg)) return true;
+  // The cursor's own fields, its order table and the threadgroup's geometry it points to, and
+  // that geometry's tables (the lane's position, the dispatch's sizes): two pointers deep. No
+  // pointer of the kernel's is reached that way.
+  if (base == engine.args || reached_from(base, engine.cursor, 2)) return true;
+  if (runner_memory(base, engine.state)) return true;
   if (isa<IntToPtrInst>(base)) return true;
   if (auto* ce = dyn_cast<ConstantExpr>(base);
       ce != nullptr && ce->getOpcode() == Instruction::IntToPtr)
@@ -157,7 +203,7 @@ void scatter_accesses(Instruction& inst, const DataLayout& dl, std::vector<Acces
   }
 }
 
-std::vector<Access> accesses_of(Function& f, const Value* state_arg, unsigned& unchecked) {
+std::vector<Access> accesses_of(Function& f, const EngineArgs& engine, unsigned& unchecked) {
   const DataLayout& dl = f.getParent()->getDataLayout();
   std::vector<Access> all;
   for (Instruction& inst : instructions(f)) {
@@ -170,7 +216,7 @@ std::vector<Access> accesses_of(Function& f, const Value* state_arg, unsigned& u
   }
   std::vector<Access> kept;
   for (const Access& a : all)
-    if (!exempt(a.pointer, state_arg)) kept.push_back(a);
+    if (!exempt(a.pointer, engine)) kept.push_back(a);
   return kept;
 }
 
@@ -386,8 +432,7 @@ std::vector<Value*> group_tests(const std::vector<Access>& accesses,
 
 bool instrument(Function& f, bool step, const AccessCheckOptions& options, const Callees& c) {
   unsigned unchecked = 0;
-  const Value* state_arg = step && f.arg_size() > kStepState ? f.getArg(kStepState) : nullptr;
-  const std::vector<Access> accesses = accesses_of(f, state_arg, unchecked);
+  const std::vector<Access> accesses = accesses_of(f, engine_args(f, step), unchecked);
   if (accesses.empty()) return false;
   // Fixed-size accesses and masked ones of a known span may have their test hoisted out of loops.
   std::vector<RangedAccess> ranged;

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <thread>
 
 #include "kernels/spec/inputs.h"
@@ -129,11 +130,36 @@ const report::Report* find(const MTL::CommandBuffer* cb, report::CheckId id) {
   return nullptr;
 }
 
-Harness racing_harness() {
-  Harness h;
+void race_on(Harness& h) {
   h.options().workers = 1;
   h.options().checks.race = true;
+}
+
+Harness racing_harness() {
+  Harness h;
+  race_on(h);
   return h;
+}
+
+// Two unordered queues with the race check on, run until both commits fall inside the timeline's
+// hold: a run preempted between them for longer (a loaded machine) runs the buffers one after
+// the other, never together, and no race between them is there to report.
+struct UnorderedRun {
+  std::unique_ptr<Harness> harness = std::make_unique<Harness>();
+  std::unique_ptr<Queues> queues;
+  const MTL::CommandBuffer* consumer = nullptr;
+};
+
+UnorderedRun run_unordered(Between between) {
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    UnorderedRun run;
+    race_on(*run.harness);
+    run.queues = std::make_unique<Queues>(*run.harness, true);
+    run.consumer = run.queues->run(between);
+    if (run.queues->committed_together()) return run;
+  }
+  ADD_FAILURE() << "20 runs preempted between the two commits";
+  return {};
 }
 
 TEST(PlantedQueues, UnorderedQueuesOnUntrackedMemoryAreReported) {
@@ -142,14 +168,14 @@ TEST(PlantedQueues, UnorderedQueuesOnUntrackedMemoryAreReported) {
   const uint32_t consumer_line = marker_line("race_dispatch.metal", "planted_dispatch_consumer");
   const uint32_t producer_line =
       marker_line("race_dispatch.metal", "planted_dispatch_consumer", "PLANT2");
-  Harness h = racing_harness();
-  Queues queues(h, true);
-  const MTL::CommandBuffer* c = queues.run(Between::nothing);
+  const UnorderedRun unordered = run_unordered(Between::nothing);
+  const MTL::CommandBuffer* c = unordered.consumer;
+  ASSERT_NE(c, nullptr);
   ASSERT_EQ(c->status(), MTL::CommandBufferStatusError);
   {  // a completed handler alone orders nothing
-    Harness h2 = racing_harness();
-    Queues handler_only(h2, true);
-    const MTL::CommandBuffer* c2 = handler_only.run(Between::idle_handler);
+    const UnorderedRun handler_only = run_unordered(Between::idle_handler);
+    const MTL::CommandBuffer* c2 = handler_only.consumer;
+    ASSERT_NE(c2, nullptr);
     EXPECT_EQ(c2->status(), MTL::CommandBufferStatusError);
     EXPECT_NE(find(c2, report::CheckId::race_dispatch), nullptr) << Harness::reports(c2);
   }

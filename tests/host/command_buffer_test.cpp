@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <string>
 #include <thread>
@@ -399,6 +400,44 @@ TEST(CommandBuffer, AQueueReleasedWithoutWaitingRunsWhatItHolds) {
     const uint32_t expected = second_kind == metalsim::ScheduleKind::in_order ? 63u : 0u;
     EXPECT_EQ(*static_cast<const uint32_t*>(out->contents()), expected);
   }
+}
+
+// waitUntilCompleted on a buffer that is not committed yet, while the buffer whose completed
+// handler commits it is still running on the timeline's own thread (held under a schedule with
+// two queues, then released there): the wait lasts until that handler has committed it and it has
+// run. It returned at once before, with the buffer not even committed (a flaky PlantedQueues
+// case on a loaded machine).
+TEST(CommandBuffer, WaitingOnABufferAHandlerWillCommitWaitsForIt) {
+  Harness h;
+  auto out = h.buffer(std::vector<uint32_t>{77});
+  auto pso = h.pipeline("test_last_lane_wins");
+  auto first_queue = NS::TransferPtr(h.device()->newCommandQueue());
+  auto second_queue = NS::TransferPtr(h.device()->newCommandQueue());
+  metalsim::ExecutionOptions options = h.device()->executionOptions();
+  options.schedule = {metalsim::ScheduleKind::reversed, 0};
+  auto* descriptor = MTL::CommandBufferDescriptor::alloc()->init();
+  descriptor->setExecutionOptions(options);
+  MTL::CommandBuffer* first = first_queue->commandBuffer(descriptor);
+  MTL::CommandBuffer* second = second_queue->commandBuffer(descriptor);
+  descriptor->release();
+  for (MTL::CommandBuffer* cb : {first, second}) {
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(pso.get());
+    enc->setBuffer(out.get(), 0, 0);
+    enc->dispatchThreadgroups({1, 1, 1}, {64, 1, 1});
+    enc->endEncoding();
+  }
+  first->addCompletedHandler([second](MTL::CommandBuffer*) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // still running when waited on
+    second->commit();
+  });
+  first->commit();
+  // Past the hold (2 ms): the timeline's thread has taken the first buffer and runs it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  second->waitUntilCompleted();
+  EXPECT_EQ(second->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(second);
+  first->waitUntilCompleted();
+  EXPECT_EQ(first->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(first);
 }
 
 TEST(Ownership, NewObjectsStartWithOneReference) {
