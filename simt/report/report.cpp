@@ -57,6 +57,7 @@ std::string Report::format() const {
   if (site.known()) out << " at " << site.str();
   out << '\n';
   if (library_site.known()) out << bar << "    in metalsim's " << library_site.short_str() << '\n';
+  if (metal_call.known()) out << bar << "    called from " << metal_call.str() << '\n';
   if (has_lane && thread_known) {
     out << bar << "    by thread " << position(lane.thread) << " of threadgroup "
         << position(lane.threadgroup) << " (simdgroup " << lane.simdgroup << ", lane "

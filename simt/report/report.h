@@ -42,6 +42,9 @@ struct Report {
   // The line of metalsim's MSL headers the report was made on, when `site` is the user's line
   // that called it (a simdgroup_load that read uninitialised memory); printed as a second line.
   SourceSite library_site;
+  // Where `site` lies in a header of the user's (a kernel whose body is a template in a header):
+  // the .metal line that called into it; else empty.
+  SourceSite metal_call;
   // A report made in a collective's combine (no kernel frame on its stack): the .metal call of
   // the collective, the user's line when `site_trace` has none.
   SourceSite collective_call;

@@ -242,15 +242,31 @@ SourceSite site_of_frames(const Frames& frames) {
 // are templates in headers that the .metal file only instantiates). The search ends at the
 // engine's frame that called the kernel: beyond it lie the host's frames (a program's C++ that
 // committed the command buffer), never the kernel's line.
-const SourceSite* user_frame_of_trace(const std::vector<Frames>& frames) {
+// `site` is that frame; where it is a header's, `metal_call` is the first .metal frame outside it
+// in the same kernel (the .metal line that called the header, directly or not), else null.
+struct TraceSites {
+  const SourceSite* site = nullptr;
+  const SourceSite* metal_call = nullptr;
+};
+
+TraceSites user_frame_of_trace(const std::vector<Frames>& frames) {
+  TraceSites found;
   bool in_kernel = false;
   for (const Frames& f : frames) {
-    if (const SourceSite* user = user_frame(f)) return user;
     const bool engine = all_engine(f);
-    if (engine && in_kernel) return nullptr;
+    if (engine && in_kernel) break;
     in_kernel = in_kernel || !engine;
+    for (const SourceSite& frame : f) {
+      if (found.site == nullptr) {
+        if (frame.line != 0 && is_user_source(frame.file)) found.site = &frame;
+        if (found.site != nullptr && is_metal_source(found.site->file)) return found;
+      } else if (frame.line != 0 && is_metal_source(frame.file)) {
+        found.metal_call = &frame;
+        return found;
+      }
+    }
   }
-  return nullptr;
+  return found;
 }
 
 }  // namespace
@@ -263,8 +279,9 @@ UserSite symbolize_user(const std::vector<const void*>& trace, const SourceSite&
   UserSite user;
   if (trace.empty()) return user;
   const std::vector<Frames> frames = frame_cache().frames_of(trace);
-  if (const SourceSite* site = user_frame_of_trace(frames)) {
-    user.site = *site;
+  if (const TraceSites sites = user_frame_of_trace(frames); sites.site != nullptr) {
+    user.site = *sites.site;
+    if (sites.metal_call != nullptr) user.metal_call = *sites.metal_call;
   } else if (collective_call.known()) {
     user.site = collective_call;
   } else {
@@ -283,6 +300,7 @@ void name_user_site(Report& r, const std::vector<const void*>& trace) {
   UserSite user = symbolize_user(trace, r.collective_call);
   r.site = std::move(user.site);
   r.library_site = std::move(user.library);
+  r.metal_call = std::move(user.metal_call);
 }
 
 SourceSite first_user_site(const std::vector<const void*>& pcs) {

@@ -24,11 +24,14 @@ struct UserSite {
   // The instruction's innermost frame when that is a line of metalsim's MSL headers (simt/include)
   // and `site` is the user's line that called it; else empty.
   SourceSite library;
+  // Where `site` is in a header of the user's: the kernel's .metal line that called into it
+  // (through any number of inlined frames); else empty.
+  SourceSite metal_call;
 };
 UserSite symbolize_user(const std::vector<const void*>& trace,
                         const SourceSite& collective_call = {});
-// Sets r.site and r.library_site from symbolize_user(trace, r.collective_call): the one way every
-// report kind names the user's line.
+// Sets r.site, r.library_site and r.metal_call from symbolize_user(trace, r.collective_call):
+// the one way every report kind names the user's line.
 void name_user_site(Report& r, const std::vector<const void*>& trace);
 // A .metal file, or "program_source" (MSL compiled from a string at run time).
 bool is_metal_source(const std::string& file);

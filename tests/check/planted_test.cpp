@@ -560,6 +560,7 @@ void expect_reported(const Expectation& e, metalsim::ExecutionMode mode) {
     // The .metal file itself (kernels carry DWARF 4 line tables: see cmake/MetalsimMetal.cmake).
     EXPECT_TRUE(ends_with(r->site.file, "/" + std::string(e.file))) << text;
   }
+
   if (e.has_line && !e.other_line) {
     EXPECT_GE(r->site.line, line) << text;
     EXPECT_LE(r->site.line, line + e.line_slack) << text;
@@ -686,6 +687,9 @@ TEST(PlantedVariants, GuardPagesStillCatchAReadPastTheEndInTheFastVariant) {
       EXPECT_EQ(r.offset, 256) << o.text;
       EXPECT_EQ(r.site.line, line) << o.text;
       EXPECT_TRUE(ends_with(r.site.file, "/" + std::string(file))) << o.text;
+      // A template kernel's body in a header: no .metal frame calls it (the front's entry is
+      // at the template's declaration), so no line is named second.
+      EXPECT_FALSE(r.metal_call.known()) << o.text;
     }
   }
 }
@@ -857,6 +861,35 @@ TEST(PlantedTable, EveryRowHasAMarkerAndADispatcher) {
 // Fault reports (bounds.*, stack.overflow, watchdog.timeout) are symbolised by addr2line. With
 // GCC 12's default DWARF 5, binutils 2.40's addr2line names the generated <file>.metal.cpp;
 // kernels are therefore built with -gdwarf-4 (cmake/MetalsimMetal.cmake) and name the .metal file.
+// A .metal kernel's helper in a header of the user's: the report names the helper's line, and the
+// kernel's .metal line that called it second ("called from"), in both modes and both variants.
+TEST(PlantedLines, AHelperInAHeaderIsNamedWithTheMetalLineThatCalledIt) {
+  const uint32_t helper = marker_line("kernel_in_header.h", "planted_oob_helper_in_header");
+  const uint32_t call =
+      marker_line("kernel_in_header.metal", "planted_oob_helper_in_header", "CALL");
+  ASSERT_NE(helper, 0u);
+  ASSERT_NE(call, 0u);
+  for (metalsim::ExecutionMode mode :
+       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
+    for (bool checked : {true, false}) {
+      Harness h;
+      h.options().mode = mode;
+      h.options().workers = 1;
+      if (!checked) h.options().checks = metalsim::CheckSet::none();  // the fast variant
+      const Outcome o = oob_device_read(h, "planted_oob_helper_in_header");
+      ASSERT_EQ(o.reports.size(), 1u) << o.text;
+      const report::Report& r = o.reports[0];
+      EXPECT_EQ(r.check, CheckId::bounds_device) << o.text;
+      EXPECT_TRUE(ends_with(r.site.file, "/kernel_in_header.h")) << o.text;
+      EXPECT_EQ(r.site.line, helper) << o.text;
+      EXPECT_TRUE(ends_with(r.metal_call.file, "/kernel_in_header.metal")) << o.text;
+      EXPECT_EQ(r.metal_call.line, call) << o.text;
+      EXPECT_NE(r.format().find("    called from " + r.metal_call.str()), std::string::npos)
+          << o.text;
+    }
+  }
+}
+
 TEST(PlantedLines, FaultReportsNameTheMetalFile) {
   Harness h;
   h.options().workers = 1;

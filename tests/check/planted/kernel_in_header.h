@@ -1,7 +1,8 @@
 // Kernels written the way MLX writes most of its kernels: the body is a template in a header,
 // and the .metal file only instantiates it under a host name. A report of a bug in the body
 // names the header's line (the user's innermost frame), not metalsim's vector header that an
-// access was inlined from, and not the engine's.
+// access was inlined from, and not the engine's. And a helper of a .metal kernel: the report
+// names the helper's line, and the kernel's line that called it second.
 #pragma once
 #include <metal_stdlib>
 using namespace metal;
@@ -25,4 +26,9 @@ template <typename T>
 [[kernel]] void forward_difference(device const T* in [[buffer(0)]], device T* out [[buffer(1)]],
                                    uint gid [[thread_position_in_grid]]) {
   out[gid] = in[gid + 1] - in[gid];  // PLANT: planted_oob_in_header
+}
+
+// bounds.device, in a helper that a .metal kernel calls: the last thread reads x[n].
+inline float next_minus_this(device const float* x, uint i) {
+  return x[i + 1] - x[i];  // PLANT: planted_oob_helper_in_header
 }
