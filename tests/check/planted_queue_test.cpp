@@ -82,6 +82,9 @@ class Queues {
     if (between != Between::handler_commits) c->commit();
     commits_apart_ = std::chrono::steady_clock::now() - producer_committed;
     c->waitUntilCompleted();
+    // The producer too: under a schedule the timeline's own thread may be running it still when
+    // the consumer is done (its status then reads committed; CI saw it once).
+    p->waitUntilCompleted();
     EXPECT_EQ(p->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(p);
     return c;
   }
