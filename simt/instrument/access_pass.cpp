@@ -449,26 +449,25 @@ bool instrument(Function& f, bool step, const AccessCheckOptions& options, const
     ranged.push_back({a.at, a.pointer, *bytes});
   }
   const ShadowGlobals e = load_entry(f, options.race);
-  std::vector<Value*> hoisted = hoist_range_tests(f, ranged, e);
+  const std::vector<Value*> hoisted = hoist_range_tests(f, ranged, e);
+  std::vector<Value*> flags(accesses.size(), nullptr);  // each access's hoisted flag, or nullptr
+  std::vector<Instruction*> sites;
+  for (size_t i = 0; i < accesses.size(); ++i) {
+    if (ranged_index[i] != SIZE_MAX) flags[i] = hoisted[ranged_index[i]];
+    sites.push_back(accesses[i].at);
+  }
   // Loops whose every access's test was hoisted get a copy without tests, entered where their
   // flag holds; in the loop itself the tests then run unconditionally.
-  std::vector<Value*> all_flags(accesses.size(), nullptr);
-  for (size_t i = 0; i < accesses.size(); ++i)
-    if (ranged_index[i] != SIZE_MAX) all_flags[i] = hoisted[ranged_index[i]];
-  std::vector<Instruction*> all_sites;
-  for (const Access& a : accesses) all_sites.push_back(a.at);
-  const std::vector<bool> copied = options.copy_loops
-                                       ? copy_loops_without_tests(f, all_sites, all_flags)
-                                       : std::vector<bool>(accesses.size(), false);
+  const std::vector<bool> copied = options.copy_loops ? copy_loops_without_tests(f, sites, flags)
+                                                      : std::vector<bool>(accesses.size(), false);
   // Accesses whose test a loop hoisted are left out of the groups: a group's test runs whatever
   // their loop's flag says, and where the flag held it costs more than it saves.
   std::vector<uint64_t> group_spans = spans;
   for (size_t i = 0; i < accesses.size(); ++i)
-    if (ranged_index[i] != SIZE_MAX && hoisted[ranged_index[i]] != nullptr) group_spans[i] = 0;
+    if (flags[i] != nullptr) group_spans[i] = 0;
   const std::vector<Value*> grouped = group_tests(accesses, group_spans, e, f);
   for (size_t i = 0; i < accesses.size(); ++i) {
-    Value* plain = ranged_index[i] == SIZE_MAX ? nullptr : hoisted[ranged_index[i]];
-    if (plain == nullptr) plain = grouped[i];
+    Value* plain = flags[i] != nullptr ? flags[i] : grouped[i];
     if (copied[i]) plain = nullptr;
     instrument_access(accesses[i], plain, e, c, f);
   }

@@ -11,13 +11,14 @@ namespace metalsim::lanes {
 
 using namespace llvm;
 
+namespace {
+
+// Whether `f`'s target compares halves element by element (x86 without AVX512-FP16).
 bool compares_halves_element_by_element(const Function& f) {
   if (!Triple(f.getParent()->getTargetTriple()).isX86()) return false;
   const Attribute features = f.getFnAttribute("target-features");
   return !features.isValid() || !features.getValueAsString().contains("+avx512fp16");
 }
-
-namespace {
 
 bool compares_halves(const Instruction& i) {
   const auto* compare = dyn_cast<FCmpInst>(&i);

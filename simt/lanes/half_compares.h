@@ -19,7 +19,4 @@ class HalfComparesInFloat : public llvm::PassInfoMixin<HalfComparesInFloat> {
   static bool isRequired() { return true; }
 };
 
-// Whether `f`'s target compares halves element by element (x86 without AVX512-FP16).
-bool compares_halves_element_by_element(const llvm::Function& f);
-
 }  // namespace metalsim::lanes
