@@ -110,6 +110,11 @@ set(METALSIM_KERNEL_FLAGS
   # and delete one that does not (`for (uint i = 0; i != n; i += 2)` with n odd became
   # `out[tid] = 4` in lane loops, and an assumption that no lane takes the loop).
   -fno-finite-loops
+  # MSL has no errno: without this, sqrt and the other C math functions the MSL headers call are
+  # calls that write memory (errno), which keep a lane loop's region in order (a write another
+  # lane may meet: rms_norm's rsqrt kept its normalizing loop per lane) and keep sqrt a call
+  # rather than the instruction. Values do not change: errno is all the flag drops.
+  -fno-math-errno
   ${METALSIM_KERNEL_ARCH_FLAGS}
   ${METALSIM_SANITIZER_FLAGS})
 if(METALSIM_KERNEL_COMPILER STREQUAL "clang")

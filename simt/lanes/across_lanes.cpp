@@ -22,6 +22,7 @@
 #include "simt/lanes/engine_calls.h"
 #include "simt/lanes/region_order.h"
 #include "simt/lanes/source_site.h"
+#include "simt/lanes/state_abi.h"
 
 namespace metalsim::lanes {
 
@@ -49,13 +50,9 @@ bool reorderable(const Instruction& i) {
   if (i.isAtomic() || isa<FenceInst>(i) || i.isEHPad() || isa<InvokeInst>(i) || isa<CallBrInst>(i))
     return false;
   if (const auto* load = dyn_cast<LoadInst>(&i)) return !load->isVolatile();
-  // Stores only to the lane's own variables: a loop that writes shared or device memory keeps
-  // each lane's iterations together, as fibers run them. In a race-free kernel no other lane
-  // reads those elements before the next barrier, but a kernel that races (softmax as ADR-003
-  // wrote it, at 512 threads: lanes 256 and up redo lane 0's elements in place) must still give
-  // fibers' bytes, and the pass cannot tell the two apart.
-  if (const auto* store = dyn_cast<StoreInst>(&i))
-    return !store->isVolatile() && lane_private(store->getPointerOperand());
+  // A store to shared or device memory: the region's test decides (region_order.h) whether the
+  // lanes' interleaved iterations could meet another lane's accesses.
+  if (const auto* store = dyn_cast<StoreInst>(&i)) return !store->isVolatile();
   const auto* call = dyn_cast<CallInst>(&i);
   if (call == nullptr) return true;
   if (call->isInlineAsm() || engine_call_of(*call) != EngineCall::None) return false;
@@ -112,6 +109,10 @@ struct Candidate {
   std::vector<std::pair<BasicBlock*, unsigned>> stays;
   std::string site;
   bool assumes_distinct_buffers = false;  // region_order.h
+  // A loop whose stores are apart only where the lanes' strided indices are (region_order.h):
+  // its latch test and the index's lane slope, for the test at run time (strided_apart).
+  std::optional<LatchTest> apart_test;
+  uint64_t lane_slope = 0;
 };
 
 std::optional<LatchTest> latch_test(Loop& l, ScalarEvolution& se, const SCEVExpander& expander) {
@@ -158,60 +159,112 @@ Value* match_step_one(IRBuilder<>& b, Value* x, Value* step, Value* bound) {
   return b.CreateSelect(up, b.CreateSub(bound, x), b.CreateSub(x, bound), "across.count");
 }
 
+// A latch test `x pred bound` made strict (x < bound or x > bound, signed or not); `exact` says
+// whether it is the same test (x <= the largest value has no strict equal).
+struct StrictTest {
+  CmpInst::Predicate pred;
+  Value* bound;
+  Value* exact;
+};
+
+StrictTest strict_test(IRBuilder<>& b, CmpInst::Predicate pred, Value* bound) {
+  Type* type = bound->getType();
+  const unsigned width = type->getIntegerBitWidth();
+  Value* one = ConstantInt::get(type, 1);
+  if (pred == CmpInst::ICMP_ULE || pred == CmpInst::ICMP_SLE) {
+    const APInt top =
+        pred == CmpInst::ICMP_ULE ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
+    return {pred == CmpInst::ICMP_ULE ? CmpInst::ICMP_ULT : CmpInst::ICMP_SLT,
+            b.CreateAdd(bound, one), b.CreateICmpNE(bound, ConstantInt::get(type, top))};
+  }
+  if (pred == CmpInst::ICMP_UGE || pred == CmpInst::ICMP_SGE) {
+    const APInt bottom =
+        pred == CmpInst::ICMP_UGE ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
+    return {pred == CmpInst::ICMP_UGE ? CmpInst::ICMP_UGT : CmpInst::ICMP_SGT,
+            b.CreateSub(bound, one), b.CreateICmpNE(bound, ConstantInt::get(type, bottom))};
+  }
+  return {pred, bound, b.getTrue()};
+}
+
+bool counts_up(CmpInst::Predicate strict) {
+  return strict == CmpInst::ICMP_ULT || strict == CmpInst::ICMP_SLT;
+}
+
+// The distance a strict test's recurrence walks per iteration towards its bound.
+Value* stride_of(IRBuilder<>& b, const StrictTest& t, Value* step) {
+  return counts_up(t.pred) ? step : b.CreateSub(ConstantInt::get(step->getType(), 0), step);
+}
+
+// Whether the count of a strict test is exact: the stride is positive and the recurrence cannot
+// wrap before it leaves (the last value tested stays within bound + stride - 1 counting up,
+// bound - stride + 1 down, which must be representable). Reads the bound and the step only.
+Value* count_is_exact(IRBuilder<>& b, const StrictTest& t, Value* step) {
+  Type* type = step->getType();
+  const unsigned width = type->getIntegerBitWidth();
+  Value* zero = ConstantInt::get(type, 0);
+  Value* one = ConstantInt::get(type, 1);
+  const bool up = counts_up(t.pred);
+  const bool is_signed = t.pred == CmpInst::ICMP_SLT || t.pred == CmpInst::ICMP_SGT;
+  Value* stride = stride_of(b, t, step);
+  Value* positive = is_signed ? b.CreateICmpSGT(stride, zero) : b.CreateICmpNE(stride, zero);
+  Value* room = nullptr;
+  if (up)
+    room = is_signed
+               ? b.CreateICmpSLE(
+                     t.bound, b.CreateSub(ConstantInt::get(type, APInt::getSignedMaxValue(width)),
+                                          b.CreateSub(stride, one)))
+               : b.CreateICmpULE(t.bound, b.CreateSub(zero, stride));
+  else
+    room = is_signed
+               ? b.CreateICmpSGE(
+                     t.bound, b.CreateAdd(ConstantInt::get(type, APInt::getSignedMinValue(width)),
+                                          b.CreateSub(stride, one)))
+               : b.CreateICmpUGE(t.bound, b.CreateSub(stride, one));
+  return b.CreateAnd(b.CreateAnd(t.exact, positive), room);
+}
+
 // The index of the last iteration of a loop that stays while `x pred bound` (x = start + k *
 // step at the test of iteration k), at the preheader; 0 where the formula would not be exact (the
 // recurrence could wrap before it leaves, a zero step), which only costs the rounds: the emitter
 // runs no more rounds than the least `last` allows, and each lane then runs what it has left.
 Value* last_from_test(IRBuilder<>& b, CmpInst::Predicate pred, Value* x, Value* step,
                       Value* bound) {
-  Type* type = x->getType();
-  const unsigned width = type->getIntegerBitWidth();
-  Value* zero = ConstantInt::get(type, 0);
-  Value* one = ConstantInt::get(type, 1);
   if (pred == CmpInst::ICMP_NE)  // step 1 or -1: exits when x == bound
     return match_step_one(b, x, step, bound);
-  Value* exact = b.getTrue();
-  // Non-strict tests become strict ones: x <= b is x < b + 1 unless b is the largest value.
-  if (pred == CmpInst::ICMP_ULE || pred == CmpInst::ICMP_SLE) {
-    const APInt top =
-        pred == CmpInst::ICMP_ULE ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
-    exact = b.CreateICmpNE(bound, ConstantInt::get(type, top));
-    bound = b.CreateAdd(bound, one);
-    pred = pred == CmpInst::ICMP_ULE ? CmpInst::ICMP_ULT : CmpInst::ICMP_SLT;
-  } else if (pred == CmpInst::ICMP_UGE || pred == CmpInst::ICMP_SGE) {
-    const APInt bottom =
-        pred == CmpInst::ICMP_UGE ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
-    exact = b.CreateICmpNE(bound, ConstantInt::get(type, bottom));
-    bound = b.CreateSub(bound, one);
-    pred = pred == CmpInst::ICMP_UGE ? CmpInst::ICMP_UGT : CmpInst::ICMP_SGT;
-  }
-  const bool up = pred == CmpInst::ICMP_ULT || pred == CmpInst::ICMP_SLT;
-  const bool is_signed = pred == CmpInst::ICMP_SLT || pred == CmpInst::ICMP_SGT;
+  const StrictTest t = strict_test(b, pred, bound);
+  Type* type = x->getType();
+  Value* zero = ConstantInt::get(type, 0);
+  Value* one = ConstantInt::get(type, 1);
+  Value* stride = stride_of(b, t, step);
+  Value* positive = b.CreateICmpNE(stride, zero);
+  Value* inside = b.CreateICmp(t.pred, x, t.bound);
   // The distance walked, by steps of `stride` > 0, from x to the first value past the bound.
-  Value* stride = up ? step : b.CreateSub(zero, step);
-  Value* positive = is_signed ? b.CreateICmpSGT(stride, zero) : b.CreateICmpNE(stride, zero);
-  // No wrap before it leaves: the last value tested stays within bound + stride - 1 (up) or
-  // bound - stride + 1 (down), which must be representable.
-  Value* room = nullptr;
-  if (up)
-    room = is_signed
-               ? b.CreateICmpSLE(
-                     bound, b.CreateSub(ConstantInt::get(type, APInt::getSignedMaxValue(width)),
-                                        b.CreateSub(stride, one)))
-               : b.CreateICmpULE(bound, b.CreateSub(zero, stride));
-  else
-    room = is_signed
-               ? b.CreateICmpSGE(
-                     bound, b.CreateAdd(ConstantInt::get(type, APInt::getSignedMinValue(width)),
-                                        b.CreateSub(stride, one)))
-               : b.CreateICmpUGE(bound, b.CreateSub(stride, one));
-  Value* inside = b.CreateICmp(pred, x, bound);
-  Value* span =
-      up ? b.CreateSub(b.CreateSub(bound, x), one) : b.CreateSub(b.CreateSub(x, bound), one);
+  Value* span = counts_up(t.pred) ? b.CreateSub(b.CreateSub(t.bound, x), one)
+                                  : b.CreateSub(b.CreateSub(x, t.bound), one);
   Value* divisor = b.CreateSelect(positive, stride, one);
   Value* count = b.CreateAdd(b.CreateUDiv(span, divisor), one);
-  Value* valid = b.CreateAnd(b.CreateAnd(exact, positive), room);
+  Value* valid = count_is_exact(b, t, step);
   return b.CreateSelect(b.CreateAnd(inside, valid), count, zero, "across.count");
+}
+
+// Whether a loop's strided stores are apart at run time (region_order.h, StridedIndex): its
+// latch test counts up and its count is exact (no index wraps before it leaves, and every index
+// after a lane's first is below the bound, which is at most the type's end less a step), and the
+// step exceeds slope * (lanes - 1). A lane's start is u + slope * lane (modulo the type), so two
+// lanes' starts differ by slope * (a - b), nonzero and less than a step, or by that plus or
+// minus the type's range; in the first case their indices never meet, in the others the meeting
+// index would lie past the bound. The same for every lane: it reads only the bound, the step
+// and the threadgroup's size (docs/lanes.md, "Strided stores").
+Value* strided_apart(IRBuilder<>& b, const LatchTest& t, Value* step, Value* bound,
+                     uint64_t lane_slope, Value* state) {
+  const StrictTest strict = strict_test(b, t.pred, bound);
+  Value* exact = count_is_exact(b, strict, step);
+  Value* lanes = abi::load_field(b, state, abi::kThreadCount, b.getInt32Ty(), "lanes");
+  Value* spread = b.CreateMul(b.getInt64(lane_slope),
+                              b.CreateSub(b.CreateZExt(lanes, b.getInt64Ty()), b.getInt64(1)));
+  if (step->getType()->getIntegerBitWidth() > 64) return b.getFalse();
+  Value* wide_step = b.CreateZExtOrBitCast(step, b.getInt64Ty());
+  return b.CreateAnd(exact, b.CreateICmpUGT(wide_step, spread), "across.apart");
 }
 
 bool has_sync_point(const Loop& l) {
@@ -225,6 +278,37 @@ bool has_sync_point(const Loop& l) {
 std::string loop_site(const Loop& l) {
   std::string site = describe_site(*l.getHeader()->getFirstNonPHIOrDbg(), nullptr, "");
   return site.empty() ? describe_site(*l.getLoopLatch()->getTerminator(), nullptr, "?") : site;
+}
+
+// Whether the loop stores anywhere but the lane's own variables.
+bool stores_to_memory(const Loop& l) {
+  for (const BasicBlock* bb : l.blocks())
+    for (const Instruction& i : *bb)
+      if (const auto* store = dyn_cast<StoreInst>(&i);
+          store && !lane_private(store->getPointerOperand()))
+        return true;
+  return false;
+}
+
+// The loop's strided index for region_order.h: the induction variable its latch counts up, tested
+// after the step, when the test is `<` or `<=`. Its latch test, for the
+// run-time test; nullopt when there is none.
+std::optional<LatchTest> strided_index(Loop& l, ScalarEvolution& se, const SCEVExpander& expander,
+                                       const std::vector<Induction>& inductions,
+                                       StridedIndex& strided) {
+  const std::optional<LatchTest> t = latch_test(l, se, expander);
+  if (!t || (t->pred != CmpInst::ICMP_ULT && t->pred != CmpInst::ICMP_ULE &&
+             t->pred != CmpInst::ICMP_SLT && t->pred != CmpInst::ICMP_SLE))
+    return std::nullopt;
+  for (const Induction& i : inductions) {
+    if (!i.phi->getType()->isIntegerTy() || i.rec->getStepRecurrence(se) != t->step) continue;
+    // Tested after the step (a rotated loop's latch): every index after the first is below the
+    // bound, which strided_apart's argument needs.
+    if (se.getAddExpr(i.rec->getStart(), t->step) != t->start) continue;
+    strided = {i.rec, t->bound};
+    return t;
+  }
+  return std::nullopt;
 }
 
 // `per_lane` gets the loops that the region's order keeps per lane, with why.
@@ -241,7 +325,7 @@ std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpan
   for (BasicBlock* bb : l.blocks())
     for (Instruction& i : *bb)
       if (!reorderable(i) || i.getType()->isTokenTy()) return std::nullopt;
-  Candidate c{&l, nullptr, std::nullopt, {}, {}, ""};
+  Candidate c{&l, nullptr, std::nullopt, {}, {}, "", false, std::nullopt, 0};
   SmallVector<BasicBlock*, 4> exiting;
   l.getExitingBlocks(exiting);
   for (BasicBlock* e : exiting) {
@@ -287,9 +371,19 @@ std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpan
       size_t(std::distance(l.getHeader()->phis().begin(), l.getHeader()->phis().end()));
   if (carried - c.inductions.size() > kMaxCarried) return std::nullopt;
   // The rounds reorder the other lanes' code around the loop too (region_order.h).
-  if (std::optional<std::string> why = region_order_visible(l, se, c.assumes_distinct_buffers)) {
+  StridedIndex strided;
+  const std::optional<LatchTest> strided_test =
+      stores_to_memory(l) ? strided_index(l, se, expander, c.inductions, strided) : std::nullopt;
+  RegionOrder order;
+  if (std::optional<std::string> why =
+          region_order_visible(l, se, strided_test ? &strided : nullptr, order)) {
     per_lane.push_back(loop_site(l) + ": " + *why);
     return std::nullopt;
+  }
+  c.assumes_distinct_buffers = order.assumes_distinct_buffers;
+  if (order.lane_slope != 0) {
+    c.apart_test = strided_test;
+    c.lane_slope = order.lane_slope;
   }
   c.site = loop_site(l);
   return c;
@@ -313,6 +407,7 @@ FunctionCallee yield_function(Module& m) {
 struct Expanded {
   Value* last;
   std::vector<std::tuple<PHINode*, Value*, Value*, bool>> inductions;  // phi, start, step, nuw
+  Value* apart = nullptr;  // strided_apart, for a loop whose stores need it
 };
 
 AcrossLoop rewrite(const Candidate& c, const Expanded& x) {
@@ -388,6 +483,15 @@ AcrossLoop rewrite(const Candidate& c, const Expanded& x) {
   IRBuilder<> yb(yield_block->getTerminator());
   a.yield = yb.CreateCall(yield_function(m), {ConstantPointerNull::get(yb.getPtrTy())});
   a.yield->setDebugLoc(at);
+  // Stores apart only where the lanes' indices are: where the test fails, no lane yields, and
+  // each runs its iterations together, as on fibers.
+  if (x.apart != nullptr) {
+    a.back->getTerminator()->eraseFromParent();
+    BranchInst::Create(yield_block, header, x.apart, a.back);
+    for (PHINode& phi : header->phis())
+      phi.addIncoming(phi.getIncomingValueForBlock(yield_block), a.back);
+    a.tested_apart = true;
+  }
   return a;
 }
 
@@ -438,6 +542,13 @@ std::vector<AcrossLoop> prepare_loops_across_lanes(Function& body,
         last = last_from_test(b, t.pred, start, step, bound);
       }
       Expanded x{last, {}};
+      if (c.apart_test) {
+        const LatchTest& t = *c.apart_test;
+        Value* step = expander.expandCodeFor(t.step, t.step->getType(), at);
+        Value* bound = expander.expandCodeFor(t.bound, t.bound->getType(), at);
+        IRBuilder<> b(at);
+        x.apart = strided_apart(b, t, step, bound, c.lane_slope, body.getArg(1));
+      }
       for (const Induction& i : c.inductions) {
         const SCEV* step = i.rec->getStepRecurrence(se);
         x.inductions.emplace_back(

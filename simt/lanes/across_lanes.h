@@ -46,6 +46,9 @@ struct AcrossLoop {
   unsigned recomputed = 0;  // induction variables recomputed from `done`
   // Its region is free of races only if no buffer is bound twice (region_order.h).
   bool assumes_distinct_buffers = false;
+  // It stores to shared or device memory through its strided index: the back edge yields only
+  // where a test in the preheader finds the lanes' indices apart (region_order.h, StridedIndex).
+  bool tested_apart = false;
 };
 
 // Prepares every loop of `body` that can run across lanes (above). Needs the body inlined and

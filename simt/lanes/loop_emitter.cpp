@@ -227,6 +227,12 @@ void adapt_across(const LoopSpec& spec, ValueToValueMapTy& map, BasicBlock* latc
   auto* back = cast<BasicBlock>(map[a.back]);
   Instruction* t = back->getTerminator();
   IRBuilder<> b(t);
+  // A loop that tests its stores apart also branches straight to its header (where they are
+  // not); here the lane goes to the latch or through the region's start instead.
+  auto* tested = dyn_cast<BranchInst>(t);
+  if (tested != nullptr && tested->isConditional())
+    tested->getSuccessor(1)->removePredecessor(back);
+  else tested = nullptr;
   if (spec.round != nullptr) {
     b.CreateBr(latch);
     auto* done = cast<PHINode>(map[a.done]);
@@ -259,6 +265,8 @@ void adapt_across(const LoopSpec& spec, ValueToValueMapTy& map, BasicBlock* latc
     }
   } else {
     Value* again = b.CreateICmpEQ(map[a.next], ConstantInt::get(a.next->getType(), 1), "entered");
+    // A loop that tests its stores apart (across_lanes.h) yields on this entry only if they are.
+    if (tested != nullptr) again = b.CreateAnd(again, tested->getCondition(), "entered.apart");
     b.CreateCondBr(again, t->getSuccessor(0), cast<BasicBlock>(map[spec.region.start]));
   }
   t->eraseFromParent();

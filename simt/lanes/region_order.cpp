@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/ADT/SmallSet.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -73,11 +74,19 @@ std::vector<const Instruction*> region_instructions(const Loop& loop) {
   return result;
 }
 
+// Which memory the region's stores may write: their spaces, and of device memory the bindings.
+struct StoredMemory {
+  MemorySpaces spaces = 0;
+  SmallSet<int64_t, 4> device_bindings;  // -1: a device store through an unknown binding
+};
+
 // Whether `v` is the same for every lane of the region: computed without memory from the
 // bound arguments, the state and constants, or loaded from where no store of the region writes.
+// A load from a buffer binding no store writes is (a sizes buffer beside the row a loop writes)
+// when the buffers are bound apart: `relied_on_distinct_buffers` then says so.
 class LaneInvariance {
  public:
-  LaneInvariance(const Function& body, MemorySpaces stored) : body_(body), stored_(stored) {}
+  LaneInvariance(const Function& body, const StoredMemory& stored) : body_(body), stored_(stored) {}
 
   bool value(const Value* v, unsigned depth = 0) const {
     if (isa<Constant>(v)) return true;
@@ -86,7 +95,7 @@ class LaneInvariance {
     if (i == nullptr || depth > kMaxDepth || isa<PHINode>(i) || isa<CallBase>(i)) return false;
     if (const auto* load = dyn_cast<LoadInst>(i)) {
       if (load->isVolatile() || !value(load->getPointerOperand(), depth + 1)) return false;
-      return !may_share(spaces_of(load->getPointerOperand(), body_), stored_);
+      return unwritten(load->getPointerOperand());
     }
     if (i->mayReadOrWriteMemory()) return false;
     return std::all_of(i->op_begin(), i->op_end(),
@@ -103,10 +112,25 @@ class LaneInvariance {
     });
   }
 
+  bool relied_on_distinct_buffers() const { return relied_on_distinct_buffers_; }
+
  private:
+  bool unwritten(const Value* pointer) const {
+    const MemorySpaces spaces = spaces_of(pointer, body_);
+    if (!may_share(spaces, stored_.spaces)) return true;
+    if (spaces != kDevice || (stored_.spaces & kUnknown) != 0) return false;
+    const int64_t binding = buffer_binding(pointer, body_);
+    if (binding < 0 || stored_.device_bindings.contains(-1) ||
+        stored_.device_bindings.contains(binding))
+      return false;
+    relied_on_distinct_buffers_ = true;
+    return true;
+  }
+
   static constexpr unsigned kMaxDepth = 8;
   const Function& body_;
-  MemorySpaces stored_;
+  const StoredMemory& stored_;
+  mutable bool relied_on_distinct_buffers_ = false;
 };
 
 // How far apart two lanes' values of `s` are at least, when `s` is the same function of the lane
@@ -210,6 +234,11 @@ struct Access {
   // bytes apart two lanes' addresses are at least (0: not known).
   const SCEV* address = nullptr;
   uint64_t lane_distance = 0;
+  // Inside the loop, through its strided index (StridedIndex): `uniform + scale * ext(index) +
+  // offset`, scale > 0 (0: not of that form).
+  const SCEV* uniform = nullptr;
+  int64_t scale = 0;
+  int64_t offset = 0;
 };
 
 // Two different threadgroup allocations (two threadgroup variables, two arguments).
@@ -225,6 +254,17 @@ bool apart_bindings(const Access& a, const Access& b) {
          b.buffer_binding >= 0 && a.buffer_binding != b.buffer_binding;
 }
 
+// Whether an access of `size_a` bytes at `k * distance + d` and one of `size_b` bytes at 0 never
+// overlap for any nonzero k: -size_a < k * distance + d < size_b for none.
+bool apart_by_multiples(uint64_t distance, int64_t d, uint64_t size_a, uint64_t size_b) {
+  const auto step = int64_t(distance);
+  const int64_t low = -int64_t(size_a) - d;  // k * distance must lie in (low, high) to meet
+  const int64_t high = int64_t(size_b) - d;
+  for (int64_t k = low / step - 1; k * step < high; ++k)
+    if (k != 0 && k * step > low) return false;
+  return true;
+}
+
 // Each lane's own elements of one array: two lanes' accesses never meet. Both addresses are the
 // same function F of the lane plus constants (their difference `d` is one), and two lanes' values
 // of F differ by a nonzero multiple of `lane_distance` (LaneDistance): lane A's access at
@@ -233,18 +273,66 @@ bool apart_per_lane(const Access& a, const Access& b, ScalarEvolution& se) {
   if (a.lane_distance == 0 || b.lane_distance == 0 || a.size == 0 || b.size == 0) return false;
   const auto* difference = dyn_cast<SCEVConstant>(se.getMinusSCEV(a.address, b.address));
   if (difference == nullptr || difference->getAPInt().getSignificantBits() > 32) return false;
-  const int64_t d = difference->getAPInt().getSExtValue();
-  const auto distance = int64_t(a.lane_distance);
-  const int64_t low = -int64_t(a.size) - d;  // k * distance must lie in (low, high) to meet
-  const int64_t high = int64_t(b.size) - d;
-  for (int64_t k = low / distance - 1; k * distance < high; ++k)
-    if (k != 0 && k * distance > low) return false;
-  return true;
+  return apart_by_multiples(a.lane_distance, difference->getAPInt().getSExtValue(), a.size, b.size);
+}
+
+// Two accesses through the loop's strided index, of one array (the same uniform part and scale):
+// where the indices of two lanes' iterations differ (the run-time test of StridedIndex), they are
+// a nonzero multiple of the scale apart, plus the difference of their offsets.
+bool apart_by_index(const Access& a, const Access& b) {
+  return a.scale > 0 && a.scale == b.scale && a.uniform == b.uniform && a.size > 0 && b.size > 0 &&
+         apart_by_multiples(uint64_t(a.scale), a.offset - b.offset, a.size, b.size);
+}
+
+// `scale` when `term` is `index`, an extension of it, or a constant times either; else 0.
+int64_t scale_of_index(const SCEV* term, const SCEV* index) {
+  int64_t scale = 1;
+  if (const auto* product = dyn_cast<SCEVMulExpr>(term)) {
+    if (product->getNumOperands() != 2) return 0;
+    const auto* c = dyn_cast<SCEVConstant>(product->getOperand(0));
+    if (c == nullptr || c->getAPInt().getSignificantBits() > 32) return 0;
+    scale = c->getAPInt().getSExtValue();
+    term = product->getOperand(1);
+  }
+  if (isa<SCEVZeroExtendExpr>(term) || isa<SCEVSignExtendExpr>(term))
+    term = cast<SCEVCastExpr>(term)->getOperand(0);
+  return term == index ? scale : 0;
+}
+
+// `s` as a sum of terms.
+SmallVector<const SCEV*, 4> terms_of(const SCEV* s) {
+  SmallVector<const SCEV*, 4> terms;
+  if (const auto* sum = dyn_cast<SCEVAddExpr>(s))
+    terms.append(sum->operands().begin(), sum->operands().end());
+  else terms.push_back(s);
+  return terms;
+}
+
+// The slope `c` of a start `u + c * lane` (u the same for every lane, c a positive constant), or 0.
+uint64_t lane_slope_of(const SCEV* start, const Value* lane, const LaneInvariance& invariance) {
+  uint64_t slope = 0;
+  for (const SCEV* term : terms_of(start)) {
+    if (invariance.scev(term)) continue;
+    int64_t c = 1;
+    if (const auto* product = dyn_cast<SCEVMulExpr>(term)) {
+      const auto* k =
+          product->getNumOperands() == 2 ? dyn_cast<SCEVConstant>(product->getOperand(0)) : nullptr;
+      if (k == nullptr || k->getAPInt().getSignificantBits() > 16) return 0;
+      c = k->getAPInt().getSExtValue();
+      term = product->getOperand(1);
+    }
+    if (isa<SCEVZeroExtendExpr>(term)) term = cast<SCEVCastExpr>(term)->getOperand(0);
+    const auto* u = dyn_cast<SCEVUnknown>(term);
+    if (slope != 0 || c <= 0 || u == nullptr || u->getValue() != lane) return 0;
+    slope = uint64_t(c);
+  }
+  return slope;
 }
 
 class RegionAccesses {
  public:
-  explicit RegionAccesses(const Function& body) : body_(body) {}
+  RegionAccesses(const Loop& loop, const StridedIndex* strided)
+      : body_(*loop.getHeader()->getParent()), loop_(loop), strided_(strided) {}
 
   // False when `i` is order-visible whatever it touches (a fence, a volatile access).
   bool add(const Instruction& i) {
@@ -267,24 +355,36 @@ class RegionAccesses {
   }
 
   // Two lanes' accesses that may touch the same bytes, the first a store; nullopt when none may.
-  // `distinct_buffers` is set when that holds only if the buffers are bound apart.
+  // `order` says what that answer assumes.
   std::optional<std::pair<const Access*, const Access*>> conflict(ScalarEvolution& se,
-                                                                  bool& distinct_buffers) {
+                                                                  RegionOrder& order) {
     if (accesses_.size() > kMaxAccesses) return std::make_pair(&accesses_[0], &accesses_[0]);
-    MemorySpaces stored = 0;
+    StoredMemory stored;
     for (const Access& a : accesses_)
-      if (a.store) stored |= a.spaces;
+      if (a.store) {
+        stored.spaces |= a.spaces;
+        if (a.spaces == kDevice) stored.device_bindings.insert(a.buffer_binding);
+      }
     const LaneInvariance invariance(body_, stored);
     for (Access& a : accesses_) describe_address(a, se, invariance);
+    const uint64_t slope = index_slope(invariance);
+    bool distinct_buffers = false;
+    bool by_index = false;
     for (const Access& a : accesses_) {
       if (!a.store) continue;
-      for (const Access& b : accesses_)
-        if (may_share(a.spaces, b.spaces) && !apart_allocations(a, b) &&
-            !apart_per_lane(a, b, se)) {
-          if (!apart_bindings(a, b)) return std::make_pair(&a, &b);
-          distinct_buffers = true;
+      for (const Access& b : accesses_) {
+        if (!may_share(a.spaces, b.spaces) || apart_allocations(a, b) || apart_per_lane(a, b, se))
+          continue;
+        if (slope != 0 && apart_by_index(a, b)) {
+          by_index = true;
+          continue;
         }
+        if (!apart_bindings(a, b)) return std::make_pair(&a, &b);
+        distinct_buffers = true;
+      }
     }
+    order.assumes_distinct_buffers = distinct_buffers || invariance.relied_on_distinct_buffers();
+    order.lane_slope = by_index ? slope : 0;
     return std::nullopt;
   }
 
@@ -326,12 +426,50 @@ class RegionAccesses {
     if (a.pointer == nullptr || !se.isSCEVable(a.pointer->getType())) return;
     const SCEV* address = se.getSCEV(const_cast<Value*>(a.pointer));  // getSCEV takes no const
     const std::optional<uint64_t> distance = LaneDistance(body_.getArg(2), invariance).of(address);
-    if (!distance || *distance == 0) return;
-    a.address = address;
-    a.lane_distance = *distance;
+    if (distance && *distance != 0) {
+      a.address = address;
+      a.lane_distance = *distance;
+      return;
+    }
+    if (strided_ != nullptr && loop_.contains(a.at)) describe_strided(a, address, se, invariance);
+  }
+
+  // `uniform + scale * ext(index) + offset`, every term of `uniform` the same for every lane.
+  void describe_strided(Access& a, const SCEV* address, ScalarEvolution& se,
+                        const LaneInvariance& invariance) const {
+    int64_t scale = 0;
+    int64_t offset = 0;
+    SmallVector<const SCEV*, 4> uniform;
+    for (const SCEV* term : terms_of(address)) {
+      if (const auto* c = dyn_cast<SCEVConstant>(term)) {
+        if (c->getAPInt().getSignificantBits() > 32) return;
+        offset += c->getAPInt().getSExtValue();
+      } else if (const int64_t k = scale_of_index(term, strided_->index); k != 0) {
+        if (scale != 0) return;
+        scale = k;
+      } else if (invariance.scev(term)) {
+        uniform.push_back(term);
+      } else {
+        return;
+      }
+    }
+    if (scale <= 0 || uniform.empty()) return;
+    a.uniform = uniform.size() == 1 ? uniform[0] : se.getAddExpr(uniform);
+    a.scale = scale;
+    a.offset = offset;
+  }
+
+  // The strided index's lane slope (region_order.h), when its step and the latch's bound are the
+  // same for every lane; 0 otherwise.
+  uint64_t index_slope(const LaneInvariance& invariance) const {
+    if (strided_ == nullptr || !invariance.scev(strided_->bound)) return 0;
+    if (!invariance.scev(strided_->index->getOperand(1)) || !strided_->index->isAffine()) return 0;
+    return lane_slope_of(strided_->index->getStart(), body_.getArg(2), invariance);
   }
 
   const Function& body_;
+  const Loop& loop_;
+  const StridedIndex* strided_;
   const Instruction* at_ = nullptr;
   std::vector<Access> accesses_;
 };
@@ -341,9 +479,8 @@ std::string site_of(const Instruction& i) { return describe_site(i, nullptr, "?"
 }  // namespace
 
 std::optional<std::string> region_order_visible(const Loop& loop, ScalarEvolution& se,
-                                                bool& assumes_distinct_buffers) {
-  const Function& body = *loop.getHeader()->getParent();
-  RegionAccesses accesses(body);
+                                                const StridedIndex* strided, RegionOrder& order) {
+  RegionAccesses accesses(loop, strided);
   for (const Instruction* i : region_instructions(loop))
     if (!accesses.add(*i))
       return "order-visible " + std::string(i->getOpcodeName()) + " at " + site_of(*i) +
@@ -351,12 +488,8 @@ std::optional<std::string> region_order_visible(const Loop& loop, ScalarEvolutio
   if (accesses.size() > kMaxAccesses)
     return std::to_string(accesses.size()) + " accesses in its region, over " +
            std::to_string(kMaxAccesses);
-  bool distinct_buffers = false;
-  const auto pair = accesses.conflict(se, distinct_buffers);
-  if (!pair) {
-    assumes_distinct_buffers = distinct_buffers;
-    return std::nullopt;
-  }
+  const auto pair = accesses.conflict(se, order);
+  if (!pair) return std::nullopt;
   const Access& store = *pair->first;
   const Access& other = *pair->second;
   return std::string(other.store ? "a write" : "a read") + " at " + site_of(*other.at) +

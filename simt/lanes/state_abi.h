@@ -24,6 +24,8 @@ inline constexpr uint64_t kFrameLanes = offsetof(State, frame_lanes);
 inline constexpr uint64_t kThreadgroupVariables = offsetof(State, threadgroup_variables);
 inline constexpr uint64_t kFunctionConstants = offsetof(State, function_constants);
 inline constexpr uint64_t kFunctionConstantCount = offsetof(State, function_constant_count);
+// The threadgroup's lanes (the loops across lanes test their strided stores apart with it).
+inline constexpr uint64_t kThreadCount = offsetof(State, thread_count);
 inline constexpr uint64_t kUnsetConstant = offsetof(State, unset_constant);
 // The threadgroup's actual size (three uint32_t) and the tables of thread_position_in_threadgroup
 // by lane: the step reads them to run a one-dimensional threadgroup's lanes without the tables.

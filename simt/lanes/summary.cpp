@@ -14,7 +14,8 @@ void describe_prepared(const PreparedBody& p, BodySummary& summary) {
       if (s.call == a.yield) id = s.id;
     summary.lines.push_back("across lanes: loop at " + a.site + ", yield " + std::to_string(id) +
                             ", " + std::to_string(a.recomputed) +
-                            " induction variables recomputed");
+                            " induction variables recomputed" +
+                            (a.tested_apart ? ", stores tested apart at run time" : ""));
   }
   for (const std::string& loop : p.per_lane_loops)
     summary.lines.push_back("per lane: loop at " + loop);

@@ -146,6 +146,37 @@ std::vector<Kernel> kernels() {
          for (uint64_t i : visits(l.tid, l.threads, n)) acc = acc * 0.5f + row[n - 1 - i];
          e.per_lane[l.slot] = acc;
        }});
+  k.push_back(
+      {"strided_in_place", 1, true, false, [](X x, uint32_t n, const LaneId& l, Expected& e) {
+         const float* row = x.data() + uint64_t(l.group) * n;
+         for (uint64_t i : visits(l.tid, l.threads, n)) {
+           const float doubled = row[i] * 2.0f;
+           e.rows[uint64_t(l.group) * n + i] = doubled * doubled + 1.0f;
+         }
+         e.per_lane[l.slot] = float(l.tid);
+       }});
+  k.push_back({"strided_pairs", 1, true, false, [](X x, uint32_t n, const LaneId& l, Expected& e) {
+                 const float* row = x.data() + uint64_t(l.group) * n;
+                 float* out = e.rows.data() + uint64_t(l.group) * n;
+                 for (uint64_t i : visits(l.tid, l.threads, n / 2)) {
+                   out[2 * i] = row[2 * i] + row[2 * i + 1];
+                   out[2 * i + 1] = row[2 * i] - row[2 * i + 1];
+                 }
+                 if (l.tid == 0 && n % 2 == 1) out[n - 1] = row[n - 1];
+                 e.per_lane[l.slot] = float(l.tid);
+               }});
+  k.push_back({"strided_half_stride_racing", 1, true, false,
+               [](X x, uint32_t n, const LaneId& l, Expected& e) {
+                 const float* row = x.data() + uint64_t(l.group) * n;
+                 float* out = e.rows.data() + uint64_t(l.group) * n;
+                 const uint32_t stride = l.threads / 2 > 0 ? l.threads / 2 : 1;
+                 // Called in lane order: lane 0 stands for the first loop's copy (every lane
+                 // copies the same values), then each lane updates its elements in turn.
+                 if (l.tid == 0)
+                   for (uint32_t i = 0; i < n; ++i) out[i] = row[i];
+                 for (uint64_t i : visits(l.tid, stride, n)) out[i] = out[i] * 0.5f + float(l.tid);
+                 e.per_lane[l.slot] = float(l.tid);
+               }});
   return k;
 }
 
@@ -255,10 +286,18 @@ size_t count_of(const std::string& text, const std::string& what) {
 TEST(AcrossLanesStructure, StridedAndUniformLoopsRunAcrossLanes) {
   EXPECT_EQ(count_of(summary_of("strided_sum"), "across lanes: loop at "), 1u)
       << summary_of("strided_sum");
-  // softmax's shape: the two strided loops that only read and the two loops over the
-  // threadgroup's partials; the strided loop that stores to the row stays per lane.
-  EXPECT_EQ(count_of(summary_of("strided_normalize"), "across lanes: loop at "), 4u)
+  // softmax's shape: the two strided loops that only read, the two loops over the threadgroup's
+  // partials, and the strided loop that stores to the row, its stores tested apart at run time.
+  EXPECT_EQ(count_of(summary_of("strided_normalize"), "across lanes: loop at "), 5u)
       << summary_of("strided_normalize");
+  EXPECT_EQ(count_of(summary_of("strided_normalize"), "stores tested apart at run time"), 1u)
+      << summary_of("strided_normalize");
+  // Strided stores: in place, two elements an iteration, and with a stride that races.
+  for (const char* name : {"strided_in_place", "strided_half_stride_racing"})
+    EXPECT_EQ(count_of(summary_of(name), "stores tested apart at run time"), 2u)
+        << summary_of(name);
+  EXPECT_EQ(count_of(summary_of("strided_pairs"), "stores tested apart at run time"), 1u)
+      << summary_of("strided_pairs");
   EXPECT_EQ(count_of(summary_of("uniform_and_down"), "across lanes: loop at "), 2u)
       << summary_of("uniform_and_down");
   // An inner loop whose outer loop meets a barrier.
@@ -317,6 +356,9 @@ TEST(AcrossLanesStructure, TheRoundsAreVectorCode) {
     EXPECT_TRUE(has_vector_float(step, "= fmul <")) << name << "\n" << step;
     EXPECT_TRUE(has_vector_float(step, "= load <")) << name << "\n" << step;
   }
+  // A round of a loop that stores: out[tid + done * threads] as a vector store.
+  const std::string in_place = step_of("strided_in_place");
+  EXPECT_TRUE(has_vector_float(in_place, "store <")) << in_place;
 }
 
 }  // namespace

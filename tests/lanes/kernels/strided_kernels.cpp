@@ -173,5 +173,55 @@ void uniform_and_down(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(uniform_and_down);
 
+// buffer(0): float x[groups * n]; buffer(2): float out[groups * n]; buffer(3): float out[grid].
+// Strided stores to device memory: the row doubled into out, then (after a barrier) out squared
+// in place, each lane reading back only its own elements. The stride is the threadgroup's size,
+// so the test at run time finds the lanes' indices apart: both loops run across lanes.
+void strided_in_place(const BoundArgs& a, const Lane& l) {
+  const uint32_t n = row_length(a);
+  const float* row = row_of(a, l);
+  float* out = buffer<float>(a, 2) + uint64_t(l.group) * n;
+  for (uint32_t i = l.tid; i < n; i += l.threads) out[i] = row[i] * 2.0f;
+  barrier();
+  for (uint32_t i = l.tid; i < n; i += l.threads) out[i] = out[i] * out[i] + 1.0f;
+  buffer<float>(a, 3)[l.gid] = float(l.tid);
+}
+LANES_TEST_KERNEL(strided_in_place);
+
+// buffer(0): float x[groups * n]; buffer(2): float out[groups * n]; buffer(3): float out[grid].
+// Two elements per iteration through a 64-bit index (out[2 * i] and out[2 * i + 1]: one index,
+// two offsets 4 bytes apart in 8), and an odd row's last element by lane 0 after a barrier.
+void strided_pairs(const BoundArgs& a, const Lane& l) {
+  const uint32_t n = row_length(a);
+  const float* row = row_of(a, l);
+  float* out = buffer<float>(a, 2) + uint64_t(l.group) * n;
+  for (uint32_t i = l.tid; i < n / 2; i += l.threads) {
+    const uint64_t j = 2 * uint64_t(i);
+    out[j] = row[j] + row[j + 1];
+    out[j + 1] = row[j] - row[j + 1];
+  }
+  barrier();
+  if (l.tid == 0 && n % 2 == 1) out[n - 1] = row[n - 1];
+  buffer<float>(a, 3)[l.gid] = float(l.tid);
+}
+LANES_TEST_KERNEL(strided_pairs);
+
+// buffer(0): float x[groups * n]; buffer(2): float out[groups * n]; buffer(3): float out[grid].
+// strided_in_place with a stride of half the threadgroup: lanes tid and tid + threads / 2 update
+// the same elements in place, a race on purpose (softmax as ADR-003 wrote it, at 512 threads).
+// The pass takes both loops, but the test at run time finds the indices not apart (but for a
+// threadgroup of one lane): the lanes run their iterations together, in fibers' order.
+void strided_half_stride_racing(const BoundArgs& a, const Lane& l) {
+  const uint32_t n = row_length(a);
+  const float* row = row_of(a, l);
+  float* out = buffer<float>(a, 2) + uint64_t(l.group) * n;
+  const uint32_t stride = l.threads / 2 > 0 ? l.threads / 2 : 1;
+  for (uint32_t i = l.tid; i < n; i += stride) out[i] = row[i];
+  barrier();
+  for (uint32_t i = l.tid; i < n; i += stride) out[i] = out[i] * 0.5f + float(l.tid);
+  buffer<float>(a, 3)[l.gid] = float(l.tid);
+}
+LANES_TEST_KERNEL(strided_half_stride_racing);
+
 }  // namespace
 }  // namespace metalsim::lanes_test
