@@ -40,6 +40,12 @@ struct Worker {
   ThreadgroupRunner runner;
   LaneLoopRunner lane_loops;
 
+  // Lane loops without per-threadgroup events: the worker's share on one fiber start.
+  void run_share(DispatchState& state, const LaneLoopRunner::NextThreadgroup& next) {
+    const checks::ActiveDispatch active(state.request);  // for the access checks (access_check.h)
+    lane_loops.run_share(state, next);
+  }
+
   void run(DispatchState& state, uint64_t linear_threadgroup) {
     const checks::ActiveDispatch active(state.request);  // for the access checks (access_check.h)
     const ThreadgroupPlace place = state.locate(linear_threadgroup);
@@ -91,6 +97,37 @@ Worker& this_worker(size_t stack_bytes) {
 uint64_t handout_chunk(uint64_t count, int workers) {
   return std::clamp<uint64_t>(count / (uint64_t(workers) * 16), 1, 16);
 }
+
+// A worker's view of the dispatch's threadgroups: taken from one shared counter in chunks
+// (handout_chunk), in `order`. Once the dispatch stops, the rest are skipped.
+class Handout {
+ public:
+  Handout(std::atomic<uint64_t>& counter, uint64_t count, uint64_t chunk,
+          const std::vector<uint64_t>& order, const std::atomic<bool>& stop)
+      : counter_(counter), count_(count), chunk_(chunk), order_(order), stop_(stop) {}
+
+  // The next threadgroup's linear index; false when none is left to run.
+  bool next(uint64_t& linear) {
+    while (!stop_.load(std::memory_order_relaxed)) {
+      if (i_ == end_) {
+        i_ = counter_.fetch_add(chunk_, std::memory_order_relaxed);
+        if (i_ >= count_) return false;
+        end_ = std::min(count_, i_ + chunk_);
+      }
+      const uint64_t i = i_++;
+      linear = order_.empty() ? i : order_[i];
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  std::atomic<uint64_t>& counter_;
+  const uint64_t count_, chunk_;
+  const std::vector<uint64_t>& order_;
+  const std::atomic<bool>& stop_;
+  uint64_t i_ = 0, end_ = 0;
+};
 
 // The order threadgroups are handed out in: a seeded permutation, or reversed; empty for the
 // in-order schedule (the identity: no allocation and fill of a table as long as the grid).
@@ -223,34 +260,31 @@ abi::DispatchOutcome run_dispatch_once(const abi::DispatchRequest& request) {
   // docs/performance.md, "The set-up cut").
   std::atomic<uint64_t> next{0};
   const uint64_t chunk = handout_chunk(count, workers);
-  auto linear_threadgroup = [&order](uint64_t i) { return order.empty() ? i : order[i]; };
   WorkerPool::shared().run(workers, [&](int worker_index) {
     checks::race::acquire(&state.start_token);
     Worker& worker = this_worker(stack_bytes);
     worker.arena.configure(request.threadgroup_lengths, static_capacity);
     if (watchdog.armed()) watchdog.add_worker(worker_index);
     const EndOfShare end_of_share{worker};
-    for (uint64_t i = 0, end = 0;; ++i) {
-      if (i == end) {
-        i = next.fetch_add(chunk, std::memory_order_relaxed);
-        if (i >= count) break;
-        end = std::min(count, i + chunk);
-      }
-      if (state.stop.load(std::memory_order_relaxed)) continue;
-      const uint64_t tg = linear_threadgroup(i);
-      if (!request.options.on_threadgroup) {
+    Handout handout(next, count, chunk, order, state.stop);
+    if (state.lane_loops != nullptr && !request.options.on_threadgroup) {
+      worker.run_share(state, [&handout](uint64_t& tg) { return handout.next(tg); });
+    } else {
+      for (uint64_t tg = 0; handout.next(tg);) {
+        if (!request.options.on_threadgroup) {
+          worker.run(state, tg);
+          continue;
+        }
+        ThreadgroupEvent event;
+        event.worker = uint32_t(worker_index);
+        event.linear_threadgroup = tg;
+        event.position = state.locate(tg).position;
+        event.variant = state.variant;
+        event.begin_ns = steady_ns();
         worker.run(state, tg);
-        continue;
+        event.end_ns = steady_ns();
+        request.options.on_threadgroup(event);
       }
-      ThreadgroupEvent event;
-      event.worker = uint32_t(worker_index);
-      event.linear_threadgroup = tg;
-      event.position = state.locate(tg).position;
-      event.variant = state.variant;
-      event.begin_ns = steady_ns();
-      worker.run(state, tg);
-      event.end_ns = steady_ns();
-      request.options.on_threadgroup(event);
     }
     checks::race::release(&state.finish_token);  // the worker's reads of the request, before the
                                                  // host reuses it

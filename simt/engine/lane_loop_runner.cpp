@@ -15,6 +15,7 @@
 
 #include "simt/engine/dispatch_state.h"
 #include "simt/engine/fault_report.h"
+#include "simt/engine/kernel_log.h"
 #include "simt/fault/fault.h"
 #include "simt/report/sync_site.h"
 
@@ -203,6 +204,54 @@ void LaneLoopRunner::run(DispatchState& dispatch, const ThreadgroupPlace& place)
 
 void LaneLoopRunner::fiber_entry(void* self) {
   static_cast<LaneLoopRunner*>(self)->run_threadgroup();
+}
+
+void LaneLoopRunner::run_share(DispatchState& dispatch, const NextThreadgroup& next) {
+  share_ = &dispatch;
+  next_ = &next;
+  // Logging names the threadgroup each line comes from; this one only clears the thread's
+  // current threadgroup when the share ends, however it ends (a fault jumps past the fiber's).
+  const LoggingThreadgroup logging_scope(dispatch.log, dispatch.request, 0, {}, {});
+  fiber::GuardedStack* stack = stacks_.acquire();
+  fiber_.start(stack, &LaneLoopRunner::share_entry, this);
+  fault::FaultTrap trap(&recovery_);
+  trap_ = &trap;
+  if (sigsetjmp(recovery_, 0) == 0) {
+    fiber_.resume();
+    trap.disarm();
+  } else {
+    // As in run: a fault or the watchdog in kernel code abandons the threadgroup and the share.
+    trap.disarm();
+    report_fault();
+    fiber_.abandon();
+    dispatch.stop.store(true);
+  }
+  trap_ = nullptr;
+  next_ = nullptr;
+  share_ = nullptr;
+  stacks_.release(stack);
+}
+
+void LaneLoopRunner::share_entry(void* self) {
+  static_cast<LaneLoopRunner*>(self)->run_share_on_fiber();
+}
+
+// On the share's fiber: each threadgroup in turn. The trap is armed only while a threadgroup
+// runs: the engine's set-up between two (which may allocate) is not kernel code, and the
+// watchdog's signal is ignored there as between threadgroups (its stop flag ends the share).
+void LaneLoopRunner::run_share_on_fiber() {
+  DispatchState& dispatch = *share_;
+  for (uint64_t linear = 0; (*next_)(linear);) {
+    const ThreadgroupPlace place = dispatch.locate(linear);
+    const LoggingThreadgroup logging(dispatch.log, dispatch.request, linear, place.position,
+                                     place.size);
+    ++threadgroups_run_here_;
+    prepare(dispatch, place);
+    if (!prepare_frame() || !allocate_threadgroup_variables()) return;
+    trap_->arm();
+    run_threadgroup();
+    trap_->disarm();
+  }
 }
 
 // On the threadgroup's stack: steps and resolutions until every lane returned, or the

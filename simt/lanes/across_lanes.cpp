@@ -33,6 +33,12 @@ cl::opt<bool> loops_across_lanes(
     "metalsim-lanes-across", cl::init(true),
     cl::desc("Run innermost loops with a known count across lanes (docs/lanes.md)"));
 
+// On by default; off, a loop that stores to shared or device memory runs per lane (to compare).
+cl::opt<bool> strided_stores_across_lanes(
+    "metalsim-lanes-across-stores", cl::init(true),
+    cl::desc("Run loops that store through their strided index across lanes, where a test at run "
+             "time finds the lanes' elements apart (docs/lanes.md)"));
+
 namespace {
 
 constexpr const char* kMarkerPrefix = "metalsim.lanes.loop.";
@@ -52,7 +58,9 @@ bool reorderable(const Instruction& i) {
   if (const auto* load = dyn_cast<LoadInst>(&i)) return !load->isVolatile();
   // A store to shared or device memory: the region's test decides (region_order.h) whether the
   // lanes' interleaved iterations could meet another lane's accesses.
-  if (const auto* store = dyn_cast<StoreInst>(&i)) return !store->isVolatile();
+  if (const auto* store = dyn_cast<StoreInst>(&i))
+    return !store->isVolatile() &&
+           (strided_stores_across_lanes || lane_private(store->getPointerOperand()));
   const auto* call = dyn_cast<CallInst>(&i);
   if (call == nullptr) return true;
   if (call->isInlineAsm() || engine_call_of(*call) != EngineCall::None) return false;

@@ -147,6 +147,37 @@ TEST(LaneLoopReports, AKernelThatThrowsIsReportedAsOnFibers) {
     ASSERT_EQ(loops.buffers[1][i], fibers.buffers[1][i]) << "byte " << i;
 }
 
+TEST(LaneLoopReports, AFaultInALaterThreadgroupOfAShareNamesItAndStopsTheRest) {
+  // One worker runs the dispatch's 6 threadgroups one after another on one fiber; threadgroup 3
+  // faults. As on fibers: the fault names threadgroup 3 and the line; 0 to 2 wrote their slots;
+  // 4 and 5 were skipped.
+  if (engine::racecheck_available()) GTEST_SKIP() << "a fault ends the process under tsan";
+  Launch l;
+  l.kernel = "fault_in_one_group";
+  l.geometry = abi::DispatchGeometry::for_threadgroups({6, 1, 1}, {32, 1, 1});
+  l.buffers = {Bytes(6 * 32 * 4, std::byte{0xFF}), bytes_of(std::vector<uint32_t>{3})};
+  for (const Outcome& o : {run_on_fibers(l), run_in_lane_loops(l)}) {
+    const report::Report* r = find(o, report::CheckId::kernel_fault);
+    ASSERT_NE(r, nullptr) << (o.reports.empty() ? "no report" : o.reports[0].format());
+    EXPECT_FALSE(o.ok);
+    EXPECT_EQ(r->lane.threadgroup.x, 3u) << r->format();
+    // Lane loops know the thread when the step ran one lane (else the lanes that were running).
+    if (r->thread_known) {
+      EXPECT_EQ(r->lane.thread.x, 3u) << r->format();
+    }
+    EXPECT_EQ(r->site.line, marked_line("report_kernels.cpp", "null store")) << r->format();
+    for (uint32_t gid = 0; gid < 6 * 32; ++gid) {
+      uint32_t v;
+      std::memcpy(&v, &o.buffers[0][gid * 4], 4);
+      if (gid < 3 * 32) {
+        EXPECT_EQ(v, gid + 1) << "slot " << gid;
+      } else if (gid >= 4 * 32) {
+        EXPECT_EQ(v, 0xFFFFFFFFu) << "slot " << gid << " ran";
+      }
+    }
+  }
+}
+
 struct Untransformable {
   const char* kernel;
   const char* marker;

@@ -28,6 +28,18 @@ void barrier_after_return(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(barrier_after_return);
 
+// buffer(0): uint out[grid]; buffer(1): uint which. Every lane writes its slot; lane 3 of
+// threadgroup `which` then stores through a null pointer (kernel.fault). The tests run one worker,
+// whose share runs every threadgroup on one fiber (LaneLoopRunner::run_share).
+void fault_in_one_group(const BoundArgs& a, const Lane& l) {
+  buffer<uint32_t>(a, 0)[l.gid] = l.gid + 1;
+  if (l.group == buffer<const uint32_t>(a, 1)[0] && l.tid == 3) {
+    volatile uint32_t* nowhere = nullptr;
+    *nowhere = 1;  // line: null store
+  }
+}
+LANES_TEST_KERNEL(fault_in_one_group);
+
 }  // namespace
 
 }  // namespace metalsim::lanes_test
