@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <utility>
 
 #include "simt/checks/access_check.h"
 #include "simt/checks/initcheck.h"
@@ -47,12 +48,19 @@ struct Worker {
   }
 
   void run(DispatchState& state, uint64_t linear_threadgroup) {
+    if (state.lane_loops != nullptr) {  // a share of one threadgroup
+      bool given = false;
+      run_share(state, [&](uint64_t& tg) {
+        tg = linear_threadgroup;
+        return !std::exchange(given, true);
+      });
+      return;
+    }
     const checks::ActiveDispatch active(state.request);  // for the access checks (access_check.h)
     const ThreadgroupPlace place = state.locate(linear_threadgroup);
     const LoggingThreadgroup logging(state.log, state.request, linear_threadgroup, place.position,
                                      place.size);
-    if (state.lane_loops != nullptr) lane_loops.run(state, place);
-    else runner.run(state, linear_threadgroup, place);
+    runner.run(state, linear_threadgroup, place);
   }
   // After the worker's last threadgroup of a dispatch.
   void end_dispatch() {

@@ -179,33 +179,6 @@ bool LaneLoopRunner::allocate_threadgroup_variables() {
 
 // ------------------------------ run
 
-void LaneLoopRunner::run(DispatchState& dispatch, const ThreadgroupPlace& place) {
-  ++threadgroups_run_here_;
-  prepare(dispatch, place);
-  if (!prepare_frame() || !allocate_threadgroup_variables()) return;
-  fiber::GuardedStack* stack = stacks_.acquire();
-  fiber_.start(stack, &LaneLoopRunner::fiber_entry, this);
-  fault::FaultTrap trap(&recovery_);
-  // savemask 0 and SA_NODEFER handlers, as ThreadgroupRunner::run: no system call per threadgroup.
-  if (sigsetjmp(recovery_, 0) == 0) {
-    trap.arm();
-    fiber_.resume();
-    trap.disarm();
-  } else {
-    // A memory fault or the watchdog, inside kernel code: nothing on the threadgroup's stack
-    // can be unwound; the stack is reused, the rest of the dispatch is skipped.
-    trap.disarm();
-    report_fault();
-    fiber_.abandon();
-    dispatch.stop.store(true);
-  }
-  stacks_.release(stack);
-}
-
-void LaneLoopRunner::fiber_entry(void* self) {
-  static_cast<LaneLoopRunner*>(self)->run_threadgroup();
-}
-
 void LaneLoopRunner::run_share(DispatchState& dispatch, const NextThreadgroup& next) {
   share_ = &dispatch;
   next_ = &next;

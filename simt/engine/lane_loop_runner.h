@@ -46,15 +46,13 @@ class LaneLoopRunner {
   LaneLoopRunner(const LaneLoopRunner&) = delete;
   LaneLoopRunner& operator=(const LaneLoopRunner&) = delete;
 
-  // Runs the threadgroup at `place` of `dispatch` (whose lane_loops is set) to its end, or
-  // abandons it with a report.
-  void run(DispatchState& dispatch, const ThreadgroupPlace& place);
   // Gives the next threadgroup of a worker's share (its linear index); false when none is left.
   using NextThreadgroup = std::function<bool(uint64_t&)>;
-  // Runs the threadgroups `next` gives, one after another on one start of the fiber, to the end
-  // of the share or until one is abandoned (then the dispatch stops): the stack, the fiber's
+  // Runs the threadgroups `next` gives (of `dispatch`, whose lane_loops is set), one after another
+  // on one start of the fiber, each to its end, until none is left or one is abandoned with a
+  // report (then the dispatch stops): the stack, the fiber's
   // start and the fault trap's set-up are paid once per share rather than per threadgroup (a
-  // third of an empty threadgroup's time). Each threadgroup runs as under `run`.
+  // third of an empty threadgroup's time).
   void run_share(DispatchState& dispatch, const NextThreadgroup& next);
   // After this worker's last threadgroup of a dispatch: adds its threadgroups to
   // lane_loop_threadgroups_total (once per dispatch, not per threadgroup: one counter that every
@@ -68,7 +66,6 @@ class LaneLoopRunner {
   void prepare_local_positions();
   bool prepare_frame();
   bool allocate_threadgroup_variables();
-  static void fiber_entry(void* self);
   static void share_entry(void* self);
   void run_share_on_fiber();
   void run_threadgroup();
