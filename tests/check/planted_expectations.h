@@ -85,6 +85,10 @@ inline constexpr Expectation kTable[] = {
   {"planted_oob_strided_far_end", "bounds.device", Finder::engine, "bounds_loops.metal",
    "32 threads stride over 100 floats with i <= n: thread 4 reads in[100] at its stride's far end",
    true, tg0, {4, 0, 0}, true, 0, false, "buffer(0)", 400},
+  {"planted_oob_strided_store", "bounds.device", Finder::engine, "bounds_loops.metal",
+   "32 threads scale 100 floats in place with i <= n, a loop that stores and runs across lanes: "
+   "thread 4 writes data[100] at its stride's far end",
+   true, tg0, {4, 0, 0}, true, 0, false, "buffer(0)", 400},
   {"planted_oob_nested_last_row", "bounds.device", Finder::engine, "bounds_loops.metal",
    "4 threads each sum 5 rows of 5 floats with row <= rows: thread 3's last row starts at "
    "in[100]",

@@ -350,6 +350,9 @@ std::map<std::string, Dispatcher> make_dispatchers() {
   d["planted_oob_strided_far_end bounds.device"] = [](Harness& h) {
     return oob_loop(h, "planted_oob_strided_far_end", 100, 32);
   };
+  d["planted_oob_strided_store bounds.device"] = [](Harness& h) {
+    return oob_loop(h, "planted_oob_strided_store", 100, 32);
+  };
   d["planted_oob_nested_last_row bounds.device"] = [](Harness& h) {
     return oob_loop(h, "planted_oob_nested_last_row", 5, 4);
   };

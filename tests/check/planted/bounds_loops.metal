@@ -34,6 +34,21 @@ kernel void planted_oob_strided_far_end(device const float* in [[buffer(0)]],
   out[tid] = sum;
 }
 
+// 32 threads scale the 100 floats in place, strided, up to and with index 100: thread 4 (4, 36,
+// 68, 100) writes past the end at the far end of its stride. A loop that stores through its
+// strided index runs across lanes in lane loops (docs/lanes.md, "Strided stores"); the report
+// is the same.
+kernel void planted_oob_strided_store(device float* data [[buffer(0)]],
+                                      device float* out [[buffer(1)]],
+                                      constant uint& n [[buffer(2)]],
+                                      uint tid [[thread_index_in_threadgroup]],
+                                      uint threads [[threads_per_threadgroup]]) {
+  for (uint i = tid; i <= n; i += threads) {
+    data[i] = float(i) * 2.0f;  // PLANT: planted_oob_strided_store
+  }
+  out[tid] = float(tid);
+}
+
 // 4 threads each sum rows of `cols` floats (5 rows of 5 each, one row too many): the range of
 // the two loops runs past the end only in the outer loop's last iteration, where thread 3 reads
 // in[100].
