@@ -56,6 +56,7 @@ extern "C" void __metalsim_lanes_register(uint32_t abi_version, const void* body
     k.why = step != nullptr ? nullptr : why;
     k.threadgroup_variables = {sites, site_count};
     k.assumes_distinct_buffers = (flags & kLaneStepAssumesDistinctBuffers) != 0;
+    k.has_no_sync_points = (flags & kLaneStepHasNoSyncPoints) != 0;
   }
   Registry& r = registry();
   std::lock_guard lock(r.mutex);

@@ -69,6 +69,7 @@ class LaneLoopRunner {
   static void share_entry(void* self);
   void run_share_on_fiber();
   void run_threadgroup();
+  void run_without_sync_points();
   void run_ready();
   bool run_together(uint32_t& cont);
   bool common_stop(uint32_t& stop) const;

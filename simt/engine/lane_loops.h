@@ -27,6 +27,9 @@ inline constexpr uint32_t kLaneLoopAbiVersion = 3;
 // Registration flag: the step's loops across lanes are race-free only when no two buffer
 // bindings share memory (simt/lanes/region_order.h); the runtime checks before it runs the step.
 inline constexpr uint32_t kLaneStepAssumesDistinctBuffers = 1;
+// The step has no sync point (no barrier, collective or yield): every lane it runs returns, and
+// the runner needs no record of where each stopped (LaneLoopRunner::run_threadgroup).
+inline constexpr uint32_t kLaneStepHasNoSyncPoints = 2;
 // stop[lane] of a lane that returned.
 inline constexpr uint32_t kLaneDone = 0xFFFFFFFFu;
 // kind[lane] of a lane stopped at a yield: not a sync point, but the latch of a loop the pass
@@ -98,6 +101,7 @@ struct LaneLoopKernel {
   // (state.threadgroup_variables).
   std::span<ThreadgroupVariableSite* const> threadgroup_variables;
   bool assumes_distinct_buffers = false;  // kLaneStepAssumesDistinctBuffers
+  bool has_no_sync_points = false;        // kLaneStepHasNoSyncPoints
 };
 
 // The registration of `body`, or nullptr with `why` set: what the pass said, or that the

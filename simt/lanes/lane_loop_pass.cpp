@@ -109,7 +109,7 @@ void erase_function(Function* f, FunctionAnalysisManager& fam) {
 }
 
 Registration transform(Context& cx, const LaneBody& body, BodySummary& summary) {
-  Registration reg{body.function, nullptr, 0, "", {}, false};
+  Registration reg{body.function, nullptr, 0, "", {}, false, false};
   PreparedBody p{body.function, clone_body(*body.function), {}, {}, {}, {}, {}, {}};
   std::optional<Failure> failure = prepare(cx, body, p, reg, summary);
   if (!failure) {
@@ -117,6 +117,7 @@ Registration transform(Context& cx, const LaneBody& body, BodySummary& summary) 
     reg.step = emit_step(p, failure);
     reg.frame_bytes_per_lane = p.frame.bytes_per_lane;
     for (const AcrossLoop& a : p.across) reg.assumes_distinct_buffers |= a.assumes_distinct_buffers;
+    reg.has_no_sync_points = p.syncs.empty();
   }
   erase_function(p.work, cx.fam);
   if (reg.step != nullptr && verifyFunction(*reg.step, &errs())) {

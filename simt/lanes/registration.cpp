@@ -50,7 +50,8 @@ void emit_registrations(Module& m, const std::vector<Registration>& registration
     b.CreateCall(reg, {b.getInt32(abi::kAbiVersion), r.body, step,
                        b.getInt32(uint32_t(r.frame_bytes_per_lane)), why, site_table(m, r),
                        b.getInt32(uint32_t(r.threadgroup_variables.size())),
-                       b.getInt32(r.assumes_distinct_buffers ? abi::kAssumesDistinctBuffers : 0)});
+                       b.getInt32((r.assumes_distinct_buffers ? abi::kAssumesDistinctBuffers : 0) |
+                                  (r.has_no_sync_points ? abi::kHasNoSyncPoints : 0))});
   }
   b.CreateRetVoid();
   appendToGlobalCtors(m, ctor, 65535);

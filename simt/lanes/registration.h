@@ -23,6 +23,8 @@ struct Registration {
   // A loop across lanes whose region is race-free only with distinct buffers (region_order.h):
   // the runtime runs the dispatch on fibers when a buffer is bound twice.
   bool assumes_distinct_buffers = false;
+  // No sync point in the kernel (nor a yield): the runtime skips the stops' bookkeeping.
+  bool has_no_sync_points = false;
 };
 
 void emit_registrations(llvm::Module& m, const std::vector<Registration>& registrations);

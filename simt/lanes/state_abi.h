@@ -56,6 +56,7 @@ inline constexpr uint8_t kThreadgroupBarrier = uint8_t(engine::SyncKind::Threadg
 inline constexpr uint8_t kSimdgroupBarrier = uint8_t(engine::SyncKind::SimdgroupBarrier);
 // Registration flags (__metalsim_lanes_register).
 inline constexpr uint32_t kAssumesDistinctBuffers = engine::kLaneStepAssumesDistinctBuffers;
+inline constexpr uint32_t kHasNoSyncPoints = engine::kLaneStepHasNoSyncPoints;
 // ...and for the pass's yields (across_lanes.h): the runtime resumes the lane at once.
 inline constexpr uint8_t kYield = engine::kLaneYield;
 

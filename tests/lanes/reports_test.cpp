@@ -13,7 +13,9 @@
 #include <string>
 
 #include "lanes/mode_runner.h"
+#include "lanes/test_kernel.h"
 #include "simt/engine/dispatch.h"
+#include "simt/engine/lane_loops.h"
 
 namespace metalsim::lanes_test {
 namespace {
@@ -175,6 +177,24 @@ TEST(LaneLoopReports, AFaultInALaterThreadgroupOfAShareNamesItAndStopsTheRest) {
         EXPECT_EQ(v, 0xFFFFFFFFu) << "slot " << gid << " ran";
       }
     }
+  }
+}
+
+TEST(LaneLoopReports, AKernelWithoutSyncPointsIsRegisteredAsSuch) {
+  // The runner then runs its lanes in one step, without recording where each stopped
+  // (kLaneStepHasNoSyncPoints); a barrier is a sync point (so is a loop's yield, which the -O0
+  // build of these kernels does not make).
+  auto registered = [](const char* kernel) {
+    const char* why = nullptr;
+    const engine::LaneLoopKernel* k = engine::find_lane_loop_kernel(test_kernel(kernel).body, &why);
+    EXPECT_NE(k, nullptr) << kernel << ": " << (why != nullptr ? why : "");
+    return k;
+  };
+  if (const auto* k = registered("fault_in_one_group")) {
+    EXPECT_TRUE(k->has_no_sync_points);
+  }
+  if (const auto* k = registered("divergent_barrier")) {
+    EXPECT_FALSE(k->has_no_sync_points);
   }
 }
 
