@@ -183,7 +183,7 @@ bool LaneLoopRunner::allocate_threadgroup_variables() {
 // ------------------------------ run
 
 void LaneLoopRunner::run_share(DispatchState& dispatch, const NextThreadgroup& next) {
-  share_ = &dispatch;
+  dispatch_ = &dispatch;
   next_ = &next;
   // Logging names the threadgroup each line comes from; this one only clears the thread's
   // current threadgroup when the share ends, however it ends (a fault jumps past the fiber's).
@@ -192,11 +192,13 @@ void LaneLoopRunner::run_share(DispatchState& dispatch, const NextThreadgroup& n
   fiber_.start(stack, &LaneLoopRunner::share_entry, this);
   fault::FaultTrap trap(&recovery_);
   trap_ = &trap;
+  // savemask 0 and SA_NODEFER handlers, as ThreadgroupRunner::run: no system call per share.
   if (sigsetjmp(recovery_, 0) == 0) {
     fiber_.resume();
     trap.disarm();
   } else {
-    // As in run: a fault or the watchdog in kernel code abandons the threadgroup and the share.
+    // A memory fault or the watchdog, inside kernel code: nothing on the fiber's stack can be
+    // unwound; the stack is reused, the rest of the dispatch is skipped.
     trap.disarm();
     report_fault();
     fiber_.abandon();
@@ -204,7 +206,6 @@ void LaneLoopRunner::run_share(DispatchState& dispatch, const NextThreadgroup& n
   }
   trap_ = nullptr;
   next_ = nullptr;
-  share_ = nullptr;
   stacks_.release(stack);
 }
 
@@ -216,7 +217,7 @@ void LaneLoopRunner::share_entry(void* self) {
 // runs: the engine's set-up between two (which may allocate) is not kernel code, and the
 // watchdog's signal is ignored there as between threadgroups (its stop flag ends the share).
 void LaneLoopRunner::run_share_on_fiber() {
-  DispatchState& dispatch = *share_;
+  DispatchState& dispatch = *dispatch_;
   for (uint64_t linear = 0; (*next_)(linear);) {
     const ThreadgroupPlace place = dispatch.locate(linear);
     const LoggingThreadgroup logging(dispatch.log, dispatch.request, linear, place.position,

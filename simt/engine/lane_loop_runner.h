@@ -1,5 +1,5 @@
 #pragma once
-// Runs one threadgroup of a kernel compiled into lane loops (lane_loops.h, docs/lanes.md): the
+// Runs the threadgroups of a kernel compiled into lane loops (lane_loops.h, docs/lanes.md): the
 // step runs groups of lanes from a continuation to their next sync point; between steps the
 // runner resolves sync points with exactly the fiber engine's rules (docs/architecture.md,
 // "Resolution rules"):
@@ -11,8 +11,8 @@
 //    barrier.exited when some lanes had returned); several, barrier.divergent, abandoned.
 // Lanes run in lane order; the schedule policies of fibers do not apply.
 //
-// The threadgroup runs on a guarded stack of the worker's pool, under the same fault trap as
-// fibers: a memory fault or the watchdog jumps back here, is reported as on fibers
+// A worker's share of a dispatch runs on one guarded stack of its pool, under the same fault trap
+// as fibers: a memory fault or the watchdog jumps back here, is reported as on fibers
 // (fault_report.h) and stops the dispatch. A step runs many lanes at once, so a fault names
 // the threadgroup and the .metal line; the thread only when one lane was running.
 #include <csetjmp>
@@ -50,9 +50,8 @@ class LaneLoopRunner {
   using NextThreadgroup = std::function<bool(uint64_t&)>;
   // Runs the threadgroups `next` gives (of `dispatch`, whose lane_loops is set), one after another
   // on one start of the fiber, each to its end, until none is left or one is abandoned with a
-  // report (then the dispatch stops): the stack, the fiber's
-  // start and the fault trap's set-up are paid once per share rather than per threadgroup (a
-  // third of an empty threadgroup's time).
+  // report (then the dispatch stops): the stack, the fiber's start and the fault trap's set-up
+  // are paid once per share rather than per threadgroup (a third of an empty threadgroup's time).
   void run_share(DispatchState& dispatch, const NextThreadgroup& next);
   // After this worker's last threadgroup of a dispatch: adds its threadgroups to
   // lane_loop_threadgroups_total (once per dispatch, not per threadgroup: one counter that every
@@ -136,9 +135,8 @@ class LaneLoopRunner {
 
   fiber::Fiber fiber_;  // the threadgroup's, on a guarded stack of the pool
   sigjmp_buf recovery_;
-  // While run_share runs: what the fiber reads (the share's dispatch, its next threadgroup) and
-  // the trap it disarms between threadgroups.
-  DispatchState* share_ = nullptr;
+  // While run_share runs: where the fiber takes its next threadgroup from, and the trap it
+  // disarms between threadgroups.
   const NextThreadgroup* next_ = nullptr;
   fault::FaultTrap* trap_ = nullptr;
 };

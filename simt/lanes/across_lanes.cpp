@@ -265,12 +265,12 @@ Value* last_from_test(IRBuilder<>& b, CmpInst::Predicate pred, Value* x, Value* 
 // and the threadgroup's size (docs/lanes.md, "Strided stores").
 Value* strided_apart(IRBuilder<>& b, const LatchTest& t, Value* step, Value* bound,
                      uint64_t lane_slope, Value* state) {
+  if (step->getType()->getIntegerBitWidth() > 64) return b.getFalse();
   const StrictTest strict = strict_test(b, t.pred, bound);
   Value* exact = count_is_exact(b, strict, step);
   Value* lanes = abi::load_field(b, state, abi::kThreadCount, b.getInt32Ty(), "lanes");
   Value* spread = b.CreateMul(b.getInt64(lane_slope),
                               b.CreateSub(b.CreateZExt(lanes, b.getInt64Ty()), b.getInt64(1)));
-  if (step->getType()->getIntegerBitWidth() > 64) return b.getFalse();
   Value* wide_step = b.CreateZExtOrBitCast(step, b.getInt64Ty());
   return b.CreateAnd(exact, b.CreateICmpUGT(wide_step, spread), "across.apart");
 }
@@ -298,13 +298,12 @@ bool stores_to_memory(const Loop& l) {
   return false;
 }
 
-// The loop's strided index for region_order.h: the induction variable its latch counts up, tested
-// after the step, when the test is `<` or `<=`. Its latch test, for the
-// run-time test; nullopt when there is none.
-std::optional<LatchTest> strided_index(Loop& l, ScalarEvolution& se, const SCEVExpander& expander,
+// The loop's strided index for region_order.h: the induction variable its latch test `t` counts
+// up, tested after the step, when the test is `<` or `<=`. The test, for the run-time test;
+// nullopt when there is none.
+std::optional<LatchTest> strided_index(const std::optional<LatchTest>& t, ScalarEvolution& se,
                                        const std::vector<Induction>& inductions,
                                        StridedIndex& strided) {
-  const std::optional<LatchTest> t = latch_test(l, se, expander);
   if (!t || (t->pred != CmpInst::ICMP_ULT && t->pred != CmpInst::ICMP_ULE &&
              t->pred != CmpInst::ICMP_SLT && t->pred != CmpInst::ICMP_SLE))
     return std::nullopt;
@@ -380,8 +379,11 @@ std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpan
   if (carried - c.inductions.size() > kMaxCarried) return std::nullopt;
   // The rounds reorder the other lanes' code around the loop too (region_order.h).
   StridedIndex strided;
+  // The latch test, unless the count came from ScalarEvolution (then it was not needed so far).
   const std::optional<LatchTest> strided_test =
-      stores_to_memory(l) ? strided_index(l, se, expander, c.inductions, strided) : std::nullopt;
+      stores_to_memory(l)
+          ? strided_index(c.test ? c.test : latch_test(l, se, expander), se, c.inductions, strided)
+          : std::nullopt;
   RegionOrder order;
   if (std::optional<std::string> why =
           region_order_visible(l, se, strided_test ? &strided : nullptr, order)) {

@@ -50,6 +50,19 @@ std::vector<uint64_t> visits(uint64_t first, uint64_t stride, uint64_t limit) {
   return v;
 }
 
+// The reference of the kernels' double_then_square (strided_kernels.cpp), called lane by lane in
+// lane order: lane 0 stands for the first loop (every lane that writes an element writes the
+// same value), then each lane updates its elements in turn, as fibers run a racing stride.
+void double_then_square(const std::vector<float>& x, uint32_t n, const LaneId& l, Expected& e,
+                        uint32_t stride) {
+  const float* row = x.data() + uint64_t(l.group) * n;
+  float* out = e.rows.data() + uint64_t(l.group) * n;
+  if (l.tid == 0)
+    for (uint32_t i = 0; i < n; ++i) out[i] = row[i] * 2.0f;
+  for (uint64_t i : visits(l.tid, stride, n)) out[i] = out[i] * out[i] + float(l.tid);
+  e.per_lane[l.slot] = float(l.tid);
+}
+
 std::vector<Kernel> kernels() {
   using X = const std::vector<float>&;
   std::vector<Kernel> k;
@@ -148,12 +161,7 @@ std::vector<Kernel> kernels() {
        }});
   k.push_back(
       {"strided_in_place", 1, true, false, [](X x, uint32_t n, const LaneId& l, Expected& e) {
-         const float* row = x.data() + uint64_t(l.group) * n;
-         for (uint64_t i : visits(l.tid, l.threads, n)) {
-           const float doubled = row[i] * 2.0f;
-           e.rows[uint64_t(l.group) * n + i] = doubled * doubled + 1.0f;
-         }
-         e.per_lane[l.slot] = float(l.tid);
+         double_then_square(x, n, l, e, l.threads);
        }});
   k.push_back({"strided_pairs", 1, true, false, [](X x, uint32_t n, const LaneId& l, Expected& e) {
                  const float* row = x.data() + uint64_t(l.group) * n;
@@ -167,15 +175,7 @@ std::vector<Kernel> kernels() {
                }});
   k.push_back({"strided_half_stride_racing", 1, true, false,
                [](X x, uint32_t n, const LaneId& l, Expected& e) {
-                 const float* row = x.data() + uint64_t(l.group) * n;
-                 float* out = e.rows.data() + uint64_t(l.group) * n;
-                 const uint32_t stride = l.threads / 2 > 0 ? l.threads / 2 : 1;
-                 // Called in lane order: lane 0 stands for the first loop's copy (every lane
-                 // copies the same values), then each lane updates its elements in turn.
-                 if (l.tid == 0)
-                   for (uint32_t i = 0; i < n; ++i) out[i] = row[i];
-                 for (uint64_t i : visits(l.tid, stride, n)) out[i] = out[i] * 0.5f + float(l.tid);
-                 e.per_lane[l.slot] = float(l.tid);
+                 double_then_square(x, n, l, e, l.threads / 2 > 0 ? l.threads / 2 : 1);
                }});
   return k;
 }

@@ -174,18 +174,21 @@ void uniform_and_down(const BoundArgs& a, const Lane& l) {
 LANES_TEST_KERNEL(uniform_and_down);
 
 // buffer(0): float x[groups * n]; buffer(2): float out[groups * n]; buffer(3): float out[grid].
-// Strided stores to device memory: the row doubled into out, then (after a barrier) out squared
-// in place, each lane reading back only its own elements. The stride is the threadgroup's size,
-// so the test at run time finds the lanes' indices apart: both loops run across lanes.
-void strided_in_place(const BoundArgs& a, const Lane& l) {
+// Strided stores to device memory, by `stride` from the lane's index: the row doubled into out,
+// then (after a barrier) out squared plus the lane's index, in place.
+void double_then_square(const BoundArgs& a, const Lane& l, uint32_t stride) {
   const uint32_t n = row_length(a);
   const float* row = row_of(a, l);
   float* out = buffer<float>(a, 2) + uint64_t(l.group) * n;
-  for (uint32_t i = l.tid; i < n; i += l.threads) out[i] = row[i] * 2.0f;
+  for (uint32_t i = l.tid; i < n; i += stride) out[i] = row[i] * 2.0f;
   barrier();
-  for (uint32_t i = l.tid; i < n; i += l.threads) out[i] = out[i] * out[i] + 1.0f;
+  for (uint32_t i = l.tid; i < n; i += stride) out[i] = out[i] * out[i] + float(l.tid);
   buffer<float>(a, 3)[l.gid] = float(l.tid);
 }
+
+// double_then_square by the threadgroup's size: each lane reads back only its own elements, the
+// test at run time finds the lanes' indices apart, and both loops run across lanes.
+void strided_in_place(const BoundArgs& a, const Lane& l) { double_then_square(a, l, l.threads); }
 LANES_TEST_KERNEL(strided_in_place);
 
 // buffer(0): float x[groups * n]; buffer(2): float out[groups * n]; buffer(3): float out[grid].
@@ -206,20 +209,12 @@ void strided_pairs(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(strided_pairs);
 
-// buffer(0): float x[groups * n]; buffer(2): float out[groups * n]; buffer(3): float out[grid].
-// strided_in_place with a stride of half the threadgroup: lanes tid and tid + threads / 2 update
-// the same elements in place, a race on purpose (softmax as ADR-003 wrote it, at 512 threads).
-// The pass takes both loops, but the test at run time finds the indices not apart (but for a
-// threadgroup of one lane): the lanes run their iterations together, in fibers' order.
+// double_then_square by half the threadgroup: lanes tid and tid + threads / 2 update the same
+// elements in place, a race on purpose (softmax as ADR-003 wrote it, at 512 threads). The pass
+// takes both loops, but the test at run time finds the indices not apart (but for a threadgroup
+// of one lane): the lanes run their iterations together, in fibers' order.
 void strided_half_stride_racing(const BoundArgs& a, const Lane& l) {
-  const uint32_t n = row_length(a);
-  const float* row = row_of(a, l);
-  float* out = buffer<float>(a, 2) + uint64_t(l.group) * n;
-  const uint32_t stride = l.threads / 2 > 0 ? l.threads / 2 : 1;
-  for (uint32_t i = l.tid; i < n; i += stride) out[i] = row[i];
-  barrier();
-  for (uint32_t i = l.tid; i < n; i += stride) out[i] = out[i] * 0.5f + float(l.tid);
-  buffer<float>(a, 3)[l.gid] = float(l.tid);
+  double_then_square(a, l, l.threads / 2 > 0 ? l.threads / 2 : 1);
 }
 LANES_TEST_KERNEL(strided_half_stride_racing);
 
