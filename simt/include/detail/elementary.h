@@ -16,12 +16,15 @@
 // allows 4 for exp/exp2/log/log2 and 5 for tanh), subnormal results included.
 //
 // Methods (textbook ones): exp reduces x = n ln2 + r, |r| <= ln2 / 2, with ln2 split in a high
-// part exact in products with n and a low part (Cody and Waite), evaluates e^r by its Taylor
-// polynomial to degree 7 (truncation error below 2^-27) and scales by 2^n in two exact-or-once-
+// part exact in products with n and a low part (Cody and Waite), evaluates e^r by a polynomial of
+// degree 6 fitted on that interval (0.14 ulp from e^r) and scales by 2^n in two exact-or-once-
 // rounded multiplications (so results near overflow and in the subnormal range round once).
 // log writes x = 2^e m with m in [sqrt(1/2), sqrt(2)), f = m - 1, s = f / (2 + f), and
-// log(1 + f) = f - s (f - R(s^2)) where R is the atanh series; tanh is its odd Taylor polynomial
-// below 0.625 and 1 - 2 / (e^{2|x|} + 1) above.
+// log(1 + f) = f - s (f - R(s^2)) where R is the atanh series; tanh is an odd polynomial of degree
+// 9 below 0.375 and E / (E + 2) with E = e^{2|x|} - 1 above. The fitted coefficients are
+// Chebyshev fits (mpmath's chebyfit) rounded to float; an exhaustive scan of every float argument
+// against double results gave at most 1.04 ulp for exp and 1.5 ulp for tanh (docs/performance.md,
+// "Cheaper exp and tanh").
 
 namespace metal::detail::elementary {
 
@@ -33,9 +36,20 @@ METAL_ELEMENTARY float from_bits(unsigned u) { return __builtin_bit_cast(float, 
 METAL_ELEMENTARY unsigned to_bits(float x) { return __builtin_bit_cast(unsigned, x); }
 // 2^k for k in [-126, 127], exactly.
 METAL_ELEMENTARY float pow2i(int k) { return from_bits(unsigned(k + 127) << 23); }
-// x rounded to the nearest integer (halves away from zero), for |x| < 2^31. A truncating
-// conversion, which every x86-64 vector unit has (a rounding instruction needs SSE4.1).
-METAL_ELEMENTARY int round_to_int(float x) { return int(x + (x < 0.0f ? -0.5f : 0.5f)); }
+// Rounding by adding 1.5 * 2^23: for |x| < 2^22 the sum's last bit is worth 1, so the addition
+// rounds x to an integer (to nearest, ties to even) and the sum's low bits hold it. Two additions
+// and an integer subtraction, where a compare, a select and two conversions did it before; exact
+// because kernels are never compiled with reassociation (cmake/MetalsimMathMode.cmake), which
+// would fold (x + s) - s into x.
+inline constexpr float kRoundShift = 0x1.8p23f;
+struct Rounded {
+  float value;  // x rounded to an integer, as a float
+  int n;        // the same, as an int
+};
+METAL_ELEMENTARY Rounded round_to_integer(float x) {
+  const float shifted = x + kRoundShift;
+  return {shifted - kRoundShift, int(to_bits(shifted) - to_bits(kRoundShift))};
+}
 METAL_ELEMENTARY bool is_nan(float x) { return x != x; }
 
 inline constexpr float kLn2Hi = 0x1.62e4p-1f;  // ln 2 to 16 bits: n * kLn2Hi is exact, |n| < 2^8
@@ -46,35 +60,48 @@ inline constexpr float kLog2e = 0x1.715476p+0f;
 inline constexpr float kExpArgMax = 89.0f;
 inline constexpr float kExpArgMin = -104.0f;
 
-// e^r for |r| <= ln2 / 2 (slightly beyond is fine), within 1 ulp.
-METAL_ELEMENTARY float exp_reduced(float r) {
-  float p = 1.0f / 5040.0f;
-  p = 1.0f / 720.0f + r * p;
-  p = 1.0f / 120.0f + r * p;
-  p = 1.0f / 24.0f + r * p;
-  p = 1.0f / 6.0f + r * p;
-  p = 0.5f + r * p;
-  return 1.0f + (r + r * (r * p));
+// e^r - 1 - r for |r| <= 1.01 ln2 / 2, as r^2 Q(r): Q of degree 4 fitted to (e^r - 1 - r) / r^2
+// on that interval (Chebyshev, within 7e-8 of it: 0.14 ulp of e^r), so e^r is 1 + (r + tail).
+METAL_ELEMENTARY float expm1_tail(float r) {
+  float q = 0x1.6d1606p-10f;
+  q = 0x1.12106cp-7f + r * q;
+  q = 0x1.555516p-5f + r * q;
+  q = 0x1.5554d8p-3f + r * q;
+  q = 0.5f + r * q;
+  return r * (r * q);
 }
 
-// p * 2^n for n in [-150, 128], rounding once: 2^n as two normal powers of two.
+// e^r for |r| <= ln2 / 2 (slightly beyond is fine), within 1 ulp.
+METAL_ELEMENTARY float exp_reduced(float r) { return 1.0f + (r + expm1_tail(r)); }
+
+// x = n ln2 + r with |r| <= ln2 / 2 (to rounding), for |x| < 2^8: r is (x - n ln2_hi) - n ln2_lo,
+// ln2_hi's product with n exact (Cody and Waite).
+struct ReducedExp {
+  float r;
+  int n;
+};
+METAL_ELEMENTARY ReducedExp reduce_exp(float x) {
+  const Rounded n = round_to_integer(x * kLog2e);
+  return {(x - n.value * kLn2Hi) - n.value * kLn2Lo, n.n};
+}
+
+// p * 2^n for n in [-150, 128], rounding once: 2^n as two normal powers of two (n >> 1 is
+// floor(n / 2): one shift, where n / 2 takes three).
 METAL_ELEMENTARY float scale(float p, int n) {
-  const int half = n / 2;
+  const int half = n >> 1;
   return p * pow2i(half) * pow2i(n - half);
 }
 
 METAL_ELEMENTARY float exp(float x) {
   const float xc = is_nan(x) ? 0.0f : (x > kExpArgMax ? kExpArgMax : (x < kExpArgMin ? kExpArgMin : x));
-  const int n = round_to_int(xc * kLog2e);
-  const float nf = float(n);
-  const float r = (xc - nf * kLn2Hi) - nf * kLn2Lo;
-  const float result = scale(exp_reduced(r), n);
+  const ReducedExp reduced = reduce_exp(xc);
+  const float result = scale(exp_reduced(reduced.r), reduced.n);
   return is_nan(x) ? x : result;
 }
 
 METAL_ELEMENTARY float exp2(float x) {
   const float xc = is_nan(x) ? 0.0f : (x > 129.0f ? 129.0f : (x < -151.0f ? -151.0f : x));
-  const int rounded = round_to_int(xc);
+  const int rounded = round_to_integer(xc).n;
   const int n = rounded > 128 ? 128 : (rounded < -150 ? -150 : rounded);
   // Exact; |f| <= 1/2 but where n was clamped (and the result is 0 or infinite anyway).
   const float f = xc - float(n);
@@ -144,27 +171,28 @@ METAL_ELEMENTARY float log2(float x) {
   return log_special(x, finite);
 }
 
-// tanh x = x - x^3/3 + 2x^5/15 - ... below 0.625 (terms to x^21: truncation below 2^-28).
+// tanh x for |x| < 0.375 as x + x z P(z), z = x^2: P of degree 3 fitted to (tanh x - x) / x^3 on
+// that interval (Chebyshev; 0.06 ulp of tanh). Below 0.375 the quotient below loses up to 2.5 ulp:
+// e^{2a} - 1 is rounded once near a power of two the result is not near.
 METAL_ELEMENTARY float tanh_small(float x) {
   const float z = x * x;
-  float p = 0x1.967e18p-14f;
-  p = -0x1.f57d78p-13f + z * p;
-  p = 0x1.355824p-11f + z * p;
-  p = -0x1.7da364p-10f + z * p;
-  p = 0x1.d6d3d0p-9f + z * p;
-  p = -0x1.226e36p-7f + z * p;
-  p = 0x1.664f48p-6f + z * p;
-  p = -0x1.ba1ba2p-5f + z * p;
-  p = 0x1.111112p-3f + z * p;
-  p = -0x1.555556p-2f + z * p;
+  float p = 0x1.407732p-6f;
+  p = -0x1.b87cp-5f + z * p;
+  p = 0x1.110e2cp-3f + z * p;
+  p = -0x1.555554p-2f + z * p;
   return x + x * (z * p);
 }
 
 METAL_ELEMENTARY float tanh(float x) {
   const float a = __builtin_fabsf(x);
-  // 1 - 2 / (e^{2a} + 1); from 10 on, e^{2a} > 2^28 and the result rounds to 1 (as tanh's).
-  const float large = 1.0f - 2.0f / (exp(2.0f * (a > 10.0f ? 10.0f : a)) + 1.0f);
-  const float magnitude = a < 0.625f ? tanh_small(a) : large;
+  // tanh a = E / (E + 2) with E = e^{2a} - 1 = 2^n (1 + p) - 1 = 2^n p + (2^n - 1), p = e^r - 1:
+  // one exponential's reduction and polynomial and one division. From 10 on, E > 2^28 and the
+  // quotient rounds to 1 (as tanh's).
+  const ReducedExp reduced = reduce_exp(2.0f * (a > 10.0f ? 10.0f : a));
+  const float p = reduced.r + expm1_tail(reduced.r);
+  const float power = pow2i(reduced.n);
+  const float e_minus_1 = power * p + (power - 1.0f);
+  const float magnitude = a < 0.375f ? tanh_small(a) : e_minus_1 / (e_minus_1 + 2.0f);
   return is_nan(x) ? x : __builtin_copysignf(magnitude, x);
 }
 
