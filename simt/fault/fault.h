@@ -83,7 +83,9 @@ void install_single_step_handler();
 // its own after them (a test framework's crash handler at each test case, Python's
 // faulthandler): a kernel's fault would otherwise end the process. The program's handler is kept
 // as the one faults that are not a kernel's are passed on to. Nothing before the first dispatch
-// installed them; the host calls it as each command buffer starts (docs/host_api.md).
+// installed them; the host calls it as each command buffer starts (docs/host_api.md). It reads
+// SIGSEGV's handler only, and the three when that one was replaced: a program that replaces
+// SIGBUS's or SIGFPE's alone keeps it until it replaces SIGSEGV's too.
 void reinstall_handlers_if_replaced();
 
 // A tracer of the calling thread that sees its memory faults and single-step traps before the

@@ -734,6 +734,42 @@ TEST(PlantedFaults, AHandlerInstalledAfterTheFirstDispatchDoesNotTakeAKernelsFau
   sigaction(SIGSEGV, &before, nullptr);  // metalsim's, which chains to the program's
 }
 
+// A program's crash handlers come as a set (SIGSEGV, SIGBUS and SIGFPE together): the next
+// command buffer, which reads only SIGSEGV's handler when it is still metalsim's, sees it replaced
+// and puts all three back, so a division trap is still the kernel's fault, in both modes.
+std::atomic<int> program_crash_handler_calls{0};
+void program_crash_handler(int sig, siginfo_t*, void*) {
+  ++program_crash_handler_calls;
+  signal(sig, SIG_DFL);  // not expected to run: then end as the program would
+}
+
+TEST(PlantedFaults, ADivisionTrapAfterTheProgramReplacedEveryHandlerIsStillReported) {
+  Harness h;
+  h.options().checks = metalsim::CheckSet::none();
+  ASSERT_EQ(divide_by_zero(h).reports.size(), 1u);  // metalsim's handlers are installed now
+  struct sigaction program{};
+  program.sa_sigaction = &program_crash_handler;
+  program.sa_flags = SA_SIGINFO;
+  sigemptyset(&program.sa_mask);
+  struct sigaction before[3]{};
+  const int signals[3] = {SIGSEGV, SIGBUS, SIGFPE};
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(sigaction(signals[i], &program, &before[i]), 0);
+  for (metalsim::ExecutionMode mode :
+       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
+    h.options().mode = mode;
+    const Outcome o = divide_by_zero(h);
+    ASSERT_EQ(o.reports.size(), 1u) << o.text;
+    EXPECT_EQ(o.reports[0].check, CheckId::kernel_fault) << o.text;
+  }
+  EXPECT_EQ(program_crash_handler_calls.load(), 0);
+  for (int i = 0; i < 3; ++i) {
+    struct sigaction now{};
+    sigaction(signals[i], nullptr, &now);
+    EXPECT_NE(now.sa_sigaction, &program_crash_handler) << "signal " << signals[i];
+    sigaction(signals[i], &before[i], nullptr);  // metalsim's, which chains to the program's
+  }
+}
+
 // Byte-precise bounds are the checked variant's: a read of the 4 bytes before a bound offset
 // (inside the buffer: no guard page there) is bounds.device with mem on under strict, in either
 // mode, and goes unseen in the fast variant, which runs with mem off and reads the buffer's first

@@ -52,7 +52,7 @@ METAL_ELEMENTARY Rounded round_to_integer(float x) {
 }
 METAL_ELEMENTARY bool is_nan(float x) { return x != x; }
 
-inline constexpr float kLn2Hi = 0x1.62e4p-1f;  // ln 2 to 16 bits: n * kLn2Hi is exact, |n| < 2^8
+inline constexpr float kLn2Hi = 0x1.62e4p-1f;     // ln 2 to 16 bits: n * kLn2Hi is exact, |n| < 2^8
 inline constexpr float kLn2Lo = 0x1.7f7d1cp-20f;  // ln 2 - kLn2Hi
 inline constexpr float kLog2e = 0x1.715476p+0f;
 // Beyond these, exp's result is infinite or zero whatever the rounding; clamping there keeps
@@ -93,7 +93,8 @@ METAL_ELEMENTARY float scale(float p, int n) {
 }
 
 METAL_ELEMENTARY float exp(float x) {
-  const float xc = is_nan(x) ? 0.0f : (x > kExpArgMax ? kExpArgMax : (x < kExpArgMin ? kExpArgMin : x));
+  const float xc =
+      is_nan(x) ? 0.0f : (x > kExpArgMax ? kExpArgMax : (x < kExpArgMin ? kExpArgMin : x));
   const ReducedExp reduced = reduce_exp(xc);
   const float result = scale(exp_reduced(reduced.r), reduced.n);
   return is_nan(x) ? x : result;
@@ -137,7 +138,7 @@ METAL_ELEMENTARY LogParts log_parts(float x) {
   const unsigned bits = to_bits(subnormal ? x * 0x1p23f : x);
   int e = int(bits >> 23) - 127 - (subnormal ? 23 : 0);
   float m = from_bits((bits & 0x007fffffu) | 0x3f800000u);  // [1, 2)
-  const bool high = m > 0x1.6a09e6p+0f;                       // sqrt(2)
+  const bool high = m > 0x1.6a09e6p+0f;                     // sqrt(2)
   m = high ? m * 0.5f : m;
   e = high ? e + 1 : e;
   return {e, m - 1.0f};  // m - 1 is exact: m is in [1/2, 2]
