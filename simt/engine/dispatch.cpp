@@ -98,30 +98,75 @@ Worker& this_worker(size_t stack_bytes) {
   return *worker;
 }
 
-// How many threadgroups a worker takes from the shared counter at once. One at a time, many small
-// threadgroups (an element-wise kernel's 176 K of 256 lanes) made 16 workers contend for the
-// counter's cache line on every threadgroup; a chunk of a few keeps every worker busy to the end
-// (the last chunks are a sixteenth of a worker's share at most).
+// How many threadgroups a worker takes at once (SharedHandout). When the workers took from one
+// shared counter, one at a time, many small threadgroups (an element-wise kernel's 176 K of 256
+// lanes) made 16 workers contend for its cache line on every threadgroup; a chunk of a few keeps
+// every worker busy to the end (the last chunks are a sixteenth of a worker's share at most).
 uint64_t handout_chunk(uint64_t count, int workers) {
   return std::clamp<uint64_t>(count / (uint64_t(workers) * 16), 1, 16);
 }
 
-// A worker's view of the dispatch's threadgroups: taken from one shared counter in chunks
-// (handout_chunk), in `order`. Once the dispatch stops, the rest are skipped.
-class Handout {
+// The dispatch's threadgroups as the workers share them, in chunks of `chunk` positions of
+// `order`: chunk j is worker (j mod W)'s, the (j div W)-th of its own sequence, so the workers
+// start on the grid's first W chunks together and go on in grid order. Each worker takes its own
+// chunks through a counter on its own cache line, then helps the others by taking from their
+// counters (a worker that is late, asleep or descheduled holds nothing back).
+//
+// Why not one counter for every worker: at 16 workers on the device machine, each take waited
+// for the other workers' (1.4-1.6 us a threadgroup of an empty dispatch, against 40 ns at one
+// worker: docs/performance.md, "One counter per worker"). Here a worker's takes of its own
+// chunks touch no other core's cache line unless someone is helping it.
+class SharedHandout {
  public:
-  Handout(std::atomic<uint64_t>& counter, uint64_t count, uint64_t chunk,
-          const std::vector<uint64_t>& order, const std::atomic<bool>& stop)
-      : counter_(counter), count_(count), chunk_(chunk), order_(order), stop_(stop) {}
+  SharedHandout(uint64_t count, int workers, uint64_t chunk)
+      : count_(count),
+        chunk_(chunk),
+        chunks_((count + chunk - 1) / chunk),
+        workers_(uint64_t(workers)),
+        sequences_(new Sequence[size_t(workers)]) {}
+
+  uint64_t count() const { return count_; }
+  uint64_t chunk() const { return chunk_; }
+  int workers() const { return int(workers_); }
+  // The first position of the next chunk of worker w's sequence not yet taken; count() when
+  // none is left. A load before the increment: helpers that find a sequence done do not write
+  // its line.
+  uint64_t take(int w) {
+    const uint64_t owned = chunks_owned(uint64_t(w));
+    std::atomic<uint64_t>& next = sequences_[w].next;
+    if (next.load(std::memory_order_relaxed) >= owned) return count_;
+    const uint64_t k = next.fetch_add(1, std::memory_order_relaxed);
+    if (k >= owned) return count_;
+    return (k * workers_ + uint64_t(w)) * chunk_;
+  }
+
+ private:
+  // Chunks j < chunks_ with j mod W == w.
+  uint64_t chunks_owned(uint64_t w) const {
+    return w < chunks_ ? (chunks_ - w + workers_ - 1) / workers_ : 0;
+  }
+
+  struct alignas(64) Sequence {
+    std::atomic<uint64_t> next{0};  // the index in the worker's sequence of its next chunk
+  };
+  const uint64_t count_, chunk_, chunks_, workers_;
+  const std::unique_ptr<Sequence[]> sequences_;
+};
+
+// A worker's view of the dispatch's threadgroups (SharedHandout), in `order`: its own chunks,
+// then the others' not yet taken, starting with the next worker's. Once the dispatch stops, the
+// rest are skipped. A line of its own: worker 0's is on the dispatching thread's stack, below the
+// DispatchState every worker reads for each threadgroup.
+class alignas(64) Handout {
+ public:
+  Handout(SharedHandout& shared, int worker, const std::vector<uint64_t>& order,
+          const std::atomic<bool>& stop)
+      : shared_(shared), worker_(worker), from_(worker), order_(order), stop_(stop) {}
 
   // The next threadgroup's linear index; false when none is left to run.
   bool next(uint64_t& linear) {
     while (!stop_.load(std::memory_order_relaxed)) {
-      if (i_ == end_) {
-        i_ = counter_.fetch_add(chunk_, std::memory_order_relaxed);
-        if (i_ >= count_) return false;
-        end_ = std::min(count_, i_ + chunk_);
-      }
+      if (i_ == end_ && !take()) return false;
       const uint64_t i = i_++;
       linear = order_.empty() ? i : order_[i];
       return true;
@@ -130,8 +175,25 @@ class Handout {
   }
 
  private:
-  std::atomic<uint64_t>& counter_;
-  const uint64_t count_, chunk_;
+  // Sets [i_, end_) to the next chunk this worker runs; false when every sequence is done.
+  bool take() {
+    const uint64_t count = shared_.count();
+    for (int tried = 0; tried < shared_.workers(); ++tried) {
+      const uint64_t begin = shared_.take(from_);
+      if (begin != count) {
+        i_ = begin;
+        end_ = std::min(count, begin + shared_.chunk());
+        return true;
+      }
+      from_ = (from_ + 1) % shared_.workers();  // this sequence is done: help the next
+      if (from_ == worker_) break;
+    }
+    return false;
+  }
+
+  SharedHandout& shared_;
+  const int worker_;
+  int from_;  // the worker whose sequence this one takes from now
   const std::vector<uint64_t>& order_;
   const std::atomic<bool>& stop_;
   uint64_t i_ = 0, end_ = 0;
@@ -259,22 +321,22 @@ abi::DispatchOutcome run_dispatch_once(const abi::DispatchRequest& request) {
   const double watchdog_seconds = watchdog_limit(request.options);
   Watchdog watchdog(state.stop, watchdog_seconds, workers);
   checks::race::release(&state.start_token);
-  // Threadgroups are handed out in `order` from one counter, in chunks (handout_chunk), to the
-  // engine's persistent workers (worker_pool.h): no thread team is forked and joined per
-  // dispatch. Not a fixed first share per worker (tried): a worker woken late then holds back
-  // the whole dispatch, and threadgroups far along the grid start at once, so a known bug's
-  // failure kind changed with the workers' timing (a fault in the second worker's first
-  // threadgroup ended the dispatch before the first worker reached its bounds report;
-  // docs/performance.md, "The set-up cut").
-  std::atomic<uint64_t> next{0};
-  const uint64_t chunk = handout_chunk(count, workers);
+  // Threadgroups are handed out in `order`, in chunks (handout_chunk), to the engine's
+  // persistent workers (worker_pool.h): no thread team is forked and joined per dispatch. Each
+  // worker has its own sequence of chunks, interleaved over the grid (SharedHandout), and helps
+  // the others when its own is done. Not a fixed contiguous share per worker (tried): a worker
+  // woken late then holds back the whole dispatch, and threadgroups far along the grid start at
+  // once, so a known bug's failure kind changed with the workers' timing (a fault in the second
+  // worker's first threadgroup ended the dispatch before the first worker reached its bounds
+  // report; docs/performance.md, "The set-up cut").
+  SharedHandout shared_handout(count, workers, handout_chunk(count, workers));
   WorkerPool::shared().run(workers, [&](int worker_index) {
     checks::race::acquire(&state.start_token);
     Worker& worker = this_worker(stack_bytes);
     worker.arena.configure(request.threadgroup_lengths, static_capacity);
     if (watchdog.armed()) watchdog.add_worker(worker_index);
     const EndOfShare end_of_share{worker};
-    Handout handout(next, count, chunk, order, state.stop);
+    Handout handout(shared_handout, worker_index, order, state.stop);
     if (state.lane_loops != nullptr && !request.options.on_threadgroup) {
       worker.run_share(state, [&handout](uint64_t& tg) { return handout.next(tg); });
     } else {

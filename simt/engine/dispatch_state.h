@@ -71,11 +71,13 @@ struct DispatchState {
   KernelVariant variant = KernelVariant::checked;
   checks::race::DispatchShadow* race = nullptr;  // set: the shadow racecheck is on
   report::ReportSink reports;
-  KernelLog log;                  // what the kernels logged (kernel_log.h)
-  std::atomic<bool> stop{false};  // a fault or the watchdog: skip the threadgroups not begun
+  KernelLog log;  // what the kernels logged (kernel_log.h)
+  // A fault or the watchdog: skip the threadgroups not begun. Read by every worker before each
+  // threadgroup, so on a line of its own: a write near it would make each of those reads a miss.
+  alignas(64) std::atomic<bool> stop{false};
   // Racecheck: the host's writes happen before the dispatch's lanes; the lanes' writes happen
   // before the host reads the results (race_annotations.h).
-  char start_token = 0;
+  alignas(64) char start_token = 0;
   char finish_token = 0;
 
  private:
