@@ -39,6 +39,14 @@ HandKernel tree_kernel("test_tree_sum",
                         threadgroup_arg("s", 0, 4)},
                        &lane_loop<tree_sum>);
 
+// Counts, per threadgroup, how many times its first lane ran.
+void count_runs(const BoundArgs& a, const LaneCursor& lane) {
+  if (lane.value(Builtin::thread_index_in_threadgroup).x != 0) return;
+  const uint32_t g = lane.value(Builtin::threadgroup_position_in_grid).x;
+  __atomic_fetch_add(&buffer<uint32_t>(a, 0)[g], 1u, __ATOMIC_RELAXED);
+}
+HandKernel count_kernel("test_count_runs", {device_arg("runs", 0, 4)}, &lane_loop<count_runs>);
+
 std::vector<float> random_floats(size_t n, uint32_t seed) {
   std::vector<float> v(n);
   uint64_t s = seed;
@@ -103,6 +111,29 @@ TEST(Schedule, RaceFreeResultsAreBitIdenticalUnderEveryPolicyAndWorkerCount) {
         }
       }
       EXPECT_EQ(bits, reference) << schedule << " with " << workers << " workers";
+    }
+  }
+}
+
+// The workers share the grid as interleaved sequences of chunks and help each other
+// (SharedHandout, dispatch.cpp): whatever the worker count (more workers than cores included),
+// chunk size and order, every threadgroup runs once and only once.
+TEST(Schedule, EveryThreadgroupRunsOnceWhateverTheWorkers) {
+  for (uint32_t groups : {1u, 37u, 1000u, 5003u}) {
+    for (const char* schedule : {"in-order", "random:7"}) {
+      for (uint32_t workers : {1u, 2u, 3u, 7u, 16u}) {
+        Harness h;
+        ASSERT_TRUE(metalsim::SchedulePolicy::parse(schedule, h.options().schedule));
+        h.options().workers = workers;
+        auto runs = h.buffer(std::vector<uint32_t>(groups, 0));
+        auto* cb = h.run("test_count_runs", [&](auto* e) { e->setBuffer(runs.get(), 0, 0); },
+                         {groups, 1, 1}, {2, 1, 1});
+        ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << Harness::reports(cb);
+        const auto* got = static_cast<const uint32_t*>(runs->contents());
+        for (uint32_t g = 0; g < groups; ++g)
+          ASSERT_EQ(got[g], 1u) << "threadgroup " << g << " of " << groups << ", " << workers
+                                << " workers, " << schedule;
+      }
     }
   }
 }
