@@ -10,6 +10,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Metadata.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/Local.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
@@ -25,6 +26,13 @@ using namespace llvm;
 
 namespace {
 
+// 0: by the target (lane_loop_vector_width); -1: no width asked, the vectorizer's cost model
+// decides (to compare); N: N.
+cl::opt<int> lane_vector_width(
+    "metalsim-lanes-vector-width", cl::init(0),
+    cl::desc("Vectorization width lane loops ask for: 0 by the target (8 with AVX, else 4), -1 "
+             "the vectorizer's own choice, N (docs/lanes.md)"));
+
 // What the step's entry block loads once: the per-lane tables and each slot's array.
 struct StepEntry {
   Value* stop;
@@ -36,6 +44,7 @@ struct StepEntry {
   Value* arg;
   Value* frame = nullptr;  // the frame's base, when there are slots
   std::vector<Value*> slot_base;
+  unsigned vector_width = 0;  // what the lane loops ask the vectorizer for (0: its own choice)
 };
 
 // Stand-ins the template blocks (the prepared body's) use for what each lane loop defines
@@ -176,11 +185,36 @@ void rewrite_stops(PreparedBody& prepared, const StepEntry& e, const Placeholder
   }
 }
 
-MDNode* parallel_loop_id(LLVMContext& ctx, MDNode* access_group) {
-  Metadata* parallel =
-      MDNode::get(ctx, {MDString::get(ctx, "llvm.loop.parallel_accesses"), access_group});
-  Metadata* progress = MDNode::get(ctx, {MDString::get(ctx, "llvm.loop.mustprogress")});
-  MDNode* id = MDNode::getDistinct(ctx, {nullptr, parallel, progress});
+// The vectorization width a lane loop asks for: 32-bit lanes in a full vector register, 8 with
+// AVX (256 bits), else 4.
+unsigned lane_loop_vector_width(const Function& step) {
+  if (lane_vector_width < 0) return 0;
+  if (lane_vector_width > 0) return unsigned(lane_vector_width);
+  const Attribute features = step.getFnAttribute("target-features");
+  const StringRef f = features.isValid() ? features.getValueAsString() : StringRef();
+  return f.contains("+avx") ? 8 : 4;
+}
+
+// A lane loop's id: its accesses are parallel (lanes between two sync points of a race-free
+// kernel are independent), and it asks for `width` (0: the vectorizer's own choice). Why a
+// width: LLVM 19's cost model, tuned for generic x86-64, vectorized swiglu's lane loop 4 wide
+// and left rope's scalar, where 8 ran 1.6x and 2x faster (docs/performance.md, "Lane loops ask
+// for a full vector"). A loop the vectorizer cannot vectorize legally stays scalar as before.
+// A width also lets the vectorizer reorder a floating-point reduction of the loop; a lane loop
+// has none (each iteration is another lane; what a lane sums stays in its own slot), and the
+// mode and variant equivalence tests would see a reordered sum as different bits.
+MDNode* parallel_loop_id(LLVMContext& ctx, MDNode* access_group, unsigned width) {
+  SmallVector<Metadata*, 4> ops{nullptr};
+  ops.push_back(
+      MDNode::get(ctx, {MDString::get(ctx, "llvm.loop.parallel_accesses"), access_group}));
+  ops.push_back(MDNode::get(ctx, {MDString::get(ctx, "llvm.loop.mustprogress")}));
+  // A width alone, not llvm.loop.vectorize.enable: a loop that cannot be vectorized is then no
+  // warning (-Wpass-failed).
+  if (width > 1)
+    ops.push_back(MDNode::get(
+        ctx, {MDString::get(ctx, "llvm.loop.vectorize.width"),
+              ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(ctx), width))}));
+  MDNode* id = MDNode::getDistinct(ctx, ops);
   id->replaceOperandWith(0, id);
   return id;
 }
@@ -361,7 +395,7 @@ BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e,
   i->addIncoming(next, latch);
   BranchInst* back = lb.CreateCondBr(lb.CreateICmpULT(next, step.getArg(4)), header, spec.done);
   MDNode* group = MDNode::getDistinct(ctx, {});
-  back->setMetadata(LLVMContext::MD_loop, parallel_loop_id(ctx, group));
+  back->setMetadata(LLVMContext::MD_loop, parallel_loop_id(ctx, group, e.vector_width));
   for (Instruction& inst : *header) add_access_group(inst, group);
   for (BasicBlock* c : order)
     for (Instruction& inst : *c) add_access_group(inst, group);
@@ -559,7 +593,12 @@ Function* emit_step(PreparedBody& prepared, std::optional<Failure>& failure) {
   LLVMContext& ctx = step->getContext();
   BasicBlock* entry = BasicBlock::Create(ctx, "entry", step);
   IRBuilder<> b(entry);
-  const StepEntry e = emit_entry(b, *step, prepared.frame);
+  StepEntry e = emit_entry(b, *step, prepared.frame);
+  // Only a kernel without sync points asks for a width: its one lane loop is the whole kernel over
+  // independent threads (element-wise, rope, lookups). Between sync points, lane loops are short
+  // and often masked (a tree's level), and a full width ran slower there (softmax +3%, rms_norm
+  // +5%, the multi-token mat-vec at batch 32 +12%, 2 threads): the cost model decides.
+  if (prepared.syncs.empty()) e.vector_width = lane_loop_vector_width(*step);
   Placeholders ph = make_placeholders(*step, prepared.frame);
   const std::vector<AcrossRegion> across = across_regions(prepared);
   std::vector<BasicBlock*> templates = move_body(prepared, *step, ph);
