@@ -69,5 +69,22 @@ TEST(LaneLoopVectorization, TheElementWiseRegionBecomesVectorCode) {
   EXPECT_NE(ir.find("llvm.loop.isvectorized"), std::string::npos);
 }
 
+// A kernel without sync points asks for a full vector (simt/lanes/loop_emitter.cpp,
+// lane_loop_vector_width): 8 floats with AVX, else 4, whatever the cost model would pick
+// (gated_product's, over halves, is 4 wide without it: -metalsim-lanes-vector-width=-1).
+TEST(LaneLoopVectorization, AKernelWithoutSyncPointsRunsAFullVector) {
+  std::ifstream in(std::string(LANES_OUT_DIR) + "/vector_kernels.ll");
+  ASSERT_TRUE(in.good());
+  std::string ir;
+  for (std::string line; std::getline(in, line);) ir += line + "\n";
+  const bool avx = ir.find("+avx") != std::string::npos;
+  const std::string full = avx ? "<8 x float>" : "<4 x float>";
+  for (const char* kernel : {"gated_product", "scale", "guarded_scale", "long_kernel"}) {
+    const std::string step = step_function(ir, kernel);
+    ASSERT_FALSE(step.empty()) << "no step for " << kernel;
+    EXPECT_NE(step.find(full), std::string::npos) << kernel << "\n" << step;
+  }
+}
+
 }  // namespace
 }  // namespace metalsim::lanes_test

@@ -25,6 +25,16 @@ void scale(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(scale);
 
+// buffer(0): half gate[grid]; buffer(1): half up[grid]; buffer(2): half out[grid]. swiglu's
+// shape (halves in and out, a quotient in float): LLVM's cost model vectorizes its lane loop only
+// 4 wide; a kernel without sync points asks for a full vector (vectorize_test.cpp).
+void gated_product(const BoundArgs& a, const Lane& l) {
+  const float g = float(buffer<const _Float16>(a, 0)[l.gid]);
+  const float u = float(buffer<const _Float16>(a, 1)[l.gid]);
+  buffer<_Float16>(a, 2)[l.gid] = _Float16(g / (1.0f + g * g) * u);
+}
+LANES_TEST_KERNEL(gated_product);
+
 // buffer(0): float x[grid]; buffer(1): float out[grid]; buffer(2): uint limit. Lanes at or past
 // `limit` return at once: the guard most kernels start with. In a one-dimensional threadgroup
 // whose every lane passes it, the pass runs a copy of the loop without the branch, which
