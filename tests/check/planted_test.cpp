@@ -701,6 +701,26 @@ TEST(PlantedVariants, GuardPagesStillCatchAReadPastTheEndInTheFastVariant) {
 // every test case) must not take a kernel's guard-page fault: the next command buffer puts
 // metalsim's handler back in front, and a fault that is not a kernel's still reaches the
 // program's handler.
+// A handler as a program installs one.
+struct sigaction program_handler(void (*handler)(int, siginfo_t*, void*)) {
+  struct sigaction sa{};
+  sa.sa_sigaction = handler;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  return sa;
+}
+
+// `run` (a planted kernel's dispatch) files exactly one report, of kind `check`, in both modes.
+void expect_one_report_in_both_modes(Harness& h, Outcome (*run)(Harness&), CheckId check) {
+  for (metalsim::ExecutionMode mode :
+       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
+    h.options().mode = mode;
+    const Outcome o = run(h);
+    ASSERT_EQ(o.reports.size(), 1u) << o.text;
+    EXPECT_EQ(o.reports[0].check, check) << o.text;
+  }
+}
+
 std::atomic<int> program_handler_calls{0};
 void program_segv_handler(int, siginfo_t*, void*) {
   ++program_handler_calls;
@@ -712,18 +732,11 @@ TEST(PlantedFaults, AHandlerInstalledAfterTheFirstDispatchDoesNotTakeAKernelsFau
   h.options().mode = metalsim::ExecutionMode::fibers;
   h.options().checks = metalsim::CheckSet::none();   // the fast variant: the guard page finds it
   ASSERT_EQ(oob_device_read(h).reports.size(), 1u);  // metalsim's handlers are installed now
-  struct sigaction program{}, before{};
-  program.sa_sigaction = &program_segv_handler;
-  program.sa_flags = SA_SIGINFO;
-  sigemptyset(&program.sa_mask);
+  const struct sigaction program = program_handler(&program_segv_handler);
+  struct sigaction before{};
   ASSERT_EQ(sigaction(SIGSEGV, &program, &before), 0);
-  for (metalsim::ExecutionMode mode :
-       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
-    h.options().mode = mode;
-    const Outcome o = oob_device_read(h);
-    ASSERT_EQ(o.reports.size(), 1u) << o.text;
-    EXPECT_EQ(o.reports[0].check, CheckId::bounds_device) << o.text;
-  }
+  expect_one_report_in_both_modes(
+      h, [](Harness& harness) { return oob_device_read(harness); }, CheckId::bounds_device);
   EXPECT_EQ(program_handler_calls.load(), 0);
   // metalsim's handler is in front again and passes a fault that is not a kernel's on.
   struct sigaction now{};
@@ -747,20 +760,11 @@ TEST(PlantedFaults, ADivisionTrapAfterTheProgramReplacedEveryHandlerIsStillRepor
   Harness h;
   h.options().checks = metalsim::CheckSet::none();
   ASSERT_EQ(divide_by_zero(h).reports.size(), 1u);  // metalsim's handlers are installed now
-  struct sigaction program{};
-  program.sa_sigaction = &program_crash_handler;
-  program.sa_flags = SA_SIGINFO;
-  sigemptyset(&program.sa_mask);
+  const struct sigaction program = program_handler(&program_crash_handler);
   struct sigaction before[3]{};
   const int signals[3] = {SIGSEGV, SIGBUS, SIGFPE};
   for (int i = 0; i < 3; ++i) ASSERT_EQ(sigaction(signals[i], &program, &before[i]), 0);
-  for (metalsim::ExecutionMode mode :
-       {metalsim::ExecutionMode::fibers, metalsim::ExecutionMode::loops}) {
-    h.options().mode = mode;
-    const Outcome o = divide_by_zero(h);
-    ASSERT_EQ(o.reports.size(), 1u) << o.text;
-    EXPECT_EQ(o.reports[0].check, CheckId::kernel_fault) << o.text;
-  }
+  expect_one_report_in_both_modes(h, &divide_by_zero, CheckId::kernel_fault);
   EXPECT_EQ(program_crash_handler_calls.load(), 0);
   for (int i = 0; i < 3; ++i) {
     struct sigaction now{};
