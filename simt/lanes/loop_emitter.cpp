@@ -174,12 +174,18 @@ void rewrite_stops(PreparedBody& prepared, const StepEntry& e, const Placeholder
     call->eraseFromParent();
     s.block->setName("stop." + Twine(s.id));
   }
+  // A kernel without sync points records no return: its runner calls the step once for all the
+  // lanes and reads no stop (LaneLoopRunner::run_without_sync_points). The store was 4 bytes a lane
+  // beside an element-wise kernel's 2 of output.
+  const bool record_returns = !prepared.syncs.empty();
   for (BasicBlock* bb : templates) {
     auto* ret = dyn_cast<ReturnInst>(bb->getTerminator());
     if (ret == nullptr) continue;
-    IRBuilder<> b(ret);
-    Value* lane64 = b.CreateZExt(ph.lane, b.getInt64Ty(), "lane64");
-    store_at_lane(b, b.getInt32Ty(), e.stop, lane64, b.getInt32(abi::kLaneDone));
+    if (record_returns) {
+      IRBuilder<> b(ret);
+      Value* lane64 = b.CreateZExt(ph.lane, b.getInt64Ty(), "lane64");
+      store_at_lane(b, b.getInt32Ty(), e.stop, lane64, b.getInt32(abi::kLaneDone));
+    }
     BranchInst::Create(ph.latch, ret);
     ret->eraseFromParent();
   }
