@@ -114,7 +114,7 @@ uint64_t handout_chunk(uint64_t count, int workers) {
 //
 // Why not one counter for every worker: at 16 workers on the device machine, each take waited
 // for the other workers' (1.4-1.6 us a threadgroup of an empty dispatch, against 40 ns at one
-// worker: docs/performance.md, "One counter per worker"). Here a worker's takes of its own
+// worker: docs/performance.md, "The empty dispatch"). Here a worker's takes of its own
 // chunks touch no other core's cache line unless someone is helping it.
 class SharedHandout {
  public:
