@@ -2,7 +2,7 @@
 """The table docs/performance.md prints for kernels_bench's JSON: per case, the native baseline,
 both execution modes in both kernel variants, and the checked variant's cost over the fast one.
 
-Run kernels_bench with METALSIM_BENCH_CHECKED=1 (the checked variant's columns) and
+Run kernels_bench with METALSIM_BENCH_CHECKED=1 (the checked variant's columns, else "nan") and
 --benchmark_format=json (or bench/scaling.sh's JSON_DIR), once or several times; each figure is
 the median over the files given, each ratio the median of the per-run ratios:
 
@@ -18,7 +18,8 @@ def median_of(runs, i, key):
 
 
 def median_ratio(runs, i, num, den):
-    return statistics.median(r[i][num] / r[i][den] for r in runs)
+    """NaN where a run lacks a column (the checked variant's without METALSIM_BENCH_CHECKED)."""
+    return statistics.median(r[i].get(num, float("nan")) / r[i][den] for r in runs)
 
 
 def main(paths):
