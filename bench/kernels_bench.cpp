@@ -7,10 +7,8 @@
 // the checked variant with every check off (loops_checked_ms, fibers_checked_ms): what the
 // access-check pass's instrumentation costs when no check uses it.
 // Each counter is the median of the timed iterations, after one untimed warm-up of each
-// (kernels/spec/bench_loop.h, the loop `metalsim bench` uses too). OpenMP's idle threads sleep
-// (OMP_WAIT_POLICY=passive) unless the environment sets a policy: see main.
+// (kernels/spec/bench_loop.h, the loop `metalsim bench` uses too).
 #include <benchmark/benchmark.h>
-#include <unistd.h>
 
 #include <cstdlib>
 
@@ -54,20 +52,7 @@ int64_t iterations() {
   return n != nullptr && std::atoi(n) > 0 ? std::atoi(n) : 3;
 }
 
-// The baselines' OpenMP threads sleep as soon as a parallel region ends (OMP_WAIT_POLICY=passive)
-// unless the environment says otherwise: by default libgomp's idle threads spin for a while, and
-// on a machine with as many cores as threads they took CPU from the emulated run timed next (at 2
-// threads a checked Q4_0 mat-vec 7.0 against 4.8 ms; docs/performance.md, "OpenMP's idle
-// threads"). libgomp reads the variable as it loads, before main: so the program runs itself
-// again with it set. If that fails it goes on as it is.
-void sleep_idle_openmp_threads(char** argv) {
-  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
-  setenv("OMP_WAIT_POLICY", "passive", 1);
-  execv("/proc/self/exe", argv);
-}
-
 int main(int argc, char** argv) {
-  sleep_idle_openmp_threads(argv);
   using namespace metalsim::spec;
   for (const KernelSpec* spec : SpecRegistry::all())
     for (const Params& p : spec->bench_cases())
