@@ -15,6 +15,7 @@
 #include <llvm/Transforms/Utils/Local.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
+#include "simt/lanes/element_major.h"
 #include "simt/lanes/frame_scopes.h"
 #include "simt/lanes/lane_guards.h"
 #include "simt/lanes/one_d_loops.h"
@@ -42,7 +43,8 @@ struct StepEntry {
   Value* in;
   Value* out;
   Value* arg;
-  Value* frame = nullptr;  // the frame's base, when there are slots
+  Value* frame = nullptr;        // the frame's base, when there are slots
+  Value* frame_lanes = nullptr;  // the lanes it holds (an element-major slot's column length)
   std::vector<Value*> slot_base;
   unsigned vector_width = 0;  // what the lane loops ask the vectorizer for (0: its own choice)
 };
@@ -95,6 +97,7 @@ StepEntry emit_entry(IRBuilder<>& b, Function& step, const FrameLayout& frame) {
     Value* base = abi::load_field(b, state, abi::kFrame, ptr, "frame");
     e.frame = base;
     Value* lanes = abi::load_field(b, state, abi::kFrameLanes, b.getInt64Ty(), "frame_lanes");
+    e.frame_lanes = lanes;
     for (const FrameSlot& s : frame.slots)
       e.slot_base.push_back(b.CreateInBoundsGEP(
           b.getInt8Ty(), base, b.CreateMul(lanes, b.getInt64(s.offset), "", true, true),
@@ -118,8 +121,10 @@ Placeholders make_placeholders(Function& step, const FrameLayout& frame) {
   return p;
 }
 
-// The prepared body's blocks become the step's templates.
-std::vector<BasicBlock*> move_body(PreparedBody& prepared, Function& step, const Placeholders& ph) {
+// The prepared body's blocks become the step's templates; a slot's alloca becomes its
+// placeholder, an element-major slot's accesses spread across the lanes first.
+std::vector<BasicBlock*> move_body(PreparedBody& prepared, Function& step, const StepEntry& e,
+                                   const Placeholders& ph) {
   Function& work = *prepared.work;
   std::vector<BasicBlock*> templates;
   for (BasicBlock& bb : work) templates.push_back(&bb);
@@ -133,6 +138,8 @@ std::vector<BasicBlock*> move_body(PreparedBody& prepared, Function& step, const
   if (work.hasPersonalityFn()) step.setPersonalityFn(work.getPersonalityFn());
   for (size_t i = 0; i < prepared.frame.slots.size(); ++i) {
     AllocaInst* a = prepared.frame.slots[i].alloca;
+    if (prepared.frame.slots[i].element_bytes != 0)
+      spread_elements(*a, prepared.frame.slots[i].element_bytes, e.frame_lanes);
     a->replaceAllUsesWith(ph.slots[i]);
     a->eraseFromParent();
     prepared.frame.slots[i].alloca = nullptr;
@@ -360,7 +367,8 @@ BasicBlock* emit_loop(Function& step, const LoopSpec& spec, const StepEntry& e,
   for (size_t s = 0; s < frame.slots.size(); ++s)
     map[ph.slots[s]] = b.CreateInBoundsGEP(
         b.getInt8Ty(), e.slot_base[s],
-        b.CreateMul(lane64, b.getInt64(frame.slots[s].size), "", true, true), frame.slots[s].name);
+        b.CreateMul(lane64, b.getInt64(frame.slots[s].lane_stride()), "", true, true),
+        frame.slots[s].name);
   map[ph.latch] = latch;
   for (Instruction* p : remat.per_lane) {
     Instruction* c = p->clone();
@@ -463,7 +471,7 @@ BasicBlock* emit_rounds(Function& step, const Region& r, const AcrossRegion& a, 
   auto slot_at = [&](int slot, Value* lane64) {
     const FrameSlot& s = prepared.frame.slots[size_t(slot)];
     return b.CreateInBoundsGEP(b.getInt8Ty(), e.slot_base[size_t(slot)],
-                               b.CreateMul(lane64, b.getInt64(s.size), "", true, true));
+                               b.CreateMul(lane64, b.getInt64(s.lane_stride()), "", true, true));
   };
   // Lane `first`'s invariant values; the scan compares every lane's with them.
   std::vector<std::pair<Value*, Value*>> same_for_all = {};
@@ -607,7 +615,7 @@ Function* emit_step(PreparedBody& prepared, std::optional<Failure>& failure) {
   if (prepared.syncs.empty()) e.vector_width = lane_loop_vector_width(*step);
   Placeholders ph = make_placeholders(*step, prepared.frame);
   const std::vector<AcrossRegion> across = across_regions(prepared);
-  std::vector<BasicBlock*> templates = move_body(prepared, *step, ph);
+  std::vector<BasicBlock*> templates = move_body(prepared, *step, e, ph);
   rewrite_stops(prepared, e, ph, templates);
   // Uniform values: once, here. Per-lane ones wait in the placeholder block to be cloned.
   for (Instruction* i : prepared.remat.uniform) i->moveBefore(*entry, entry->end());

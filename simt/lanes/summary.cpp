@@ -20,8 +20,12 @@ void describe_prepared(const PreparedBody& p, BodySummary& summary) {
   for (const std::string& loop : p.per_lane_loops)
     summary.lines.push_back("per lane: loop at " + loop);
   for (const FrameSlot& s : p.frame.slots)
-    summary.lines.push_back("slot " + s.name + ": " + std::to_string(s.size) + " bytes at offset " +
-                            std::to_string(s.offset));
+    summary.lines.push_back(
+        "slot " + s.name + ": " + std::to_string(s.size) + " bytes at offset " +
+        std::to_string(s.offset) +
+        (s.element_bytes != 0
+             ? ", element-major (" + std::to_string(s.element_bytes) + "-byte elements)"
+             : ""));
   for (const Region& r : p.regions) {
     std::string line = "region " + std::to_string(r.cont) + ": " + std::to_string(r.blocks.size()) +
                        (r.blocks.size() == 1 ? " block, " : " blocks, ") +

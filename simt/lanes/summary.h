@@ -9,7 +9,7 @@
 //     sync <k> <kind> at <file:line>
 //     across lanes: loop at <file:line>, yield <k>, <n> induction variables recomputed
 //     per lane: loop at <file:line>: <why the rounds would show in its region>
-//     slot <name>: <size> bytes at offset <offset>
+//     slot <name>: <size> bytes at offset <offset>[, element-major (<e>-byte elements)]
 //     region <k>: <n> blocks -> sync 2, sync 3, return
 #include <cstdint>
 #include <string>

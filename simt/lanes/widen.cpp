@@ -9,6 +9,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Transforms/Utils/Local.h>
 
+#include "simt/lanes/element_major.h"
 #include "simt/lanes/source_site.h"
 #include "simt/lanes/state_abi.h"
 
@@ -40,6 +41,29 @@ bool live_into(const Instruction& v, const SmallPtrSetImpl<const BasicBlock*>& r
   return false;
 }
 
+// An address inside a lane's local array: a GEP, or GEPs, of an alloca.
+bool address_in_local(const Value& v) {
+  const Value* base = &v;
+  while (const auto* gep = dyn_cast<GetElementPtrInst>(base)) base = gep->getPointerOperand();
+  return base != &v && isa<AllocaInst>(base);
+}
+
+// Computes `gep` again before each of its users, so that its indices live across a sync point
+// rather than the address: a slot holding a pointer into another slot would keep that one
+// lane-major (element_major.h), and costs a load where an add does. Not for a phi's use (the
+// phi's copies for one block must be one value): such a GEP is demoted as before.
+bool recompute_at_uses(GetElementPtrInst& gep) {
+  for (const User* u : gep.users())
+    if (isa<PHINode>(u)) return false;
+  for (Use& u : make_early_inc_range(gep.uses())) {
+    Instruction* copy = gep.clone();
+    copy->insertBefore(cast<Instruction>(u.getUser()));
+    u.set(copy);
+  }
+  gep.eraseFromParent();
+  return true;
+}
+
 }  // namespace
 
 std::vector<Instruction*> values_live_across(Function& f, const std::vector<SyncPoint>& syncs,
@@ -64,6 +88,9 @@ std::optional<Failure> demote(std::vector<Instruction*> values, Function& f,
         return Failure{describe_site(*i, nullptr, fallback_site),
                        "a token value is live across a sync point"};
       if (auto* phi = dyn_cast<PHINode>(i)) DemotePHIToStack(phi, alloca_point);
+      else if (auto* gep = dyn_cast<GetElementPtrInst>(i);
+               gep != nullptr && address_in_local(*gep) && recompute_at_uses(*gep))
+        continue;
       else DemoteRegToStack(*i, false, alloca_point);
     }
     values = values_live_across(f, syncs, except);
@@ -95,7 +122,7 @@ std::optional<Failure> layout_frame(Function& f, FrameLayout& layout,
     const uint64_t size = std::max<uint64_t>(alignTo(bytes, align), 1);
     std::string name =
         a->hasName() ? a->getName().str() : "slot" + std::to_string(layout.slots.size());
-    layout.slots.push_back({a, alignTo(size, align), align, 0, name});
+    layout.slots.push_back({a, alignTo(size, align), align, 0, name, element_major_size(*a, dl)});
   }
   // Most aligned first: every offset is then a multiple of its slot's alignment, and so is
   // offset * frame_lanes from the frame's (kFrameAlign-aligned) start.

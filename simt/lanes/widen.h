@@ -24,6 +24,11 @@ struct FrameSlot {
   uint64_t align;
   uint64_t offset;  // per-lane offset: the slot's array starts at offset * frame_lanes
   std::string name;
+  // Element-major (element_major.h): the size of its elements, which consecutive lanes hold
+  // contiguously; 0: lane-major, each lane's whole slot contiguous.
+  uint64_t element_bytes = 0;
+  // From one lane's address of the slot (of its element 0) to the next lane's.
+  uint64_t lane_stride() const { return element_bytes != 0 ? element_bytes : size; }
 };
 
 struct FrameLayout {
@@ -45,7 +50,8 @@ std::optional<Failure> demote(std::vector<llvm::Instruction*> values, llvm::Func
                               const std::string& fallback_site);
 
 // Lays out every alloca of `f` (all static after inlining; a dynamic one fails) and removes what
-// only makes sense for a real alloca: lifetime markers and debug variable records.
+// only makes sense for a real alloca: lifetime markers and debug variable records. An array whose
+// accesses allow it is element-major (element_major.h).
 std::optional<Failure> layout_frame(llvm::Function& f, FrameLayout& layout,
                                     const std::string& fallback_site);
 

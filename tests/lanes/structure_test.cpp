@@ -115,6 +115,24 @@ TEST(LaneLoopStructure, UniformValuesAreNotStoredPerLane) {
   EXPECT_NE(lines[0].find(" 4 frame bytes per lane"), std::string::npos) << joined(lines);
 }
 
+TEST(LaneLoopStructure, ALocalArrayIndexedAcrossBarriersIsElementMajor) {
+  // local_rows' `acc` (float[4], indexed by the round) is one array across the lanes per element
+  // (simt/lanes/element_major.h); local_rows_picked's two arrays, reached through a pointer
+  // that picks one, stay lane-major.
+  const auto rows = starting_with(summary_of("vector_kernels", "local_rows"), "slot ");
+  const auto arrays = [](const std::vector<std::string>& slots, bool element_major) {
+    size_t n = 0;
+    for (const std::string& s : slots)
+      n += s.find(": 16 bytes at offset") != std::string::npos &&
+           (s.find(", element-major (4-byte elements)") != std::string::npos) == element_major;
+    return n;
+  };
+  EXPECT_EQ(arrays(rows, true), 1u) << joined(rows);
+  const auto picked = starting_with(summary_of("vector_kernels", "local_rows_picked"), "slot ");
+  EXPECT_EQ(arrays(picked, false), 2u) << joined(picked);
+  EXPECT_EQ(arrays(picked, true), 0u) << joined(picked);
+}
+
 TEST(LaneLoopStructure, UntransformableKernelsAreListedWithTheirReason) {
   const auto lines = summary_of("untransformable_kernels", "indirect_call");
   ASSERT_EQ(lines.size(), 1u) << joined(lines);

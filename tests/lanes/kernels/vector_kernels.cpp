@@ -73,5 +73,51 @@ void long_kernel(const BoundArgs& a, const Lane& l) {
 #undef LONG_STEP
 LANES_TEST_KERNEL(long_kernel);
 
+// buffer(0): float x[grid]; buffer(1): float out[grid * 4]; buffer(2): uint rounds;
+// threadgroup(0): float[threads]. Each lane's `acc` lives across the barriers and is indexed by
+// the round: its slot is element-major (simt/lanes/element_major.h), so that the lane loop that
+// updates it reads and writes consecutive lanes' elements contiguously, and vectorizes.
+void local_rows(const BoundArgs& a, const Lane& l) {
+  float* shared = threadgroup<float>(a, 0);
+  const uint32_t rounds = buffer<const uint32_t>(a, 2)[0];
+  float acc[4] = {};
+  float v = buffer<const float>(a, 0)[l.gid];
+  for (uint32_t r = 0; r < rounds; ++r) {
+    shared[l.tid] = v;
+    barrier();
+    const float s = shared[l.threads - 1 - l.tid];
+    for (uint32_t k = 0; k < 4; ++k) acc[(k + r) % 4] += s * float(k + 1);
+    v = s * 0.5f + 1.0f;
+    barrier();
+  }
+  float* out = buffer<float>(a, 1);
+  for (uint32_t k = 0; k < 4; ++k) out[l.gid * 4 + k] = acc[k];
+}
+LANES_TEST_KERNEL(local_rows);
+
+// The same with two arrays, a pointer picking one each round: the pointer is not an access, so
+// both slots stay lane-major (each lane's array in one block), and the results are the same.
+void local_rows_picked(const BoundArgs& a, const Lane& l) {
+  float* shared = threadgroup<float>(a, 0);
+  const uint32_t rounds = buffer<const uint32_t>(a, 2)[0];
+  float even[4] = {}, odd[4] = {};
+  float v = buffer<const float>(a, 0)[l.gid];
+  for (uint32_t r = 0; r < rounds; ++r) {
+    shared[l.tid] = v;
+    barrier();
+    const float s = shared[l.threads - 1 - l.tid];
+    float* row = r % 2 == 0 ? even : odd;
+    for (uint32_t k = 0; k < 4; ++k) row[(k + r) % 4] += s * float(k + 1);
+    v = s * 0.5f + 1.0f;
+    barrier();
+  }
+  float* out = buffer<float>(a, 1);
+  for (uint32_t k = 0; k < 4; ++k) {
+    out[l.gid * 8 + k] = even[k];
+    out[l.gid * 8 + 4 + k] = odd[k];
+  }
+}
+LANES_TEST_KERNEL(local_rows_picked);
+
 }  // namespace
 }  // namespace metalsim::lanes_test
