@@ -6,8 +6,9 @@
 // With every check off the kernels run their fast variant; METALSIM_BENCH_CHECKED=1 also times
 // the checked variant with every check off (loops_checked_ms, fibers_checked_ms): what the
 // access-check pass's instrumentation costs when no check uses it.
-// Each counter is the median of the timed iterations, after one untimed warm-up of each
-// (kernels/spec/bench_loop.h, the loop `metalsim bench` uses too).
+// Each counter is the median of METALSIM_BENCH_ITERATIONS timed runs (default 3), each side timed
+// in a block of its own after one untimed run (kernels/spec/bench_loop.h, the loop `metalsim
+// bench` uses too). Google Benchmark's own iteration is that whole loop, once.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -18,6 +19,12 @@
 namespace metalsim::spec {
 namespace {
 
+// METALSIM_BENCH_ITERATIONS (default 3): timed runs per case; the counters are their medians.
+size_t repetitions() {
+  const char* n = std::getenv("METALSIM_BENCH_ITERATIONS");
+  return n != nullptr && std::atoi(n) > 0 ? size_t(std::atoi(n)) : 3;
+}
+
 void bench_case(benchmark::State& state, const KernelSpec* spec, Params params) {
   metalsim::ExecutionOptions options;
   options.checks = metalsim::CheckSet::none();  // speed of the plain run
@@ -26,8 +33,7 @@ void bench_case(benchmark::State& state, const KernelSpec* spec, Params params) 
   const BenchSettings settings{.reference = std::getenv("METALSIM_BENCH_NO_REFERENCE") == nullptr,
                                .checked_variant = std::getenv("METALSIM_BENCH_CHECKED") != nullptr};
   BenchLoop loop(*ctx, *c, settings);
-  loop.warm_up();
-  for (auto _ : state) loop.repeat();
+  for (auto _ : state) loop.run(repetitions());
   const BenchMedians m = medians(loop.times());
   state.counters["loops_ms"] = m.loops * 1e3;
   state.counters["fibers_ms"] = m.fibers * 1e3;
@@ -46,12 +52,6 @@ void bench_case(benchmark::State& state, const KernelSpec* spec, Params params) 
 }  // namespace
 }  // namespace metalsim::spec
 
-// METALSIM_BENCH_ITERATIONS (default 3): timed runs per case; the counters are their medians.
-int64_t iterations() {
-  const char* n = std::getenv("METALSIM_BENCH_ITERATIONS");
-  return n != nullptr && std::atoi(n) > 0 ? std::atoi(n) : 3;
-}
-
 int main(int argc, char** argv) {
   using namespace metalsim::spec;
   for (const KernelSpec* spec : SpecRegistry::all())
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
       benchmark::RegisterBenchmark(case_id(spec->name(), p).c_str(), bench_case, spec, p)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()
-          ->Iterations(iterations());
+          ->Iterations(1);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

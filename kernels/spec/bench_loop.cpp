@@ -34,32 +34,38 @@ double BenchLoop::time_kernel(metalsim::ExecutionMode mode, bool checked) {
   return seconds_of([&] { case_.run_kernel(); });
 }
 
-void BenchLoop::warm_up() {
-  time_kernel(metalsim::ExecutionMode::fibers, false);
-  time_kernel(metalsim::ExecutionMode::automatic, false);
-  if (settings_.checked_variant) time_kernel(metalsim::ExecutionMode::automatic, true);
-  times_.has_baseline = case_.run_baseline();
-  if (settings_.reference) case_.run_reference();
+template <class F>
+void BenchLoop::block(size_t repetitions, std::vector<double>& out, F&& f) {
+  f();
+  for (size_t i = 0; i < repetitions; ++i) out.push_back(f());
 }
 
-void BenchLoop::repeat() {
-  times_.fibers.push_back(time_kernel(metalsim::ExecutionMode::fibers, false));
+void BenchLoop::run(size_t repetitions) {
+  using metalsim::ExecutionMode;
+  block(repetitions, times_.fibers, [&] { return time_kernel(ExecutionMode::fibers, false); });
   const uint64_t before = engine::lane_loop_threadgroups_total();
-  times_.loops.push_back(time_kernel(metalsim::ExecutionMode::automatic, false));
+  block(repetitions, times_.loops, [&] { return time_kernel(ExecutionMode::automatic, false); });
   times_.lane_loops = engine::lane_loop_threadgroups_total() > before;
-  if (times_.has_baseline) times_.baseline.push_back(seconds_of([&] { case_.run_baseline(); }));
-  if (settings_.reference) times_.reference.push_back(seconds_of([&] { case_.run_reference(); }));
   if (settings_.checked_variant) {
-    times_.fibers_checked.push_back(time_kernel(metalsim::ExecutionMode::fibers, true));
-    times_.loops_checked.push_back(time_kernel(metalsim::ExecutionMode::automatic, true));
+    block(repetitions, times_.fibers_checked,
+          [&] { return time_kernel(ExecutionMode::fibers, true); });
+    block(repetitions, times_.loops_checked,
+          [&] { return time_kernel(ExecutionMode::automatic, true); });
   }
+  // The native sides last: what their OpenMP threads leave spinning meets no emulated block.
+  times_.has_baseline = case_.run_baseline();
+  if (times_.has_baseline)
+    for (size_t i = 0; i < repetitions; ++i)
+      times_.baseline.push_back(seconds_of([&] { case_.run_baseline(); }));
+  if (settings_.reference)
+    block(repetitions, times_.reference,
+          [&] { return seconds_of([&] { case_.run_reference(); }); });
 }
 
 BenchTimes time_case(CaseContext& ctx, PreparedCase& c, BenchSettings settings,
                      size_t repetitions) {
   BenchLoop loop(ctx, c, settings);
-  loop.warm_up();
-  for (size_t i = 0; i < repetitions; ++i) loop.repeat();
+  loop.run(repetitions);
   return loop.times();
 }
 

@@ -1,10 +1,13 @@
 #pragma once
 // The one loop that benchmarks a prepared case, for bench/kernels_bench.cpp and `metalsim bench`:
 // the kernel emulated on fibers and in lane loops (automatic mode), the fast native baseline and,
-// if asked, the checking reference; one untimed warm-up of each (pipelines, fiber stacks, page
-// faults of the outputs, a baseline's one-time preparation), then timed repetitions, the outputs
-// repoisoned before each kernel run. The figures are medians: one slow run on a shared machine
-// does not move them.
+// if asked, the checking reference and the checked variant. Each of them is timed in a block of
+// its own: one untimed run, then the timed repetitions back to back, the outputs repoisoned before
+// each kernel run. The untimed run absorbs its one-time costs (pipelines, fiber stacks, page
+// faults of the outputs, a baseline's preparation) and what the block before left running: after
+// an OpenMP baseline, libgomp's idle threads spin for a while, and on a 2-core machine that took
+// CPU from the emulated run timed next (docs/performance.md, "OpenMP's idle threads"). The figures
+// are medians: one slow run on a shared machine does not move them.
 #include <chrono>
 #include <cstddef>
 #include <vector>
@@ -49,12 +52,15 @@ class BenchLoop {
  public:
   // `ctx` prepared `c`; both outlive the loop. The loop sets ctx's mode and checked variant.
   BenchLoop(CaseContext& ctx, PreparedCase& c, BenchSettings settings);
-  void warm_up();  // untimed, once before the repetitions
-  void repeat();   // one timed repetition of everything the settings ask for
+  // Every block the settings ask for, each one untimed run and `repetitions` timed ones.
+  void run(size_t repetitions);
   const BenchTimes& times() const { return times_; }
 
  private:
   double time_kernel(metalsim::ExecutionMode mode, bool checked);
+  // One untimed run of `f`, then `repetitions` timed ones into `out`.
+  template <class F>
+  void block(size_t repetitions, std::vector<double>& out, F&& f);
 
   CaseContext& ctx_;
   PreparedCase& case_;
@@ -62,7 +68,7 @@ class BenchLoop {
   BenchTimes times_;
 };
 
-// warm_up() and `repetitions` repeat()s.
+// BenchLoop(ctx, c, settings).run(repetitions)'s times.
 BenchTimes time_case(CaseContext& ctx, PreparedCase& c, BenchSettings settings, size_t repetitions);
 
 }  // namespace metalsim::spec
