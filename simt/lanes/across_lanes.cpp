@@ -98,10 +98,12 @@ struct Induction {
   const SCEVAddRecExpr* rec;
 };
 
-// A loop whose only exit is its latch's test `x pred bound`, stay while true, with x an affine
-// recurrence {start, +, step} and bound invariant: ScalarEvolution gives up on
-// `for (i = tid; i < n; i += threads)` (the add may wrap, the stride may be 0), and the pass
-// computes the count itself, with the conditions that make it exact checked at run time.
+// An exit's test `x pred bound`, stay while true, with x an affine recurrence {start, +, step}
+// and bound invariant: ScalarEvolution gives up on `for (i = tid; i < n; i += threads)` (the add
+// may wrap, the stride may be 0), and the pass computes the count itself, with the conditions
+// that make it exact checked at run time. In a block other than the latch the count is the same
+// (the first iteration whose test fails); a block that does not run in every iteration can only
+// leave later than that, so the count never lets a round run an iteration an exit leaves.
 struct LatchTest {
   CmpInst::Predicate pred;
   const SCEV* start;
@@ -111,8 +113,10 @@ struct LatchTest {
 
 struct Candidate {
   Loop* loop;
-  const SCEV* last;  // the backedge-taken count, or nullptr: `test` gives it
-  std::optional<LatchTest> test;
+  // The backedge-taken count is the least of the exits' counts: for each exiting block,
+  // ScalarEvolution's count where it has one, else its test's (see exit_test).
+  std::vector<const SCEV*> exit_counts;
+  std::vector<LatchTest> exit_tests;
   std::vector<Induction> inductions;
   std::vector<std::pair<BasicBlock*, unsigned>> stays;
   std::string site;
@@ -123,10 +127,11 @@ struct Candidate {
   uint64_t lane_slope = 0;
 };
 
-std::optional<LatchTest> latch_test(Loop& l, ScalarEvolution& se, const SCEVExpander& expander) {
-  BasicBlock* latch = l.getLoopLatch();
-  if (l.getExitingBlock() != latch) return std::nullopt;
-  auto* br = dyn_cast<BranchInst>(latch->getTerminator());
+// The test `x pred bound` of the exiting block `exiting` (stay while true), as LatchTest describes
+// one; x is the value tested in each iteration.
+std::optional<LatchTest> exit_test(Loop& l, BasicBlock& exiting, ScalarEvolution& se,
+                                   const SCEVExpander& expander) {
+  auto* br = dyn_cast<BranchInst>(exiting.getTerminator());
   auto* cmp =
       br != nullptr && br->isConditional() ? dyn_cast<ICmpInst>(br->getCondition()) : nullptr;
   if (cmp == nullptr || !cmp->getOperand(0)->getType()->isIntegerTy()) return std::nullopt;
@@ -159,6 +164,13 @@ std::optional<LatchTest> latch_test(Loop& l, ScalarEvolution& se, const SCEVExpa
       return std::nullopt;
     default: return std::nullopt;
   }
+}
+
+// The latch's test, when the latch is the loop's only exit.
+std::optional<LatchTest> latch_test(Loop& l, ScalarEvolution& se, const SCEVExpander& expander) {
+  BasicBlock* latch = l.getLoopLatch();
+  if (l.getExitingBlock() != latch) return std::nullopt;
+  return exit_test(l, *latch, se, expander);
 }
 
 // x == bound after (bound - x) steps of 1, or (x - bound) steps of -1, in modular arithmetic.
@@ -332,7 +344,7 @@ std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpan
   for (BasicBlock* bb : l.blocks())
     for (Instruction& i : *bb)
       if (!reorderable(i) || i.getType()->isTokenTy()) return std::nullopt;
-  Candidate c{&l, nullptr, std::nullopt, {}, {}, "", false, std::nullopt, 0};
+  Candidate c{&l, {}, {}, {}, {}, "", false, std::nullopt, 0};
   SmallVector<BasicBlock*, 4> exiting;
   l.getExitingBlocks(exiting);
   for (BasicBlock* e : exiting) {
@@ -354,14 +366,21 @@ std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpan
         if (!step->isOne() && !step->isAllOnesValue()) return std::nullopt;
       }
   }
-  const SCEV* last = se.getBackedgeTakenCount(&l);
-  if (!isa<SCEVCouldNotCompute>(last) && last->getType()->isIntegerTy()) {
-    last = GuardDivisions(se).visit(last);
-    if (expandable(last, l, se, expander)) c.last = last;
-  }
-  if (c.last == nullptr) {
-    c.test = latch_test(l, se, expander);
-    if (!c.test) return std::nullopt;
+  // Each exit's count: a loop stays in the rounds only in iterations no exit leaves. Where
+  // ScalarEvolution has no count for an exit (`lane + 32 * k < d`, whose add it cannot rule out
+  // wrapping), the exit's own test gives it, exact or 0 (last_from_test).
+  for (auto [block, stays] : c.stays) {
+    const SCEV* count = se.getExitCount(&l, block);
+    if (!isa<SCEVCouldNotCompute>(count) && count->getType()->isIntegerTy()) {
+      count = GuardDivisions(se).visit(count);
+      if (expandable(count, l, se, expander)) {
+        c.exit_counts.push_back(count);
+        continue;
+      }
+    }
+    std::optional<LatchTest> test = exit_test(l, *block, se, expander);
+    if (!test) return std::nullopt;
+    c.exit_tests.push_back(*test);
   }
   for (PHINode& phi : l.getHeader()->phis()) {
     if (!phi.getType()->isIntegerTy() && !phi.getType()->isPointerTy()) continue;
@@ -381,9 +400,8 @@ std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpan
   StridedIndex strided;
   // The latch test, unless the count came from ScalarEvolution (then it was not needed so far).
   const std::optional<LatchTest> strided_test =
-      stores_to_memory(l)
-          ? strided_index(c.test ? c.test : latch_test(l, se, expander), se, c.inductions, strided)
-          : std::nullopt;
+      stores_to_memory(l) ? strided_index(latch_test(l, se, expander), se, c.inductions, strided)
+                          : std::nullopt;
   RegionOrder order;
   if (std::optional<std::string> why =
           region_order_visible(l, se, strided_test ? &strided : nullptr, order)) {
@@ -419,6 +437,19 @@ struct Expanded {
   std::vector<std::tuple<PHINode*, Value*, Value*, bool>> inductions;  // phi, start, step, nuw
   Value* apart = nullptr;  // strided_apart, for a loop whose stores need it
 };
+
+// The least of the exits' counts (unsigned), in the widest of their types.
+Value* least(IRBuilder<>& b, const std::vector<Value*>& counts) {
+  Type* type = counts.front()->getType();
+  for (Value* c : counts)
+    if (c->getType()->getIntegerBitWidth() > type->getIntegerBitWidth()) type = c->getType();
+  Value* least = nullptr;
+  for (Value* c : counts) {
+    Value* wide = b.CreateZExt(c, type);
+    least = least == nullptr ? wide : b.CreateBinaryIntrinsic(Intrinsic::umin, least, wide);
+  }
+  return least;
+}
 
 AcrossLoop rewrite(const Candidate& c, const Expanded& x) {
   Loop& l = *c.loop;
@@ -539,19 +570,19 @@ std::vector<AcrossLoop> prepare_loops_across_lanes(Function& body,
     // it was.
     for (const Candidate& c : candidates) {
       Instruction* at = c.loop->getLoopPreheader()->getTerminator();
-      Value* last = nullptr;
-      if (c.last != nullptr) {
-        last = expander.expandCodeFor(c.last, c.last->getType(), at);
-      } else {
-        const LatchTest& t = *c.test;
+      std::vector<Value*> counts;
+      for (const SCEV* count : c.exit_counts)
+        counts.push_back(expander.expandCodeFor(count, count->getType(), at));
+      for (const LatchTest& t : c.exit_tests) {
         Type* type = t.start->getType();
         Value* start = expander.expandCodeFor(t.start, type, at);
         Value* step = expander.expandCodeFor(t.step, type, at);
         Value* bound = expander.expandCodeFor(t.bound, type, at);
         IRBuilder<> b(at);
-        last = last_from_test(b, t.pred, start, step, bound);
+        counts.push_back(last_from_test(b, t.pred, start, step, bound));
       }
-      Expanded x{last, {}};
+      IRBuilder<> at_preheader(at);
+      Expanded x{least(at_preheader, counts), {}};
       if (c.apart_test) {
         const LatchTest& t = *c.apart_test;
         Value* step = expander.expandCodeFor(t.step, t.step->getType(), at);

@@ -12,8 +12,9 @@
 //
 // What this file does to the body before it is split: for each innermost loop that can take it
 //   - counts the iterations done (`done`, 0 at the first) in a new header phi,
-//   - computes, in the preheader, the index of the lane's last iteration (ScalarEvolution's
-//     backedge-taken count, frozen so that it is stored, never recomputed),
+//   - computes, in the preheader, the index of the lane's last iteration (the least of its
+//     exits' counts, ScalarEvolution's or from the exit's test; frozen so that it is stored,
+//     never recomputed),
 //   - recomputes each affine induction variable {start, +, step} from `done`
 //     (start + done * step): in a round, `done` is the same for every lane, so addresses of the
 //     form x[tid + done * threads] are consecutive across lanes,

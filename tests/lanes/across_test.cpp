@@ -107,6 +107,14 @@ std::vector<Kernel> kernels() {
                  e.per_lane[l.slot] = acc;
                }});
   k.push_back(
+      {"strided_two_exits", 1, false, false, [](X x, uint32_t n, const LaneId& l, Expected& e) {
+         const float* row = x.data() + uint64_t(l.group) * n;
+         float acc = 0.0f;
+         for (uint64_t round = 0; round < n / 16 + 1 && l.tid + l.threads * round < n; ++round)
+           acc += row[l.tid + l.threads * round] * float(round + 1);
+         e.per_lane[l.slot] = acc;
+       }});
+  k.push_back(
       {"strided_with_barrier", 1, false, true, [](X x, uint32_t n, const LaneId& l, Expected& e) {
          const float* row = x.data() + uint64_t(l.group) * n;
          float acc = 0.0f;
@@ -300,6 +308,9 @@ TEST(AcrossLanesStructure, StridedAndUniformLoopsRunAcrossLanes) {
       << summary_of("strided_pairs");
   EXPECT_EQ(count_of(summary_of("uniform_and_down"), "across lanes: loop at "), 2u)
       << summary_of("uniform_and_down");
+  // Two exits, one counted by ScalarEvolution and one from its test.
+  EXPECT_EQ(count_of(summary_of("strided_two_exits"), "across lanes: loop at "), 1u)
+      << summary_of("strided_two_exits");
   // An inner loop whose outer loop meets a barrier.
   EXPECT_EQ(count_of(summary_of("strided_in_outer_loop"), "across lanes: loop at "), 1u)
       << summary_of("strided_in_outer_loop");

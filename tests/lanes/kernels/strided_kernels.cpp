@@ -102,6 +102,22 @@ void strided_break(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(strided_break);
 
+// buffer(0): float x[groups * n]; buffer(2): float out[grid]. A loop with two exits, at most
+// n / 16 + 1 rounds and only while the lane's index is in the row (flash attention's `k < 4 &&
+// lane + 32 * k < d`, with a bound the optimizer cannot unroll): ScalarEvolution counts the first
+// and not the second (the index may wrap), the pass counts that one from its test, and the loop
+// runs across lanes for the least of the two.
+void strided_two_exits(const BoundArgs& a, const Lane& l) {
+  const uint32_t n = row_length(a);
+  const float* row = row_of(a, l);
+  const uint32_t rounds = n / 16 + 1;
+  float acc = 0.0f;
+  for (uint32_t k = 0; k < rounds && l.tid + l.threads * k < n; ++k)
+    acc += row[l.tid + l.threads * k] * float(k + 1);
+  buffer<float>(a, 2)[l.gid] = acc;
+}
+LANES_TEST_KERNEL(strided_two_exits);
+
 // buffer(0): float x[groups * n]; buffer(2): float out[grid]. A strided loop with a barrier in
 // it (every lane runs ceil(n / threads) rounds): a sync point inside, so the lanes keep it.
 // threadgroup(0): float[threads].
