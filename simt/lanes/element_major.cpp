@@ -115,10 +115,17 @@ Value* spread_address(IRBuilder<>& b, Value* base, Value* off, Value* frame_lane
 
 }  // namespace
 
-uint64_t element_major_size(const AllocaInst& a, const DataLayout& dl) {
+uint64_t element_major_size(const AllocaInst& a, const DataLayout& dl,
+                            function_ref<bool(const Instruction&)> per_lane) {
   if (!element_major_slots) return 0;
   Accesses accesses;
   if (!collect(const_cast<AllocaInst&>(a), accesses) || accesses.loads_and_stores.empty()) return 0;
+  for (const Instruction* i : accesses.loads_and_stores)
+    if (per_lane(*i)) return 0;
+  for (const MemSetInst* set : accesses.memsets)
+    if (per_lane(*set)) return 0;
+  for (const auto& [copy, side] : accesses.copies)
+    if (per_lane(*copy)) return 0;
   uint64_t element_bytes = 0;
   for (const Instruction* i : accesses.loads_and_stores) {
     Type* type = accessed_type(*i);

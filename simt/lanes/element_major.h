@@ -17,6 +17,7 @@
 // nothing else uses its address (no call, no pointer stored or compared).
 #include <cstdint>
 
+#include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Value.h>
@@ -25,8 +26,16 @@ namespace metalsim::lanes {
 
 // The element size of `a` when its slot can be element-major (above): the one size of every load
 // and store through it, a power of two, with every offset a multiple of it and the array holding
-// more than one element. 0 when it cannot (or when it is one element: the layouts are the same).
-uint64_t element_major_size(const llvm::AllocaInst& a, const llvm::DataLayout& dl);
+// more than one element. 0 when it cannot (or when it is one element: the layouts are the same),
+// and when `per_lane` holds for one of its accesses.
+//
+// Why `per_lane`: element-major pays where a lane loop runs an access for consecutive lanes (the
+// region's own code, a round of a loop across lanes). An access in a loop that stays inside one
+// region (no sync point on it) runs that loop for one lane before the next: there, lane-major
+// keeps the lane's array in one or two cache lines, and element-major spreads it over one line
+// per element (flash attention's P V loop over `acc[8][4]`: 7% slower element-major).
+uint64_t element_major_size(const llvm::AllocaInst& a, const llvm::DataLayout& dl,
+                            llvm::function_ref<bool(const llvm::Instruction&)> per_lane);
 
 // Rewrites every access through `a` at byte offset `off` (of its GEPs) to address
 // a + off * frame_lanes, and lowers a memset of it to one store per element. `frame_lanes`: the

@@ -97,7 +97,7 @@ std::optional<Failure> prepare(Context& cx, const LaneBody& body, PreparedBody& 
   SmallPtrSet<Instruction*, 32> moved(p.remat.uniform.begin(), p.remat.uniform.end());
   moved.insert(p.remat.per_lane.begin(), p.remat.per_lane.end());
   if (auto f = demote(live, *p.work, p.syncs, moved, at)) return f;
-  if (auto f = layout_frame(*p.work, p.frame, at)) return f;
+  if (auto f = layout_frame(*p.work, p.syncs, p.frame, at)) return f;
   p.regions = compute_regions(*p.work, p.syncs);
   return too_large(p, at);
 }

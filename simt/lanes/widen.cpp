@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/DataLayout.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Transforms/Utils/Local.h>
@@ -98,9 +100,19 @@ std::optional<Failure> demote(std::vector<Instruction*> values, Function& f,
   return std::nullopt;
 }
 
-std::optional<Failure> layout_frame(Function& f, FrameLayout& layout,
-                                    const std::string& fallback_site) {
+std::optional<Failure> layout_frame(Function& f, const std::vector<SyncPoint>& syncs,
+                                    FrameLayout& layout, const std::string& fallback_site) {
   const DataLayout& dl = f.getParent()->getDataLayout();
+  const DominatorTree dt(f);
+  const LoopInfo loops(dt);
+  SmallPtrSet<const BasicBlock*, 16> sync_blocks;
+  for (const SyncPoint& s : syncs) sync_blocks.insert(s.block);
+  // In a loop without a sync point on it: the loop runs inside one region, lane by lane.
+  const auto per_lane = [&](const Instruction& i) {
+    const Loop* l = loops.getLoopFor(i.getParent());
+    return l != nullptr &&
+           llvm::none_of(l->blocks(), [&](const BasicBlock* b) { return sync_blocks.contains(b); });
+  };
   std::vector<Instruction*> dead;
   for (Instruction& i : instructions(f)) {
     i.dropDbgRecords();
@@ -122,7 +134,8 @@ std::optional<Failure> layout_frame(Function& f, FrameLayout& layout,
     const uint64_t size = std::max<uint64_t>(alignTo(bytes, align), 1);
     std::string name =
         a->hasName() ? a->getName().str() : "slot" + std::to_string(layout.slots.size());
-    layout.slots.push_back({a, alignTo(size, align), align, 0, name, element_major_size(*a, dl)});
+    layout.slots.push_back(
+        {a, alignTo(size, align), align, 0, name, element_major_size(*a, dl, per_lane)});
   }
   // Most aligned first: every offset is then a multiple of its slot's alignment, and so is
   // offset * frame_lanes from the frame's (kFrameAlign-aligned) start.

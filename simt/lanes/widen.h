@@ -51,8 +51,9 @@ std::optional<Failure> demote(std::vector<llvm::Instruction*> values, llvm::Func
 
 // Lays out every alloca of `f` (all static after inlining; a dynamic one fails) and removes what
 // only makes sense for a real alloca: lifetime markers and debug variable records. An array whose
-// accesses allow it is element-major (element_major.h).
-std::optional<Failure> layout_frame(llvm::Function& f, FrameLayout& layout,
-                                    const std::string& fallback_site);
+// accesses allow it, none of them in a loop without a sync point (`syncs`), is element-major
+// (element_major.h).
+std::optional<Failure> layout_frame(llvm::Function& f, const std::vector<SyncPoint>& syncs,
+                                    FrameLayout& layout, const std::string& fallback_site);
 
 }  // namespace metalsim::lanes

@@ -173,11 +173,13 @@ std::vector<Case> cases() {
       {"cleanup_across_barrier",
        [](const Shape& s, std::mt19937& r) { return in_out("cleanup_across_barrier", s, r, 1, 4); },
        {{1, false, 1, 4}}});
-  for (auto [kernel, per_lane] : {std::pair{"local_rows", 4u}, std::pair{"local_rows_picked", 8u}})
+  for (auto [kernel, per_lane] : {std::pair{"local_rows", 4u}, std::pair{"local_rows_picked", 8u},
+                                  std::pair{"local_rows_nested", 4u}})
     c.push_back({kernel,
                  [kernel, per_lane](const Shape& s, std::mt19937& r) {
                    Launch l = in_out(kernel, s, r, per_lane, 4);
                    l.buffers.push_back(one<uint32_t>(7));
+                   l.buffers.push_back(one<uint32_t>(3));  // local_rows_nested's m
                    return l;
                  },
                  {{1, false, per_lane, 4}}});

@@ -118,7 +118,8 @@ TEST(LaneLoopStructure, UniformValuesAreNotStoredPerLane) {
 TEST(LaneLoopStructure, ALocalArrayIndexedAcrossBarriersIsElementMajor) {
   // local_rows' `acc` (float[4], indexed by the round) is one array across the lanes per element
   // (simt/lanes/element_major.h); local_rows_picked's two arrays, reached through a pointer
-  // that picks one, stay lane-major.
+  // that picks one, stay lane-major, and so does local_rows_nested's, updated in loops that run
+  // lane by lane.
   const auto rows = starting_with(summary_of("vector_kernels", "local_rows"), "slot ");
   const auto arrays = [](const std::vector<std::string>& slots, bool element_major) {
     size_t n = 0;
@@ -131,6 +132,10 @@ TEST(LaneLoopStructure, ALocalArrayIndexedAcrossBarriersIsElementMajor) {
   const auto picked = starting_with(summary_of("vector_kernels", "local_rows_picked"), "slot ");
   EXPECT_EQ(arrays(picked, false), 2u) << joined(picked);
   EXPECT_EQ(arrays(picked, true), 0u) << joined(picked);
+  // Updated in loops that run lane by lane inside a region: lane-major.
+  const auto nested = starting_with(summary_of("vector_kernels", "local_rows_nested"), "slot ");
+  EXPECT_EQ(arrays(nested, false), 1u) << joined(nested);
+  EXPECT_EQ(arrays(nested, true), 0u) << joined(nested);
 }
 
 TEST(LaneLoopStructure, UntransformableKernelsAreListedWithTheirReason) {

@@ -95,6 +95,30 @@ void local_rows(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(local_rows);
 
+// local_rows with the update in two nested loops of its own (buffer(3): uint m, their count): the
+// inner loop's outer loop has no sync point, so neither runs across lanes, and each lane runs
+// both for itself inside the region. There `acc` stays lane-major: a lane's whole array in one
+// block, not one element per cache line (element_major.h).
+void local_rows_nested(const BoundArgs& a, const Lane& l) {
+  float* shared = threadgroup<float>(a, 0);
+  const uint32_t rounds = buffer<const uint32_t>(a, 2)[0];
+  const uint32_t m = buffer<const uint32_t>(a, 3)[0];
+  float acc[4] = {};
+  float v = buffer<const float>(a, 0)[l.gid];
+  for (uint32_t r = 0; r < rounds; ++r) {
+    shared[l.tid] = v;
+    barrier();
+    const float s = shared[l.threads - 1 - l.tid];
+    for (uint32_t j = 0; j < m; ++j)
+      for (uint32_t k = 0; k < m; ++k) acc[(j + k + r) % 4] += s * float(j + 2 * k + 1);
+    v = s * 0.5f + 1.0f;
+    barrier();
+  }
+  float* out = buffer<float>(a, 1);
+  for (uint32_t k = 0; k < 4; ++k) out[l.gid * 4 + k] = acc[k];
+}
+LANES_TEST_KERNEL(local_rows_nested);
+
 // The same with two arrays, a pointer picking one each round: the pointer is not an access, so
 // both slots stay lane-major (each lane's array in one block), and the results are the same.
 void local_rows_picked(const BoundArgs& a, const Lane& l) {
