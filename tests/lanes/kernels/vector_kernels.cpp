@@ -73,25 +73,40 @@ void long_kernel(const BoundArgs& a, const Lane& l) {
 #undef LONG_STEP
 LANES_TEST_KERNEL(long_kernel);
 
-// buffer(0): float x[grid]; buffer(1): float out[grid * 4]; buffer(2): uint rounds;
-// threadgroup(0): float[threads]. Each lane's `acc` lives across the barriers and is indexed by
-// the round: its slot is element-major (simt/lanes/element_major.h), so that the lane loop that
-// updates it reads and writes consecutive lanes' elements contiguously, and vectorizes.
-void local_rows(const BoundArgs& a, const Lane& l) {
+// The rounds of the local_rows kernels: buffer(0): float x[grid]; buffer(2): uint rounds;
+// threadgroup(0): float[threads]. Each round passes a value to the opposite lane through
+// threadgroup memory, between two barriers, and hands it to `update` with the round's index.
+template <class Update>
+void exchange_rounds(const BoundArgs& a, const Lane& l, Update&& update) {
   float* shared = threadgroup<float>(a, 0);
   const uint32_t rounds = buffer<const uint32_t>(a, 2)[0];
-  float acc[4] = {};
   float v = buffer<const float>(a, 0)[l.gid];
   for (uint32_t r = 0; r < rounds; ++r) {
     shared[l.tid] = v;
     barrier();
     const float s = shared[l.threads - 1 - l.tid];
-    for (uint32_t k = 0; k < 4; ++k) acc[(k + r) % 4] += s * float(k + 1);
+    update(s, r);
     v = s * 0.5f + 1.0f;
     barrier();
   }
-  float* out = buffer<float>(a, 1);
-  for (uint32_t k = 0; k < 4; ++k) out[l.gid * 4 + k] = acc[k];
+}
+
+// Row `i` of each lane's `count` rows of 4 floats in buffer(1): float out[grid * 4 * count].
+void write_row(const BoundArgs& a, const Lane& l, const float (&row)[4], uint32_t i,
+               uint32_t count) {
+  float* out = buffer<float>(a, 1) + (uint64_t(l.gid) * count + i) * 4;
+  for (uint32_t k = 0; k < 4; ++k) out[k] = row[k];
+}
+
+// Each lane's `acc` lives across the barriers and is indexed by the round: its slot is
+// element-major (simt/lanes/element_major.h), so that the lane loop that updates it reads and
+// writes consecutive lanes' elements contiguously, and vectorizes.
+void local_rows(const BoundArgs& a, const Lane& l) {
+  float acc[4] = {};
+  exchange_rounds(a, l, [&](float s, uint32_t r) {
+    for (uint32_t k = 0; k < 4; ++k) acc[(k + r) % 4] += s * float(k + 1);
+  });
+  write_row(a, l, acc, 0, 1);
 }
 LANES_TEST_KERNEL(local_rows);
 
@@ -100,46 +115,26 @@ LANES_TEST_KERNEL(local_rows);
 // both for itself inside the region. There `acc` stays lane-major: a lane's whole array in one
 // block, not one element per cache line (element_major.h).
 void local_rows_nested(const BoundArgs& a, const Lane& l) {
-  float* shared = threadgroup<float>(a, 0);
-  const uint32_t rounds = buffer<const uint32_t>(a, 2)[0];
   const uint32_t m = buffer<const uint32_t>(a, 3)[0];
   float acc[4] = {};
-  float v = buffer<const float>(a, 0)[l.gid];
-  for (uint32_t r = 0; r < rounds; ++r) {
-    shared[l.tid] = v;
-    barrier();
-    const float s = shared[l.threads - 1 - l.tid];
+  exchange_rounds(a, l, [&](float s, uint32_t r) {
     for (uint32_t j = 0; j < m; ++j)
       for (uint32_t k = 0; k < m; ++k) acc[(j + k + r) % 4] += s * float(j + 2 * k + 1);
-    v = s * 0.5f + 1.0f;
-    barrier();
-  }
-  float* out = buffer<float>(a, 1);
-  for (uint32_t k = 0; k < 4; ++k) out[l.gid * 4 + k] = acc[k];
+  });
+  write_row(a, l, acc, 0, 1);
 }
 LANES_TEST_KERNEL(local_rows_nested);
 
 // The same with two arrays, a pointer picking one each round: the pointer is not an access, so
 // both slots stay lane-major (each lane's array in one block), and the results are the same.
 void local_rows_picked(const BoundArgs& a, const Lane& l) {
-  float* shared = threadgroup<float>(a, 0);
-  const uint32_t rounds = buffer<const uint32_t>(a, 2)[0];
   float even[4] = {}, odd[4] = {};
-  float v = buffer<const float>(a, 0)[l.gid];
-  for (uint32_t r = 0; r < rounds; ++r) {
-    shared[l.tid] = v;
-    barrier();
-    const float s = shared[l.threads - 1 - l.tid];
+  exchange_rounds(a, l, [&](float s, uint32_t r) {
     float* row = r % 2 == 0 ? even : odd;
     for (uint32_t k = 0; k < 4; ++k) row[(k + r) % 4] += s * float(k + 1);
-    v = s * 0.5f + 1.0f;
-    barrier();
-  }
-  float* out = buffer<float>(a, 1);
-  for (uint32_t k = 0; k < 4; ++k) {
-    out[l.gid * 8 + k] = even[k];
-    out[l.gid * 8 + 4 + k] = odd[k];
-  }
+  });
+  write_row(a, l, even, 0, 2);
+  write_row(a, l, odd, 1, 2);
 }
 LANES_TEST_KERNEL(local_rows_picked);
 
