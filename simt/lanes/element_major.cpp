@@ -54,8 +54,9 @@ bool collect(Value& pointer, Accesses& out) {
     } else if (auto* set = dyn_cast<MemSetInst>(user); set && u.getOperandNo() == 0) {
       out.memsets.push_back(set);
     } else if (auto* copy = dyn_cast<MemTransferInst>(user); copy && u.getOperandNo() < 2) {
-      // Both sides in local arrays would need both layouts at once: not handled.
-      if (isa<AllocaInst>(getUnderlyingObject(copy->getOperand(1 - u.getOperandNo()))))
+      // Both sides in local arrays would need both layouts at once: not handled. (No lookup
+      // limit: a deep chain of GEPs into another slot must not pass for outside memory.)
+      if (isa<AllocaInst>(getUnderlyingObject(copy->getOperand(1 - u.getOperandNo()), 0)))
         return false;
       out.copies.push_back({copy, u.getOperandNo()});
     } else {
@@ -109,8 +110,10 @@ Constant* repeated_byte(LLVMContext& ctx, const MemSetInst& set, uint64_t elemen
 // `base` + off * frame_lanes, before `at` (the base itself when the offset is none).
 Value* spread_address(IRBuilder<>& b, Value* base, Value* off, Value* frame_lanes) {
   if (off == nullptr) return base;
-  return b.CreateInBoundsGEP(b.getInt8Ty(), base,
-                             b.CreateMul(off, frame_lanes, "elem.off", true, true), "elem");
+  // No wrap flags: a lane's accesses are in its array (0 <= off < its size) in a correct kernel,
+  // but an out-of-bounds index must stay the fast variant's undefined access, not poison here.
+  return b.CreateInBoundsGEP(b.getInt8Ty(), base, b.CreateMul(off, frame_lanes, "elem.off"),
+                             "elem");
 }
 
 }  // namespace
@@ -157,7 +160,8 @@ void spread_elements(AllocaInst& a, uint64_t element_bytes, Value* frame_lanes) 
     IRBuilder<> b(gep);
     Value* own = emitGEPOffset(&b, dl, gep);
     Value* base = offset_of.lookup(gep->getPointerOperand());
-    offset_of[gep] = base == nullptr ? own : b.CreateAdd(base, own, "elem.at", true, true);
+    // `own` may be negative (&row[3] then [-1]): no wrap flags.
+    offset_of[gep] = base == nullptr ? own : b.CreateAdd(base, own, "elem.at");
   }
   const Align element_align(element_bytes);
   for (Instruction* i : accesses.loads_and_stores) {
