@@ -398,7 +398,7 @@ std::optional<Candidate> candidate(Loop& l, ScalarEvolution& se, const SCEVExpan
   if (carried - c.inductions.size() > kMaxCarried) return std::nullopt;
   // The rounds reorder the other lanes' code around the loop too (region_order.h).
   StridedIndex strided;
-  // The latch test, unless the count came from ScalarEvolution (then it was not needed so far).
+  // The latch's test, for the strided index (the counts above may not have needed it).
   const std::optional<LatchTest> strided_test =
       stores_to_memory(l) ? strided_index(latch_test(l, se, expander), se, c.inductions, strided)
                           : std::nullopt;

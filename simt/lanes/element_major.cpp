@@ -23,8 +23,8 @@ cl::opt<bool> element_major_slots(
 
 namespace {
 
-// The most stores a memset of an element-major slot becomes.
-constexpr uint64_t kMaxMemsetElements = 64;
+// The most elements a memset or memcpy of an element-major slot is expanded into.
+constexpr uint64_t kMaxExpandedElements = 64;
 
 // What addresses an alloca: its GEPs (each based on the alloca or on another of them), and what
 // reads or writes through them.
@@ -84,19 +84,22 @@ bool offsets_whole_elements(const GetElementPtrInst& gep, const DataLayout& dl,
   return true;
 }
 
+// A constant length of whole elements, at most kMaxExpandedElements of them.
+bool whole_elements(const Value* length, uint64_t element_bytes) {
+  const auto* bytes = dyn_cast<ConstantInt>(length);
+  return bytes != nullptr && bytes->getZExtValue() % element_bytes == 0 &&
+         bytes->getZExtValue() / element_bytes <= kMaxExpandedElements;
+}
+
 // A memset of whole elements with a constant byte.
 bool memset_whole_elements(const MemSetInst& set, uint64_t element_bytes) {
-  const auto* length = dyn_cast<ConstantInt>(set.getLength());
-  return length != nullptr && isa<ConstantInt>(set.getValue()) && !set.isVolatile() &&
-         length->getZExtValue() % element_bytes == 0 &&
-         length->getZExtValue() / element_bytes <= kMaxMemsetElements;
+  return isa<ConstantInt>(set.getValue()) && !set.isVolatile() &&
+         whole_elements(set.getLength(), element_bytes);
 }
 
 // A copy of whole elements.
 bool copy_whole_elements(const MemTransferInst& copy, uint64_t element_bytes) {
-  const auto* length = dyn_cast<ConstantInt>(copy.getLength());
-  return length != nullptr && !copy.isVolatile() && length->getZExtValue() % element_bytes == 0 &&
-         length->getZExtValue() / element_bytes <= kMaxMemsetElements;
+  return !copy.isVolatile() && whole_elements(copy.getLength(), element_bytes);
 }
 
 // The element's value that a memset's byte repeats into: an integer of the element's width.
@@ -107,7 +110,14 @@ Constant* repeated_byte(LLVMContext& ctx, const MemSetInst& set, uint64_t elemen
   return ConstantInt::get(ctx, value);
 }
 
-// `base` + off * frame_lanes, before `at` (the base itself when the offset is none).
+// The byte offset of element k of an expanded memset or memcpy that starts at `start` (nullptr:
+// the array's start).
+Value* expanded_offset(IRBuilder<>& b, Value* start, uint64_t k, uint64_t element_bytes) {
+  Value* off = b.getInt64(k * element_bytes);
+  return start == nullptr ? off : b.CreateAdd(start, off);
+}
+
+// `base` + off * frame_lanes (the base itself when the offset is none).
 Value* spread_address(IRBuilder<>& b, Value* base, Value* off, Value* frame_lanes) {
   if (off == nullptr) return base;
   // No wrap flags: a lane's accesses are in its array (0 <= off < its size) in a correct kernel,
@@ -123,12 +133,6 @@ uint64_t element_major_size(const AllocaInst& a, const DataLayout& dl,
   if (!element_major_slots) return 0;
   Accesses accesses;
   if (!collect(const_cast<AllocaInst&>(a), accesses) || accesses.loads_and_stores.empty()) return 0;
-  for (const Instruction* i : accesses.loads_and_stores)
-    if (per_lane(*i)) return 0;
-  for (const MemSetInst* set : accesses.memsets)
-    if (per_lane(*set)) return 0;
-  for (const auto& [copy, side] : accesses.copies)
-    if (per_lane(*copy)) return 0;
   uint64_t element_bytes = 0;
   for (const Instruction* i : accesses.loads_and_stores) {
     Type* type = accessed_type(*i);
@@ -146,6 +150,13 @@ uint64_t element_major_size(const AllocaInst& a, const DataLayout& dl,
     if (!memset_whole_elements(*set, element_bytes)) return 0;
   for (const auto& [copy, side] : accesses.copies)
     if (!copy_whole_elements(*copy, element_bytes)) return 0;
+  // Last, as the dearest: where every access runs.
+  for (const Instruction* i : accesses.loads_and_stores)
+    if (per_lane(*i)) return 0;
+  for (const MemSetInst* set : accesses.memsets)
+    if (per_lane(*set)) return 0;
+  for (const auto& [copy, side] : accesses.copies)
+    if (per_lane(*copy)) return 0;
   return element_bytes;
 }
 
@@ -180,12 +191,10 @@ void spread_elements(AllocaInst& a, uint64_t element_bytes, Value* frame_lanes) 
     Value* start = offset_of.lookup(set->getDest());
     Constant* value = repeated_byte(ctx, *set, element_bytes);
     const uint64_t count = cast<ConstantInt>(set->getLength())->getZExtValue() / element_bytes;
-    for (uint64_t k = 0; k < count; ++k) {
-      Value* off = b.getInt64(k * element_bytes);
-      if (start != nullptr) off = b.CreateAdd(start, off, "", true, true);
-      b.CreateAlignedStore(value, spread_address(b, &a, off, frame_lanes),
-                           std::min(a.getAlign(), element_align));
-    }
+    for (uint64_t k = 0; k < count; ++k)
+      b.CreateAlignedStore(
+          value, spread_address(b, &a, expanded_offset(b, start, k, element_bytes), frame_lanes),
+          std::min(a.getAlign(), element_align));
     set->eraseFromParent();
   }
   // A copy to or from memory outside the local arrays: one element at a time, as integers (the
@@ -201,10 +210,9 @@ void spread_elements(AllocaInst& a, uint64_t element_bytes, Value* frame_lanes) 
     const Align local_align = std::min(a.getAlign(), element_align);
     const uint64_t count = cast<ConstantInt>(copy->getLength())->getZExtValue() / element_bytes;
     for (uint64_t k = 0; k < count; ++k) {
-      Value* off = b.getInt64(k * element_bytes);
-      Value* other_at = b.CreateInBoundsGEP(b.getInt8Ty(), other, off);
-      if (start != nullptr) off = b.CreateAdd(start, off, "", true, true);
-      Value* local_at = spread_address(b, &a, off, frame_lanes);
+      Value* other_at = b.CreateInBoundsGEP(b.getInt8Ty(), other, b.getInt64(k * element_bytes));
+      Value* local_at =
+          spread_address(b, &a, expanded_offset(b, start, k, element_bytes), frame_lanes);
       if (side == 0)
         b.CreateAlignedStore(b.CreateAlignedLoad(element, other_at, other_align), local_at,
                              local_align);
