@@ -32,9 +32,9 @@ void bench_case(benchmark::State& state, const KernelSpec* spec, Params params) 
   std::unique_ptr<PreparedCase> c = spec->prepare_case(spec->complete(params), *ctx);
   const BenchSettings settings{.reference = std::getenv("METALSIM_BENCH_NO_REFERENCE") == nullptr,
                                .checked_variant = std::getenv("METALSIM_BENCH_CHECKED") != nullptr};
-  BenchLoop loop(*ctx, *c, settings);
-  for (auto _ : state) loop.run(repetitions());
-  const BenchMedians m = medians(loop.times());
+  BenchTimes times;
+  for (auto _ : state) times = time_case(*ctx, *c, settings, repetitions());
+  const BenchMedians m = medians(times);
   state.counters["loops_ms"] = m.loops * 1e3;
   state.counters["fibers_ms"] = m.fibers * 1e3;
   state.counters["baseline_ms"] = m.baseline * 1e3;

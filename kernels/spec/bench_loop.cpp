@@ -24,21 +24,34 @@ BenchMedians medians(const BenchTimes& t) {
           t.lane_loops ? median(t.loops_checked) : nan};
 }
 
-BenchLoop::BenchLoop(CaseContext& ctx, PreparedCase& c, BenchSettings settings)
-    : ctx_(ctx), case_(c), settings_(settings) {}
+namespace {
 
-double BenchLoop::time_kernel(metalsim::ExecutionMode mode, bool checked) {
-  ctx_.mutable_options().mode = mode;
-  ctx_.mutable_options().checked_variant = checked;
-  case_.repoison();
-  return seconds_of([&] { case_.run_kernel(); });
-}
+class BenchLoop {
+ public:
+  BenchLoop(CaseContext& ctx, PreparedCase& c, BenchSettings settings)
+      : ctx_(ctx), case_(c), settings_(settings) {}
+  void run(size_t repetitions);
+  const BenchTimes& times() const { return times_; }
 
-template <class F>
-void BenchLoop::block(size_t repetitions, std::vector<double>& out, F&& f) {
-  f();
-  for (size_t i = 0; i < repetitions; ++i) out.push_back(f());
-}
+ private:
+  double time_kernel(metalsim::ExecutionMode mode, bool checked) {
+    ctx_.mutable_options().mode = mode;
+    ctx_.mutable_options().checked_variant = checked;
+    case_.repoison();
+    return seconds_of([&] { case_.run_kernel(); });
+  }
+  // One untimed run of `f`, then `repetitions` timed ones into `out`.
+  template <class F>
+  void block(size_t repetitions, std::vector<double>& out, F&& f) {
+    f();
+    for (size_t i = 0; i < repetitions; ++i) out.push_back(f());
+  }
+
+  CaseContext& ctx_;
+  PreparedCase& case_;
+  BenchSettings settings_;
+  BenchTimes times_;
+};
 
 void BenchLoop::run(size_t repetitions) {
   using metalsim::ExecutionMode;
@@ -53,6 +66,7 @@ void BenchLoop::run(size_t repetitions) {
           [&] { return time_kernel(ExecutionMode::automatic, true); });
   }
   // The native sides last: what their OpenMP threads leave spinning meets no emulated block.
+  // The baseline's untimed run also says whether the spec has one.
   times_.has_baseline = case_.run_baseline();
   if (times_.has_baseline)
     for (size_t i = 0; i < repetitions; ++i)
@@ -61,6 +75,8 @@ void BenchLoop::run(size_t repetitions) {
     block(repetitions, times_.reference,
           [&] { return seconds_of([&] { case_.run_reference(); }); });
 }
+
+}  // namespace
 
 BenchTimes time_case(CaseContext& ctx, PreparedCase& c, BenchSettings settings,
                      size_t repetitions) {

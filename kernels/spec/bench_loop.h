@@ -48,27 +48,8 @@ struct BenchMedians {
 };
 BenchMedians medians(const BenchTimes& t);
 
-class BenchLoop {
- public:
-  // `ctx` prepared `c`; both outlive the loop. The loop sets ctx's mode and checked variant.
-  BenchLoop(CaseContext& ctx, PreparedCase& c, BenchSettings settings);
-  // Every block the settings ask for, each one untimed run and `repetitions` timed ones.
-  void run(size_t repetitions);
-  const BenchTimes& times() const { return times_; }
-
- private:
-  double time_kernel(metalsim::ExecutionMode mode, bool checked);
-  // One untimed run of `f`, then `repetitions` timed ones into `out`.
-  template <class F>
-  void block(size_t repetitions, std::vector<double>& out, F&& f);
-
-  CaseContext& ctx_;
-  PreparedCase& case_;
-  BenchSettings settings_;
-  BenchTimes times_;
-};
-
-// BenchLoop(ctx, c, settings).run(repetitions)'s times.
+// Times every block the settings ask for, each one untimed run and `repetitions` timed ones.
+// `ctx` prepared `c`; the loop sets ctx's mode and checked variant.
 BenchTimes time_case(CaseContext& ctx, PreparedCase& c, BenchSettings settings, size_t repetitions);
 
 }  // namespace metalsim::spec
