@@ -76,6 +76,12 @@ std::string pass_arg(const KernelArg& a, size_t i, const std::string& value,
 // kernel's lane loops from it; KernelInfo::lane_body's reference is what makes clang emit it.
 std::string lane_body_code(const KernelDecl& k, const std::string& callee) {
   std::string s = "  [[clang::annotate(\"metalsim.lanes.body\")]]\n";
+  // Constant memory is read only for the whole dispatch (MSL 4.2): the lane-loop pass may read a
+  // value there again after a sync point instead of keeping it per lane (simt/lanes/remat.h).
+  for (const KernelArg& a : k.args)
+    if (a.kind == ArgKind::ConstantBuffer)
+      s += "  [[clang::annotate(\"metalsim.lanes.constant_buffer\", static_cast<int>(" + a.index +
+           "))]]\n";
   s += "  static void lane_body(const ::metalsim::abi::BoundArgs& ms_a, "
        "const ::metalsim::engine::LaneLoopState& ms_s, uint32_t ms_lane) {\n";
   s += "    (void)ms_a;\n    (void)ms_s;\n    (void)ms_lane;\n";

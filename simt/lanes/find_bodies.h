@@ -10,6 +10,11 @@
 namespace metalsim::lanes {
 
 inline constexpr const char* kBodyAnnotation = "metalsim.lanes.body";
+// One per buffer argument in MSL's constant address space, with its binding: memory no lane
+// writes during a dispatch (memory_space.h). find_lane_bodies records them on the body as the
+// function attribute kConstantBuffersAttribute.
+inline constexpr const char* kConstantBufferAnnotation = "metalsim.lanes.constant_buffer";
+inline constexpr const char* kConstantBuffersAttribute = "metalsim-constant-buffers";
 
 struct LaneBody {
   llvm::Function* function;

@@ -6,6 +6,7 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 
+#include "simt/lanes/find_bodies.h"
 #include "simt/lanes/state_abi.h"
 
 namespace metalsim::lanes {
@@ -87,7 +88,8 @@ MemorySpaces space_of_loaded_pointer(const LoadInst& load, const Function& body)
   const DataLayout& dl = body.getParent()->getDataLayout();
   const Value* from = load.getPointerOperand();
   const Value* args = body.getArg(0);
-  if (field_of(from, args, abi::kArgsBuffers, abi::kArgsBuffersEnd, dl)) return kDevice;
+  if (field_of(from, args, abi::kArgsBuffers, abi::kArgsBuffersEnd, dl))
+    return is_constant_buffer(body, buffer_key(load, body)) ? kReadOnly : kDevice;
   if (field_of(from, args, abi::kArgsThreadgroup, abi::kArgsThreadgroupEnd, dl))
     return kThreadgroup;
   return space_reached_from_state(from, body);
@@ -104,6 +106,14 @@ MemorySpaces space_of_object(const Value* object, const Function& body) {
 }
 
 }  // namespace
+
+bool is_constant_buffer(const Function& body, int64_t binding) {
+  if (binding < 0 || binding >= 64 || !body.hasFnAttribute(kConstantBuffersAttribute)) return false;
+  uint64_t mask = 0;
+  if (body.getFnAttribute(kConstantBuffersAttribute).getValueAsString().getAsInteger(10, mask))
+    return false;
+  return (mask >> binding & 1) != 0;
+}
 
 MemorySpaces spaces_of(const Value* pointer, const Function& body) {
   SmallVector<const Value*, 4> objects;

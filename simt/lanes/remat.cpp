@@ -8,6 +8,8 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 
+#include "simt/lanes/memory_space.h"
+
 namespace metalsim::lanes {
 
 using namespace llvm;
@@ -21,7 +23,8 @@ constexpr unsigned kMaxPerLaneCost = 16;
 
 class Classifier {
  public:
-  explicit Classifier(Function& f) : args_(f.getArg(0)), state_(f.getArg(1)), lane_(f.getArg(2)) {}
+  explicit Classifier(Function& f)
+      : body_(f), args_(f.getArg(0)), state_(f.getArg(1)), lane_(f.getArg(2)) {}
 
   Kind kind(Value* v) {
     if (v == lane_) return Kind::PerLane;
@@ -71,6 +74,8 @@ class Classifier {
   // the state (the body reads the state only through LaneLoopState::value and the lowered
   // queries; the step's own tables are not visible to it).
   bool read_only(Value* pointer) {
+    // A buffer in the constant address space (memory_space.h).
+    if (spaces_of(pointer, body_) == kReadOnly) return true;
     Value* base = getUnderlyingObject(pointer);
     if (base == args_) return true;
     for (int depth = 0; depth < 4; ++depth) {
@@ -82,6 +87,7 @@ class Classifier {
     return false;
   }
 
+  const Function& body_;
   Value* args_;
   Value* state_;
   Value* lane_;

@@ -7,8 +7,9 @@
 //   per lane  - from those and the lane (a built-in, its index arithmetic): computed again in
 //               the header of each lane loop that needs it.
 // Only instructions without side effects are moved: arithmetic that cannot trap, and loads of
-// memory that nothing writes during a dispatch (the BoundArgs fields, and what the body reads
-// through the state: built-in tables, function constants, threadgroup variable addresses).
+// memory that nothing writes during a dispatch (the BoundArgs fields, what the body reads
+// through the state: built-in tables, function constants, threadgroup variable addresses; and
+// buffers in the constant address space, memory_space.h).
 #include <vector>
 
 #include <llvm/IR/Function.h>

@@ -67,13 +67,14 @@ std::vector<Case> cases() {
   c.push_back({"rotate",
                [](const Shape& s, std::mt19937& r) { return in_out("rotate", s, r, 2, 4); },
                {{1, false, 2, 4}}});
-  c.push_back({"barrier_in_loop",
-               [](const Shape& s, std::mt19937& r) {
-                 Launch l = in_out("barrier_in_loop", s, r, 1, 4);
-                 l.buffers.push_back(one<uint32_t>(5));
-                 return l;
-               },
-               {{1, false, 1, 4}}});
+  for (const char* name : {"barrier_in_loop", "barrier_in_loop_constant"})
+    c.push_back({name,
+                 [name](const Shape& s, std::mt19937& r) {
+                   Launch l = in_out(name, s, r, 1, 4);
+                   l.buffers.push_back(one<uint32_t>(5));
+                   return l;
+                 },
+                 {{1, false, 1, 4}}});
   for (int mode : {0, 1})
     c.push_back({"uniform_branch_mode" + std::to_string(mode),
                  [mode](const Shape& s, std::mt19937& r) {

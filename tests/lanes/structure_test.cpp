@@ -76,6 +76,17 @@ TEST(LaneLoopStructure, ABarrierInALoopResumesIntoTheLoop) {
   EXPECT_FALSE(starting_with(lines, "slot ").empty()) << joined(lines);
 }
 
+TEST(LaneLoopStructure, AValueOfConstantMemoryIsReadAgainAfterABarrier) {
+  // The loop's bound, read from buffer(2): in device memory it is stored per lane across the
+  // barriers; in the constant address space it is read again, once per step.
+  const auto device = summary_of("barrier_kernels", "barrier_in_loop");
+  const auto constant = summary_of("barrier_kernels", "barrier_in_loop_constant");
+  EXPECT_EQ(starting_with(constant, "slot ").size() + 1, starting_with(device, "slot ").size())
+      << joined(device) << "\n"
+      << joined(constant);
+  EXPECT_EQ(regions(constant), regions(device)) << joined(constant);
+}
+
 TEST(LaneLoopStructure, ABarrierInEachArmOfAUniformBranch) {
   const auto lines = summary_of("barrier_kernels", "uniform_branch");
   EXPECT_EQ(regions(lines), (std::vector<std::string>{"region 0 -> sync 1, sync 2",

@@ -47,6 +47,11 @@ void barrier_in_loop(const BoundArgs& a, const Lane& l) {
 }
 LANES_TEST_KERNEL(barrier_in_loop);
 
+// barrier_in_loop with buffer(2) in the constant address space: `rounds` is read again after
+// each barrier instead of being stored per lane.
+void barrier_in_loop_constant(const BoundArgs& a, const Lane& l) { barrier_in_loop(a, l); }
+LANES_TEST_KERNEL_WITH_CONSTANT(barrier_in_loop_constant, 2);
+
 // buffer(0): float in[grid]; buffer(1): float out[grid]; threadgroup(0): float[threads];
 // function constant 0: int mode (unset: 0). A barrier in each arm of a branch on it.
 void uniform_branch(const BoundArgs& a, const Lane& l) {

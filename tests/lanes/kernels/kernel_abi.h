@@ -56,6 +56,21 @@ struct Generated {
   }
 };
 
+// The same, with buffer binding `Constant` in MSL's constant address space: the front marks
+// such a binding on the lane body (kernel_entry.cpp), and the pass may read what it holds again
+// after a sync point instead of storing it per lane (simt/lanes/remat.h).
+template <KernelFn K, int Constant>
+struct GeneratedWithConstant {
+  static void entry(const BoundArgs& args, abi::LaneCursor& cursor) {
+    Generated<K>::entry(args, cursor);
+  }
+  [[clang::annotate("metalsim.lanes.body")]] [[clang::annotate("metalsim.lanes.constant_buffer",
+                                                               Constant)]] static void
+  body(const BoundArgs& args, const engine::LaneLoopState& state, uint32_t lane) {
+    K(args, lane_of([&](Builtin b) { return state.value(b, lane); }));
+  }
+};
+
 struct Registrar {
   explicit Registrar(const TestKernel& k) { add_test_kernel(k); }
 };
@@ -65,6 +80,13 @@ struct Registrar {
     {                                                      \
       #fn, &Generated<fn>::entry, &Generated<fn>::body     \
     }                                                      \
+  }
+
+#define LANES_TEST_KERNEL_WITH_CONSTANT(fn, binding)                                             \
+  const ::metalsim::lanes_test::Registrar fn##_registrar {                                       \
+    {                                                                                            \
+      #fn, &GeneratedWithConstant<fn, binding>::entry, &GeneratedWithConstant<fn, binding>::body \
+    }                                                                                            \
   }
 
 // buffer<T>(args, i), threadgroup<T>(args, i): the hand kernels' accessors.
