@@ -449,7 +449,10 @@ bool instrument(Function& f, bool step, const AccessCheckOptions& options, const
     ranged.push_back({a.at, a.pointer, *bytes});
   }
   const ShadowGlobals e = load_entry(f, options.race);
-  const std::vector<Value*> hoisted = hoist_range_tests(f, ranged, e);
+  std::vector<Instruction*> unranged;
+  for (size_t i = 0; i < accesses.size(); ++i)
+    if (ranged_index[i] == SIZE_MAX) unranged.push_back(accesses[i].at);
+  const std::vector<Value*> hoisted = hoist_range_tests(f, ranged, unranged, e);
   std::vector<Value*> flags(accesses.size(), nullptr);  // each access's hoisted flag, or nullptr
   std::vector<Instruction*> sites;
   for (size_t i = 0; i < accesses.size(); ++i) {

@@ -14,12 +14,15 @@
 #include <llvm/Transforms/Utils/LoopUtils.h>
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <tuple>
 #include <vector>
 
 #include "simt/instrument/access_abi.h"
+#include "simt/instrument/loop_versions.h"
+#include "simt/instrument/scev_interval.h"
 #include "simt/instrument/shadow_span.h"
 
 namespace metalsim::instrument {
@@ -60,6 +63,14 @@ struct Hoist {
   // The backedge-taken counts of the loops from the access's out to `loop` that are known before
   // it: how many times the access runs per test, at least.
   std::vector<const SCEV*> counts;
+  // The walks as they were inside each loop the access's walk reached, innermost first: where a
+  // test bounded over that loop's iterations starts (bounded_walk).
+  std::vector<std::pair<Loop*, std::vector<Walk>>> inside;
+  // The loop whose iterations the walks could not step through (a start or a count that differs
+  // per iteration in a way scalar evolution cannot follow), or where they did but the test could
+  // not go before it (a count that differs per iteration: a per-lane strided loop's in a lane
+  // loop), or nullptr.
+  Loop* stuck = nullptr;
 };
 
 // Replaces each zero- or sign-extended recurrence of `loop` (a 32-bit index extended to 64 bits
@@ -124,8 +135,11 @@ Hoist hoist_of(const RangedAccess& a, LoopInfo& li, ScalarEvolution& se, const S
   if (!se.isSCEVable(a.pointer->getType())) return best;
   std::vector<Walk> walks{{se.getSCEV(a.pointer), {}}};
   std::vector<const SCEV*> counts;
+  std::vector<std::pair<Loop*, std::vector<Walk>>> inside;
+  Loop* stuck = nullptr;
   for (Loop* loop = li.getLoopFor(a.at->getParent()); loop != nullptr;
        loop = loop->getParentLoop()) {
+    inside.emplace_back(loop, walks);
     counts.push_back(se.getBackedgeTakenCount(loop));
     // The models Widen adds are recurrences of this loop: each steps out of it too.
     std::vector<Walk> models;
@@ -136,7 +150,10 @@ Hoist hoist_of(const RangedAccess& a, LoopInfo& li, ScalarEvolution& se, const S
       known = step_out(w, loop, se, models);
       models[i] = w;
     }
-    if (!known) break;
+    if (!known) {
+      stuck = loop;
+      break;
+    }
     walks.insert(walks.end(), models.begin(), models.end());
     if (loop->getLoopPreheader() == nullptr || walks.size() > kMaxWalks) continue;
     bool computable = true;
@@ -147,11 +164,23 @@ Hoist hoist_of(const RangedAccess& a, LoopInfo& li, ScalarEvolution& se, const S
                      computable_before(s.last, loop, se, x);
     }
     if (!computable) continue;
-    best = {loop, walks, {}};
+    best.loop = loop;
+    best.walks = walks;
+    best.counts.clear();
     for (const SCEV* count : counts)
       if (!isa<SCEVCouldNotCompute>(count) && computable_before(count, loop, se, x))
         best.counts.push_back(count);
   }
+  // The loop around the test (the innermost loop where there is none): a test bounded over its
+  // iterations may go before it where the walks reached it.
+  if (stuck == nullptr) {
+    Loop* around =
+        best.loop != nullptr ? best.loop->getParentLoop() : li.getLoopFor(a.at->getParent());
+    for (const auto& entry : inside)
+      if (entry.first == around) stuck = around;
+  }
+  best.inside = std::move(inside);
+  best.stuck = stuck;
   return best;
 }
 
@@ -296,12 +325,19 @@ Value* inline_fits(IRBuilder<>& b, const std::vector<Value*>& args) {
   return b.CreateAnd(ok, b.CreateICmpSLE(r.highest, args[2 + 2 * kMaxStrides]));
 }
 
+// One walk's test in a preheader: an address walk (__metalsim_access_range's arguments) or the
+// model of a narrower index (__metalsim_index_fits's).
+struct WalkTest {
+  bool is_address;
+  std::vector<Value*> args;
+};
+
 // i1, where the builder stands: the walk is plain, by its inline test `inline_ok` where that
 // passed (and no racecheck dispatch runs), else by the engine's call, made only then.
-Value* call_unless(IRBuilder<>& b, const Callees& c, const Walk& w, const std::vector<Value*>& args,
-                   Value* inline_ok, Value* every, DomTreeUpdater& dtu, LoopInfo& li) {
+Value* call_unless(IRBuilder<>& b, const Callees& c, const WalkTest& t, Value* inline_ok,
+                   Value* every, DomTreeUpdater& dtu, LoopInfo& li) {
   auto call = [&]() {
-    return b.CreateICmpNE(b.CreateCall(w.bits == 0 ? c.range : c.fits, args), b.getInt32(0));
+    return b.CreateICmpNE(b.CreateCall(t.is_address ? c.range : c.fits, t.args), b.getInt32(0));
   };
   if (const auto* known = dyn_cast<ConstantInt>(inline_ok); known != nullptr && known->isZero())
     return call();
@@ -319,80 +355,265 @@ Value* call_unless(IRBuilder<>& b, const Callees& c, const Walk& w, const std::v
   return result;
 }
 
+// The flag of one loop's tests, made where the builder stands (before `at`, the preheader's
+// terminator, which ends up in the block that enters the loop): true where every walk is plain
+// and `exact` holds. Walks of addresses within a few granules, and the models of narrower indices,
+// are tested inline (no call, so in every preheader); where every walk passes that way the flag
+// needs no call. The calls are made only where an inline test did not pass and `worth` holds (the
+// loops run the accesses often enough to pay for them): else the flag is false and each access is
+// tested as without hoisting.
+PHINode* loop_flag(IRBuilder<>& b, Instruction* at, const ShadowGlobals& g, const Callees& c,
+                   const std::vector<WalkTest>& tests, Value* worth, Value* exact,
+                   DomTreeUpdater& dtu, LoopInfo& li) {
+  BasicBlock* preheader = at->getParent();
+  Value* inline_all = exact;
+  std::vector<Value*> inline_ok;  // per test
+  for (const WalkTest& t : tests) {
+    inline_ok.push_back(t.is_address ? inline_plain(b, g, t.args) : inline_fits(b, t.args));
+    inline_all = b.CreateAnd(inline_all, inline_ok.back());
+  }
+  Value* inline_flag = b.CreateAnd(inline_all, b.CreateNot(g.every));
+  Instruction* then = SplitBlockAndInsertIfThen(b.CreateAnd(b.CreateNot(inline_all), worth),
+                                                at->getIterator(), false, nullptr, &dtu, &li);
+  b.SetInsertPoint(then);
+  Value* all = exact;
+  for (size_t k = 0; k < tests.size(); ++k)
+    all = b.CreateAnd(all, call_unless(b, c, tests[k], inline_ok[k], g.every, dtu, li),
+                      "metalsim.plain");
+  then = &*b.GetInsertPoint();
+  b.SetInsertPoint(at);  // the preheader's terminator, now in the block after both
+  PHINode* plain = b.CreatePHI(b.getInt1Ty(), 2, "metalsim.plain");
+  plain->addIncoming(all, then->getParent());
+  plain->addIncoming(inline_flag, preheader);
+  return plain;
+}
+
+// What the tests read of a function: loops, dominators and scalar evolution, made afresh after a
+// change of its blocks.
+struct Analyses {
+  explicit Analyses(Function& f)
+      : dt(f),
+        li(dt),
+        tlii(Triple(f.getParent()->getTargetTriple())),
+        tli(tlii, &f),
+        ac(f),
+        se(f, tli, ac, dt, li),
+        expander(se, f.getParent()->getDataLayout(), "metalsim.range") {}
+  DominatorTree dt;
+  LoopInfo li;
+  TargetLibraryInfoImpl tlii;
+  TargetLibraryInfo tli;
+  AssumptionCache ac;
+  ScalarEvolution se;
+  SCEVExpander expander;
+};
+
+// ------------------------------ tests bounded over a loop
+// A loop whose accesses' walks cannot step through its iterations (a lane loop: `lane / 2`, the
+// count of a per-lane strided loop) gets one test before it of every access inside it, each walk
+// bounded by the interval its start and strides take over the loop's iterations
+// (scev_interval.h), and a copy without tests where that test passes (loop_versions.h). Where it
+// fails the loop runs as before: each access's own hoisted test, or its test.
+
+// Walks of one kind whose starts differ by a constant and whose strides are the same, tested as
+// one: the walk at `base` reaching from `low` to `high` bytes past it.
+struct WalkGroup {
+  const Walk* base;
+  int64_t low;
+  int64_t high;  // past the last byte of an address walk; the largest offset of a model's
+};
+
+void add_to_groups(std::vector<WalkGroup>& groups, const Walk& w, uint64_t bytes,
+                   ScalarEvolution& se) {
+  for (WalkGroup& g : groups) {
+    const Walk& base = *g.base;
+    if (base.bits != w.bits || base.is_signed != w.is_signed ||
+        base.strides.size() != w.strides.size() || base.start->getType() != w.start->getType())
+      continue;
+    bool same = true;
+    for (size_t k = 0; same && k < w.strides.size(); ++k)
+      same = base.strides[k].step == w.strides[k].step && base.strides[k].last == w.strides[k].last;
+    const auto* offset =
+        same ? dyn_cast<SCEVConstant>(se.getMinusSCEV(w.start, base.start)) : nullptr;
+    if (offset == nullptr || offset->getAPInt().getSignificantBits() > 32) continue;
+    const int64_t o = offset->getAPInt().getSExtValue();
+    g.low = std::min(g.low, o);
+    g.high = std::max(g.high, o + int64_t(bytes));
+    return;
+  }
+  groups.push_back({&w, 0, int64_t(bytes)});
+}
+
+// The i64 interval a group's walks reach over the loop's iterations.
+std::optional<Interval> group_reach(IntervalBuilder& ib, const WalkGroup& g) {
+  std::optional<Interval> reach = ib.of(g.base->start);
+  if (!reach) return std::nullopt;
+  for (const Stride& s : g.base->strides) {
+    std::optional<Interval> step = ib.of(s.step);
+    std::optional<Interval> last = ib.count(s.last);
+    if (!step || !last) return std::nullopt;
+    reach = ib.add(*reach, ib.multiply(*step, ib.from_zero(*last)));
+  }
+  return reach;
+}
+
+// Whether every walk of the groups can be bounded over `loop`.
+bool boundable(const std::vector<WalkGroup>& groups, const Loop& loop, Analyses& a) {
+  IntervalBuilder test(a.se, a.expander, loop, nullptr);
+  for (const WalkGroup& g : groups)
+    if (!group_reach(test, g)) return false;
+  return true;
+}
+
+// The test of each group, emitted in `loop`'s preheader; `exact` gathers its conditions.
+std::vector<WalkTest> bounded_tests(IRBuilder<>& b, IntervalBuilder& ib,
+                                    const std::vector<WalkGroup>& groups) {
+  std::vector<WalkTest> tests;
+  for (const WalkGroup& g : groups) {
+    const Interval reach =
+        ib.add(*group_reach(ib, g), {b.getInt64(uint64_t(g.low)), b.getInt64(uint64_t(g.high))});
+    Value* lowest = reach.lo;
+    Value* highest = reach.hi;  // an address walk's end
+    std::vector<Value*> args;
+    if (g.base->bits == 0) {
+      // An address is the integer of the interval only where that is not negative (the engine
+      // then rejects an end past the user address space).
+      ib.require(b.CreateICmpSGE(lowest, b.getInt64(0)));
+      args = {b.CreateIntToPtr(lowest, b.getPtrTy()), b.getInt64(1), b.getInt64(1),
+              b.CreateSub(b.CreateSub(highest, lowest), b.getInt64(1))};
+    } else {
+      args = {lowest, b.getInt64(1), b.CreateSub(highest, lowest)};
+    }
+    while (args.size() < (g.base->bits == 0 ? 2 : 1) + 2 * kMaxStrides)
+      args.push_back(b.getInt64(0));
+    if (g.base->bits > 0) {
+      const unsigned bits = g.base->bits;
+      const APInt lowest_fit =
+          g.base->is_signed ? APInt::getSignedMinValue(bits) : APInt::getZero(bits);
+      const APInt highest_fit =
+          g.base->is_signed ? APInt::getSignedMaxValue(bits) : APInt::getMaxValue(bits);
+      args.push_back(b.getInt64(g.base->is_signed ? uint64_t(lowest_fit.getSExtValue())
+                                                  : lowest_fit.getZExtValue()));
+      args.push_back(b.getInt64(g.base->is_signed ? uint64_t(highest_fit.getSExtValue())
+                                                  : highest_fit.getZExtValue()));
+    }
+    tests.push_back({g.base->bits == 0, std::move(args)});
+  }
+  return tests;
+}
+
+// The outermost loops that every access inside can be bounded over, with their walk groups.
+std::vector<std::pair<Loop*, std::vector<WalkGroup>>> bounded_loops(
+    const std::vector<RangedAccess>& accesses, const std::vector<Hoist>& hoists,
+    const std::vector<Instruction*>& untested, Analyses& a) {
+  std::vector<Loop*> stuck;
+  for (const Hoist& h : hoists)
+    if (h.stuck != nullptr && h.stuck->getLoopPreheader() != nullptr &&
+        std::find(stuck.begin(), stuck.end(), h.stuck) == stuck.end())
+      stuck.push_back(h.stuck);
+  std::sort(stuck.begin(), stuck.end(),
+            [](Loop* x, Loop* y) { return x->getLoopDepth() < y->getLoopDepth(); });
+  std::vector<std::pair<Loop*, std::vector<WalkGroup>>> chosen;
+  for (Loop* loop : stuck) {
+    bool inside_chosen = false;
+    for (auto& [outer, groups] : chosen) inside_chosen = inside_chosen || outer->contains(loop);
+    bool untested_inside = false;
+    for (Instruction* i : untested) untested_inside = untested_inside || loop->contains(i);
+    if (inside_chosen || untested_inside) continue;
+    std::vector<WalkGroup> groups;
+    bool reached = true;
+    for (size_t i = 0; reached && i < accesses.size(); ++i) {
+      if (!loop->contains(accesses[i].at)) continue;
+      const auto& inside = hoists[i].inside;
+      auto at = std::find_if(inside.begin(), inside.end(),
+                             [&](const auto& entry) { return entry.first == loop; });
+      reached = at != inside.end();
+      if (!reached) break;
+      for (const Walk& w : at->second)
+        add_to_groups(groups, w, w.bits == 0 ? accesses[i].bytes : 0, a.se);
+    }
+    if (reached && !groups.empty() && boundable(groups, *loop, a))
+      chosen.emplace_back(loop, std::move(groups));
+  }
+  return chosen;
+}
+
+// Hoist analysis of every access, in the function as it is.
+std::vector<Hoist> hoists_of(const std::vector<RangedAccess>& accesses, Analyses& a) {
+  std::vector<Hoist> hoists;
+  for (const RangedAccess& access : accesses)
+    hoists.push_back(hoist_of(access, a.li, a.se, a.expander));
+  return hoists;
+}
+
+// Emits the bounded tests and copies their loops; false where there was none.
+bool bound_loops(Function& f, const std::vector<RangedAccess>& accesses,
+                 const std::vector<Instruction*>& untested, const ShadowGlobals& g,
+                 const Callees& c) {
+  std::vector<PHINode*> flags;
+  {
+    Analyses a(f);
+    const std::vector<Hoist> hoists = hoists_of(accesses, a);
+    auto chosen = bounded_loops(accesses, hoists, untested, a);
+    if (chosen.empty()) return false;
+    DomTreeUpdater dtu(a.dt, DomTreeUpdater::UpdateStrategy::Eager);
+    for (auto& [loop, groups] : chosen) {
+      Instruction* at = loop->getLoopPreheader()->getTerminator();
+      IRBuilder<> b(at);
+      IntervalBuilder ib(a.se, a.expander, *loop, &b);
+      const std::vector<WalkTest> tests = bounded_tests(b, ib, groups);
+      flags.push_back(loop_flag(b, at, g, c, tests, b.getTrue(), ib.exact(), dtu, a.li));
+    }
+  }
+  for (PHINode* flag : flags) copy_loop_where(f, *flag);
+  return true;
+}
+
 }  // namespace
 
 std::vector<Value*> hoist_range_tests(Function& f, const std::vector<RangedAccess>& accesses,
+                                      const std::vector<Instruction*>& untested,
                                       const ShadowGlobals& g) {
   std::vector<Value*> flags(accesses.size(), nullptr);
-  Module& m = *f.getParent();
-  DominatorTree dt(f);
-  LoopInfo li(dt);
-  if (li.empty()) return flags;
-  // A loop the optimizer left without a preheader (a lane loop entered from the runner's
-  // dispatch on the step's resume point) gets one, where its tests can go.
-  for (Loop* loop : li.getLoopsInPreorder())
-    if (loop->getLoopPreheader() == nullptr) InsertPreheaderForLoop(loop, &dt, &li, nullptr, false);
-  TargetLibraryInfoImpl tlii{Triple(m.getTargetTriple())};
-  TargetLibraryInfo tli(tlii, &f);
-  AssumptionCache ac(f);
-  ScalarEvolution se(f, tli, ac, dt, li);
-  SCEVExpander x(se, m.getDataLayout(), "metalsim.range");
-
-  std::vector<Hoist> hoists;
-  MapVector<Loop*, std::vector<size_t>> by_loop;  // in the order the accesses come
-  for (size_t i = 0; i < accesses.size(); ++i) {
-    hoists.push_back(hoist_of(accesses[i], li, se, x));
-    if (hoists.back().loop != nullptr) by_loop[hoists.back().loop].push_back(i);
+  {
+    DominatorTree dt(f);
+    LoopInfo li(dt);
+    if (li.empty()) return flags;
+    // A loop the optimizer left without a preheader (a lane loop entered from the runner's
+    // dispatch on the step's resume point) gets one, where its tests can go.
+    for (Loop* loop : li.getLoopsInPreorder())
+      if (loop->getLoopPreheader() == nullptr)
+        InsertPreheaderForLoop(loop, &dt, &li, nullptr, false);
   }
-  const Callees c = callees(m);
-  DomTreeUpdater dtu(dt, DomTreeUpdater::UpdateStrategy::Eager);
+  const Callees c = callees(*f.getParent());
+  bound_loops(f, accesses, untested, g, c);
+  Analyses a(f);
+  const std::vector<Hoist> hoists = hoists_of(accesses, a);
+  MapVector<Loop*, std::vector<size_t>> by_loop;  // in the order the accesses come
+  for (size_t i = 0; i < accesses.size(); ++i)
+    if (hoists[i].loop != nullptr) by_loop[hoists[i].loop].push_back(i);
+  DomTreeUpdater dtu(a.dt, DomTreeUpdater::UpdateStrategy::Eager);
   for (auto& [loop, members] : by_loop) {
-    BasicBlock* preheader = loop->getLoopPreheader();
-    Instruction* at = preheader->getTerminator();
+    Instruction* at = loop->getLoopPreheader()->getTerminator();
     IRBuilder<> b(at);
     // The same quantity tested once: bits (0: an address), start, bytes, strides.
     std::map<std::vector<const void*>, size_t> tested;
-    std::vector<std::pair<const Walk*, std::vector<Value*>>> calls;
+    std::vector<WalkTest> tests;
     Value* worth = b.getFalse();
     for (size_t i : members) {
-      worth = b.CreateOr(
-          worth, b.CreateICmpUGE(runs_per_test(b, x, at, hoists[i]), b.getInt64(kMinRunsPerTest)));
+      worth = b.CreateOr(worth, b.CreateICmpUGE(runs_per_test(b, a.expander, at, hoists[i]),
+                                                b.getInt64(kMinRunsPerTest)));
       for (const Walk& w : hoists[i].walks) {
         const uint64_t bytes = w.bits == 0 ? accesses[i].bytes : 0;
         std::vector<const void*> key{reinterpret_cast<const void*>(uintptr_t(w.bits)),
                                      reinterpret_cast<const void*>(uintptr_t(w.is_signed)),
                                      reinterpret_cast<const void*>(uintptr_t(bytes)), w.start};
         for (const Stride& s : w.strides) key.insert(key.end(), {s.step, s.last});
-        if (tested.try_emplace(key, calls.size()).second)
-          calls.emplace_back(&w, walk_args(b, x, at, w, bytes));
+        if (tested.try_emplace(key, tests.size()).second)
+          tests.push_back({w.bits == 0, walk_args(b, a.expander, at, w, bytes)});
       }
     }
-    // Walks of addresses within a few granules, and the models of narrower indices, are tested
-    // inline (no call, so in every preheader); where every walk of the loop passes that way the
-    // flag needs no call.
-    Value* inline_all = b.getTrue();
-    std::vector<Value*> inline_ok;  // per call
-    for (auto& [w, args] : calls) {
-      inline_ok.push_back(w->bits == 0 ? inline_plain(b, g, args) : inline_fits(b, args));
-      inline_all = b.CreateAnd(inline_all, inline_ok.back());
-    }
-    Value* inline_flag = b.CreateAnd(inline_all, b.CreateNot(g.every));
-    // The calls only where the inline test did not pass and the loops run the accesses often
-    // enough to pay for them: else the flag is false and each access is tested as without
-    // hoisting.
-    Instruction* then = SplitBlockAndInsertIfThen(b.CreateAnd(b.CreateNot(inline_all), worth),
-                                                  at->getIterator(), false, nullptr, &dtu, &li);
-    b.SetInsertPoint(then);
-    Value* all = b.getTrue();
-    for (size_t k = 0; k < calls.size(); ++k)
-      all = b.CreateAnd(
-          all, call_unless(b, c, *calls[k].first, calls[k].second, inline_ok[k], g.every, dtu, li),
-          "metalsim.plain");
-    then = &*b.GetInsertPoint();
-    b.SetInsertPoint(at);  // the preheader's terminator, now in the block after both
-    PHINode* plain = b.CreatePHI(b.getInt1Ty(), 2, "metalsim.plain");
-    plain->addIncoming(all, then->getParent());
-    plain->addIncoming(inline_flag, preheader);
+    PHINode* plain = loop_flag(b, at, g, c, tests, worth, b.getTrue(), dtu, a.li);
     for (size_t i : members) flags[i] = plain;
   }
   return flags;

@@ -29,9 +29,14 @@ struct RangedAccess {
 // Emits the hoisted tests of `f`'s accesses into the preheaders of their loops, before any other
 // instrumentation (it reads the loops and scalar evolution of the code as it is): for each access,
 // the i1 that is true when its own test may be skipped, or nullptr when it was not hoisted.
+// Before that, a loop whose accesses' walks cannot step through its iterations but can be bounded
+// over them (a lane loop) gets one test of all of them and a copy without tests, run where it
+// passes (docs/checks.md, "A lane loop's range test"); `untested` are the sites of accesses that
+// have no range (such a loop holding one gets no copy).
 // `globals`: the engine's shadow and switch, loaded at the function's entry (load_shadow_globals).
 std::vector<llvm::Value*> hoist_range_tests(llvm::Function& f,
                                             const std::vector<RangedAccess>& accesses,
+                                            const std::vector<llvm::Instruction*>& untested,
                                             const ShadowGlobals& globals);
 
 }  // namespace metalsim::instrument

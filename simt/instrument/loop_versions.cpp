@@ -87,6 +87,13 @@ bool copy_loop(Loop& loop, PHINode& flag, DominatorTree& dt, LoopInfo& li) {
 
 }  // namespace
 
+bool copy_loop_where(Function& f, PHINode& flag) {
+  DominatorTree dt(f);
+  LoopInfo li(dt);
+  Loop* loop = loop_entered_from(flag, li);
+  return loop != nullptr && copy_loop(*loop, flag, dt, li);
+}
+
 std::vector<bool> copy_loops_without_tests(Function& f, const std::vector<Instruction*>& sites,
                                            const std::vector<Value*>& flags) {
   std::vector<bool> copied(sites.size(), false);

@@ -11,6 +11,7 @@
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instruction.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/Value.h>
 
 namespace metalsim::instrument {
@@ -21,5 +22,9 @@ namespace metalsim::instrument {
 std::vector<bool> copy_loops_without_tests(llvm::Function& f,
                                            const std::vector<llvm::Instruction*>& sites,
                                            const std::vector<llvm::Value*>& flags);
+
+// Copies the loop that the block holding `flag` enters, as above, and enters the copy where the
+// flag holds; false where it could not (no such loop, or blocks the copy does not handle).
+bool copy_loop_where(llvm::Function& f, llvm::PHINode& flag);
 
 }  // namespace metalsim::instrument

@@ -86,6 +86,61 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(ExecutionMode::fibers, ExecutionMode::loops)),
     name);
 
+// A lane loop's range test (docs/checks.md): one simdgroup's lanes stride through a span of
+// uints that ends at an odd-sized buffer's end, or one uint past it. Every start: the sum is the
+// scalar model's (integers: exact in any order) and nothing is reported; one uint longer, the one
+// lane that reads past the end is reported there, with its lane and the kernel's line.
+class LaneStridedRange : public HoistedRange {};
+
+TEST_P(LaneStridedRange, EndsAtTheBufferEndOrIsReportedThere) {
+  Harness h;
+  h.options().mode = std::get<1>(GetParam());
+  const std::vector<uint32_t> in =
+      spec::InputGenerator(2612).uniform_vector<uint32_t>(kCount, 0, 1000);
+  for (uint32_t start = 0; start < kCount; ++start) {
+    auto run = [&](uint32_t length, uint32_t& out_value) {
+      auto a = h.buffer(in.size() * sizeof(uint32_t));
+      std::memcpy(a->contents(), in.data(), in.size() * sizeof(uint32_t));
+      auto out = h.buffer(std::vector<uint32_t>{0xDEADBEEF});  // poison
+      const uint32_t span[2] = {start, length};
+      MTL::CommandBuffer* cb = h.run(std::get<0>(GetParam()),
+                                     [&](MTL::ComputeCommandEncoder* e) {
+                                       e->setBuffer(a.get(), 0, 0);
+                                       e->setBuffer(out.get(), 0, 1);
+                                       e->setBytes(span, sizeof span, 2);
+                                     },
+                                     {1, 1, 1}, {32, 1, 1});
+      out_value = *static_cast<const uint32_t*>(out->contents());
+      return cb;
+    };
+    uint32_t value = 0;
+    MTL::CommandBuffer* cb = run(kCount - start, value);
+    ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << "start " << start << "\n"
+                                                               << Harness::reports(cb);
+    uint32_t model = 0;
+    for (uint32_t i = start; i < kCount; ++i) model += in[i];
+    EXPECT_EQ(value, model) << "start " << start;
+
+    const uint32_t past = kCount - start + 1;
+    cb = run(past, value);
+    ASSERT_EQ(Harness::count(cb, report::CheckId::bounds_device), 1u)
+        << "start " << start << " length " << past << "\n"
+        << Harness::reports(cb);
+    const report::Report& r = cb->reports().front();
+    EXPECT_EQ(r.offset, int64_t(kCount) * 4) << r.format();
+    EXPECT_GT(r.site.line, 0u) << r.format();
+    if (r.thread_known) {
+      EXPECT_EQ(r.lane.simd_lane, (past - 1) % 32) << r.format();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, LaneStridedRange,
+    ::testing::Combine(::testing::Values("lane_strided_sum", "lane_strided_halves"),
+                       ::testing::Values(ExecutionMode::fibers, ExecutionMode::loops)),
+    name);
+
 #ifdef METALSIM_RANGE_IR
 // The checked variant of each range kernel (its fibers' entry and its lane-loop step: the
 // functions whose name holds the kernel's and not ".fast") from hoisted_ranges.ll.
@@ -145,6 +200,26 @@ TEST(LoopCopies, EachRangeKernelHasACopyWithoutTests) {
       EXPECT_GT(c.blocks, 0) << kernel << ": no copied loop in\n" << head;
       EXPECT_FALSE(c.call_the_engine) << kernel << ": a copy tests its accesses in\n" << head;
     }
+  }
+}
+
+// The lane-strided kernels' lane loops, whose per-lane loops run a different number of times in
+// each lane, have a test bounded over the lanes and a copy without tests in the lane-loop step.
+TEST(LoopCopies, EachLaneStridedStepHasACopyOfItsLaneLoop) {
+  for (const char* kernel : {"lane_strided_sum", "lane_strided_halves"}) {
+    int steps = 0;
+    for (const std::string& f : checked_functions(kernel)) {
+      const std::string head = f.substr(0, f.find('\n'));
+      if (head.find(".lanes.step") == std::string::npos) continue;
+      ++steps;
+      const Copies c = copies_in(f);
+      // The lane loop's latch ("rN.lanes.latch", the step's region N) in the copy.
+      EXPECT_NE(f.find(".lanes.latch.unchecked:"), std::string::npos)
+          << kernel << ": no copy of the lane loop in\n"
+          << head;
+      EXPECT_FALSE(c.call_the_engine) << kernel << ": a copy tests its accesses in\n" << head;
+    }
+    EXPECT_EQ(steps, 1) << kernel << ": no lane-loop step in " << METALSIM_RANGE_IR;
   }
 }
 #endif

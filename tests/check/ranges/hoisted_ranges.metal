@@ -34,3 +34,32 @@ kernel void range_sum_down(device const float* in [[buffer(0)]],
   for (int i = int(span.y) - 1; i >= 0; --i) sum += in[int(span.x) + i];
   out[gid] = sum;
 }
+
+// A lane loop's range test (docs/checks.md, "A lane loop's range test"): each lane of one
+// simdgroup sums the uints u = lane, lane + 32, ... below `span.y` from `span.x`, then the
+// simdgroup adds its lanes' sums. How often a lane's loop runs depends on the lane, so the test of
+// the whole lane loop before it bounds the indices over the lanes.
+kernel void lane_strided_sum(device const uint* in [[buffer(0)]],
+                             device uint* out [[buffer(1)]],
+                             constant uint2& span [[buffer(2)]],
+                             uint lane [[thread_index_in_simdgroup]]) {
+  uint sum = 0;
+  for (uint u = lane; u < span.y; u += 32) sum += in[span.x + u];
+  sum = simd_sum(sum);
+  if (lane == 0) out[0] = sum;
+}
+
+// The same through a block and a half of each: u / 2 and u % 2 are no start plus a step per lane.
+kernel void lane_strided_halves(device const uint* in [[buffer(0)]],
+                                device uint* out [[buffer(1)]],
+                                constant uint2& span [[buffer(2)]],
+                                uint lane [[thread_index_in_simdgroup]]) {
+  uint sum = 0;
+  for (uint u = lane; u < span.y; u += 32) {
+    const uint block = u / 2;
+    const uint half_index = u % 2;
+    sum += in[span.x + 2 * block + half_index];
+  }
+  sum = simd_sum(sum);
+  if (lane == 0) out[0] = sum;
+}

@@ -1,0 +1,243 @@
+#include "simt/instrument/scev_interval.h"
+
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/IR/Intrinsics.h>
+
+namespace metalsim::instrument {
+
+using namespace llvm;
+
+namespace {
+
+// The widest reading an interval holds: 64 bits, signed.
+constexpr unsigned kWidth = 64;
+// The widest reading bounded by its whole range where its value cannot be: a lane's index within
+// its simdgroup (5 bits), a byte. A wider one would make the test's range too wide to pass.
+constexpr unsigned kWholeRangeBits = 8;
+
+}  // namespace
+
+IntervalBuilder::IntervalBuilder(ScalarEvolution& se, SCEVExpander& expander, const Loop& loop,
+                                 IRBuilder<>* b)
+    : se_(se), expander_(expander), loop_(loop), b_(b), exact_(b ? b->getTrue() : nullptr) {}
+
+void IntervalBuilder::require(Value* condition) {
+  if (b_ != nullptr) exact_ = b_->CreateAnd(exact_, condition);
+}
+
+Value* IntervalBuilder::constant(int64_t v) { return b_->getInt64(uint64_t(v)); }
+
+Interval IntervalBuilder::placeholder() { return {nullptr, nullptr}; }
+
+// a op b for op sadd/smul with overflow; the overflow clears exact().
+Value* IntervalBuilder::checked(Intrinsic::ID op, Value* a, Value* b) {
+  Value* pair = b_->CreateBinaryIntrinsic(op, a, b);
+  require(b_->CreateNot(b_->CreateExtractValue(pair, 1)));
+  return b_->CreateExtractValue(pair, 0);
+}
+
+Interval IntervalBuilder::from_zero(Interval x) {
+  if (b_ == nullptr) return placeholder();
+  return {constant(0), x.hi};
+}
+
+Interval IntervalBuilder::add(Interval a, Interval b) {
+  if (b_ == nullptr) return placeholder();
+  return {checked(Intrinsic::sadd_with_overflow, a.lo, b.lo),
+          checked(Intrinsic::sadd_with_overflow, a.hi, b.hi)};
+}
+
+Interval IntervalBuilder::multiply(Interval a, Interval b) {
+  if (b_ == nullptr) return placeholder();
+  Value* p[4] = {checked(Intrinsic::smul_with_overflow, a.lo, b.lo),
+                 checked(Intrinsic::smul_with_overflow, a.lo, b.hi),
+                 checked(Intrinsic::smul_with_overflow, a.hi, b.lo),
+                 checked(Intrinsic::smul_with_overflow, a.hi, b.hi)};
+  Value* lo = p[0];
+  Value* hi = p[0];
+  for (Value* v : {p[1], p[2], p[3]}) {
+    lo = b_->CreateBinaryIntrinsic(Intrinsic::smin, lo, v);
+    hi = b_->CreateBinaryIntrinsic(Intrinsic::smax, hi, v);
+  }
+  return {lo, hi};
+}
+
+Interval IntervalBuilder::clamp_view(Interval x, int64_t lowest, int64_t highest) {
+  if (b_ == nullptr) return placeholder();
+  Value* fits = b_->CreateAnd(b_->CreateICmpSGE(x.lo, constant(lowest)),
+                              b_->CreateICmpSLE(x.hi, constant(highest)));
+  return {b_->CreateSelect(fits, x.lo, constant(lowest)),
+          b_->CreateSelect(fits, x.hi, constant(highest))};
+}
+
+// The expression read as an unsigned number of its width: the interval where it fits, else
+// [0, 2^n - 1]. A 64-bit unsigned reading past 2^63 does not fit an i64: exact() then fails.
+std::optional<Interval> IntervalBuilder::unsigned_view(const SCEV* s) {
+  const unsigned bits = se_.getTypeSizeInBits(s->getType());
+  std::optional<Interval> x = of(s);
+  // Whatever it is, an unsigned reading narrower than 64 bits lies in [0, 2^n - 1].
+  if (!x && bits <= kWholeRangeBits)
+    return b_ == nullptr ? placeholder()
+                         : Interval{constant(0), constant(int64_t((uint64_t(1) << bits) - 1))};
+  if (!x || b_ == nullptr) return x;
+  if (bits >= kWidth) {
+    require(b_->CreateICmpSGE(x->lo, constant(0)));
+    return x;
+  }
+  return clamp_view(*x, 0, int64_t((uint64_t(1) << bits) - 1));
+}
+
+// The same read as a signed number: [-2^(n-1), 2^(n-1) - 1] where it does not fit.
+std::optional<Interval> IntervalBuilder::signed_view(const SCEV* s) {
+  const unsigned bits = se_.getTypeSizeInBits(s->getType());
+  std::optional<Interval> x = of(s);
+  const int64_t half = bits < kWidth ? int64_t(uint64_t(1) << (bits - 1)) : 0;
+  if (!x && bits <= kWholeRangeBits)
+    return b_ == nullptr ? placeholder() : Interval{constant(-half), constant(half - 1)};
+  if (!x || b_ == nullptr || bits >= kWidth) return x;
+  return clamp_view(*x, -half, half - 1);
+}
+
+// A value the same in every iteration, computed before the loop: its unsigned reading.
+std::optional<Interval> IntervalBuilder::leaf(const SCEV* s) {
+  BasicBlock* preheader = loop_.getLoopPreheader();
+  if (preheader == nullptr || !se_.isLoopInvariant(s, &loop_) ||
+      !expander_.isSafeToExpandAt(s, preheader->getTerminator()))
+    return std::nullopt;
+  if (b_ == nullptr) return placeholder();
+  Value* v = expander_.expandCodeFor(s, nullptr, &*b_->GetInsertPoint());
+  if (v->getType()->isPointerTy()) v = b_->CreatePtrToInt(v, b_->getInt64Ty());
+  v = b_->CreateZExtOrTrunc(v, b_->getInt64Ty());
+  return Interval{v, v};
+}
+
+// {start, +, step} of the loop: start + step * k for k from 0 to the backedge-taken count.
+std::optional<Interval> IntervalBuilder::recurrence(const SCEVAddRecExpr* rec) {
+  if (rec->getLoop() != &loop_ || !rec->isAffine()) return std::nullopt;
+  const SCEV* count = se_.getBackedgeTakenCount(&loop_);
+  if (isa<SCEVCouldNotCompute>(count)) return std::nullopt;
+  std::optional<Interval> start = of(rec->getStart());
+  std::optional<Interval> step = of(rec->getStepRecurrence(se_));
+  std::optional<Interval> last = unsigned_view(count);
+  if (!start || !step || !last) return std::nullopt;
+  if (b_ == nullptr) return placeholder();
+  return add(*start, multiply(*step, {constant(0), last->hi}));
+}
+
+std::optional<Interval> IntervalBuilder::min_max(const SCEVNAryExpr* e, bool is_signed,
+                                                 bool is_max) {
+  std::optional<Interval> result;
+  for (const SCEV* op : e->operands()) {
+    std::optional<Interval> x = is_signed ? signed_view(op) : unsigned_view(op);
+    if (!x) return std::nullopt;
+    if (b_ == nullptr) {
+      result = placeholder();
+      continue;
+    }
+    if (!result) {
+      result = x;
+      continue;
+    }
+    const Intrinsic::ID pick = is_max ? Intrinsic::smax : Intrinsic::smin;
+    result = Interval{b_->CreateBinaryIntrinsic(pick, result->lo, x->lo),
+                      b_->CreateBinaryIntrinsic(pick, result->hi, x->hi)};
+  }
+  return result;
+}
+
+// An unsigned division by a divisor the same in every iteration (not zero: exact() checks).
+std::optional<Interval> IntervalBuilder::divide(const SCEVUDivExpr* e) {
+  std::optional<Interval> divisor = leaf(e->getRHS());
+  std::optional<Interval> x = unsigned_view(e->getLHS());
+  if (!divisor || !x) return std::nullopt;
+  if (b_ == nullptr) return placeholder();
+  // The divisor's unsigned reading is at most 2^63 - 1 where it fits an i64 (a 64-bit one past
+  // that makes exact() fail).
+  require(b_->CreateICmpSGT(divisor->lo, constant(0)));
+  Value* d = b_->CreateBinaryIntrinsic(Intrinsic::smax, divisor->lo, constant(1));
+  return Interval{b_->CreateUDiv(x->lo, d), b_->CreateUDiv(x->hi, d)};
+}
+
+// A select between two values: the interval of the one chosen where the condition is the same
+// in every iteration (a value of the loop's preheader, or a comparison that its operands'
+// intervals decide), else the interval that holds both.
+std::optional<Interval> IntervalBuilder::choice(const SCEVUnknown* u) {
+  auto* select = dyn_cast<SelectInst>(u->getValue());
+  if (select == nullptr || !se_.isSCEVable(select->getType())) return std::nullopt;
+  std::optional<Interval> a = of(se_.getSCEV(select->getTrueValue()));
+  std::optional<Interval> c = a ? of(se_.getSCEV(select->getFalseValue())) : std::nullopt;
+  if (!c || b_ == nullptr) return c;
+  Interval both{b_->CreateBinaryIntrinsic(Intrinsic::smin, a->lo, c->lo),
+                b_->CreateBinaryIntrinsic(Intrinsic::smax, a->hi, c->hi)};
+  auto pick = [&](Value* condition, Interval otherwise) {
+    return Interval{b_->CreateSelect(condition, a->lo, otherwise.lo),
+                    b_->CreateSelect(condition, a->hi, otherwise.hi)};
+  };
+  Value* condition = select->getCondition();
+  if (std::optional<Interval> same = leaf(se_.getSCEV(condition)))
+    return pick(b_->CreateTrunc(same->lo, b_->getInt1Ty()), *c);
+  const auto decided = decide(condition);
+  if (!decided) return both;
+  // Always true: the first; always false: the second; else both.
+  Interval second_or_both{b_->CreateSelect(decided->second, c->lo, both.lo),
+                          b_->CreateSelect(decided->second, c->hi, both.hi)};
+  return pick(decided->first, second_or_both);
+}
+
+// For a comparison of two values with intervals: (always true, always false), i1 each.
+std::optional<std::pair<Value*, Value*>> IntervalBuilder::decide(Value* condition) {
+  auto* cmp = dyn_cast<ICmpInst>(condition);
+  if (cmp == nullptr || !se_.isSCEVable(cmp->getOperand(0)->getType()) || cmp->isEquality())
+    return std::nullopt;
+  CmpInst::Predicate pred = cmp->getPredicate();
+  const bool is_signed = cmp->isSigned();
+  auto view = [&](Value* v) {
+    return is_signed ? signed_view(se_.getSCEV(v)) : unsigned_view(se_.getSCEV(v));
+  };
+  std::optional<Interval> x = view(cmp->getOperand(0));
+  std::optional<Interval> y = x ? view(cmp->getOperand(1)) : std::nullopt;
+  if (!y) return std::nullopt;
+  // x < y or x <= y, the operands swapped for > and >=.
+  if (pred == CmpInst::ICMP_UGT || pred == CmpInst::ICMP_UGE || pred == CmpInst::ICMP_SGT ||
+      pred == CmpInst::ICMP_SGE) {
+    std::swap(x, y);
+    pred = CmpInst::getSwappedPredicate(pred);
+  }
+  const bool strict = pred == CmpInst::ICMP_ULT || pred == CmpInst::ICMP_SLT;
+  Value* always = strict ? b_->CreateICmpSLT(x->hi, y->lo) : b_->CreateICmpSLE(x->hi, y->lo);
+  Value* never = strict ? b_->CreateICmpSGE(x->lo, y->hi) : b_->CreateICmpSGT(x->lo, y->hi);
+  return std::make_pair(always, never);
+}
+
+std::optional<Interval> IntervalBuilder::of(const SCEV* s) {
+  if (se_.getTypeSizeInBits(s->getType()) > kWidth) return std::nullopt;
+  if (std::optional<Interval> same = leaf(s)) return same;
+  switch (s->getSCEVType()) {
+    case scAddRecExpr: return recurrence(cast<SCEVAddRecExpr>(s));
+    case scTruncate:  // congruent modulo the narrower width too
+    case scPtrToInt: return of(cast<SCEVCastExpr>(s)->getOperand());
+    case scZeroExtend: return unsigned_view(cast<SCEVCastExpr>(s)->getOperand());
+    case scSignExtend: return signed_view(cast<SCEVCastExpr>(s)->getOperand());
+    case scAddExpr:
+    case scMulExpr: {
+      const bool sum = isa<SCEVAddExpr>(s);
+      std::optional<Interval> result;
+      for (const SCEV* op : cast<SCEVNAryExpr>(s)->operands()) {
+        std::optional<Interval> x = of(op);
+        if (!x) return std::nullopt;
+        result = !result ? x : sum ? add(*result, *x) : multiply(*result, *x);
+      }
+      return result;
+    }
+    case scUDivExpr: return divide(cast<SCEVUDivExpr>(s));
+    case scUnknown: return choice(cast<SCEVUnknown>(s));
+    case scUMaxExpr: return min_max(cast<SCEVNAryExpr>(s), false, true);
+    case scUMinExpr:
+    case scSequentialUMinExpr: return min_max(cast<SCEVNAryExpr>(s), false, false);
+    case scSMaxExpr: return min_max(cast<SCEVNAryExpr>(s), true, true);
+    case scSMinExpr: return min_max(cast<SCEVNAryExpr>(s), true, false);
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace metalsim::instrument

@@ -1,0 +1,79 @@
+#pragma once
+// The values a scalar-evolution expression takes over every iteration of one loop, as an interval
+// computed at run time before the loop (docs/checks.md, "A lane loop's range test"). The
+// access-check pass uses it where an address is not a start plus a step per iteration of the
+// loop: a lane loop's `lane / 2`, `lane % 2`, the count of a per-lane strided loop
+// `for (u = lane; u < n; u += 32)`, all differ per lane in ways scalar evolution cannot step
+// through, but each is bounded by what it is at the loop's ends.
+//
+// Meaning: for each iteration, the expression's value (of n bits) is congruent modulo 2^n to some
+// integer x with lo <= x <= hi, where lo and hi are i64 values computed in the loop's preheader,
+// and `exact()` is true (no 64-bit overflow in the interval's own arithmetic, and a divisor not
+// zero). Read as an unsigned or signed n-bit number the value equals x only where x fits in that
+// reading: zero and sign extensions, unsigned divisions and minima and maxima check that at run
+// time and otherwise take the whole range of the reading. Leaves the same throughout the loop are
+// computed once (their unsigned reading); a recurrence {start, +, step} of the loop spans start
+// plus 0 to step times its backedge-taken count. Anything else (a value loaded in the loop, a
+// recurrence of another loop that varies in it) cannot be bounded.
+#include <optional>
+#include <utility>
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Value.h>
+#include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
+
+namespace metalsim::instrument {
+
+struct Interval {
+  llvm::Value* lo;  // i64
+  llvm::Value* hi;  // i64
+};
+
+class IntervalBuilder {
+ public:
+  // `b` null: only says whether an expression can be bounded, and emits nothing. Else the code
+  // goes where `b` stands, in `loop`'s preheader.
+  IntervalBuilder(llvm::ScalarEvolution& se, llvm::SCEVExpander& expander, const llvm::Loop& loop,
+                  llvm::IRBuilder<>* b);
+
+  // The interval of `s`, or nullopt where it cannot be bounded.
+  std::optional<Interval> of(const llvm::SCEV* s);
+  // The interval of a count (a backedge-taken count, read unsigned).
+  std::optional<Interval> count(const llvm::SCEV* s) { return unsigned_view(s); }
+  // [0, x.hi]: the values of k * 1 for k from 0 to a count in x.
+  Interval from_zero(Interval x);
+  // The interval of the products a * b.
+  Interval multiply(Interval a, Interval b);
+  // The interval of the sums a + b.
+  Interval add(Interval a, Interval b);
+  // i1: every interval so far is exact (true where only testing).
+  llvm::Value* exact() const { return exact_; }
+  // Adds a condition `exact()` requires.
+  void require(llvm::Value* condition);
+
+ private:
+  std::optional<Interval> leaf(const llvm::SCEV* s);
+  std::optional<Interval> recurrence(const llvm::SCEVAddRecExpr* rec);
+  std::optional<Interval> unsigned_view(const llvm::SCEV* s);
+  std::optional<Interval> signed_view(const llvm::SCEV* s);
+  std::optional<Interval> min_max(const llvm::SCEVNAryExpr* e, bool is_signed, bool is_max);
+  std::optional<Interval> divide(const llvm::SCEVUDivExpr* e);
+  std::optional<Interval> choice(const llvm::SCEVUnknown* u);
+  std::optional<std::pair<llvm::Value*, llvm::Value*>> decide(llvm::Value* condition);
+  // [lo, hi] where x fits in [lowest, highest], else [lowest, highest].
+  Interval clamp_view(Interval x, int64_t lowest, int64_t highest);
+  llvm::Value* checked(llvm::Intrinsic::ID op, llvm::Value* a, llvm::Value* b);
+  llvm::Value* constant(int64_t v);
+  Interval placeholder();
+
+  llvm::ScalarEvolution& se_;
+  llvm::SCEVExpander& expander_;
+  const llvm::Loop& loop_;
+  llvm::IRBuilder<>* b_;
+  llvm::Value* exact_;
+};
+
+}  // namespace metalsim::instrument
