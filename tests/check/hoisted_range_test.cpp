@@ -34,11 +34,14 @@ float model_sum(const std::vector<float>& in, Span s, bool down) {
 
 class HoistedRange : public ::testing::TestWithParam<std::tuple<const char*, ExecutionMode>> {
  protected:
-  // Runs the kernel over `s` on a fresh buffer; the command buffer.
-  MTL::CommandBuffer* run(Harness& h, Span s, const std::vector<float>& in, float& out_value) {
-    auto a = h.buffer(in.size() * sizeof(float));
-    std::memcpy(a->contents(), in.data(), in.size() * sizeof(float));
-    auto out = h.buffer(std::vector<float>{-12345.0f});  // poison
+  // Runs the kernel over `s` on a fresh copy of `in`, one threadgroup of `threads`; the
+  // command buffer, and in `out_value` what the kernel wrote over the poison.
+  template <class T>
+  MTL::CommandBuffer* run(Harness& h, Span s, const std::vector<T>& in, T& out_value,
+                          uint32_t threads = 1) {
+    auto a = h.buffer(in.size() * sizeof(T));
+    std::memcpy(a->contents(), in.data(), in.size() * sizeof(T));
+    auto out = h.buffer(std::vector<T>{T(0xDEAD)});  // poison
     const uint32_t span[2] = {s.start, s.length};
     MTL::CommandBuffer* cb = h.run(std::get<0>(GetParam()),
                                    [&](MTL::ComputeCommandEncoder* e) {
@@ -46,8 +49,8 @@ class HoistedRange : public ::testing::TestWithParam<std::tuple<const char*, Exe
                                      e->setBuffer(out.get(), 0, 1);
                                      e->setBytes(span, sizeof span, 2);
                                    },
-                                   {1, 1, 1}, {1, 1, 1});
-    out_value = *static_cast<const float*>(out->contents());
+                                   {1, 1, 1}, {threads, 1, 1});
+    out_value = *static_cast<const T*>(out->contents());
     return cb;
   }
 };
@@ -98,23 +101,8 @@ TEST_P(LaneStridedRange, EndsAtTheBufferEndOrIsReportedThere) {
   const std::vector<uint32_t> in =
       spec::InputGenerator(2612).uniform_vector<uint32_t>(kCount, 0, 1000);
   for (uint32_t start = 0; start < kCount; ++start) {
-    auto run = [&](uint32_t length, uint32_t& out_value) {
-      auto a = h.buffer(in.size() * sizeof(uint32_t));
-      std::memcpy(a->contents(), in.data(), in.size() * sizeof(uint32_t));
-      auto out = h.buffer(std::vector<uint32_t>{0xDEADBEEF});  // poison
-      const uint32_t span[2] = {start, length};
-      MTL::CommandBuffer* cb = h.run(std::get<0>(GetParam()),
-                                     [&](MTL::ComputeCommandEncoder* e) {
-                                       e->setBuffer(a.get(), 0, 0);
-                                       e->setBuffer(out.get(), 0, 1);
-                                       e->setBytes(span, sizeof span, 2);
-                                     },
-                                     {1, 1, 1}, {32, 1, 1});
-      out_value = *static_cast<const uint32_t*>(out->contents());
-      return cb;
-    };
     uint32_t value = 0;
-    MTL::CommandBuffer* cb = run(kCount - start, value);
+    MTL::CommandBuffer* cb = run(h, {start, kCount - start}, in, value, 32);
     ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << "start " << start << "\n"
                                                                << Harness::reports(cb);
     uint32_t model = 0;
@@ -122,7 +110,7 @@ TEST_P(LaneStridedRange, EndsAtTheBufferEndOrIsReportedThere) {
     EXPECT_EQ(value, model) << "start " << start;
 
     const uint32_t past = kCount - start + 1;
-    cb = run(past, value);
+    cb = run(h, {start, past}, in, value, 32);
     ASSERT_EQ(Harness::count(cb, report::CheckId::bounds_device), 1u)
         << "start " << start << " length " << past << "\n"
         << Harness::reports(cb);
