@@ -373,6 +373,8 @@ PHINode* loop_flag(IRBuilder<>& b, Instruction* at, const ShadowGlobals& g, cons
     inline_all = b.CreateAnd(inline_all, inline_ok.back());
   }
   Value* inline_flag = b.CreateAnd(inline_all, b.CreateNot(g.every));
+  // No call where the walks' arguments are not exact (they may be anything then).
+  worth = b.CreateAnd(worth, exact);
   Instruction* then = SplitBlockAndInsertIfThen(b.CreateAnd(b.CreateNot(inline_all), worth),
                                                 at->getIterator(), false, nullptr, &dtu, &li);
   b.SetInsertPoint(then);
@@ -414,6 +416,11 @@ struct Analyses {
 // bounded by the interval its start and strides take over the loop's iterations
 // (scev_interval.h), and a copy without tests where that test passes (loop_versions.h). Where it
 // fails the loop runs as before: each access's own hoisted test, or its test.
+
+// The widest range a bounded test scans at each entry of its loop: 1 MiB, 8192 words of shadow,
+// a few microseconds (a lane loop over 1024 lanes of 1 KiB rows; the LM head's hull of row 0 and
+// the threadgroup's rows is 16 MiB).
+constexpr uint64_t kMaxBoundedSpan = uint64_t(1) << 20;
 
 // Walks of one kind whose starts differ by a constant and whose strides are the same, tested as
 // one: the walk at `base` reaching from `low` to `high` bytes past it.
@@ -479,6 +486,9 @@ std::vector<WalkTest> bounded_tests(IRBuilder<>& b, IntervalBuilder& ib,
       // An address is the integer of the interval only where that is not negative (the engine
       // then rejects an end past the user address space).
       ib.require(b.CreateICmpSGE(lowest, b.getInt64(0)));
+      // A range too wide to scan at each entry of the loop fails at once (the hull of a select
+      // whose condition differs per lane: the mat-vec's dead rows read row 0).
+      ib.require(b.CreateICmpULE(b.CreateSub(highest, lowest), b.getInt64(kMaxBoundedSpan)));
       args = {b.CreateIntToPtr(lowest, b.getPtrTy()), b.getInt64(1), b.getInt64(1),
               b.CreateSub(b.CreateSub(highest, lowest), b.getInt64(1))};
     } else {
