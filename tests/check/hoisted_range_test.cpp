@@ -125,7 +125,8 @@ TEST_P(LaneStridedRange, EndsAtTheBufferEndOrIsReportedThere) {
 
 INSTANTIATE_TEST_SUITE_P(
     Kernels, LaneStridedRange,
-    ::testing::Combine(::testing::Values("lane_strided_sum", "lane_strided_halves"),
+    ::testing::Combine(::testing::Values("lane_strided_sum", "lane_strided_halves",
+                                         "lane_rounds_sum"),
                        ::testing::Values(ExecutionMode::fibers, ExecutionMode::loops)),
     name);
 

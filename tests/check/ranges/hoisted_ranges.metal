@@ -63,3 +63,21 @@ kernel void lane_strided_halves(device const uint* in [[buffer(0)]],
   sum = simd_sum(sum);
   if (lane == 0) out[0] = sum;
 }
+
+// The same span in rounds of `width` uints (32 at the tests' lengths, not known to the compiler):
+// in round r, lane l reads r + l, r + l + 32, ... below the round's end, and the simdgroup adds
+// each round before the next. The round's index crosses the simd_sum in each lane's frame, so the
+// lane loops after the first read it from there: their range test bounds it by the lanes' slots.
+kernel void lane_rounds_sum(device const uint* in [[buffer(0)]],
+                            device uint* out [[buffer(1)]],
+                            constant uint2& span [[buffer(2)]],
+                            uint lane [[thread_index_in_simdgroup]]) {
+  const uint width = 32 * (1 + span.y / 4096);
+  uint total = 0;
+  for (uint r = 0; r < span.y; r += width) {
+    uint mine = 0;
+    for (uint i = r + lane; i < min(r + width, span.y); i += 32) mine += in[span.x + i];
+    total += simd_sum(mine);
+  }
+  if (lane == 0) out[0] = total;
+}
