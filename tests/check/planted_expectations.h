@@ -93,6 +93,10 @@ inline constexpr Expectation kTable[] = {
    "4 threads each sum 5 rows of 5 floats with row <= rows: thread 3's last row starts at "
    "in[100]",
    true, tg0, {3, 0, 0}, true, 0, false, "buffer(0)", 400},
+  {"planted_oob_rounds_last", "bounds.device", Finder::engine, "bounds_loops.metal",
+   "one simdgroup sums 100 floats in rounds of 32 with a simd_sum each, up to and with index "
+   "100: lane 4 reads in[100] in the last round",
+   true, tg0, {4, 0, 0}, true, 0, false, "buffer(0)", 400},
   // 2. bounds.threadgroup: 64 floats of threadgroup memory, threadgroups of 64.
   {"planted_oob_tg_region", "bounds.threadgroup", Finder::engine, "bounds_threadgroup.metal",
    "scratch[tid + 1] in a 256-byte [[threadgroup(0)]] region",

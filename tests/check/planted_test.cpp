@@ -356,6 +356,9 @@ std::map<std::string, Dispatcher> make_dispatchers() {
   d["planted_oob_nested_last_row bounds.device"] = [](Harness& h) {
     return oob_loop(h, "planted_oob_nested_last_row", 5, 4);
   };
+  d["planted_oob_rounds_last bounds.device"] = [](Harness& h) {
+    return oob_loop(h, "planted_oob_rounds_last", 100, 32);
+  };
   d["planted_texture_read_past_width bounds.texture"] = [](Harness& h) {
     return oob_texture(h, "planted_texture_read_past_width");
   };

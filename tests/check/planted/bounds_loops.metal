@@ -66,3 +66,25 @@ kernel void planted_oob_nested_last_row(device const float* in [[buffer(0)]],
   }
   out[gid] = sum;
 }
+
+// One simdgroup sums the 100 floats in rounds of `width` (32, not known to the compiler), each a
+// per-lane strided loop and a simd_sum, up to and with index 100: in the last round lane 4 reads
+// in[100]. The round's index crosses the simd_sum in each lane's frame, as the multi-token
+// mat-vec's token group does: a lane loop's range test bounds it by the lanes' slots
+// (docs/checks.md, "A lane loop's range test"), finds the range not plain in the last round, and
+// the accesses are tested one by one.
+kernel void planted_oob_rounds_last(device const float* in [[buffer(0)]],
+                                    device float* out [[buffer(1)]],
+                                    constant uint& n [[buffer(2)]],
+                                    uint lane [[thread_index_in_simdgroup]]) {
+  const uint width = 32 * (1 + n / 4096);
+  float total = 0.0f;
+  for (uint r = 0; r <= n; r += width) {
+    float mine = 0.0f;
+    for (uint i = r + lane; i < min(r + width, n + 1); i += 32) {
+      mine += in[i];  // PLANT: planted_oob_rounds_last
+    }
+    total += simd_sum(mine);
+  }
+  out[lane] = total;
+}
