@@ -64,7 +64,7 @@ struct Hoist {
   // it: how many times the access runs per test, at least.
   std::vector<const SCEV*> counts;
   // The walks as they were inside each loop the access's walk reached, innermost first: where a
-  // test bounded over that loop's iterations starts (bounded_walk).
+  // test bounded over that loop's iterations starts (bounded_loops).
   std::vector<std::pair<Loop*, std::vector<Walk>>> inside;
   // The loop whose iterations the walks could not step through (a start or a count that differs
   // per iteration in a way scalar evolution cannot follow), or where they did but the test could
