@@ -286,6 +286,26 @@ extern "C" uint32_t __metalsim_access_range(const void* start, uint64_t bytes, i
              : 0;
 }
 
+extern "C" MetalsimValueBounds __metalsim_value_bounds(const void* first, int64_t stride,
+                                                       uint64_t last, uint32_t bytes) {
+  auto at = [&](uint64_t k) {
+    const char* p = static_cast<const char*>(first) + int64_t(k) * stride;
+    switch (bytes) {
+      case 1: return int64_t(*reinterpret_cast<const uint8_t*>(p));
+      case 2: return int64_t(*reinterpret_cast<const uint16_t*>(p));
+      case 4: return int64_t(*reinterpret_cast<const uint32_t*>(p));
+      default: return *reinterpret_cast<const int64_t*>(p);
+    }
+  };
+  MetalsimValueBounds b{at(0), at(0)};
+  for (uint64_t k = 1; k <= last; ++k) {
+    const int64_t v = at(k);
+    b.lowest = std::min(b.lowest, v);
+    b.highest = std::max(b.highest, v);
+  }
+  return b;
+}
+
 extern "C" uint32_t __metalsim_index_fits(int64_t start, int64_t step0, uint64_t last0,
                                           int64_t step1, uint64_t last1, int64_t step2,
                                           uint64_t last2, int64_t lowest, int64_t highest) {

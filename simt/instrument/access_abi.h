@@ -20,6 +20,9 @@ inline constexpr const char* kAccessRange = "__metalsim_access_range";
 // i32(i64 start, (i64 step, i64 last) x 3, i64 lowest, i64 highest): 1 when a loop index stays
 // in [lowest, highest]
 inline constexpr const char* kIndexFits = "__metalsim_index_fits";
+// {i64 lowest, i64 highest} (const void* first, i64 stride, u64 last, u32 bytes): the least and
+// greatest of the values at first + k * stride, 0 <= k <= last (scev_interval.h).
+inline constexpr const char* kValueBounds = "__metalsim_value_bounds";
 
 inline constexpr unsigned kGranuleShift = checks::shadow::kGranuleShift;
 inline constexpr uint64_t kGranule = checks::shadow::kGranule;

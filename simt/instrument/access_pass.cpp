@@ -430,6 +430,30 @@ std::vector<Value*> group_tests(const std::vector<Access>& accesses,
   return flags;
 }
 
+// The copies, in loops copied under a bounded test (loop_ranges.h), of the accesses that test
+// does not cover: each is tested itself, unconditionally.
+std::vector<Access> uncovered_copies(const std::vector<Access>& accesses,
+                                     const std::vector<BoundedCopy>& bounded) {
+  std::vector<Access> out;
+  for (const BoundedCopy& b : bounded)
+    for (const Access& a : accesses) {
+      auto at = b.copies->find(a.at);
+      if (at == b.copies->end() || b.covered.contains(a.at)) continue;
+      auto copy_of = [&](Value* v) -> Value* {
+        if (v == nullptr) return nullptr;
+        auto found = b.copies->find(v);
+        return found != b.copies->end() ? static_cast<Value*>(found->second) : v;
+      };
+      Access copy = a;
+      copy.at = cast<Instruction>(at->second);
+      copy.pointer = copy_of(a.pointer);
+      copy.length = copy_of(a.length);
+      copy.mask = copy_of(a.mask);
+      out.push_back(copy);
+    }
+  return out;
+}
+
 bool instrument(Function& f, bool step, const AccessCheckOptions& options, const Callees& c) {
   unsigned unchecked = 0;
   const std::vector<Access> accesses = accesses_of(f, engine_args(f, step), unchecked);
@@ -452,7 +476,8 @@ bool instrument(Function& f, bool step, const AccessCheckOptions& options, const
   std::vector<Instruction*> unranged;
   for (size_t i = 0; i < accesses.size(); ++i)
     if (ranged_index[i] == SIZE_MAX) unranged.push_back(accesses[i].at);
-  const std::vector<Value*> hoisted = hoist_range_tests(f, ranged, unranged, e);
+  std::vector<BoundedCopy> bounded;
+  const std::vector<Value*> hoisted = hoist_range_tests(f, ranged, unranged, e, bounded);
   std::vector<Value*> flags(accesses.size(), nullptr);  // each access's hoisted flag, or nullptr
   std::vector<Instruction*> sites;
   for (size_t i = 0; i < accesses.size(); ++i) {
@@ -474,6 +499,8 @@ bool instrument(Function& f, bool step, const AccessCheckOptions& options, const
     if (copied[i]) plain = nullptr;
     instrument_access(accesses[i], plain, e, c, f);
   }
+  for (const Access& a : uncovered_copies(accesses, bounded))
+    instrument_access(a, nullptr, e, c, f);
   return true;
 }
 

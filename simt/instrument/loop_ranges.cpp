@@ -1,11 +1,14 @@
 #include "simt/instrument/loop_ranges.h"
 
 #include <llvm/ADT/MapVector.h>
+#include <llvm/Analysis/AliasAnalysis.h>
 #include <llvm/Analysis/AssumptionCache.h>
+#include <llvm/Analysis/BasicAliasAnalysis.h>
 #include <llvm/Analysis/DomTreeUpdater.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/ScopedNoAliasAA.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
@@ -400,7 +403,14 @@ struct Analyses {
         tli(tlii, &f),
         ac(f),
         se(f, tli, ac, dt, li),
-        expander(se, f.getParent()->getDataLayout(), "metalsim.range") {}
+        expander(se, f.getParent()->getDataLayout(), "metalsim.range"),
+        basic_aa(f.getParent()->getDataLayout(), f, tli, ac, &dt),
+        aa(tli) {
+    // The lane-loop pass's alias scopes tell a frame slot from every other memory
+    // (simt/lanes/frame_scopes.h).
+    aa.addAAResult(basic_aa);
+    aa.addAAResult(scoped_aa);
+  }
   DominatorTree dt;
   LoopInfo li;
   TargetLibraryInfoImpl tlii;
@@ -408,6 +418,9 @@ struct Analyses {
   AssumptionCache ac;
   ScalarEvolution se;
   SCEVExpander expander;
+  BasicAAResult basic_aa;
+  ScopedNoAliasAAResult scoped_aa;
+  AAResults aa;
 };
 
 // ------------------------------ tests bounded over a loop
@@ -465,8 +478,8 @@ std::optional<Interval> group_reach(IntervalBuilder& ib, const WalkGroup& g) {
 }
 
 // Whether every walk of the groups can be bounded over `loop`.
-bool boundable(const std::vector<WalkGroup>& groups, const Loop& loop, Analyses& a) {
-  IntervalBuilder test(a.se, a.expander, loop, nullptr);
+bool boundable(const std::vector<WalkGroup>& groups, const Loop& loop, Analyses& a, bool slots) {
+  IntervalBuilder test(a.se, a.expander, loop, nullptr, slots ? &a.aa : nullptr);
   for (const WalkGroup& g : groups)
     if (!group_reach(test, g)) return false;
   return true;
@@ -512,10 +525,21 @@ std::vector<WalkTest> bounded_tests(IRBuilder<>& b, IntervalBuilder& ib,
   return tests;
 }
 
-// The outermost loops that every access inside can be bounded over, with their walk groups.
-std::vector<std::pair<Loop*, std::vector<WalkGroup>>> bounded_loops(
-    const std::vector<RangedAccess>& accesses, const std::vector<Hoist>& hoists,
-    const std::vector<Instruction*>& untested, Analyses& a) {
+// A loop to bound: its walk groups, and the accesses they cover (those in its nested loops).
+struct BoundedLoop {
+  Loop* loop;
+  std::vector<WalkGroup> groups;
+  SmallPtrSet<const Instruction*, 16> covered;
+  bool slots = false;  // values loaded from each iteration's own slot are bounded (own_slot)
+};
+
+// The outermost loops whose nested loops' accesses can all be bounded over them. An access of
+// the loop itself (not in a nested loop: it runs once per iteration) is left to its own test,
+// which its copy keeps: a lane's store of its result, under a condition the bounds cannot see
+// (the mat-vec's `lane < tokens`), would otherwise widen the range past the buffer.
+std::vector<BoundedLoop> bounded_loops(const std::vector<RangedAccess>& accesses,
+                                       const std::vector<Hoist>& hoists,
+                                       const std::vector<Instruction*>& untested, Analyses& a) {
   std::vector<Loop*> stuck;
   for (const Hoist& h : hoists)
     if (h.stuck != nullptr && h.stuck->getLoopPreheader() != nullptr &&
@@ -523,27 +547,47 @@ std::vector<std::pair<Loop*, std::vector<WalkGroup>>> bounded_loops(
       stuck.push_back(h.stuck);
   std::sort(stuck.begin(), stuck.end(),
             [](Loop* x, Loop* y) { return x->getLoopDepth() < y->getLoopDepth(); });
-  std::vector<std::pair<Loop*, std::vector<WalkGroup>>> chosen;
+  std::vector<BoundedLoop> chosen;
+  // Covered first: an access in a nested loop, or one the loop runs in every iteration (its
+  // block dominates the latch). One under a condition of its own keeps its own test in the copy,
+  // unless the loop has nothing else to cover (a lane loop around one guarded load each).
+  auto covered_first = [&](const Loop* loop, const Instruction* i) {
+    return a.li.getLoopFor(i->getParent()) != loop ||
+           a.dt.dominates(i->getParent(), loop->getLoopLatch());
+  };
   for (Loop* loop : stuck) {
     bool inside_chosen = false;
-    for (auto& [outer, groups] : chosen) inside_chosen = inside_chosen || outer->contains(loop);
-    bool untested_inside = false;
-    for (Instruction* i : untested) untested_inside = untested_inside || loop->contains(i);
-    if (inside_chosen || untested_inside) continue;
-    std::vector<WalkGroup> groups;
+    for (const BoundedLoop& outer : chosen)
+      inside_chosen = inside_chosen || outer.loop->contains(loop);
+    bool untested_nested = false;
+    for (Instruction* i : untested)
+      untested_nested =
+          untested_nested || (loop->contains(i) && a.li.getLoopFor(i->getParent()) != loop);
+    if (inside_chosen || untested_nested) continue;
+    // Where the loop has nested loops with accesses (the work its test spares), the test covers
+    // those and the accesses of every iteration, and may bound values loaded from each
+    // iteration's own slot; a loop without (a lane loop whose lanes each make a few accesses)
+    // covers all its accesses, with no slot reads, which would cost it more than they spare.
+    bool nested = false;
+    for (const RangedAccess& access : accesses)
+      nested =
+          nested || (loop->contains(access.at) && a.li.getLoopFor(access.at->getParent()) != loop);
+    BoundedLoop b{loop, {}, {}, nested};
     bool reached = true;
     for (size_t i = 0; reached && i < accesses.size(); ++i) {
-      if (!loop->contains(accesses[i].at)) continue;
+      if (!loop->contains(accesses[i].at) || (nested && !covered_first(loop, accesses[i].at)))
+        continue;
       const auto& inside = hoists[i].inside;
       auto at = std::find_if(inside.begin(), inside.end(),
                              [&](const auto& entry) { return entry.first == loop; });
       reached = at != inside.end();
       if (!reached) break;
       for (const Walk& w : at->second)
-        add_to_groups(groups, w, w.bits == 0 ? accesses[i].bytes : 0, a.se);
+        add_to_groups(b.groups, w, w.bits == 0 ? accesses[i].bytes : 0, a.se);
+      b.covered.insert(accesses[i].at);
     }
-    if (reached && !groups.empty() && boundable(groups, *loop, a))
-      chosen.emplace_back(loop, std::move(groups));
+    if (reached && !b.groups.empty() && boundable(b.groups, *loop, a, b.slots))
+      chosen.push_back(std::move(b));
   }
   return chosen;
 }
@@ -556,34 +600,37 @@ std::vector<Hoist> hoists_of(const std::vector<RangedAccess>& accesses, Analyses
   return hoists;
 }
 
-// Emits the bounded tests and copies their loops; false where there was none.
-bool bound_loops(Function& f, const std::vector<RangedAccess>& accesses,
+// Emits the bounded tests and copies their loops (bound_loops' copies in `bounded`).
+void bound_loops(Function& f, const std::vector<RangedAccess>& accesses,
                  const std::vector<Instruction*>& untested, const ShadowGlobals& g,
-                 const Callees& c) {
-  std::vector<PHINode*> flags;
+                 const Callees& c, std::vector<BoundedCopy>& bounded) {
+  std::vector<std::pair<PHINode*, SmallPtrSet<const Instruction*, 16>>> flags;
   {
     Analyses a(f);
     const std::vector<Hoist> hoists = hoists_of(accesses, a);
-    auto chosen = bounded_loops(accesses, hoists, untested, a);
-    if (chosen.empty()) return false;
+    std::vector<BoundedLoop> chosen = bounded_loops(accesses, hoists, untested, a);
     DomTreeUpdater dtu(a.dt, DomTreeUpdater::UpdateStrategy::Eager);
-    for (auto& [loop, groups] : chosen) {
-      Instruction* at = loop->getLoopPreheader()->getTerminator();
-      IRBuilder<> b(at);
-      IntervalBuilder ib(a.se, a.expander, *loop, &b);
-      const std::vector<WalkTest> tests = bounded_tests(b, ib, groups);
-      flags.push_back(loop_flag(b, at, g, c, tests, b.getTrue(), ib.exact(), dtu, a.li));
+    for (BoundedLoop& b : chosen) {
+      Instruction* at = b.loop->getLoopPreheader()->getTerminator();
+      IRBuilder<> builder(at);
+      IntervalBuilder ib(a.se, a.expander, *b.loop, &builder, b.slots ? &a.aa : nullptr);
+      const std::vector<WalkTest> tests = bounded_tests(builder, ib, b.groups);
+      flags.emplace_back(
+          loop_flag(builder, at, g, c, tests, builder.getTrue(), ib.exact(), dtu, a.li),
+          std::move(b.covered));
     }
   }
-  for (PHINode* flag : flags) copy_loop_where(f, *flag);
-  return true;
+  for (auto& [flag, covered] : flags) {
+    BoundedCopy copy{std::make_unique<ValueToValueMapTy>(), std::move(covered)};
+    if (copy_loop_where(f, *flag, *copy.copies)) bounded.push_back(std::move(copy));
+  }
 }
 
 }  // namespace
 
 std::vector<Value*> hoist_range_tests(Function& f, const std::vector<RangedAccess>& accesses,
                                       const std::vector<Instruction*>& untested,
-                                      const ShadowGlobals& g) {
+                                      const ShadowGlobals& g, std::vector<BoundedCopy>& bounded) {
   std::vector<Value*> flags(accesses.size(), nullptr);
   {
     DominatorTree dt(f);
@@ -596,7 +643,7 @@ std::vector<Value*> hoist_range_tests(Function& f, const std::vector<RangedAcces
         InsertPreheaderForLoop(loop, &dt, &li, nullptr, false);
   }
   const Callees c = callees(*f.getParent());
-  bound_loops(f, accesses, untested, g, c);
+  bound_loops(f, accesses, untested, g, c, bounded);
   Analyses a(f);
   const std::vector<Hoist> hoists = hoists_of(accesses, a);
   MapVector<Loop*, std::vector<size_t>> by_loop;  // in the order the accesses come

@@ -67,14 +67,14 @@ void join_exits(const Loop& loop, ValueToValueMapTy& copies) {
 }
 
 // Copies `loop` and makes the block holding `flag` enter the copy where the flag holds.
-bool copy_loop(Loop& loop, PHINode& flag, DominatorTree& dt, LoopInfo& li) {
+bool copy_loop(Loop& loop, PHINode& flag, DominatorTree& dt, LoopInfo& li,
+               ValueToValueMapTy& copies) {
   if (!copyable(loop)) return false;
   formLCSSARecursively(loop, dt, &li, nullptr);
   if (!loop.isRecursivelyLCSSAForm(dt, li)) return false;
   BasicBlock* decision = flag.getParent();
   // An empty preheader between the decision and the loop: the copy's is a copy of it.
   BasicBlock* preheader = SplitEdge(decision, loop.getHeader(), &dt, &li);
-  ValueToValueMapTy copies;
   SmallVector<BasicBlock*, 16> blocks;
   cloneLoopWithPreheader(preheader, decision, &loop, copies, ".unchecked", &li, &dt, blocks);
   remapInstructionsInBlocks(blocks, copies);
@@ -87,11 +87,11 @@ bool copy_loop(Loop& loop, PHINode& flag, DominatorTree& dt, LoopInfo& li) {
 
 }  // namespace
 
-bool copy_loop_where(Function& f, PHINode& flag) {
+bool copy_loop_where(Function& f, PHINode& flag, ValueToValueMapTy& copies) {
   DominatorTree dt(f);
   LoopInfo li(dt);
   Loop* loop = loop_entered_from(flag, li);
-  return loop != nullptr && copy_loop(*loop, flag, dt, li);
+  return loop != nullptr && copy_loop(*loop, flag, dt, li, copies);
 }
 
 std::vector<bool> copy_loops_without_tests(Function& f, const std::vector<Instruction*>& sites,
@@ -108,7 +108,8 @@ std::vector<bool> copy_loops_without_tests(Function& f, const std::vector<Instru
     LoopInfo li(dt);
     Loop* loop = loop_entered_from(*flag, li);
     if (loop == nullptr || !all_tested_by(*loop, *flag, sites, flags)) continue;
-    if (!copy_loop(*loop, *flag, dt, li)) continue;
+    ValueToValueMapTy copies;
+    if (!copy_loop(*loop, *flag, dt, li, copies)) continue;
     for (size_t i = 0; i < sites.size(); ++i) copied[i] = copied[i] || flags[i] == flag;
   }
   return copied;

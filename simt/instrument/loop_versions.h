@@ -13,6 +13,7 @@
 #include <llvm/IR/Instruction.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Value.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
 
 namespace metalsim::instrument {
 
@@ -25,6 +26,7 @@ std::vector<bool> copy_loops_without_tests(llvm::Function& f,
 
 // Copies the loop that the block holding `flag` enters, as above, and enters the copy where the
 // flag holds; false where it could not (no such loop, or blocks the copy does not handle).
-bool copy_loop_where(llvm::Function& f, llvm::PHINode& flag);
+// `copies` maps each value of the loop to its copy's.
+bool copy_loop_where(llvm::Function& f, llvm::PHINode& flag, llvm::ValueToValueMapTy& copies);
 
 }  // namespace metalsim::instrument

@@ -1,7 +1,14 @@
 #include "simt/instrument/scev_interval.h"
 
+#include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Analysis/MemoryLocation.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/IR/CFG.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Module.h>
+
+#include "simt/instrument/access_abi.h"
 
 namespace metalsim::instrument {
 
@@ -18,8 +25,13 @@ constexpr unsigned kWholeRangeBits = 8;
 }  // namespace
 
 IntervalBuilder::IntervalBuilder(ScalarEvolution& se, SCEVExpander& expander, const Loop& loop,
-                                 IRBuilder<>* b)
-    : se_(se), expander_(expander), loop_(loop), b_(b), exact_(b ? b->getTrue() : nullptr) {}
+                                 IRBuilder<>* b, AAResults* aa)
+    : se_(se),
+      expander_(expander),
+      loop_(loop),
+      b_(b),
+      aa_(aa),
+      exact_(b ? b->getTrue() : nullptr) {}
 
 void IntervalBuilder::require(Value* condition) {
   if (b_ != nullptr) exact_ = b_->CreateAnd(exact_, condition);
@@ -98,12 +110,15 @@ std::optional<Interval> IntervalBuilder::signed_view(const SCEV* s) {
   return clamp_view(*x, -half, half - 1);
 }
 
+bool IntervalBuilder::before_loop(const SCEV* s) {
+  BasicBlock* preheader = loop_.getLoopPreheader();
+  return preheader != nullptr && se_.isLoopInvariant(s, &loop_) &&
+         expander_.isSafeToExpandAt(s, preheader->getTerminator());
+}
+
 // A value the same in every iteration, computed before the loop: its unsigned reading.
 std::optional<Interval> IntervalBuilder::leaf(const SCEV* s) {
-  BasicBlock* preheader = loop_.getLoopPreheader();
-  if (preheader == nullptr || !se_.isLoopInvariant(s, &loop_) ||
-      !expander_.isSafeToExpandAt(s, preheader->getTerminator()))
-    return std::nullopt;
+  if (!before_loop(s)) return std::nullopt;
   if (b_ == nullptr) return placeholder();
   Value* v = expander_.expandCodeFor(s, nullptr, &*b_->GetInsertPoint());
   if (v->getType()->isPointerTy()) v = b_->CreatePtrToInt(v, b_->getInt64Ty());
@@ -176,7 +191,12 @@ std::optional<Interval> IntervalBuilder::choice(const SCEVUnknown* u) {
   Value* condition = select->getCondition();
   if (std::optional<Interval> same = leaf(se_.getSCEV(condition)))
     return pick(b_->CreateTrunc(same->lo, b_->getInt1Ty()), *c);
-  const auto decided = decide(condition);
+  auto decided = decide(condition);
+  // A condition bounded itself (loaded from each iteration's slot): true or false throughout.
+  if (!decided && condition->getType()->isIntegerTy(1))
+    if (std::optional<Interval> flag = of(se_.getSCEV(condition)))
+      decided = std::make_pair(b_->CreateICmpSGE(flag->lo, constant(1)),
+                               b_->CreateICmpSLE(flag->hi, constant(0)));
   if (!decided) return both;
   // Always true: the first; always false: the second; else both.
   Interval second_or_both{b_->CreateSelect(decided->second, c->lo, both.lo),
@@ -209,7 +229,83 @@ std::optional<std::pair<Value*, Value*>> IntervalBuilder::decide(Value* conditio
   return std::make_pair(always, never);
 }
 
+// Whether `from` can run before `to` in one iteration of the loop: `to` later in the same block,
+// or its block reached from `from`'s without taking the loop's back edge.
+bool IntervalBuilder::reaches_in_iteration(const Instruction& from, const Instruction& to) {
+  const BasicBlock* start = from.getParent();
+  if (start == to.getParent() && from.comesBefore(&to)) return true;
+  SmallVector<const BasicBlock*, 16> work(succ_begin(start), succ_end(start));
+  SmallPtrSet<const BasicBlock*, 16> seen;
+  while (!work.empty()) {
+    const BasicBlock* block = work.pop_back_val();
+    if (block == loop_.getHeader() || !loop_.contains(block) || !seen.insert(block).second)
+      continue;
+    if (block == to.getParent()) return true;
+    work.append(succ_begin(block), succ_end(block));
+  }
+  return false;
+}
+
+// Whether every write in the loop that may change what `load` reads is a store to the same
+// address (`address`: this iteration's slot) that cannot run before the load in its iteration.
+bool IntervalBuilder::unchanged_before(const LoadInst& load, const SCEV* address) {
+  const MemoryLocation read = MemoryLocation::get(&load);
+  for (const BasicBlock* block : loop_.blocks())
+    for (const Instruction& i : *block) {
+      if (!i.mayWriteToMemory() || !isModSet(aa_->getModRefInfo(&i, read))) continue;
+      const auto* store = dyn_cast<StoreInst>(&i);
+      if (store == nullptr || !store->isSimple() ||
+          se_.getSCEV(const_cast<Value*>(store->getPointerOperand())) != address ||
+          MemoryLocation::get(store).Size != read.Size || reaches_in_iteration(*store, load))
+        return false;
+    }
+  return true;
+}
+
+// A value each iteration loads from a slot of its own: [least, greatest] of the slots, read
+// before the loop (__metalsim_value_bounds). The slots are a recurrence of the loop, each at
+// least the value's size from the next, so an iteration's stores to its own slot change no other
+// iteration's; a store that may write there otherwise, or before the load, rules it out.
+std::optional<Interval> IntervalBuilder::own_slot(const LoadInst& load) {
+  if (aa_ == nullptr || !load.isSimple() || !loop_.contains(&load)) return std::nullopt;
+  Type* type = load.getType();
+  const uint64_t bytes = load.getDataLayout().getTypeStoreSize(type);
+  if (!(type->isIntegerTy() || type->isPointerTy()) ||
+      (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8))
+    return std::nullopt;
+  const SCEV* address = se_.getSCEV(const_cast<Value*>(load.getPointerOperand()));
+  const auto* rec = dyn_cast<SCEVAddRecExpr>(address);
+  if (rec == nullptr || rec->getLoop() != &loop_ || !rec->isAffine()) return std::nullopt;
+  const auto* step = dyn_cast<SCEVConstant>(rec->getStepRecurrence(se_));
+  const SCEV* count = se_.getBackedgeTakenCount(&loop_);
+  if (step == nullptr || step->getAPInt().abs().ult(bytes) || isa<SCEVCouldNotCompute>(count) ||
+      !before_loop(rec->getStart()) || !before_loop(count) || !unchanged_before(load, address))
+    return std::nullopt;
+  if (b_ == nullptr) return placeholder();
+  Module& m = *b_->GetInsertBlock()->getModule();
+  auto* i64 = b_->getInt64Ty();
+  FunctionCallee bounds = m.getOrInsertFunction(
+      abi::kValueBounds, FunctionType::get(StructType::get(i64, i64),
+                                           {b_->getPtrTy(), i64, i64, b_->getInt32Ty()}, false));
+  Instruction* at = &*b_->GetInsertPoint();
+  Value* first = expander_.expandCodeFor(rec->getStart(), b_->getPtrTy(), at);
+  Value* last = b_->CreateZExtOrTrunc(expander_.expandCodeFor(count, nullptr, at), i64);
+  Value* pair = b_->CreateCall(bounds, {first, b_->getInt64(step->getAPInt().getSExtValue()), last,
+                                        b_->getInt32(uint32_t(bytes))});
+  return Interval{b_->CreateExtractValue(pair, 0), b_->CreateExtractValue(pair, 1)};
+}
+
 std::optional<Interval> IntervalBuilder::of(const SCEV* s) {
+  // Each expression once per loop: the walks of one loop share their leaves (a lane's slot read
+  // by __metalsim_value_bounds, the loop's count).
+  if (b_ != nullptr)
+    if (auto done = computed_.find(s); done != computed_.end()) return done->second;
+  std::optional<Interval> x = compute(s);
+  if (b_ != nullptr && x) computed_.try_emplace(s, *x);
+  return x;
+}
+
+std::optional<Interval> IntervalBuilder::compute(const SCEV* s) {
   if (se_.getTypeSizeInBits(s->getType()) > kWidth) return std::nullopt;
   if (std::optional<Interval> same = leaf(s)) return same;
   switch (s->getSCEVType()) {
@@ -230,7 +326,11 @@ std::optional<Interval> IntervalBuilder::of(const SCEV* s) {
       return result;
     }
     case scUDivExpr: return divide(cast<SCEVUDivExpr>(s));
-    case scUnknown: return choice(cast<SCEVUnknown>(s));
+    case scUnknown: {
+      const auto* u = cast<SCEVUnknown>(s);
+      if (const auto* load = dyn_cast<LoadInst>(u->getValue())) return own_slot(*load);
+      return choice(u);
+    }
     case scUMaxExpr: return min_max(cast<SCEVNAryExpr>(s), false, true);
     case scUMinExpr:
     case scSequentialUMinExpr: return min_max(cast<SCEVNAryExpr>(s), false, false);

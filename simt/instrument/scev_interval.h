@@ -13,11 +13,16 @@
 // reading: zero and sign extensions, unsigned divisions and minima and maxima check that at run
 // time and otherwise take the whole range of the reading. Leaves the same throughout the loop are
 // computed once (their unsigned reading); a recurrence {start, +, step} of the loop spans start
-// plus 0 to step times its backedge-taken count. Anything else (a value loaded in the loop, a
-// recurrence of another loop that varies in it) cannot be bounded.
+// plus 0 to step times its backedge-taken count; a value each iteration loads from a slot of its
+// own (a lane's frame slot: the address a recurrence of the loop, steps at least the value's
+// size apart) that nothing in the loop writes before that load spans the least to the greatest
+// of the slots, read before the loop. Anything else (a value loaded from memory the loop may
+// write, a recurrence of another loop that varies in it) cannot be bounded.
 #include <optional>
 #include <utility>
 
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/Analysis/AliasAnalysis.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
@@ -36,8 +41,10 @@ class IntervalBuilder {
  public:
   // `b` null: only says whether an expression can be bounded, and emits nothing. Else the code
   // goes where `b` stands, in `loop`'s preheader.
+  // `aa` (may be null: no value loaded in the loop is bounded) tells which stores in the loop may
+  // write where an iteration loads a value (own_slot).
   IntervalBuilder(llvm::ScalarEvolution& se, llvm::SCEVExpander& expander, const llvm::Loop& loop,
-                  llvm::IRBuilder<>* b);
+                  llvm::IRBuilder<>* b, llvm::AAResults* aa = nullptr);
 
   // The interval of `s`, or nullopt where it cannot be bounded.
   std::optional<Interval> of(const llvm::SCEV* s);
@@ -55,6 +62,8 @@ class IntervalBuilder {
   void require(llvm::Value* condition);
 
  private:
+  std::optional<Interval> compute(const llvm::SCEV* s);
+  bool before_loop(const llvm::SCEV* s);
   std::optional<Interval> leaf(const llvm::SCEV* s);
   std::optional<Interval> recurrence(const llvm::SCEVAddRecExpr* rec);
   std::optional<Interval> unsigned_view(const llvm::SCEV* s);
@@ -63,6 +72,9 @@ class IntervalBuilder {
   std::optional<Interval> divide(const llvm::SCEVUDivExpr* e);
   std::optional<Interval> choice(const llvm::SCEVUnknown* u);
   std::optional<std::pair<llvm::Value*, llvm::Value*>> decide(llvm::Value* condition);
+  std::optional<Interval> own_slot(const llvm::LoadInst& load);
+  bool unchanged_before(const llvm::LoadInst& load, const llvm::SCEV* address);
+  bool reaches_in_iteration(const llvm::Instruction& from, const llvm::Instruction& to);
   // [lo, hi] where x fits in [lowest, highest], else [lowest, highest].
   Interval clamp_view(Interval x, int64_t lowest, int64_t highest);
   llvm::Value* checked(llvm::Intrinsic::ID op, llvm::Value* a, llvm::Value* b);
@@ -73,7 +85,9 @@ class IntervalBuilder {
   llvm::SCEVExpander& expander_;
   const llvm::Loop& loop_;
   llvm::IRBuilder<>* b_;
+  llvm::AAResults* aa_;
   llvm::Value* exact_;
+  llvm::DenseMap<const llvm::SCEV*, Interval> computed_;
 };
 
 }  // namespace metalsim::instrument

@@ -70,8 +70,9 @@ kernel void planted_oob_nested_last_row(device const float* in [[buffer(0)]],
 // One simdgroup sums the 100 floats in rounds of `width` (32, not known to the compiler), each a
 // per-lane strided loop and a simd_sum, up to and with index 100: in the last round lane 4 reads
 // in[100]. The round's index crosses the simd_sum in each lane's frame, as the multi-token
-// mat-vec's token group does (docs/checks.md, "A lane loop's range test": a value loaded per lane
-// is not bounded, so those lane loops test each lane's accesses).
+// mat-vec's token group does: a lane loop's range test bounds it by the lanes' slots
+// (docs/checks.md, "A lane loop's range test"), finds the range not plain in the last round, and
+// the accesses are tested one by one.
 kernel void planted_oob_rounds_last(device const float* in [[buffer(0)]],
                                     device float* out [[buffer(1)]],
                                     constant uint& n [[buffer(2)]],
