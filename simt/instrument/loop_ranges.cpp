@@ -108,12 +108,6 @@ class Widen : public SCEVRewriteVisitor<Widen> {
   std::vector<Walk>& models_;
 };
 
-// Whether `s` has one value throughout `loop` and can be computed in its preheader.
-bool computable_before(const SCEV* s, Loop* loop, ScalarEvolution& se, const SCEVExpander& x) {
-  return se.isLoopInvariant(s, loop) &&
-         x.isSafeToExpandAt(s, loop->getLoopPreheader()->getTerminator());
-}
-
 // Takes `loop`'s stride off the walk: false when its value there is neither the same in every
 // iteration nor a start plus a step per iteration with the iteration count known on entry.
 bool step_out(Walk& w, Loop* loop, ScalarEvolution& se, std::vector<Walk>& models) {
@@ -548,35 +542,31 @@ std::vector<BoundedLoop> bounded_loops(const std::vector<RangedAccess>& accesses
   std::sort(stuck.begin(), stuck.end(),
             [](Loop* x, Loop* y) { return x->getLoopDepth() < y->getLoopDepth(); });
   std::vector<BoundedLoop> chosen;
-  // Covered first: an access in a nested loop, or one the loop runs in every iteration (its
-  // block dominates the latch). One under a condition of its own keeps its own test in the copy,
-  // unless the loop has nothing else to cover (a lane loop around one guarded load each).
-  auto covered_first = [&](const Loop* loop, const Instruction* i) {
-    return a.li.getLoopFor(i->getParent()) != loop ||
-           a.dt.dominates(i->getParent(), loop->getLoopLatch());
+  auto in_nested_loop = [&](const Loop* loop, const Instruction* i) {
+    return loop->contains(i) && a.li.getLoopFor(i->getParent()) != loop;
   };
   for (Loop* loop : stuck) {
     bool inside_chosen = false;
     for (const BoundedLoop& outer : chosen)
       inside_chosen = inside_chosen || outer.loop->contains(loop);
     bool untested_nested = false;
-    for (Instruction* i : untested)
-      untested_nested =
-          untested_nested || (loop->contains(i) && a.li.getLoopFor(i->getParent()) != loop);
+    for (Instruction* i : untested) untested_nested = untested_nested || in_nested_loop(loop, i);
     if (inside_chosen || untested_nested) continue;
     // Where the loop has nested loops with accesses (the work its test spares), the test covers
-    // those and the accesses of every iteration, and may bound values loaded from each
-    // iteration's own slot; a loop without (a lane loop whose lanes each make a few accesses)
-    // covers all its accesses, with no slot reads, which would cost it more than they spare.
+    // those and the accesses it runs in every iteration (their block dominates its latch), and
+    // may bound values loaded from each iteration's own slot; an access under a condition of its
+    // own keeps its own test in the copy. A loop without nested accesses (a lane loop whose
+    // lanes each make a few accesses) covers all of them, with no slot reads, which would cost
+    // it more than they spare.
     bool nested = false;
-    for (const RangedAccess& access : accesses)
-      nested =
-          nested || (loop->contains(access.at) && a.li.getLoopFor(access.at->getParent()) != loop);
+    for (const RangedAccess& access : accesses) nested = nested || in_nested_loop(loop, access.at);
     BoundedLoop b{loop, {}, {}, nested};
     bool reached = true;
     for (size_t i = 0; reached && i < accesses.size(); ++i) {
-      if (!loop->contains(accesses[i].at) || (nested && !covered_first(loop, accesses[i].at)))
-        continue;
+      const Instruction* at_i = accesses[i].at;
+      const bool every_iteration =
+          in_nested_loop(loop, at_i) || a.dt.dominates(at_i->getParent(), loop->getLoopLatch());
+      if (!loop->contains(at_i) || (nested && !every_iteration)) continue;
       const auto& inside = hoists[i].inside;
       auto at = std::find_if(inside.begin(), inside.end(),
                              [&](const auto& entry) { return entry.first == loop; });

@@ -110,10 +110,14 @@ std::optional<Interval> IntervalBuilder::signed_view(const SCEV* s) {
   return clamp_view(*x, -half, half - 1);
 }
 
+bool computable_before(const SCEV* s, const Loop* loop, ScalarEvolution& se,
+                       const SCEVExpander& x) {
+  return se.isLoopInvariant(s, loop) &&
+         x.isSafeToExpandAt(s, loop->getLoopPreheader()->getTerminator());
+}
+
 bool IntervalBuilder::before_loop(const SCEV* s) {
-  BasicBlock* preheader = loop_.getLoopPreheader();
-  return preheader != nullptr && se_.isLoopInvariant(s, &loop_) &&
-         expander_.isSafeToExpandAt(s, preheader->getTerminator());
+  return loop_.getLoopPreheader() != nullptr && computable_before(s, &loop_, se_, expander_);
 }
 
 // A value the same in every iteration, computed before the loop: its unsigned reading.

@@ -32,6 +32,11 @@
 
 namespace metalsim::instrument {
 
+// Whether `s` has one value throughout `loop` and can be computed in its preheader (which it
+// must have).
+bool computable_before(const llvm::SCEV* s, const llvm::Loop* loop, llvm::ScalarEvolution& se,
+                       const llvm::SCEVExpander& x);
+
 struct Interval {
   llvm::Value* lo;  // i64
   llvm::Value* hi;  // i64
