@@ -288,22 +288,33 @@ extern "C" uint32_t __metalsim_access_range(const void* start, uint64_t bytes, i
 
 extern "C" MetalsimValueBounds __metalsim_value_bounds(const void* first, int64_t stride,
                                                        uint64_t last, uint32_t bytes) {
+  // Each value read unsigned and signed; a narrower one is the same value in either reading
+  // modulo 2^bits, and the interval that spans less is the tighter bound (a slot holding -32,
+  // 0 - k0 in a uint, is 4294967264 unsigned and -32 signed).
+  const unsigned bits = 8 * bytes;
   auto at = [&](uint64_t k) {
     const char* p = static_cast<const char*>(first) + int64_t(k) * stride;
     switch (bytes) {
-      case 1: return int64_t(*reinterpret_cast<const uint8_t*>(p));
-      case 2: return int64_t(*reinterpret_cast<const uint16_t*>(p));
-      case 4: return int64_t(*reinterpret_cast<const uint32_t*>(p));
-      default: return *reinterpret_cast<const int64_t*>(p);
+      case 1: return uint64_t(*reinterpret_cast<const uint8_t*>(p));
+      case 2: return uint64_t(*reinterpret_cast<const uint16_t*>(p));
+      case 4: return uint64_t(*reinterpret_cast<const uint32_t*>(p));
+      default: return *reinterpret_cast<const uint64_t*>(p);
     }
   };
-  MetalsimValueBounds b{at(0), at(0)};
+  auto as_signed = [&](uint64_t v) {
+    return bits == 64 ? int64_t(v) : int64_t(v << (64 - bits)) >> (64 - bits);
+  };
+  MetalsimValueBounds u{int64_t(at(0)), int64_t(at(0))};
+  MetalsimValueBounds s{as_signed(at(0)), as_signed(at(0))};
   for (uint64_t k = 1; k <= last; ++k) {
-    const int64_t v = at(k);
-    b.lowest = std::min(b.lowest, v);
-    b.highest = std::max(b.highest, v);
+    const uint64_t v = at(k);
+    u.lowest = std::min(u.lowest, int64_t(v));
+    u.highest = std::max(u.highest, int64_t(v));
+    s.lowest = std::min(s.lowest, as_signed(v));
+    s.highest = std::max(s.highest, as_signed(v));
   }
-  return b;
+  if (bits == 64) return s;
+  return uint64_t(s.highest - s.lowest) <= uint64_t(u.highest - u.lowest) ? s : u;
 }
 
 extern "C" uint32_t __metalsim_index_fits(int64_t start, int64_t step0, uint64_t last0,

@@ -35,10 +35,11 @@ uint32_t __metalsim_access_range(const void* start, uint64_t bytes, int64_t step
 // 1 when start + k0 * step0 + k1 * step1 + k2 * step2 lies in [lowest, highest] for every
 // 0 <= ki <= lasti: a 32-bit loop index the address extends to 64 bits never wraps, so the
 // range test above, made of its 64-bit model, holds for it.
-// The least and greatest of the `bytes`-byte integers (1, 2 or 4 bytes read unsigned, 8 signed)
-// at first + k * stride for every 0 <= k <= last: the interval of a value each iteration of a
-// lane loop loads from its own slot, for the lane loop's range test (simt/instrument/
-// scev_interval.h). Reads nothing but those values.
+// The least and greatest of the `bytes`-byte integers at first + k * stride for every
+// 0 <= k <= last: the interval of a value each iteration of a lane loop loads from its own slot,
+// for the lane loop's range test (simt/instrument/scev_interval.h). 8 bytes are read signed; 1, 2
+// or 4 unsigned or signed, whichever interval spans less (the range test reads an n-bit value
+// modulo 2^n). Reads nothing but those values.
 struct MetalsimValueBounds {
   int64_t lowest;
   int64_t highest;

@@ -76,44 +76,17 @@ struct Hoist {
   Loop* stuck = nullptr;
 };
 
-// Replaces each zero- or sign-extended recurrence of `loop` (a 32-bit index extended to 64 bits
-// in the address) by the recurrence of its extended start and step, and records that model as a
-// walk of its own, whose range the test checks.
-class Widen : public SCEVRewriteVisitor<Widen> {
- public:
-  Widen(ScalarEvolution& se, const Loop* loop, std::vector<Walk>& models)
-      : SCEVRewriteVisitor(se), loop_(loop), models_(models) {}
-  const SCEV* visitZeroExtendExpr(const SCEVZeroExtendExpr* e) {
-    if (const SCEV* model = widen(e->getOperand(), e->getType(), false)) return model;
-    return SCEVRewriteVisitor::visitZeroExtendExpr(e);
-  }
-  const SCEV* visitSignExtendExpr(const SCEVSignExtendExpr* e) {
-    if (const SCEV* model = widen(e->getOperand(), e->getType(), true)) return model;
-    return SCEVRewriteVisitor::visitSignExtendExpr(e);
-  }
-
- private:
-  const SCEV* widen(const SCEV* narrow, Type* wide, bool is_signed) {
-    const auto* rec = dyn_cast<SCEVAddRecExpr>(narrow);
-    if (rec == nullptr || rec->getLoop() != loop_ || !rec->isAffine()) return nullptr;
-    auto extend = [&](const SCEV* v) {
-      return is_signed ? SE.getSignExtendExpr(v, wide) : SE.getZeroExtendExpr(v, wide);
-    };
-    const SCEV* model = SE.getAddRecExpr(
-        extend(rec->getStart()), extend(rec->getStepRecurrence(SE)), loop_, SCEV::FlagAnyWrap);
-    models_.push_back({model, {}, unsigned(SE.getTypeSizeInBits(narrow->getType())), is_signed});
-    return model;
-  }
-  const Loop* loop_;
-  std::vector<Walk>& models_;
-};
-
 // Takes `loop`'s stride off the walk: false when its value there is neither the same in every
 // iteration nor a start plus a step per iteration with the iteration count known on entry.
 bool step_out(Walk& w, Loop* loop, ScalarEvolution& se, std::vector<Walk>& models) {
   if (se.isLoopInvariant(w.start, loop)) return true;
   const SCEV* value = w.start;
-  if (!isa<SCEVAddRecExpr>(value)) value = Widen(se, loop, models).visit(value);
+  if (!isa<SCEVAddRecExpr>(value)) {
+    // Each extended index's model becomes a walk of its own, whose range the test checks.
+    std::vector<WidenedRecurrence> widened;
+    value = widen_recurrences(value, loop, se, widened);
+    for (const WidenedRecurrence& m : widened) models.push_back({m.model, {}, m.bits, m.is_signed});
+  }
   const auto* rec = dyn_cast<SCEVAddRecExpr>(value);
   if (rec == nullptr || rec->getLoop() != loop || !rec->isAffine() ||
       w.strides.size() == kMaxStrides)

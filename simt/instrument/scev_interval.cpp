@@ -1,5 +1,7 @@
 #include "simt/instrument/scev_interval.h"
 
+#include <limits>
+
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/Analysis/MemoryLocation.h>
@@ -22,7 +24,42 @@ constexpr unsigned kWidth = 64;
 // its simdgroup (5 bits), a byte. A wider one would make the test's range too wide to pass.
 constexpr unsigned kWholeRangeBits = 8;
 
+// Replaces each extended recurrence of `loop` by its model (widen_recurrences).
+class Widen : public SCEVRewriteVisitor<Widen> {
+ public:
+  Widen(ScalarEvolution& se, const Loop* loop, std::vector<WidenedRecurrence>& models)
+      : SCEVRewriteVisitor(se), loop_(loop), models_(models) {}
+  const SCEV* visitZeroExtendExpr(const SCEVZeroExtendExpr* e) {
+    if (const SCEV* model = widen(e->getOperand(), e->getType(), false)) return model;
+    return SCEVRewriteVisitor::visitZeroExtendExpr(e);
+  }
+  const SCEV* visitSignExtendExpr(const SCEVSignExtendExpr* e) {
+    if (const SCEV* model = widen(e->getOperand(), e->getType(), true)) return model;
+    return SCEVRewriteVisitor::visitSignExtendExpr(e);
+  }
+
+ private:
+  const SCEV* widen(const SCEV* narrow, Type* wide, bool is_signed) {
+    const auto* rec = dyn_cast<SCEVAddRecExpr>(narrow);
+    if (rec == nullptr || rec->getLoop() != loop_ || !rec->isAffine()) return nullptr;
+    auto extend = [&](const SCEV* v) {
+      return is_signed ? SE.getSignExtendExpr(v, wide) : SE.getZeroExtendExpr(v, wide);
+    };
+    const SCEV* model = SE.getAddRecExpr(
+        extend(rec->getStart()), extend(rec->getStepRecurrence(SE)), loop_, SCEV::FlagAnyWrap);
+    models_.push_back({model, unsigned(SE.getTypeSizeInBits(narrow->getType())), is_signed});
+    return model;
+  }
+  const Loop* loop_;
+  std::vector<WidenedRecurrence>& models_;
+};
+
 }  // namespace
+
+const SCEV* widen_recurrences(const SCEV* s, const Loop* loop, ScalarEvolution& se,
+                              std::vector<WidenedRecurrence>& models) {
+  return Widen(se, loop, models).visit(s);
+}
 
 IntervalBuilder::IntervalBuilder(ScalarEvolution& se, SCEVExpander& expander, const Loop& loop,
                                  IRBuilder<>* b, AAResults* aa)
@@ -132,15 +169,41 @@ std::optional<Interval> IntervalBuilder::leaf(const SCEV* s) {
 
 // {start, +, step} of the loop: start + step * k for k from 0 to the backedge-taken count.
 std::optional<Interval> IntervalBuilder::recurrence(const SCEVAddRecExpr* rec) {
-  if (rec->getLoop() != &loop_ || !rec->isAffine()) return std::nullopt;
-  const SCEV* count = se_.getBackedgeTakenCount(&loop_);
+  const Loop* of_loop = rec->getLoop();
+  if (!rec->isAffine() || !loop_.contains(of_loop)) return std::nullopt;
+  // A loop nested in this one runs from its start (which may differ per iteration of this one)
+  // at most its symbolic maximum count of times; this loop, exactly its count.
+  const SCEV* count = of_loop == &loop_
+                          ? se_.getBackedgeTakenCount(&loop_)
+                          : se_.getSymbolicMaxBackedgeTakenCount(const_cast<Loop*>(of_loop));
   if (isa<SCEVCouldNotCompute>(count)) return std::nullopt;
   std::optional<Interval> start = of(rec->getStart());
-  std::optional<Interval> step = of(rec->getStepRecurrence(se_));
-  std::optional<Interval> last = unsigned_view(count);
-  if (!start || !step || !last) return std::nullopt;
+  std::optional<Interval> step = start ? of(rec->getStepRecurrence(se_)) : std::nullopt;
+  std::optional<Interval> last = step ? unsigned_view(count) : std::nullopt;
+  if (!last) return std::nullopt;
   if (b_ == nullptr) return placeholder();
   return add(*start, multiply(*step, {constant(0), last->hi}));
+}
+
+// A phi where control flow joins inside the loop (an unrolled loop's remainder starting where the
+// unrolled part stopped, a value chosen on two paths): every value it can take is one of its
+// incoming values, so it lies in the interval that holds theirs. Not a loop header's phi: a value
+// defined in terms of itself is a recurrence, or nothing an interval can follow.
+std::optional<Interval> IntervalBuilder::join(const PHINode& phi) {
+  if (!loop_.contains(&phi) || !se_.isSCEVable(phi.getType())) return std::nullopt;
+  const BasicBlock* block = phi.getParent();
+  for (const Loop* inner : loop_.getLoopsInPreorder())
+    if (inner->getHeader() == block) return std::nullopt;
+  std::optional<Interval> hull;
+  for (const Value* in : phi.incoming_values()) {
+    std::optional<Interval> x = of(se_.getSCEV(const_cast<Value*>(in)));
+    if (!x) return std::nullopt;
+    if (b_ == nullptr) continue;
+    hull = !hull ? x
+                 : Interval{b_->CreateBinaryIntrinsic(Intrinsic::smin, hull->lo, x->lo),
+                            b_->CreateBinaryIntrinsic(Intrinsic::smax, hull->hi, x->hi)};
+  }
+  return b_ == nullptr ? placeholder() : hull;
 }
 
 std::optional<Interval> IntervalBuilder::min_max(const SCEVNAryExpr* e, bool is_signed,
@@ -162,6 +225,34 @@ std::optional<Interval> IntervalBuilder::min_max(const SCEVNAryExpr* e, bool is_
                       b_->CreateBinaryIntrinsic(pick, result->hi, x->hi)};
   }
   return result;
+}
+
+// An unsigned minimum: at most each operand whose reading is not negative (an i64 one where its
+// interval is; a narrower one always), and at least 0, or the least of the operands where none
+// is negative. One operand must be: a count `(last - done) umin (-done)` of a loop whose second
+// term is the wrap of its counter (negative) is bounded by its first.
+std::optional<Interval> IntervalBuilder::unsigned_min(const SCEVNAryExpr* e) {
+  std::vector<std::pair<Interval, Value*>> operands;  // interval, i1 not negative
+  for (const SCEV* op : e->operands()) {
+    const bool narrow = se_.getTypeSizeInBits(op->getType()) < kWidth;
+    std::optional<Interval> x = narrow ? unsigned_view(op) : of(op);
+    if (!x) return std::nullopt;
+    if (b_ != nullptr)
+      operands.emplace_back(*x, narrow ? b_->getTrue() : b_->CreateICmpSGE(x->lo, constant(0)));
+  }
+  if (b_ == nullptr) return placeholder();
+  Value* hi = constant(std::numeric_limits<int64_t>::max());
+  Value* lo = hi;
+  Value* any = b_->getFalse();
+  Value* all = b_->getTrue();
+  for (auto [x, not_negative] : operands) {
+    hi = b_->CreateSelect(not_negative, b_->CreateBinaryIntrinsic(Intrinsic::smin, hi, x.hi), hi);
+    lo = b_->CreateBinaryIntrinsic(Intrinsic::smin, lo, x.lo);
+    any = b_->CreateOr(any, not_negative);
+    all = b_->CreateAnd(all, not_negative);
+  }
+  require(any);
+  return Interval{b_->CreateSelect(all, lo, constant(0)), hi};
 }
 
 // An unsigned division by a divisor the same in every iteration (not zero: exact() checks).
@@ -266,6 +357,27 @@ bool IntervalBuilder::unchanged_before(const LoadInst& load, const SCEV* address
   return true;
 }
 
+// The address of an iteration's slot as a recurrence of the loop: the address itself, or with
+// the lane's 32-bit index extended to 64 bits replaced by its model, which exact() then requires
+// not to wrap over the loop's iterations.
+const SCEVAddRecExpr* IntervalBuilder::slot_recurrence(const SCEV* address) {
+  std::vector<WidenedRecurrence> widened;
+  if (!isa<SCEVAddRecExpr>(address)) address = widen_recurrences(address, &loop_, se_, widened);
+  const auto* rec = dyn_cast<SCEVAddRecExpr>(address);
+  if (rec == nullptr || rec->getLoop() != &loop_ || !rec->isAffine()) return nullptr;
+  for (const WidenedRecurrence& w : widened) {
+    std::optional<Interval> x = of(w.model);
+    if (!x) return nullptr;
+    if (b_ == nullptr) continue;
+    const int64_t lowest = w.is_signed ? -(int64_t(1) << (w.bits - 1)) : 0;
+    const int64_t highest =
+        w.is_signed ? (int64_t(1) << (w.bits - 1)) - 1 : int64_t((uint64_t(1) << w.bits) - 1);
+    require(b_->CreateAnd(b_->CreateICmpSGE(x->lo, constant(lowest)),
+                          b_->CreateICmpSLE(x->hi, constant(highest))));
+  }
+  return rec;
+}
+
 // A value each iteration loads from a slot of its own: [least, greatest] of the slots, read
 // before the loop (__metalsim_value_bounds). The slots are a recurrence of the loop, each at
 // least the value's size from the next, so an iteration's stores to its own slot change no other
@@ -278,8 +390,8 @@ std::optional<Interval> IntervalBuilder::own_slot(const LoadInst& load) {
       (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8))
     return std::nullopt;
   const SCEV* address = se_.getSCEV(const_cast<Value*>(load.getPointerOperand()));
-  const auto* rec = dyn_cast<SCEVAddRecExpr>(address);
-  if (rec == nullptr || rec->getLoop() != &loop_ || !rec->isAffine()) return std::nullopt;
+  const SCEVAddRecExpr* rec = slot_recurrence(address);
+  if (rec == nullptr) return std::nullopt;
   const auto* step = dyn_cast<SCEVConstant>(rec->getStepRecurrence(se_));
   const SCEV* count = se_.getBackedgeTakenCount(&loop_);
   if (step == nullptr || step->getAPInt().abs().ult(bytes) || isa<SCEVCouldNotCompute>(count) ||
@@ -301,11 +413,10 @@ std::optional<Interval> IntervalBuilder::own_slot(const LoadInst& load) {
 
 std::optional<Interval> IntervalBuilder::of(const SCEV* s) {
   // Each expression once per loop: the walks of one loop share their leaves (a lane's slot read
-  // by __metalsim_value_bounds, the loop's count).
-  if (b_ != nullptr)
-    if (auto done = computed_.find(s); done != computed_.end()) return done->second;
+  // by __metalsim_value_bounds, the loop's count), and joins of joins are not walked again.
+  if (auto done = computed_.find(s); done != computed_.end()) return done->second;
   std::optional<Interval> x = compute(s);
-  if (b_ != nullptr && x) computed_.try_emplace(s, *x);
+  computed_.try_emplace(s, x);
   return x;
 }
 
@@ -333,11 +444,12 @@ std::optional<Interval> IntervalBuilder::compute(const SCEV* s) {
     case scUnknown: {
       const auto* u = cast<SCEVUnknown>(s);
       if (const auto* load = dyn_cast<LoadInst>(u->getValue())) return own_slot(*load);
+      if (const auto* phi = dyn_cast<PHINode>(u->getValue())) return join(*phi);
       return choice(u);
     }
     case scUMaxExpr: return min_max(cast<SCEVNAryExpr>(s), false, true);
     case scUMinExpr:
-    case scSequentialUMinExpr: return min_max(cast<SCEVNAryExpr>(s), false, false);
+    case scSequentialUMinExpr: return unsigned_min(cast<SCEVNAryExpr>(s));
     case scSMaxExpr: return min_max(cast<SCEVNAryExpr>(s), true, true);
     case scSMinExpr: return min_max(cast<SCEVNAryExpr>(s), true, false);
     default: return std::nullopt;

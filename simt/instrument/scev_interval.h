@@ -15,11 +15,14 @@
 // computed once (their unsigned reading); a recurrence {start, +, step} of the loop spans start
 // plus 0 to step times its backedge-taken count; a value each iteration loads from a slot of its
 // own (a lane's frame slot: the address a recurrence of the loop, steps at least the value's
-// size apart) that nothing in the loop writes before that load spans the least to the greatest
-// of the slots, read before the loop. Anything else (a value loaded from memory the loop may
-// write, a recurrence of another loop that varies in it) cannot be bounded.
+// size apart, the lane's index extended from 32 bits where it does not wrap) that nothing in the
+// loop writes before that load spans the least to the greatest of the slots, read before the
+// loop; an unsigned minimum is at most any of its operands that is not negative. Anything else (a
+// value loaded from memory the loop may write, a recurrence of another loop that varies in it)
+// cannot be bounded.
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/Analysis/AliasAnalysis.h>
@@ -36,6 +39,22 @@ namespace metalsim::instrument {
 // must have).
 bool computable_before(const llvm::SCEV* s, const llvm::Loop* loop, llvm::ScalarEvolution& se,
                        const llvm::SCEVExpander& x);
+
+// A recurrence of a narrower integer that an expression extends (a 32-bit index extended to 64
+// bits in an address), replaced by `model`: the recurrence of its extended start and step. The two
+// are equal while the narrow one does not wrap over the loop's iterations, which whoever uses the
+// model must check (a walk of its own, or a condition of exact()).
+struct WidenedRecurrence {
+  const llvm::SCEV* model;
+  unsigned bits;  // the narrow recurrence's
+  bool is_signed;
+};
+
+// `s` with each zero- or sign-extended affine recurrence of `loop` replaced by its model, each
+// added to `models`.
+const llvm::SCEV* widen_recurrences(const llvm::SCEV* s, const llvm::Loop* loop,
+                                    llvm::ScalarEvolution& se,
+                                    std::vector<WidenedRecurrence>& models);
 
 struct Interval {
   llvm::Value* lo;  // i64
@@ -74,8 +93,11 @@ class IntervalBuilder {
   std::optional<Interval> unsigned_view(const llvm::SCEV* s);
   std::optional<Interval> signed_view(const llvm::SCEV* s);
   std::optional<Interval> min_max(const llvm::SCEVNAryExpr* e, bool is_signed, bool is_max);
+  std::optional<Interval> unsigned_min(const llvm::SCEVNAryExpr* e);
+  const llvm::SCEVAddRecExpr* slot_recurrence(const llvm::SCEV* address);
   std::optional<Interval> divide(const llvm::SCEVUDivExpr* e);
   std::optional<Interval> choice(const llvm::SCEVUnknown* u);
+  std::optional<Interval> join(const llvm::PHINode& phi);
   std::optional<std::pair<llvm::Value*, llvm::Value*>> decide(llvm::Value* condition);
   std::optional<Interval> own_slot(const llvm::LoadInst& load);
   bool unchanged_before(const llvm::LoadInst& load, const llvm::SCEV* address);
@@ -92,7 +114,7 @@ class IntervalBuilder {
   llvm::IRBuilder<>* b_;
   llvm::AAResults* aa_;
   llvm::Value* exact_;
-  llvm::DenseMap<const llvm::SCEV*, Interval> computed_;
+  llvm::DenseMap<const llvm::SCEV*, std::optional<Interval>> computed_;  // or none (of)
 };
 
 }  // namespace metalsim::instrument

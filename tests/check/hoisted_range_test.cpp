@@ -6,6 +6,7 @@
 // shadow sees it, so a hoisted test that passed a range it should not have would hide it.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/attention/attention_inputs.h"
 #include "kernels/spec/inputs.h"
 #include "support/host_harness.h"
 
@@ -129,6 +131,83 @@ INSTANTIATE_TEST_SUITE_P(
                                          "lane_rounds_sum"),
                        ::testing::Values(ExecutionMode::fibers, ExecutionMode::loops)),
     name);
+
+// Decode attention's value loop (attention.metal, decode_attention): simdgroup s takes the keys
+// 32 s + 128 i; when the simdgroups' chunks differ each lane runs a chunk's keys after the first
+// in its own loop, and the lane loop's range test bounds those loops once, from the lanes' slots
+// (the chunk's start, the keys done, a count that is an unsigned minimum; docs/checks.md). A value
+// cache four halves short of kv_len rows is reported at its end, in both modes, whichever
+// simdgroup holds the last key and whether the others' chunks are full (kv_len 100, 229, 250: the
+// last simdgroup's partial chunk beside three full ones; 150: the first simdgroup's, alone). The
+// reads past the end lie in the cache's last granule, before its guard page: only the access
+// checks see them, so a range test that passed a range it should not have would hide them. The
+// whole cache runs without a report and writes every output.
+class DecodeValueCache : public ::testing::TestWithParam<ExecutionMode> {};
+
+TEST_P(DecodeValueCache, OneKeyShortIsReportedAtItsEnd) {
+  using half = _Float16;
+  Harness h;
+  h.options().mode = GetParam();
+  constexpr uint32_t kDim = 64;
+  for (const uint32_t kv_len : {100u, 229u, 250u, 150u}) {
+    spec::InputGenerator gen(2614 + kv_len);
+    auto halves = [&](size_t n) {
+      std::vector<half> v;
+      for (const float f : gen.uniform_vector<float>(n, -1.0f, 1.0f)) v.push_back(half(f));
+      return v;
+    };
+    const std::vector<half> q = halves(kDim), k = halves(size_t(kv_len) * kDim),
+                            v = halves(size_t(kv_len) * kDim);
+    kernels::attention::DecodeParams p{};
+    p.q_strides[0] = p.q_strides[1] = p.o_strides[0] = p.o_strides[1] = kDim;
+    p.k_strides[0] = p.k_strides[1] = p.v_strides[0] = p.v_strides[1] = uint64_t(kv_len) * kDim;
+    p.k_strides[2] = p.v_strides[2] = kDim;
+    p.num_heads = p.num_kv_heads = 1;
+    p.kv_len = kv_len;
+    p.head_dim = kDim;
+    p.scale = 0.125f;
+    constexpr uint32_t kShort = 4;  // halves missing at the cache's end
+    for (const bool short_cache : {false, true}) {
+      auto qb = h.buffer(q), kb = h.buffer(k);
+      auto vb = h.buffer(std::vector<half>(v.begin(), v.end() - (short_cache ? kShort : 0)));
+      auto ob = h.buffer(std::vector<half>(kDim, half(NAN)));  // poison
+      MTL::CommandBuffer* cb = h.run("decode_attention",
+                                     [&](MTL::ComputeCommandEncoder* e) {
+                                       e->setBuffer(qb.get(), 0, 0);
+                                       e->setBuffer(kb.get(), 0, 1);
+                                       e->setBuffer(vb.get(), 0, 2);
+                                       e->setBuffer(ob.get(), 0, 3);
+                                       e->setBytes(&p, sizeof p, 4);
+                                     },
+                                     {1, 1, 1}, {128, 1, 1});
+      if (!short_cache) {
+        ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << "kv_len " << kv_len << "\n"
+                                                                   << Harness::reports(cb);
+        const auto* o = static_cast<const half*>(ob->contents());
+        for (uint32_t d = 0; d < kDim; ++d)
+          EXPECT_TRUE(std::isfinite(float(o[d]))) << "kv_len " << kv_len << " output " << d;
+        continue;
+      }
+      ASSERT_GE(Harness::count(cb, report::CheckId::bounds_device), 1u)
+          << "kv_len " << kv_len << "\n"
+          << Harness::reports(cb);
+      const int64_t end = (int64_t(kv_len) * kDim - kShort) * 2;
+      for (const report::Report& r : cb->reports()) {
+        ASSERT_EQ(r.check, report::CheckId::bounds_device) << r.format();
+        EXPECT_EQ(r.memory.rfind("buffer(2)", 0), 0u) << r.format();
+        EXPECT_GE(r.offset, end) << r.format();
+        EXPECT_LT(r.offset, end + int64_t(kShort) * 2) << r.format();
+        EXPECT_GT(r.site.line, 0u) << r.format();
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, DecodeValueCache,
+                         ::testing::Values(ExecutionMode::fibers, ExecutionMode::loops),
+                         [](const ::testing::TestParamInfo<ExecutionMode>& mode) {
+                           return std::string(execution_mode_name(mode.param));
+                         });
 
 #ifdef METALSIM_RANGE_IR
 // The checked variant of each range kernel (its fibers' entry and its lane-loop step: the
