@@ -33,21 +33,25 @@ Value* span_plain(IRBuilder<>& b, const ShadowGlobals& g, Value* lowest, Value* 
       b.CreateSub(b.CreateLShr(b.CreateSub(end, b.getInt64(1)), shift), first), b.getInt64(1));
   Value* at = b.CreateGEP(b.getInt8Ty(), g.shadow, b.CreateAnd(first, g.mask));
   auto* nosanitize = MDNode::get(b.getContext(), {});
+  // Word w at min(8 w, granules - 8): where the span has 8 granules or more, every word lies
+  // within them (the last overlapping the one before), so no word needs a mask and together
+  // they cover the span. Where it has fewer, every word is the first, masked to the span's
+  // granules (little-endian: the first granule's byte is the lowest).
+  Value* last_word =
+      b.CreateBinaryIntrinsic(Intrinsic::smax, b.CreateSub(granules, b.getInt64(8)), b.getInt64(0));
   Value* any = b.getInt64(0);
   for (uint64_t w = 0; w < words; ++w) {
-    // This word's granules: the low `count` bytes (little-endian: the first granule's is the
-    // lowest), 8 being every byte.
-    Value* count = b.CreateSub(granules, b.getInt64(8 * w));
-    count = b.CreateSelect(b.CreateICmpSLT(count, b.getInt64(0)), b.getInt64(0), count);
-    Value* bits =
-        b.CreateShl(b.CreateBinaryIntrinsic(Intrinsic::umin, count, b.getInt64(8)), b.getInt64(3));
-    Value* low_bytes = b.CreateSelect(b.CreateICmpUGE(bits, b.getInt64(64)), b.getInt64(~0ULL),
-                                      b.CreateSub(b.CreateShl(b.getInt64(1), bits), b.getInt64(1)));
-    LoadInst* word = b.CreateAlignedLoad(b.getInt64Ty(),
-                                         b.CreateConstGEP1_64(b.getInt8Ty(), at, 8 * w), Align(1));
+    Value* offset = w == 0 ? b.getInt64(0)
+                           : b.CreateBinaryIntrinsic(Intrinsic::umin, b.getInt64(8 * w), last_word);
+    LoadInst* word =
+        b.CreateAlignedLoad(b.getInt64Ty(), b.CreateGEP(b.getInt8Ty(), at, offset), Align(1));
     word->setMetadata(LLVMContext::MD_nosanitize, nosanitize);
-    any = b.CreateOr(any, b.CreateAnd(word, low_bytes));
+    any = b.CreateOr(any, word);
   }
+  Value* bits = b.CreateShl(granules, b.getInt64(3));
+  Value* low_bytes = b.CreateSelect(b.CreateICmpUGE(granules, b.getInt64(8)), b.getInt64(~0ULL),
+                                    b.CreateSub(b.CreateShl(b.getInt64(1), bits), b.getInt64(1)));
+  any = b.CreateAnd(any, low_bytes);
   return b.CreateICmpEQ(any, b.getInt64(0));
 }
 

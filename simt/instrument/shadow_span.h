@@ -2,8 +2,8 @@
 // An inline test of the access shadow (simt/checks/access_shadow.h) over a short span of bytes,
 // shared by the hoisted range tests (loop_ranges.h) and the grouped tests of neighbouring
 // accesses (access_pass.cpp): whether every granule that [lowest, end) touches has shadow 0,
-// read as at most kSpanWords unaligned 8-byte words of shadow, each masked to the granules the
-// span covers. No call: a few instructions per word.
+// read as at most kSpanWords unaligned 8-byte words of shadow, overlapping where the span does not
+// fill them (shadow_span.cpp says how). No call: a few instructions per word.
 #include <cstdint>
 
 #include <llvm/IR/IRBuilder.h>

@@ -1,7 +1,8 @@
 // Hoisted range tests end to end (docs/checks.md, "Range tests hoisted out of loops"): a loop
 // whose span ends exactly at an odd-sized buffer's end runs without a report and sums what a
 // scalar model sums, and the same loop one float longer is reported at the buffer's end, for
-// every start and length up to spans wider than the inline test's, in both execution modes. The
+// every start of two buffers (45 floats, and 245: spans of 1 to 62 granules, the inline test's
+// one masked word to its eight overlapping ones), in both execution modes. The
 // read past the end lies in the buffer's last granule, before its guard page: only the access
 // shadow sees it, so a hoisted test that passed a range it should not have would hide it.
 #include <gtest/gtest.h>
@@ -22,6 +23,9 @@ namespace metalsim::testing {
 namespace {
 
 constexpr uint32_t kCount = 45;  // floats: 180 bytes, the last granule's first 4 valid
+// Floats: 980 bytes, the last granule's first 4 valid; a span of up to 62 granules, the most the
+// inline test reads (eight words of shadow, shadow_span.h).
+constexpr uint32_t kLongCount = 245;
 
 struct Span {
   uint32_t start, length;
@@ -61,22 +65,25 @@ TEST_P(HoistedRange, EndsAtTheBufferEndOrIsReportedThere) {
   Harness h;
   h.options().mode = std::get<1>(GetParam());
   const bool down = std::string(std::get<0>(GetParam())) == "range_sum_down";
-  const std::vector<float> in = spec::InputGenerator(2611).uniform_vector<float>(kCount, -2, 2);
-  for (uint32_t start = 0; start < kCount; ++start) {
-    const Span inside{start, kCount - start};
-    float value = 0.0f;
-    MTL::CommandBuffer* cb = run(h, inside, in, value);
-    ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << "start " << start << "\n"
-                                                               << Harness::reports(cb);
-    EXPECT_EQ(value, model_sum(in, inside, down)) << "start " << start;
+  for (const uint32_t count : {kCount, kLongCount}) {
+    const std::vector<float> in = spec::InputGenerator(2611).uniform_vector<float>(count, -2, 2);
+    for (uint32_t start = 0; start < count; ++start) {
+      const Span inside{start, count - start};
+      float value = 0.0f;
+      MTL::CommandBuffer* cb = run(h, inside, in, value);
+      ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted)
+          << "count " << count << " start " << start << "\n"
+          << Harness::reports(cb);
+      EXPECT_EQ(value, model_sum(in, inside, down)) << "count " << count << " start " << start;
 
-    const Span past{start, kCount - start + 1};
-    cb = run(h, past, in, value);
-    ASSERT_EQ(Harness::count(cb, report::CheckId::bounds_device), 1u)
-        << "start " << start << " length " << past.length << "\n"
-        << Harness::reports(cb);
-    const report::Report& r = cb->reports().front();
-    EXPECT_EQ(r.offset, int64_t(kCount) * 4) << r.format();
+      const Span past{start, count - start + 1};
+      cb = run(h, past, in, value);
+      ASSERT_EQ(Harness::count(cb, report::CheckId::bounds_device), 1u)
+          << "count " << count << " start " << start << " length " << past.length << "\n"
+          << Harness::reports(cb);
+      const report::Report& r = cb->reports().front();
+      EXPECT_EQ(r.offset, int64_t(count) * 4) << r.format();
+    }
   }
 }
 
