@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <cstring>
+#include <type_traits>
 
 #include "simt/checks/access_shadow.h"
 #include "simt/checks/check_notice.h"
@@ -286,35 +288,59 @@ extern "C" uint32_t __metalsim_access_range(const void* start, uint64_t bytes, i
              : 0;
 }
 
+namespace metalsim::checks {
+namespace {
+
+// The least and greatest of the T at first + k * stride, 0 <= k <= last, read unsigned and
+// signed. A T narrower than 64 bits is the same value in either reading modulo 2^bits, and the
+// interval that spans less is the tighter bound (a slot holding -32, 0 - k0 in a uint, is
+// 4294967264 unsigned and -32 signed); a 64-bit one is read signed. Plain min and max over T, so
+// that the loop over consecutive slots (stride == sizeof(T), a frame slot's lanes) vectorizes:
+// decode attention's steps read four slots of 128 lanes at each entry of a bounded lane loop.
+template <class T>
+MetalsimValueBounds value_bounds(const char* first, int64_t stride, uint64_t last) {
+  using U = std::make_unsigned_t<T>;
+  using S = std::make_signed_t<T>;
+  auto at = [&](uint64_t k) {
+    U v;
+    std::memcpy(&v, first + int64_t(k) * stride, sizeof v);
+    return v;
+  };
+  U ulow = at(0), uhigh = ulow;
+  S slow = S(ulow), shigh = slow;
+  auto fold = [&](U v) {
+    ulow = std::min(ulow, v);
+    uhigh = std::max(uhigh, v);
+    slow = std::min(slow, S(v));
+    shigh = std::max(shigh, S(v));
+  };
+  if (stride == int64_t(sizeof(T))) {
+    for (uint64_t k = 1; k <= last; ++k) {
+      U v;
+      std::memcpy(&v, first + k * sizeof(T), sizeof v);
+      fold(v);
+    }
+  } else {
+    for (uint64_t k = 1; k <= last; ++k) fold(at(k));
+  }
+  const MetalsimValueBounds s{int64_t(slow), int64_t(shigh)};
+  if constexpr (sizeof(T) == 8) return s;
+  const MetalsimValueBounds u{int64_t(ulow), int64_t(uhigh)};
+  return uint64_t(s.highest - s.lowest) <= uint64_t(u.highest - u.lowest) ? s : u;
+}
+
+}  // namespace
+}  // namespace metalsim::checks
+
 extern "C" MetalsimValueBounds __metalsim_value_bounds(const void* first, int64_t stride,
                                                        uint64_t last, uint32_t bytes) {
-  // Each value read unsigned and signed; a narrower one is the same value in either reading
-  // modulo 2^bits, and the interval that spans less is the tighter bound (a slot holding -32,
-  // 0 - k0 in a uint, is 4294967264 unsigned and -32 signed).
-  const unsigned bits = 8 * bytes;
-  auto at = [&](uint64_t k) {
-    const char* p = static_cast<const char*>(first) + int64_t(k) * stride;
-    switch (bytes) {
-      case 1: return uint64_t(*reinterpret_cast<const uint8_t*>(p));
-      case 2: return uint64_t(*reinterpret_cast<const uint16_t*>(p));
-      case 4: return uint64_t(*reinterpret_cast<const uint32_t*>(p));
-      default: return *reinterpret_cast<const uint64_t*>(p);
-    }
-  };
-  auto as_signed = [&](uint64_t v) {
-    return bits == 64 ? int64_t(v) : int64_t(v << (64 - bits)) >> (64 - bits);
-  };
-  MetalsimValueBounds u{int64_t(at(0)), int64_t(at(0))};
-  MetalsimValueBounds s{as_signed(at(0)), as_signed(at(0))};
-  for (uint64_t k = 1; k <= last; ++k) {
-    const uint64_t v = at(k);
-    u.lowest = std::min(u.lowest, int64_t(v));
-    u.highest = std::max(u.highest, int64_t(v));
-    s.lowest = std::min(s.lowest, as_signed(v));
-    s.highest = std::max(s.highest, as_signed(v));
+  const char* p = static_cast<const char*>(first);
+  switch (bytes) {
+    case 1: return metalsim::checks::value_bounds<uint8_t>(p, stride, last);
+    case 2: return metalsim::checks::value_bounds<uint16_t>(p, stride, last);
+    case 4: return metalsim::checks::value_bounds<uint32_t>(p, stride, last);
+    default: return metalsim::checks::value_bounds<uint64_t>(p, stride, last);
   }
-  if (bits == 64) return s;
-  return uint64_t(s.highest - s.lowest) <= uint64_t(u.highest - u.lowest) ? s : u;
 }
 
 extern "C" uint32_t __metalsim_index_fits(int64_t start, int64_t step0, uint64_t last0,
