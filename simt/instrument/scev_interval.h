@@ -17,9 +17,11 @@
 // own (a lane's frame slot: the address a recurrence of the loop, steps at least the value's
 // size apart, the lane's index extended from 32 bits where it does not wrap) that nothing in the
 // loop writes before that load spans the least to the greatest of the slots, read before the
-// loop; an unsigned minimum is at most any of its operands that is not negative. Anything else (a
-// value loaded from memory the loop may write, a recurrence of another loop that varies in it)
-// cannot be bounded.
+// loop; an unsigned minimum is at most any of its operands that is not negative; a recurrence of
+// a loop nested in the loop spans its start plus 0 to step times that loop's symbolic maximum
+// count; a phi where control joins inside the loop (not a loop header's) holds its incoming
+// values. Anything else (a value loaded from memory the loop may write, a recurrence of an outer
+// loop that varies in it) cannot be bounded.
 #include <optional>
 #include <utility>
 #include <vector>
