@@ -301,28 +301,24 @@ template <class T>
 MetalsimValueBounds value_bounds(const char* first, int64_t stride, uint64_t last) {
   using U = std::make_unsigned_t<T>;
   using S = std::make_signed_t<T>;
-  auto at = [&](uint64_t k) {
-    U v;
-    std::memcpy(&v, first + int64_t(k) * stride, sizeof v);
-    return v;
-  };
-  U ulow = at(0), uhigh = ulow;
-  S slow = S(ulow), shigh = slow;
-  auto fold = [&](U v) {
-    ulow = std::min(ulow, v);
-    uhigh = std::max(uhigh, v);
-    slow = std::min(slow, S(v));
-    shigh = std::max(shigh, S(v));
-  };
-  if (stride == int64_t(sizeof(T))) {
+  U ulow, uhigh;
+  S slow, shigh;
+  std::memcpy(&ulow, first, sizeof ulow);
+  uhigh = ulow;
+  slow = shigh = S(ulow);
+  // `step` a constant where the slots are consecutive, so that the loop vectorizes.
+  auto scan = [&](auto step) {
     for (uint64_t k = 1; k <= last; ++k) {
       U v;
-      std::memcpy(&v, first + k * sizeof(T), sizeof v);
-      fold(v);
+      std::memcpy(&v, first + int64_t(k) * int64_t(step), sizeof v);
+      ulow = std::min(ulow, v);
+      uhigh = std::max(uhigh, v);
+      slow = std::min(slow, S(v));
+      shigh = std::max(shigh, S(v));
     }
-  } else {
-    for (uint64_t k = 1; k <= last; ++k) fold(at(k));
-  }
+  };
+  if (stride == int64_t(sizeof(T))) scan(std::integral_constant<int64_t, sizeof(T)>{});
+  else scan(stride);
   const MetalsimValueBounds s{int64_t(slow), int64_t(shigh)};
   if constexpr (sizeof(T) == 8) return s;
   const MetalsimValueBounds u{int64_t(ulow), int64_t(uhigh)};

@@ -35,6 +35,9 @@ uint32_t __metalsim_access_range(const void* start, uint64_t bytes, int64_t step
 // 1 when start + k0 * step0 + k1 * step1 + k2 * step2 lies in [lowest, highest] for every
 // 0 <= ki <= lasti: a 32-bit loop index the address extends to 64 bits never wraps, so the
 // range test above, made of its 64-bit model, holds for it.
+uint32_t __metalsim_index_fits(int64_t start, int64_t step0, uint64_t last0, int64_t step1,
+                               uint64_t last1, int64_t step2, uint64_t last2, int64_t lowest,
+                               int64_t highest);
 // The least and greatest of the `bytes`-byte integers at first + k * stride for every
 // 0 <= k <= last: the interval of a value each iteration of a lane loop loads from its own slot,
 // for the lane loop's range test (simt/instrument/scev_interval.h). 8 bytes are read signed; 1, 2
@@ -46,9 +49,6 @@ struct MetalsimValueBounds {
 };
 MetalsimValueBounds __metalsim_value_bounds(const void* first, int64_t stride, uint64_t last,
                                             uint32_t bytes);
-uint32_t __metalsim_index_fits(int64_t start, int64_t step0, uint64_t last0, int64_t step1,
-                               uint64_t last1, int64_t step2, uint64_t last2, int64_t lowest,
-                               int64_t highest);
 }
 
 namespace metalsim::checks {

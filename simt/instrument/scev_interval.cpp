@@ -24,6 +24,16 @@ constexpr unsigned kWidth = 64;
 // its simdgroup (5 bits), a byte. A wider one would make the test's range too wide to pass.
 constexpr unsigned kWholeRangeBits = 8;
 
+// The values an n-bit number (n < 64) takes, read unsigned or signed.
+struct Reading {
+  int64_t lowest, highest;
+};
+Reading reading_of(unsigned bits, bool is_signed) {
+  if (!is_signed) return {0, int64_t((uint64_t(1) << bits) - 1)};
+  const int64_t half = int64_t(uint64_t(1) << (bits - 1));
+  return {-half, half - 1};
+}
+
 // Replaces each extended recurrence of `loop` by its model (widen_recurrences).
 class Widen : public SCEVRewriteVisitor<Widen> {
  public:
@@ -111,40 +121,34 @@ Interval IntervalBuilder::multiply(Interval a, Interval b) {
   return {lo, hi};
 }
 
+Value* IntervalBuilder::fits(Interval x, int64_t lowest, int64_t highest) {
+  return b_->CreateAnd(b_->CreateICmpSGE(x.lo, constant(lowest)),
+                       b_->CreateICmpSLE(x.hi, constant(highest)));
+}
+
 Interval IntervalBuilder::clamp_view(Interval x, int64_t lowest, int64_t highest) {
   if (b_ == nullptr) return placeholder();
-  Value* fits = b_->CreateAnd(b_->CreateICmpSGE(x.lo, constant(lowest)),
-                              b_->CreateICmpSLE(x.hi, constant(highest)));
-  return {b_->CreateSelect(fits, x.lo, constant(lowest)),
-          b_->CreateSelect(fits, x.hi, constant(highest))};
+  Value* inside = fits(x, lowest, highest);
+  return {b_->CreateSelect(inside, x.lo, constant(lowest)),
+          b_->CreateSelect(inside, x.hi, constant(highest))};
 }
 
-// The expression read as an unsigned number of its width: the interval where it fits, else
-// [0, 2^n - 1]. A 64-bit unsigned reading past 2^63 does not fit an i64: exact() then fails.
-std::optional<Interval> IntervalBuilder::unsigned_view(const SCEV* s) {
+// The expression read as a number of its width, unsigned or signed: the interval where it fits
+// the reading, else the reading's whole range ([0, 2^n - 1], [-2^(n-1), 2^(n-1) - 1]). A 64-bit
+// unsigned reading past 2^63 does not fit an i64: exact() then fails.
+std::optional<Interval> IntervalBuilder::view(const SCEV* s, bool is_signed) {
   const unsigned bits = se_.getTypeSizeInBits(s->getType());
   std::optional<Interval> x = of(s);
-  // Whatever it is, an unsigned reading narrower than 64 bits lies in [0, 2^n - 1].
-  if (!x && bits <= kWholeRangeBits)
-    return b_ == nullptr ? placeholder()
-                         : Interval{constant(0), constant(int64_t((uint64_t(1) << bits) - 1))};
-  if (!x || b_ == nullptr) return x;
   if (bits >= kWidth) {
-    require(b_->CreateICmpSGE(x->lo, constant(0)));
+    if (!is_signed && x && b_ != nullptr) require(b_->CreateICmpSGE(x->lo, constant(0)));
     return x;
   }
-  return clamp_view(*x, 0, int64_t((uint64_t(1) << bits) - 1));
-}
-
-// The same read as a signed number: [-2^(n-1), 2^(n-1) - 1] where it does not fit.
-std::optional<Interval> IntervalBuilder::signed_view(const SCEV* s) {
-  const unsigned bits = se_.getTypeSizeInBits(s->getType());
-  std::optional<Interval> x = of(s);
-  const int64_t half = bits < kWidth ? int64_t(uint64_t(1) << (bits - 1)) : 0;
+  const Reading r = reading_of(bits, is_signed);
+  // Whatever it is, a reading narrower than 64 bits lies in its whole range.
   if (!x && bits <= kWholeRangeBits)
-    return b_ == nullptr ? placeholder() : Interval{constant(-half), constant(half - 1)};
-  if (!x || b_ == nullptr || bits >= kWidth) return x;
-  return clamp_view(*x, -half, half - 1);
+    return b_ == nullptr ? placeholder() : Interval{constant(r.lowest), constant(r.highest)};
+  if (!x || b_ == nullptr) return x;
+  return clamp_view(*x, r.lowest, r.highest);
 }
 
 bool computable_before(const SCEV* s, const Loop* loop, ScalarEvolution& se,
@@ -369,11 +373,8 @@ const SCEVAddRecExpr* IntervalBuilder::slot_recurrence(const SCEV* address) {
     std::optional<Interval> x = of(w.model);
     if (!x) return nullptr;
     if (b_ == nullptr) continue;
-    const int64_t lowest = w.is_signed ? -(int64_t(1) << (w.bits - 1)) : 0;
-    const int64_t highest =
-        w.is_signed ? (int64_t(1) << (w.bits - 1)) - 1 : int64_t((uint64_t(1) << w.bits) - 1);
-    require(b_->CreateAnd(b_->CreateICmpSGE(x->lo, constant(lowest)),
-                          b_->CreateICmpSLE(x->hi, constant(highest))));
+    const Reading r = reading_of(w.bits, w.is_signed);
+    require(fits(*x, r.lowest, r.highest));
   }
   return rec;
 }

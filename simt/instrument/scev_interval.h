@@ -92,8 +92,9 @@ class IntervalBuilder {
   bool before_loop(const llvm::SCEV* s);
   std::optional<Interval> leaf(const llvm::SCEV* s);
   std::optional<Interval> recurrence(const llvm::SCEVAddRecExpr* rec);
-  std::optional<Interval> unsigned_view(const llvm::SCEV* s);
-  std::optional<Interval> signed_view(const llvm::SCEV* s);
+  std::optional<Interval> view(const llvm::SCEV* s, bool is_signed);
+  std::optional<Interval> unsigned_view(const llvm::SCEV* s) { return view(s, false); }
+  std::optional<Interval> signed_view(const llvm::SCEV* s) { return view(s, true); }
   std::optional<Interval> min_max(const llvm::SCEVNAryExpr* e, bool is_signed, bool is_max);
   std::optional<Interval> unsigned_min(const llvm::SCEVNAryExpr* e);
   const llvm::SCEVAddRecExpr* slot_recurrence(const llvm::SCEV* address);
@@ -104,6 +105,8 @@ class IntervalBuilder {
   std::optional<Interval> own_slot(const llvm::LoadInst& load);
   bool unchanged_before(const llvm::LoadInst& load, const llvm::SCEV* address);
   bool reaches_in_iteration(const llvm::Instruction& from, const llvm::Instruction& to);
+  // i1: x lies in [lowest, highest].
+  llvm::Value* fits(Interval x, int64_t lowest, int64_t highest);
   // [lo, hi] where x fits in [lowest, highest], else [lowest, highest].
   Interval clamp_view(Interval x, int64_t lowest, int64_t highest);
   llvm::Value* checked(llvm::Intrinsic::ID op, llvm::Value* a, llvm::Value* b);
